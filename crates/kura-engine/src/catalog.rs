@@ -1,0 +1,113 @@
+//! The catalog: one persisted record per table, and the in-memory published view of it.
+//!
+//! Records are JSON with an explicit format version `v` (see `docs/design.md`). The
+//! published view is replaced only by the writer thread, right after the commit that
+//! changed it, so every later write sees the catalog its predecessors committed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use kura_model::KeySchema;
+use kura_model::keycode::ScalarType;
+use parking_lot::RwLock;
+use serde::{Deserialize, Serialize};
+
+use crate::api::Tag;
+
+pub const TABLE_RECORD_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BillingMode {
+    Provisioned,
+    PayPerRequest,
+}
+
+impl BillingMode {
+    pub fn wire(self) -> &'static str {
+        match self {
+            BillingMode::Provisioned => "PROVISIONED",
+            BillingMode::PayPerRequest => "PAY_PER_REQUEST",
+        }
+    }
+}
+
+/// Provisioned throughput and its change history, as DescribeTable reports it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Throughput {
+    pub read: i64,
+    pub write: i64,
+    pub last_increase_ms: Option<i64>,
+    pub last_decrease_ms: Option<i64>,
+    pub decreases_today: u32,
+}
+
+/// Everything Kura keeps about one table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableRecord {
+    /// Encoding version of this record.
+    pub v: u32,
+    pub name: String,
+    /// Internal id: the prefix of the table's item keys; never reused.
+    pub id: u64,
+    /// The `TableId` DynamoDB reports (a UUID).
+    pub uuid: String,
+    pub key_schema: KeySchema,
+    pub attribute_definitions: Vec<(String, ScalarType)>,
+    pub created_ms: i64,
+    pub billing_mode: BillingMode,
+    /// Whether BillingMode was ever given explicitly (DynamoDB then reports a summary).
+    pub billing_mode_explicit: bool,
+    pub pay_per_request_since_ms: Option<i64>,
+    pub throughput: Throughput,
+    pub deletion_protection: bool,
+    pub table_class: Option<String>,
+    pub tags: Vec<Tag>,
+}
+
+impl TableRecord {
+    pub fn encode(&self) -> Vec<u8> {
+        // Serialising a plain struct of strings and numbers cannot fail.
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<TableRecord, String> {
+        let record: TableRecord = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        if record.v != TABLE_RECORD_VERSION {
+            return Err(format!("unsupported table record version {}", record.v));
+        }
+        Ok(record)
+    }
+}
+
+/// The published catalog: table name → record, ordered as ListTables returns names.
+#[derive(Default)]
+pub struct Catalog {
+    tables: RwLock<Arc<BTreeMap<String, Arc<TableRecord>>>>,
+}
+
+impl Catalog {
+    pub fn new(tables: BTreeMap<String, Arc<TableRecord>>) -> Self {
+        Catalog {
+            tables: RwLock::new(Arc::new(tables)),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<TableRecord>> {
+        self.tables.read().get(name).cloned()
+    }
+
+    pub fn all(&self) -> Arc<BTreeMap<String, Arc<TableRecord>>> {
+        self.tables.read().clone()
+    }
+
+    /// Replaces one table's record (`None` removes it). Called only after its commit.
+    pub fn publish(&self, name: &str, record: Option<Arc<TableRecord>>) {
+        let mut guard = self.tables.write();
+        let mut next = (**guard).clone();
+        match record {
+            Some(r) => next.insert(name.to_owned(), r),
+            None => next.remove(name),
+        };
+        *guard = Arc::new(next);
+    }
+}

@@ -1,0 +1,60 @@
+//! The engine's one error type: DynamoDB's error kinds, without any wire detail.
+//! `kura-server`'s `error.rs` is the only place that maps them to `__type` and status.
+
+use kura_model::{Item, ModelError};
+
+use crate::storage::StoreError;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EngineError {
+    /// `ValidationException`: the request breaks a DynamoDB rule.
+    #[error("{0}")]
+    Validation(String),
+    /// `SerializationException`: a value has the wrong JSON shape.
+    #[error("{0}")]
+    Serialization(String),
+    /// `ResourceNotFoundException`.
+    #[error("{0}")]
+    ResourceNotFound(String),
+    /// `ResourceInUseException`.
+    #[error("{0}")]
+    ResourceInUse(String),
+    /// `ConditionalCheckFailedException`, with the item when ALL_OLD was asked for.
+    #[error("The conditional request failed")]
+    ConditionalCheckFailed { item: Option<Item> },
+    /// `LimitExceededException`.
+    #[error("{0}")]
+    LimitExceeded(String),
+    /// A sync failed earlier: the durable state is unknown, so no more writes are taken.
+    #[error("the storage engine is poisoned by an earlier failed sync and refuses writes")]
+    Poisoned,
+    /// The engine is shutting down.
+    #[error("the engine is shutting down")]
+    ShuttingDown,
+    /// A storage or internal failure (`InternalServerError`).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl EngineError {
+    pub fn validation(message: impl Into<String>) -> Self {
+        EngineError::Validation(message.into())
+    }
+}
+
+impl From<ModelError> for EngineError {
+    fn from(e: ModelError) -> Self {
+        match e {
+            ModelError::Validation(m) => EngineError::Validation(m),
+            ModelError::Serialization(m) => EngineError::Serialization(m),
+        }
+    }
+}
+
+impl From<StoreError> for EngineError {
+    fn from(e: StoreError) -> Self {
+        EngineError::Internal(e.to_string())
+    }
+}
+
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;

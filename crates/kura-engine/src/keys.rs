@@ -1,0 +1,143 @@
+//! Key layouts of every key space (documented in `docs/design.md`; never change one
+//! without a format version bump).
+//!
+//! - `Catalog`: table name (UTF-8) → table record.
+//! - `Items`: table id (u64 BE) ‖ hash32(encoded pk) (u32 BE) ‖ encoded pk ‖ encoded sk
+//!   → item. The hash prefix spreads partitions over the key space the way DynamoDB's
+//!   partitioning does, so Scan order and parallel-scan segments follow the hash.
+//! - `Meta`: `format` → store format version; `next_table_id` → u64;
+//!   `stats` ‖ table id → table statistics; `purge` ‖ table id → a deleted table whose
+//!   items are still being removed.
+
+use kura_model::{ModelError, PrimaryKey};
+
+pub const META_FORMAT: &[u8] = b"format";
+pub const META_NEXT_TABLE_ID: &[u8] = b"next_table_id";
+const META_STATS: &[u8] = b"stats/";
+const META_PURGE: &[u8] = b"purge/";
+
+/// The store format this build writes. Bump it with a migration when any layout changes.
+pub const STORE_FORMAT_VERSION: u32 = 1;
+
+/// FNV-1a 64, folded to 32 bits. Part of the on-disk format: it orders partitions.
+pub fn partition_hash(encoded_pk: &[u8]) -> u32 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in encoded_pk {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    ((h >> 32) as u32) ^ (h as u32)
+}
+
+/// The prefix shared by every item of a table.
+pub fn table_prefix(table_id: u64) -> [u8; 8] {
+    table_id.to_be_bytes()
+}
+
+/// The prefix shared by every item of one partition.
+pub fn partition_prefix(table_id: u64, encoded_pk: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(12 + encoded_pk.len());
+    out.extend_from_slice(&table_prefix(table_id));
+    out.extend_from_slice(&partition_hash(encoded_pk).to_be_bytes());
+    out.extend_from_slice(encoded_pk);
+    out
+}
+
+/// The `Items` key of one item.
+pub fn item_key(table_id: u64, key: &PrimaryKey) -> Result<Vec<u8>, ModelError> {
+    let mut out = partition_prefix(table_id, &key.encode_hash()?);
+    out.extend_from_slice(&key.encode_range()?);
+    Ok(out)
+}
+
+pub fn stats_key(table_id: u64) -> Vec<u8> {
+    [META_STATS, &table_id.to_be_bytes()].concat()
+}
+
+pub fn purge_key(table_id: u64) -> Vec<u8> {
+    [META_PURGE, &table_id.to_be_bytes()].concat()
+}
+
+pub fn purge_prefix() -> &'static [u8] {
+    META_PURGE
+}
+
+/// The table id of a `purge/` key.
+pub fn table_id_of_purge_key(key: &[u8]) -> Option<u64> {
+    let id = key.strip_prefix(META_PURGE)?;
+    Some(u64::from_be_bytes(id.try_into().ok()?))
+}
+
+/// Per-table statistics kept exact in the same batch as every item write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TableStats {
+    pub item_count: u64,
+    pub size_bytes: u64,
+}
+
+const STATS_VERSION: u8 = 1;
+
+impl TableStats {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(17);
+        out.push(STATS_VERSION);
+        out.extend_from_slice(&self.item_count.to_be_bytes());
+        out.extend_from_slice(&self.size_bytes.to_be_bytes());
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<TableStats> {
+        let (&version, rest) = bytes.split_first()?;
+        if version != STATS_VERSION || rest.len() != 16 {
+            return None;
+        }
+        let (count, size) = rest.split_at(8);
+        Some(TableStats {
+            item_count: u64::from_be_bytes(count.try_into().ok()?),
+            size_bytes: u64::from_be_bytes(size.try_into().ok()?),
+        })
+    }
+
+    /// Applies one item change: sizes of the old and new item, if any.
+    pub fn apply(&mut self, old: Option<usize>, new: Option<usize>) {
+        if let Some(old) = old {
+            self.item_count = self.item_count.saturating_sub(1);
+            self.size_bytes = self.size_bytes.saturating_sub(old as u64);
+        }
+        if let Some(new) = new {
+            self.item_count += 1;
+            self.size_bytes += new as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_round_trip() {
+        let s = TableStats {
+            item_count: 7,
+            size_bytes: 1 << 40,
+        };
+        assert_eq!(TableStats::decode(&s.encode()), Some(s));
+        assert_eq!(TableStats::decode(b"\x02"), None);
+    }
+
+    #[test]
+    fn partition_hash_is_stable() {
+        // Part of the on-disk format: these values must never change.
+        assert_eq!(partition_hash(b""), 0xcbf29ce4 ^ 0x84222325);
+        assert_eq!(partition_hash(b"a"), {
+            let h: u64 = (0xcbf2_9ce4_8422_2325u64 ^ 0x61).wrapping_mul(0x0100_0000_01b3);
+            ((h >> 32) as u32) ^ (h as u32)
+        });
+    }
+
+    #[test]
+    fn purge_keys_round_trip() {
+        assert_eq!(table_id_of_purge_key(&purge_key(42)), Some(42));
+        assert_eq!(table_id_of_purge_key(b"purge/x"), None);
+    }
+}

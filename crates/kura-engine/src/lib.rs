@@ -1,0 +1,188 @@
+//! Kura's database engine: DynamoDB semantics over an embedded store, with no HTTP.
+//!
+//! The engine takes the typed inputs of [`api`] and returns typed outputs. Every write
+//! goes through one sequencer with group commit ([`writer`]); reads use store snapshots
+//! and never wait on writes.
+//!
+//! ```
+//! # tokio_test();
+//! # fn tokio_test() {
+//! # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! # rt.block_on(async {
+//! use kura_engine::{Engine, RequestContext, api::*};
+//! let engine = Engine::in_memory();
+//! let ctx = RequestContext::default();
+//! let input: CreateTableInput = serde_json::from_str(r#"{
+//!     "TableName": "Users",
+//!     "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+//!     "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+//!     "BillingMode": "PAY_PER_REQUEST"
+//! }"#).unwrap();
+//! engine.create_table(&ctx, input).await.unwrap();
+//! let put: PutItemInput = serde_json::from_str(
+//!     r#"{"TableName": "Users", "Item": {"pk": {"S": "u1"}, "age": {"N": "42"}}}"#).unwrap();
+//! engine.put_item(put).await.unwrap();
+//! let get: GetItemInput = serde_json::from_str(
+//!     r#"{"TableName": "Users", "Key": {"pk": {"S": "u1"}}}"#).unwrap();
+//! let item = engine.get_item(get).unwrap().item.unwrap();
+//! assert_eq!(serde_json::to_string(&item["age"]).unwrap(), r#"{"N":"42"}"#);
+//! engine.shutdown();
+//! # });
+//! # }
+//! ```
+
+pub mod api;
+pub mod catalog;
+mod clock;
+pub mod error;
+mod items;
+pub mod keys;
+mod purge;
+pub mod storage;
+mod tables;
+pub mod writer;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use error::{EngineError, Result};
+
+use crate::catalog::{Catalog, TableRecord};
+use crate::purge::Purger;
+use crate::storage::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store, WriteBatch};
+use crate::writer::Writer;
+
+/// Who is asking: what ARNs in responses are built from.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    /// The region the client signed for (any region is accepted; all share one namespace).
+    pub region: String,
+}
+
+impl Default for RequestContext {
+    fn default() -> Self {
+        RequestContext {
+            region: "us-east-1".into(),
+        }
+    }
+}
+
+/// Account id in ARNs. Kura has one namespace, so one account.
+pub const ACCOUNT_ID: &str = "000000000000";
+
+impl RequestContext {
+    pub fn table_arn(&self, table: &str) -> String {
+        format!(
+            "arn:aws:dynamodb:{}:{ACCOUNT_ID}:table/{table}",
+            self.region
+        )
+    }
+}
+
+/// The engine's health, for readiness checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Health {
+    Ready,
+    /// A sync failed; writes are refused until restart.
+    Poisoned,
+}
+
+/// The database.
+pub struct Engine {
+    store: Arc<dyn Store>,
+    writer: Arc<Writer>,
+    catalog: Arc<Catalog>,
+    purger: Arc<Purger>,
+}
+
+impl Engine {
+    /// Opens (or creates) a durable database in `dir`.
+    pub fn open(dir: &Path) -> Result<Arc<Engine>> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| EngineError::Internal(format!("cannot create {}: {e}", dir.display())))?;
+        let store = FjallStore::open(dir)?;
+        Engine::with_store(Arc::new(store))
+    }
+
+    /// A database that lives in memory only.
+    pub fn in_memory() -> Arc<Engine> {
+        // An empty in-memory store cannot fail to open.
+        match Engine::with_store(Arc::new(MemoryStore::new())) {
+            Ok(engine) => engine,
+            Err(e) => unreachable!("in-memory engine failed to open: {e}"),
+        }
+    }
+
+    /// Opens the engine over any [`Store`]: checks the format, loads the catalog, resumes
+    /// unfinished table purges.
+    pub fn with_store(store: Arc<dyn Store>) -> Result<Arc<Engine>> {
+        let snapshot = store.snapshot()?;
+        match snapshot.get(Space::Meta, keys::META_FORMAT)? {
+            None => {
+                let mut batch = WriteBatch::default();
+                let version = keys::STORE_FORMAT_VERSION.to_be_bytes().to_vec();
+                batch.put(Space::Meta, keys::META_FORMAT.to_vec(), version);
+                store.commit(batch)?;
+            }
+            Some(bytes) => {
+                let version = <[u8; 4]>::try_from(bytes.as_slice())
+                    .map(u32::from_be_bytes)
+                    .ok();
+                if version != Some(keys::STORE_FORMAT_VERSION) {
+                    return Err(EngineError::Internal(format!(
+                        "the data directory has store format {version:?}; this build reads format {}",
+                        keys::STORE_FORMAT_VERSION
+                    )));
+                }
+            }
+        }
+        let mut tables = BTreeMap::new();
+        for row in snapshot.range(Space::Catalog, KeyRange::prefix(b""), Direction::Forward) {
+            let (_, bytes) = row?;
+            let record = TableRecord::decode(&bytes).map_err(EngineError::Internal)?;
+            tables.insert(record.name.clone(), Arc::new(record));
+        }
+        let purges: Vec<u64> = snapshot
+            .range(
+                Space::Meta,
+                KeyRange::prefix(keys::purge_prefix()),
+                Direction::Forward,
+            )
+            .filter_map(|row| row.ok().and_then(|(k, _)| keys::table_id_of_purge_key(&k)))
+            .collect();
+        drop(snapshot);
+
+        let writer = Arc::new(Writer::start(store.clone()));
+        let purger = Arc::new(Purger::start(store.clone(), writer.clone()));
+        for id in purges {
+            purger.wake(id);
+        }
+        tracing::info!(
+            tables = tables.len(),
+            durable = store.is_durable(),
+            "engine open"
+        );
+        Ok(Arc::new(Engine {
+            store,
+            writer,
+            catalog: Arc::new(Catalog::new(tables)),
+            purger,
+        }))
+    }
+
+    pub fn health(&self) -> Health {
+        if self.writer.is_poisoned() {
+            Health::Poisoned
+        } else {
+            Health::Ready
+        }
+    }
+
+    /// Finishes queued writes and stops the background threads. Every acknowledged write
+    /// is already durable; this only lets in-flight ones complete.
+    pub fn shutdown(&self) {
+        self.purger.shutdown();
+        self.writer.shutdown();
+    }
+}

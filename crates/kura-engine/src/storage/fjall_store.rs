@@ -1,0 +1,156 @@
+//! The durable store: fjall (an LSM tree with a write-ahead journal). See ADR 0002.
+//!
+//! One fjall keyspace per [`Space`]. A commit is one fjall write batch (atomic across
+//! keyspaces) followed by a `SyncAll` persist of the journal, so `commit` returns only when
+//! the batch would survive power loss. A failed persist poisons fjall itself; we report it.
+
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::path::Path;
+
+use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode, Readable};
+
+use super::{Direction, KeyRange, KvIter, Snapshot, Space, Store, StoreError, WriteBatch};
+
+/// A fjall database in a directory.
+pub struct FjallStore {
+    db: Database,
+    spaces: HashMap<Space, Keyspace>,
+}
+
+impl FjallStore {
+    /// Opens (or creates) the store in `dir`, recovering the journal after a crash.
+    pub fn open(dir: &Path) -> Result<Self, StoreError> {
+        let db = Database::builder(dir)
+            // Kura persists explicitly after every group commit.
+            .manual_journal_persist(true)
+            .open()
+            .map_err(StoreError::new)?;
+        let mut spaces = HashMap::new();
+        for space in Space::ALL {
+            let ks = db
+                .keyspace(space.name(), KeyspaceCreateOptions::default)
+                .map_err(StoreError::new)?;
+            spaces.insert(space, ks);
+        }
+        Ok(FjallStore { db, spaces })
+    }
+
+    fn keyspace(&self, space: Space) -> Result<&Keyspace, StoreError> {
+        self.spaces
+            .get(&space)
+            .ok_or_else(|| StoreError(format!("key space {} is not open", space.name())))
+    }
+}
+
+struct FjallSnapshot {
+    snapshot: fjall::Snapshot,
+    spaces: HashMap<Space, Keyspace>,
+}
+
+impl FjallSnapshot {
+    fn keyspace(&self, space: Space) -> Result<&Keyspace, StoreError> {
+        self.spaces
+            .get(&space)
+            .ok_or_else(|| StoreError(format!("key space {} is not open", space.name())))
+    }
+}
+
+impl Snapshot for FjallSnapshot {
+    fn get(&self, space: Space, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        let ks = self.keyspace(space)?;
+        Ok(self
+            .snapshot
+            .get(ks, key)
+            .map_err(StoreError::new)?
+            .map(|v| v.to_vec()))
+    }
+
+    fn range(&self, space: Space, range: KeyRange, direction: Direction) -> KvIter<'_> {
+        let ks = match self.keyspace(space) {
+            Ok(ks) => ks,
+            Err(e) => return Box::new(std::iter::once(Err(e))),
+        };
+        let bounds: (Bound<Vec<u8>>, Bound<Vec<u8>>) = (range.start, range.end);
+        let iter = self.snapshot.range(ks, bounds);
+        let to_pair = |guard: fjall::Guard| {
+            guard
+                .into_inner()
+                .map(|(k, v)| (k.to_vec(), v.to_vec()))
+                .map_err(StoreError::new)
+        };
+        match direction {
+            Direction::Forward => Box::new(iter.map(to_pair)),
+            Direction::Reverse => Box::new(iter.rev().map(to_pair)),
+        }
+    }
+}
+
+impl Store for FjallStore {
+    fn snapshot(&self) -> Result<Box<dyn Snapshot>, StoreError> {
+        Ok(Box::new(FjallSnapshot {
+            snapshot: self.db.snapshot(),
+            spaces: self.spaces.clone(),
+        }))
+    }
+
+    fn commit(&self, batch: WriteBatch) -> Result<(), StoreError> {
+        let mut fb = self.db.batch();
+        for (space, key, value) in batch.into_ops() {
+            // fjall asserts on these; a bad key must be an error, never a panic.
+            if key.is_empty() || key.len() > super::MAX_KEY_LEN {
+                return Err(StoreError(format!(
+                    "key of {} bytes is out of range",
+                    key.len()
+                )));
+            }
+            let ks = self.keyspace(space)?;
+            match value {
+                Some(v) => fb.insert(ks, key, v),
+                None => fb.remove(ks, key),
+            }
+        }
+        fb.commit().map_err(StoreError::new)?;
+        self.db
+            .persist(PersistMode::SyncAll)
+            .map_err(StoreError::new)
+    }
+
+    fn is_durable(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::conformance;
+
+    #[test]
+    fn conformance() {
+        let dirs = parking_lot::Mutex::new(Vec::new());
+        conformance::run_all(|| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let store = FjallStore::open(dir.path()).expect("open");
+            dirs.lock().push(dir);
+            store
+        });
+    }
+
+    #[test]
+    fn commits_survive_reopen() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        {
+            let store = FjallStore::open(dir.path()).expect("open");
+            let mut batch = WriteBatch::default();
+            batch.put(Space::Items, b"k".to_vec(), b"v".to_vec());
+            store.commit(batch).expect("commit");
+        }
+        let store = FjallStore::open(dir.path()).expect("reopen");
+        let snap = store.snapshot().expect("snapshot");
+        assert_eq!(
+            snap.get(Space::Items, b"k").expect("get"),
+            Some(b"v".to_vec())
+        );
+    }
+}

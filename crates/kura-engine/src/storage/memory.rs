@@ -1,0 +1,93 @@
+//! An in-memory store for tests and `--in-memory`: persistent maps give O(1) snapshots.
+
+use std::sync::Arc;
+
+use imbl::OrdMap;
+use parking_lot::RwLock;
+
+use super::{Direction, KeyRange, KvIter, Snapshot, Space, Store, StoreError, WriteBatch};
+
+type Map = OrdMap<(Space, Vec<u8>), Vec<u8>>;
+
+/// Everything in memory, lost on exit.
+#[derive(Default)]
+pub struct MemoryStore {
+    current: RwLock<Arc<Map>>,
+    /// Serialises commits, so readers only ever wait for a pointer swap.
+    commit_lock: parking_lot::Mutex<()>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+struct MemorySnapshot(Arc<Map>);
+
+impl Snapshot for MemorySnapshot {
+    fn get(&self, space: Space, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.0.get(&(space, key.to_vec())).cloned())
+    }
+
+    fn range(&self, space: Space, range: KeyRange, direction: Direction) -> KvIter<'_> {
+        use std::ops::Bound;
+        let within = |b: &Bound<Vec<u8>>| match b {
+            Bound::Included(k) => Bound::Included((space, k.clone())),
+            Bound::Excluded(k) => Bound::Excluded((space, k.clone())),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        // Unbounded ends are clamped to `space`, so no other space's keys are visited.
+        let start = match &range.start {
+            Bound::Unbounded => Bound::Included((space, Vec::new())),
+            b => within(b),
+        };
+        let end = match (&range.end, space.next()) {
+            (Bound::Unbounded, Some(next)) => Bound::Excluded((next, Vec::new())),
+            (b, _) => within(b),
+        };
+        let iter = self
+            .0
+            .range((start, end))
+            .map(|((_, k), v)| Ok((k.clone(), v.clone())));
+        match direction {
+            Direction::Forward => Box::new(iter),
+            Direction::Reverse => Box::new(iter.rev()),
+        }
+    }
+}
+
+impl Store for MemoryStore {
+    fn snapshot(&self) -> Result<Box<dyn Snapshot>, StoreError> {
+        Ok(Box::new(MemorySnapshot(self.current.read().clone())))
+    }
+
+    fn commit(&self, batch: WriteBatch) -> Result<(), StoreError> {
+        let _one_writer = self.commit_lock.lock();
+        let mut next = (**self.current.read()).clone();
+        for (space, key, value) in batch.into_ops() {
+            match value {
+                Some(v) => {
+                    next.insert((space, key), v);
+                }
+                None => {
+                    next.remove(&(space, key));
+                }
+            }
+        }
+        *self.current.write() = Arc::new(next);
+        Ok(())
+    }
+
+    fn is_durable(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn conformance() {
+        super::super::conformance::run_all(|| super::MemoryStore::new());
+    }
+}

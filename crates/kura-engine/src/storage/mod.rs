@@ -1,0 +1,170 @@
+//! The storage seam: a few ordered key spaces, atomic synced batches, snapshot reads.
+//!
+//! Everything DynamoDB-specific lives above this trait; an implementation only has to keep
+//! bytes in order, apply a batch atomically, and make it durable before `commit` returns.
+//! `conformance` holds the one test suite every implementation passes.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+pub mod fjall_store;
+pub mod memory;
+
+#[cfg(test)]
+pub(crate) mod conformance;
+
+pub use fjall_store::FjallStore;
+pub use memory::MemoryStore;
+
+/// A key space. Each holds keys of one layout (see `docs/design.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Space {
+    /// Store-wide records: format version, table id counter, table statistics.
+    Meta,
+    /// One record per table, keyed by table name.
+    Catalog,
+    /// Items of every table, keyed by table id, partition-key hash, partition key, sort key.
+    Items,
+}
+
+impl Space {
+    pub const ALL: [Space; 3] = [Space::Meta, Space::Catalog, Space::Items];
+
+    /// The space after this one in `Ord` order (the in-memory store keeps all in one map).
+    pub fn next(self) -> Option<Space> {
+        let i = Space::ALL.iter().position(|s| *s == self)?;
+        Space::ALL.get(i + 1).copied()
+    }
+
+    /// The name the space has on disk. Never change one: it is part of the format.
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Meta => "meta",
+            Space::Catalog => "catalog",
+            Space::Items => "items",
+        }
+    }
+}
+
+/// A storage failure. After a failed commit the engine stops accepting writes.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("storage: {0}")]
+pub struct StoreError(pub String);
+
+impl StoreError {
+    pub fn new(e: impl std::fmt::Display) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+/// Writes applied all together or not at all. A later write to a key replaces an earlier
+/// one, so a batch never holds two writes of one key (stores need not order them).
+#[derive(Debug, Default, Clone)]
+pub struct WriteBatch {
+    ops: BTreeMap<(Space, Vec<u8>), Option<Vec<u8>>>,
+}
+
+impl WriteBatch {
+    pub fn put(&mut self, space: Space, key: Vec<u8>, value: Vec<u8>) {
+        self.ops.insert((space, key), Some(value));
+    }
+    pub fn delete(&mut self, space: Space, key: Vec<u8>) {
+        self.ops.insert((space, key), None);
+    }
+    /// What this batch does to a key: `None` if untouched, `Some(None)` if removed.
+    pub fn get(&self, space: Space, key: &[u8]) -> Option<Option<&[u8]>> {
+        // BTreeMap lookups need the owned tuple; keys are short.
+        self.ops.get(&(space, key.to_vec())).map(|v| v.as_deref())
+    }
+    /// Moves every write of `other` into this batch, `other`'s winning.
+    pub fn absorb(&mut self, other: WriteBatch) {
+        self.ops.extend(other.ops);
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+    /// The writes in key order: `(space, key, Some(value) | None)`.
+    pub fn into_ops(self) -> impl Iterator<Item = (Space, Vec<u8>, Option<Vec<u8>>)> {
+        self.ops
+            .into_iter()
+            .map(|((space, key), value)| (space, key, value))
+    }
+}
+
+/// A key range for scans; bounds are byte strings.
+#[derive(Debug, Clone)]
+pub struct KeyRange {
+    pub start: Bound<Vec<u8>>,
+    pub end: Bound<Vec<u8>>,
+}
+
+impl KeyRange {
+    /// Every key that starts with `prefix`.
+    pub fn prefix(prefix: &[u8]) -> Self {
+        let end = prefix_successor(prefix).map_or(Bound::Unbounded, Bound::Excluded);
+        KeyRange {
+            start: Bound::Included(prefix.to_vec()),
+            end,
+        }
+    }
+
+    pub fn contains(&self, key: &[u8]) -> bool {
+        let after_start = match &self.start {
+            Bound::Included(s) => key >= s.as_slice(),
+            Bound::Excluded(s) => key > s.as_slice(),
+            Bound::Unbounded => true,
+        };
+        let before_end = match &self.end {
+            Bound::Included(e) => key <= e.as_slice(),
+            Bound::Excluded(e) => key < e.as_slice(),
+            Bound::Unbounded => true,
+        };
+        after_start && before_end
+    }
+}
+
+/// The smallest byte string greater than every string starting with `prefix`.
+pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < u8::MAX {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
+/// Scan direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Reverse,
+}
+
+pub type KvIter<'a> = Box<dyn Iterator<Item = Result<(Vec<u8>, Vec<u8>), StoreError>> + 'a>;
+
+/// A consistent, read-only view of the store as of one commit.
+pub trait Snapshot: Send {
+    fn get(&self, space: Space, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
+    fn range(&self, space: Space, range: KeyRange, direction: Direction) -> KvIter<'_>;
+}
+
+/// Longest key a store must accept. Kura's longest key (an item key with a 2 KB partition
+/// key and a 1 KB sort key, escaped) is far below it.
+pub const MAX_KEY_LEN: usize = 65_535;
+
+/// An ordered key-value store with atomic, durable batches. Keys are 1..=[`MAX_KEY_LEN`]
+/// bytes.
+pub trait Store: Send + Sync + 'static {
+    /// A view of everything committed so far. Never waits on a commit in progress.
+    fn snapshot(&self) -> Result<Box<dyn Snapshot>, StoreError>;
+    /// Applies `batch` atomically; when it returns Ok the batch survives a crash
+    /// (for durable stores). Commits are issued by one writer at a time.
+    fn commit(&self, batch: WriteBatch) -> Result<(), StoreError>;
+    /// Whether commits survive a restart.
+    fn is_durable(&self) -> bool;
+}

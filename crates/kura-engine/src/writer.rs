@@ -1,0 +1,269 @@
+//! The write path's sequencer and group commit.
+//!
+//! One thread applies every write. It takes all jobs waiting in its queue as one group,
+//! runs each job against the state left by the jobs before it (so conditions and
+//! read-modify-write are serializable), gathers their writes into one batch, commits and
+//! syncs that batch once, and only then answers every job of the group. While it syncs,
+//! new jobs queue up and form the next group, so concurrent writers share syncs.
+//!
+//! A job that fails leaves no writes. A job marked exclusive (catalog changes) runs in a
+//! group of its own, so the catalog never changes in the middle of a group. After a failed
+//! commit the writer is poisoned: the durable state is unknown, so it refuses every later
+//! write instead of going on.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use parking_lot::Mutex;
+use tokio::sync::oneshot;
+
+use crate::error::{EngineError, Result};
+use crate::storage::{Snapshot, Space, Store, WriteBatch};
+
+/// Most jobs in one group: bounds the batch size and the latency of the group's first job.
+const MAX_GROUP: usize = 512;
+
+type AfterCommit = Box<dyn FnOnce() + Send>;
+type Reply = Box<dyn FnOnce(Result<()>) + Send>;
+/// A job's one call: run against the group's context, or be refused without running.
+/// Running returns whether its writes stand, and the reply to send after the commit.
+type RunJob = Box<dyn FnOnce(Turn<'_, '_>) -> Option<(bool, Reply)> + Send>;
+
+enum Turn<'c, 'a> {
+    Run(&'c mut WriteContext<'a>),
+    Refuse(EngineError),
+}
+
+struct Job {
+    exclusive: bool,
+    run: RunJob,
+}
+
+/// What a job sees and does: reads through the writes of earlier jobs in its group.
+pub struct WriteContext<'a> {
+    snapshot: &'a dyn Snapshot,
+    group: &'a WriteBatch,
+    job: WriteBatch,
+    after_commit: Vec<AfterCommit>,
+}
+
+impl WriteContext<'_> {
+    /// The current value of a key, including earlier writes of this job and group.
+    pub fn get(&self, space: Space, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if let Some(v) = self.job.get(space, key) {
+            return Ok(v.map(<[u8]>::to_vec));
+        }
+        if let Some(v) = self.group.get(space, key) {
+            return Ok(v.map(<[u8]>::to_vec));
+        }
+        Ok(self.snapshot.get(space, key)?)
+    }
+
+    pub fn put(&mut self, space: Space, key: Vec<u8>, value: Vec<u8>) {
+        self.job.put(space, key, value);
+    }
+
+    pub fn delete(&mut self, space: Space, key: Vec<u8>) {
+        self.job.delete(space, key);
+    }
+
+    /// Runs `f` on the writer thread once this job's writes are durable, before the next
+    /// group starts (used to publish catalog changes).
+    pub fn after_commit(&mut self, f: impl FnOnce() + Send + 'static) {
+        self.after_commit.push(Box::new(f));
+    }
+}
+
+/// The handle through which every write reaches the writer thread.
+pub struct Writer {
+    queue: Mutex<Option<mpsc::Sender<Job>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    poisoned: Arc<AtomicBool>,
+}
+
+impl Writer {
+    pub fn start(store: Arc<dyn Store>) -> Writer {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let poisoned = Arc::new(AtomicBool::new(false));
+        let flag = poisoned.clone();
+        let thread = std::thread::Builder::new()
+            .name("kura-writer".into())
+            .spawn(move || run(store.as_ref(), &rx, &flag))
+            .ok();
+        if thread.is_none() {
+            tracing::error!("could not start the writer thread; writes are refused");
+            poisoned.store(true, Ordering::SeqCst);
+        }
+        Writer {
+            queue: Mutex::new(Some(tx)),
+            thread: Mutex::new(thread),
+            poisoned,
+        }
+    }
+
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::SeqCst)
+    }
+
+    /// Runs `f` on the writer thread and waits until its writes are durable.
+    pub async fn submit<R, F>(&self, exclusive: bool, f: F) -> Result<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut WriteContext<'_>) -> Result<R> + Send + 'static,
+    {
+        let rx = self.enqueue(exclusive, f)?;
+        rx.await.map_err(|_| EngineError::ShuttingDown)?
+    }
+
+    /// [`Writer::submit`] for threads outside the async runtime.
+    pub fn submit_blocking<R, F>(&self, exclusive: bool, f: F) -> Result<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut WriteContext<'_>) -> Result<R> + Send + 'static,
+    {
+        let rx = self.enqueue(exclusive, f)?;
+        rx.blocking_recv().map_err(|_| EngineError::ShuttingDown)?
+    }
+
+    fn enqueue<R, F>(&self, exclusive: bool, f: F) -> Result<oneshot::Receiver<Result<R>>>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut WriteContext<'_>) -> Result<R> + Send + 'static,
+    {
+        if self.is_poisoned() {
+            return Err(EngineError::Poisoned);
+        }
+        let (tx, rx) = oneshot::channel();
+        let run: RunJob = Box::new(move |turn| match turn {
+            Turn::Refuse(error) => {
+                let _receiver_gone = tx.send(Err(error));
+                None
+            }
+            Turn::Run(ctx) => {
+                let outcome = f(ctx);
+                let keep = outcome.is_ok();
+                let reply: Reply = Box::new(move |committed: Result<()>| {
+                    let _receiver_gone = tx.send(committed.and(outcome));
+                });
+                Some((keep, reply))
+            }
+        });
+        {
+            let queue = self.queue.lock();
+            let sender = queue.as_ref().ok_or(EngineError::ShuttingDown)?;
+            sender
+                .send(Job { exclusive, run })
+                .map_err(|_| EngineError::ShuttingDown)?;
+        }
+        Ok(rx)
+    }
+
+    /// Finishes every queued job, then stops the thread.
+    pub fn shutdown(&self) {
+        drop(self.queue.lock().take());
+        if let Some(handle) = self.thread.lock().take()
+            && handle.join().is_err()
+        {
+            tracing::error!("the writer thread panicked");
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn run(store: &dyn Store, rx: &mpsc::Receiver<Job>, poisoned: &AtomicBool) {
+    let mut pending: Vec<Job> = Vec::new();
+    loop {
+        if pending.is_empty() {
+            match rx.recv() {
+                Ok(job) => pending.push(job),
+                Err(_) => return, // every sender is gone: shut down
+            }
+        }
+        while pending.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(job) => pending.push(job),
+                Err(_) => break,
+            }
+        }
+        // The next group: one exclusive job alone, or the shared jobs before the next one.
+        let take = match pending.iter().position(|j| j.exclusive) {
+            Some(0) => 1,
+            Some(i) => i,
+            None => pending.len(),
+        };
+        let group: Vec<Job> = pending.drain(..take).collect();
+        run_group(store, group, poisoned);
+    }
+}
+
+fn run_group(store: &dyn Store, group: Vec<Job>, poisoned: &AtomicBool) {
+    if poisoned.load(Ordering::SeqCst) {
+        for job in group {
+            refuse(job, EngineError::Poisoned);
+        }
+        return;
+    }
+    let snapshot = match store.snapshot() {
+        Ok(s) => s,
+        Err(e) => {
+            for job in group {
+                refuse(job, EngineError::Internal(e.to_string()));
+            }
+            return;
+        }
+    };
+    let mut batch = WriteBatch::default();
+    let mut replies: Vec<Reply> = Vec::with_capacity(group.len());
+    let mut after: Vec<AfterCommit> = Vec::new();
+    for job in group {
+        let mut ctx = WriteContext {
+            snapshot: snapshot.as_ref(),
+            group: &batch,
+            job: WriteBatch::default(),
+            after_commit: Vec::new(),
+        };
+        let Some((keep, reply)) = (job.run)(Turn::Run(&mut ctx)) else {
+            continue;
+        };
+        let WriteContext {
+            job: writes,
+            after_commit,
+            ..
+        } = ctx;
+        // A failed job leaves no writes and no follow-up actions.
+        if keep {
+            batch.absorb(writes);
+            after.extend(after_commit);
+        }
+        replies.push(reply);
+    }
+    drop(snapshot);
+    let committed = if batch.is_empty() {
+        Ok(())
+    } else {
+        store.commit(batch).map_err(|e| {
+            poisoned.store(true, Ordering::SeqCst);
+            tracing::error!(error = %e, "commit failed; refusing all further writes");
+            EngineError::Internal(format!("the write could not be made durable: {e}"))
+        })
+    };
+    if committed.is_ok() {
+        for f in after {
+            f();
+        }
+    }
+    for reply in replies {
+        reply(committed.clone());
+    }
+}
+
+fn refuse(job: Job, error: EngineError) {
+    let _never_runs = (job.run)(Turn::Refuse(error));
+}

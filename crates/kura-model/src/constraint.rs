@@ -1,0 +1,149 @@
+//! DynamoDB's request-framework validation: constraint failures are collected (up to ten,
+//! as DynamoDB reports them) and returned together as one `ValidationException`.
+
+use crate::error::ModelError;
+use crate::limits::{TABLE_NAME_MAX, TABLE_NAME_MIN};
+use crate::messages;
+
+const MAX_REPORTED: usize = 10;
+
+/// Collects constraint failures for one request.
+#[derive(Debug, Default)]
+pub struct Constraints {
+    failures: Vec<String>,
+}
+
+impl Constraints {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn fail(&mut self, value: Option<&str>, path: &str, constraint: &str) {
+        if self.failures.len() < MAX_REPORTED {
+            self.failures
+                .push(messages::constraint(value, path, constraint));
+        }
+    }
+
+    /// A required member.
+    pub fn not_null<T>(&mut self, path: &str, value: Option<&T>) {
+        if value.is_none() {
+            self.fail(None, path, messages::MUST_NOT_BE_NULL);
+        }
+    }
+
+    /// A table or index name: 3..=255 characters of `[a-zA-Z0-9_.-]`.
+    pub fn name(&mut self, path: &str, value: Option<&str>) {
+        let Some(name) = value else {
+            self.fail(None, path, messages::MUST_NOT_BE_NULL);
+            return;
+        };
+        if !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        {
+            self.fail(Some(name), path, messages::NAME_PATTERN);
+        }
+        let len = name.chars().count();
+        if len < TABLE_NAME_MIN {
+            self.fail(Some(name), path, &messages::min_length(TABLE_NAME_MIN));
+        }
+        if len > TABLE_NAME_MAX {
+            self.fail(Some(name), path, &messages::max_length(TABLE_NAME_MAX));
+        }
+    }
+
+    /// A member restricted to an enumeration.
+    pub fn one_of(&mut self, path: &str, value: Option<&str>, allowed: &[&str]) {
+        if let Some(v) = value
+            && !allowed.contains(&v)
+        {
+            self.fail(Some(v), path, &messages::enum_values(allowed));
+        }
+    }
+
+    /// A number with a lower bound.
+    pub fn at_least(&mut self, path: &str, value: Option<i64>, min: i64) {
+        if let Some(v) = value
+            && v < min
+        {
+            self.fail(Some(&v.to_string()), path, &messages::min_value(min));
+        }
+    }
+
+    /// A number with an upper bound.
+    pub fn at_most(&mut self, path: &str, value: Option<i64>, max: i64) {
+        if let Some(v) = value
+            && v > max
+        {
+            self.fail(Some(&v.to_string()), path, &messages::max_value(max));
+        }
+    }
+
+    /// A string, list or map length between `min` and `max`.
+    pub fn length(&mut self, path: &str, rendered: &str, len: usize, min: usize, max: usize) {
+        if len < min {
+            self.fail(Some(rendered), path, &messages::min_length(min));
+        } else if len > max {
+            self.fail(Some(rendered), path, &messages::max_length(max));
+        }
+    }
+
+    pub fn finish(self) -> Result<(), ModelError> {
+        if self.failures.is_empty() {
+            Ok(())
+        } else {
+            Err(ModelError::Validation(messages::constraint_summary(
+                &self.failures,
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_failure_reads_like_dynamodb() {
+        let mut c = Constraints::new();
+        c.name("tableName", Some("a b"));
+        assert_eq!(
+            c.finish(),
+            Err(ModelError::Validation(
+                "1 validation error detected: Value 'a b' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn failures_are_joined_and_counted() {
+        let mut c = Constraints::new();
+        c.not_null::<String>("tableName", None);
+        c.one_of(
+            "billingMode",
+            Some("FREE"),
+            &["PROVISIONED", "PAY_PER_REQUEST"],
+        );
+        let Err(ModelError::Validation(m)) = c.finish() else {
+            panic!("expected failure")
+        };
+        assert!(
+            m.starts_with("2 validation errors detected: Value null at 'tableName'"),
+            "{m}"
+        );
+        assert!(m.contains("; Value 'FREE' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"), "{m}");
+    }
+
+    #[test]
+    fn names_count_characters() {
+        let mut c = Constraints::new();
+        c.name("tableName", Some("ab"));
+        c.name("tableName", Some(&"a".repeat(256)));
+        c.name("tableName", Some("abc"));
+        let Err(ModelError::Validation(m)) = c.finish() else {
+            panic!("expected failure")
+        };
+        assert!(m.starts_with("2 validation errors"), "{m}");
+    }
+}

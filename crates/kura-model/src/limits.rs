@@ -1,0 +1,31 @@
+//! DynamoDB's documented limits (Developer Guide, "Service, account, and table quotas").
+
+/// Maximum item size, attribute names and values included.
+pub const MAX_ITEM_SIZE: usize = 400 * 1024;
+/// Partition key value, in bytes.
+pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+/// Sort key value, in bytes.
+pub const MAX_SORT_KEY_BYTES: usize = 1024;
+/// Nesting depth of lists and maps in one attribute value.
+pub const MAX_NESTING_DEPTH: usize = 32;
+/// Table name length, in characters.
+pub const TABLE_NAME_MIN: usize = 3;
+pub const TABLE_NAME_MAX: usize = 255;
+/// Key attribute names (and names in key schemas), in bytes.
+pub const MAX_KEY_ATTRIBUTE_NAME_BYTES: usize = 255;
+/// Largest request body Kura reads. DynamoDB's largest requests (BatchWriteItem,
+/// TransactWriteItems) are bounded at 16 MB of items; JSON framing adds to that.
+pub const MAX_REQUEST_BODY_BYTES: usize = 20 * 1024 * 1024;
+/// Provisioned throughput bounds accepted by CreateTable/UpdateTable.
+pub const MAX_PROVISIONED_UNITS: i64 = 1_000_000_000_000;
+/// Tags per resource, and tag key/value lengths.
+pub const MAX_TAGS_PER_RESOURCE: usize = 50;
+pub const MAX_TAG_KEY_LEN: usize = 128;
+pub const MAX_TAG_VALUE_LEN: usize = 256;
+/// ListTables page size bounds.
+pub const LIST_TABLES_MAX_LIMIT: i64 = 100;
+/// Account limits reported by DescribeLimits (DynamoDB's defaults).
+pub const ACCOUNT_MAX_READ_UNITS: i64 = 80_000;
+pub const ACCOUNT_MAX_WRITE_UNITS: i64 = 80_000;
+pub const TABLE_MAX_READ_UNITS: i64 = 40_000;
+pub const TABLE_MAX_WRITE_UNITS: i64 = 40_000;

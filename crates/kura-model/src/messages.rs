@@ -1,0 +1,197 @@
+//! Every DynamoDB error message Kura sends, in one place.
+//!
+//! DynamoDB re-words messages from time to time; keeping them here means a wording change
+//! is a one-line edit. Sources: the DynamoDB API Reference and Developer Guide where they
+//! quote a message, otherwise the text DynamoDB sends in us-east-1 as recorded by the
+//! long-lived emulators that test against it (dynalite's `validations/`, moto's
+//! `dynamodb/exceptions.py`). Each function notes its source.
+
+// ---- generic request validation (AWS "coral" framework) ----
+
+/// Framework constraint failure, e.g. a pattern or a length. Source: dynalite
+/// `validations/index.js` (`validate`), identical to DynamoDB's framework messages.
+pub fn constraint(value: Option<&str>, path: &str, constraint: &str) -> String {
+    let value = value.map_or_else(|| "null".to_owned(), |v| format!("'{v}'"));
+    format!("Value {value} at '{path}' failed to satisfy constraint: {constraint}")
+}
+
+/// Joins framework constraint failures. Source: dynalite `checkValidations`.
+pub fn constraint_summary(failures: &[String]) -> String {
+    let n = failures.len();
+    let plural = if n == 1 { "" } else { "s" };
+    format!(
+        "{n} validation error{plural} detected: {}",
+        failures.join("; ")
+    )
+}
+
+pub const MUST_NOT_BE_NULL: &str = "Member must not be null";
+pub const NAME_PATTERN: &str = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+";
+
+pub fn min_length(n: usize) -> String {
+    format!("Member must have length greater than or equal to {n}")
+}
+pub fn max_length(n: usize) -> String {
+    format!("Member must have length less than or equal to {n}")
+}
+pub fn min_value(n: i64) -> String {
+    format!("Member must have value greater than or equal to {n}")
+}
+pub fn max_value(n: i64) -> String {
+    format!("Member must have value less than or equal to {n}")
+}
+pub fn enum_values(values: &[&str]) -> String {
+    format!(
+        "Member must satisfy enum value set: [{}]",
+        values.join(", ")
+    )
+}
+
+/// Source: dynalite `validateTableName`.
+pub fn table_name_length(param: &str) -> String {
+    format!("{param} must be at least 3 characters long and at most 255 characters long")
+}
+
+// ---- attribute values ----
+
+/// Source: dynalite `validateAttributeValue`.
+pub const EMPTY_ATTRIBUTE_VALUE: &str =
+    "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes";
+/// Source: dynalite `validateAttributeValue`.
+pub const MULTIPLE_DATATYPES: &str = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes";
+/// Source: moto `dynamodb/models` (NULL: false).
+pub const NULL_MUST_BE_TRUE: &str = "One or more parameter values were invalid: Null attribute value types must have the value of true";
+/// Source: moto `EmptySetException`-style messages; DynamoDB's text has the double space.
+pub fn empty_set(kind: &str) -> String {
+    format!("One or more parameter values were invalid: An {kind} set  may not be empty")
+}
+/// Source: dynalite `validateAttributeValue` (SS and BS).
+pub fn set_duplicates(rendered: &str) -> String {
+    format!(
+        "One or more parameter values were invalid: Input collection {rendered} contains duplicates."
+    )
+}
+/// Source: dynalite `validateAttributeValue` (NS).
+pub const NUMBER_SET_DUPLICATES: &str = "Input collection contains duplicates";
+/// Source: moto (`Nesting Levels have exceeded supported limits`).
+pub const NESTING_TOO_DEEP: &str = "Nesting Levels have exceeded supported limits";
+/// Source: dynalite `checkTypes` (Blob).
+pub fn invalid_base64(value: &str) -> String {
+    format!("'{value}' can not be converted to a Blob: Invalid Base64 encoding")
+}
+
+// ---- keys and items ----
+
+/// Source: DynamoDB PutItem; dynalite `db/index.js` `validateItem`.
+pub fn missing_key_in_item(attr: &str) -> String {
+    format!("One or more parameter values were invalid: Missing the key {attr} in the item")
+}
+/// Source: dynalite `db/index.js` `validateKeyPiece`.
+pub fn key_type_mismatch(attr: &str, expected: &str, actual: &str) -> String {
+    format!(
+        "One or more parameter values were invalid: Type mismatch for key {attr} expected: {expected} actual: {actual}"
+    )
+}
+/// Source: DynamoDB GetItem/DeleteItem/UpdateItem with a wrong key; dynalite `validateKey`.
+pub const KEY_SCHEMA_MISMATCH: &str = "The provided key element does not match the schema";
+/// Source: DynamoDB (since the 2020 empty-value change); moto `KeyIsEmptyStringException`.
+pub fn empty_key_string(attr: &str) -> String {
+    format!(
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: {attr}"
+    )
+}
+/// Source: as [`empty_key_string`], for binary keys.
+pub fn empty_key_binary(attr: &str) -> String {
+    format!(
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: {attr}"
+    )
+}
+/// Source: dynalite `validateKeyPiece`; DynamoDB really omits the space before 2048.
+pub const PARTITION_KEY_TOO_LARGE: &str = "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes";
+/// Source: dynalite `validateKeyPiece`.
+pub const SORT_KEY_TOO_LARGE: &str = "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes";
+/// Source: DynamoDB PutItem over 400 KB; dynalite `validateItem`.
+pub const ITEM_TOO_LARGE: &str = "Item size has exceeded the maximum allowed size";
+/// Source: dynalite `validations/putItem.js`.
+pub const PUT_RETURN_VALUES: &str = "ReturnValues can only be ALL_OLD or NONE";
+/// Source: DynamoDB DeleteItem (same rule as PutItem).
+pub const DELETE_RETURN_VALUES: &str = "ReturnValues can only be ALL_OLD or NONE";
+
+// ---- tables ----
+
+/// Source: DynamoDB DescribeTable/DeleteTable on a missing table (us-east-1, 2026).
+pub fn table_not_found(table: &str) -> String {
+    format!("Requested resource not found: Table: {table} not found")
+}
+/// Source: DynamoDB item operations on a missing table; the API Reference.
+pub const RESOURCE_NOT_FOUND: &str = "Requested resource not found";
+/// Source: dynalite `db/index.js` (`ResourceInUseException`).
+pub fn table_already_exists(table: &str) -> String {
+    format!("Table already exists: {table}")
+}
+/// Source: DynamoDB DeleteTable with DeletionProtectionEnabled (Developer Guide,
+/// "Using deletion protection").
+pub const DELETION_PROTECTED: &str = "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.";
+/// Source: dynalite `validations/createTable.js`.
+pub const PPR_WITH_THROUGHPUT: &str = "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST";
+/// Source: dynalite `validations/createTable.js`.
+pub const PROVISIONED_WITHOUT_THROUGHPUT: &str = "One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED";
+/// Source: dynalite `validations/createTable.js`.
+pub fn throughput_out_of_bounds(value: i64, which: &str) -> String {
+    format!("Given value {value} for {which} is out of bounds")
+}
+/// Source: dynalite `validations/createTable.js`.
+pub const KEY_WITHOUT_DEFINITION: &str =
+    "Invalid KeySchema: Some index key attribute have no definition";
+/// Source: dynalite `validations/createTable.js`.
+pub fn keys_not_defined(keys: &[&str], defs: &[&str]) -> String {
+    format!(
+        "One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [{}], AttributeDefinitions: [{}]",
+        keys.join(", "),
+        defs.join(", ")
+    )
+}
+/// Source: dynalite `validations/createTable.js`.
+pub const SAME_HASH_AND_RANGE: &str =
+    "Both the Hash Key and the Range Key element in the KeySchema have the same name";
+/// Source: dynalite `validations/createTable.js`.
+pub const FIRST_KEY_NOT_HASH: &str =
+    "Invalid KeySchema: The first KeySchemaElement is not a HASH key type";
+/// Source: dynalite `validations/createTable.js`.
+pub const SECOND_KEY_NOT_RANGE: &str =
+    "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type";
+/// Source: dynalite `validations/createTable.js`.
+pub const DEFINITIONS_MISMATCH: &str = "One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions";
+/// Source: DynamoDB CreateTable with two definitions of one name.
+pub const DUPLICATE_ATTRIBUTE_DEFINITION: &str =
+    "One or more parameter values were invalid: Duplicate AttributeName in AttributeDefinitions";
+/// Source: DynamoDB UpdateTable with nothing to change.
+pub const UPDATE_TABLE_NOTHING: &str = "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required";
+/// Source: DynamoDB UpdateTable to PAY_PER_REQUEST with throughput.
+pub const UPDATE_PPR_WITH_THROUGHPUT: &str = "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST";
+/// Source: DynamoDB UpdateTable with the throughput the table already has.
+pub fn throughput_unchanged(read: i64, write: i64, new_read: i64, new_write: i64) -> String {
+    format!(
+        "The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: {read}. Requested ReadCapacityUnits: {new_read}. Current WriteCapacityUnits provisioned for the table: {write}. Requested WriteCapacityUnits: {new_write}. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits."
+    )
+}
+
+// ---- tags ----
+
+/// Source: DynamoDB TagResource/ListTagsOfResource with a malformed ARN.
+pub fn invalid_arn(arn: &str) -> String {
+    format!("Invalid TableArn: Invalid ResourceArn provided as input {arn}")
+}
+/// Source: DynamoDB TagResource over 50 tags.
+pub const TOO_MANY_TAGS: &str = "One or more parameter values were invalid: The number of tags per resource exceeds the limit of 50";
+
+// ---- protocol ----
+
+/// Source: Kura. DynamoDB's HTTP front end refuses bodies over its limit; the text is ours.
+pub fn request_too_large(limit: usize) -> String {
+    format!("Request size exceeds the limit of {limit} bytes")
+}
+/// Source: Kura, for features that arrive with later issues (never accepted and ignored).
+pub fn not_supported_yet(what: &str) -> String {
+    format!("{what} is not supported by Kura yet")
+}

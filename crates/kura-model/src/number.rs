@@ -1,0 +1,1091 @@
+//! `Number`: DynamoDB's exact decimal number.
+//!
+//! A DynamoDB number is a decimal with up to 38 significant digits whose most significant
+//! digit has an exponent between -130 and +125 (Developer Guide, "Data types": positive
+//! range 1E-130 to 9.9999999999999999999999999999999999999E+125), plus zero and the
+//! negatives. Arithmetic is exact; DynamoDB never rounds.
+//!
+//! # Representation
+//!
+//! `value = (-1)^negative × coefficient × 10^exponent`, kept canonical: the coefficient has
+//! no trailing zero digit and zero is `(false, 0, 0)`. Every value therefore has exactly one
+//! representation, so the derived `PartialEq`, `Eq` and `Hash` compare by value ("1.0" ==
+//! "1", "-0" == "0"); `Ord` is implemented by hand and is numeric.
+//!
+//! # Decisions
+//!
+//! - Accepted text: optional `+`/`-`, ASCII digits with an optional `.` (at least one digit
+//!   on either side), optional exponent `e`/`E` with optional sign and at least one digit.
+//!   "+3", ".123", "1.", "0001.23", "1e+5" are accepted (ScyllaDB's DynamoDB-verified
+//!   `test/alternator/test_number.py::test_invalid_numbers`); "", ".", "1e", "NaN",
+//!   "Infinity", hex and any whitespace are rejected.
+//! - An exponent literal beyond ±2147483647 is "not a number", as in
+//!   `java.math.BigDecimal(String)`, whose error wording DynamoDB's messages echo.
+//! - Errors are checked in dynalite's order (`validations/index.js` `checkNum`): overflow,
+//!   then underflow, then precision.
+//! - Significant digits exclude leading and trailing zeros (Developer Guide, "Item sizes
+//!   and formats": "Leading and trailing zeroes are trimmed"; dynalite counts big.js's
+//!   trimmed coefficient), so a 39-digit integer ending in zeros is fine.
+//! - Zero is accepted with any exponent ("0e1000", "0.0e126"). DynamoDB itself rejects
+//!   "0e126" and "0e-131" but accepts "0.0e126"; ScyllaDB calls that a DynamoDB bug and so
+//!   do we (`test_number_magnitude_not_allowed_zero`).
+//! - An inexact sum or difference is an error, never rounded. DynamoDB reports it with the
+//!   *overflow* message (`test_update_expression_plus_imprecise`: "1e50 + 1"), so
+//!   [`NumberError::Inexact`] has that text but stays a distinct variant.
+
+use std::cmp::Ordering;
+use std::fmt::{self, Write as _};
+use std::str::FromStr;
+
+/// The most significant digits a number may have.
+pub const MAX_SIGNIFICANT_DIGITS: u32 = 38;
+/// The largest allowed exponent of a number's most significant digit.
+pub const MAX_SCIENTIFIC_EXPONENT: i32 = 125;
+/// The smallest allowed exponent of a non-zero number's most significant digit.
+pub const MIN_SCIENTIFIC_EXPONENT: i32 = -130;
+
+/// Why a text or an arithmetic result is not a DynamoDB number.
+///
+/// Every variant is a `ValidationException` on the wire; `Display` is DynamoDB's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NumberError {
+    /// The text is not a number; holds the input. Empty input drops the ": input" suffix,
+    /// as DynamoDB does (dynalite `checkNum`).
+    #[error("{}", not_a_number_message(.0))]
+    NotANumber(String),
+    #[error(
+        "Number overflow. Attempting to store a number with magnitude larger than supported range"
+    )]
+    Overflow,
+    #[error(
+        "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+    )]
+    Underflow,
+    #[error("Attempting to store more than 38 significant digits in a Number")]
+    TooPrecise,
+    /// An exact sum or difference needs more than 38 significant digits. DynamoDB words
+    /// this as an overflow (see the module documentation).
+    #[error(
+        "Number overflow. Attempting to store a number with magnitude larger than supported range"
+    )]
+    Inexact,
+}
+
+fn not_a_number_message(input: &str) -> String {
+    if input.is_empty() {
+        "The parameter cannot be converted to a numeric value".to_owned()
+    } else {
+        format!("The parameter cannot be converted to a numeric value: {input}")
+    }
+}
+
+/// An exact DynamoDB number. See the module documentation for its rules.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Number {
+    negative: bool,
+    coefficient: u128,
+    exponent: i32,
+}
+
+impl Number {
+    /// Zero, the only number that is neither negative nor positive.
+    pub const ZERO: Number = Number {
+        negative: false,
+        coefficient: 0,
+        exponent: 0,
+    };
+
+    /// Parses DynamoDB's number text. Total: any input gives a number or an error.
+    ///
+    /// ```
+    /// use kura_model::Number;
+    /// assert_eq!(Number::parse("0001.500").unwrap().to_string(), "1.5");
+    /// assert_eq!(Number::parse("-17e2").unwrap().to_string(), "-1700");
+    /// assert!(Number::parse("1E126").is_err());
+    /// ```
+    pub fn parse(input: &str) -> Result<Number, NumberError> {
+        let bad = || NumberError::NotANumber(input.to_owned());
+        let bytes = input.as_bytes();
+        let (negative, rest) = match bytes {
+            [b'-', rest @ ..] => (true, rest),
+            [b'+', rest @ ..] => (false, rest),
+            _ => (false, bytes),
+        };
+        let (int_digits, rest) = split_digits(rest);
+        let (frac_digits, rest) = match rest {
+            [b'.', after @ ..] => split_digits(after),
+            _ => (&[][..], rest),
+        };
+        if int_digits.is_empty() && frac_digits.is_empty() {
+            return Err(bad());
+        }
+        let written_exponent = match rest {
+            [] => 0,
+            [b'e' | b'E', exponent @ ..] => parse_exponent(exponent).ok_or_else(bad)?,
+            _ => return Err(bad()),
+        };
+
+        let digits = || int_digits.iter().chain(frac_digits);
+        let Some(first) = digits().position(|&d| d != b'0') else {
+            return Ok(Number::ZERO);
+        };
+        let total = int_digits.len() + frac_digits.len();
+        let trailing = digits().rev().take_while(|&&d| d == b'0').count();
+        // `first` indexes a non-zero digit, so it is below `total - trailing`.
+        let significant = total.saturating_sub(trailing).saturating_sub(first);
+
+        // Exponent of the first significant digit: the last integer digit has exponent 0.
+        let scientific = len_i64(int_digits.len()) - 1 - len_i64(first) + written_exponent;
+        if scientific > i64::from(MAX_SCIENTIFIC_EXPONENT) {
+            return Err(NumberError::Overflow);
+        }
+        if scientific < i64::from(MIN_SCIENTIFIC_EXPONENT) {
+            return Err(NumberError::Underflow);
+        }
+        if significant > MAX_SIGNIFICANT_DIGITS as usize {
+            return Err(NumberError::TooPrecise);
+        }
+        // At most 38 digits: fits in a u128 (10^38 < 2^127).
+        let coefficient = digits()
+            .skip(first)
+            .take(significant)
+            .fold(0u128, |acc, &d| acc * 10 + u128::from(d.wrapping_sub(b'0')));
+        let exponent = scientific - len_i64(significant) + 1;
+        Ok(Number {
+            negative,
+            coefficient,
+            exponent: i32::try_from(exponent).map_err(|_| NumberError::Overflow)?,
+        })
+    }
+
+    /// Builds `(-1)^negative × coefficient × 10^exponent`, normalising it and checking
+    /// DynamoDB's range and precision (trailing zeros of `coefficient` do not count).
+    pub fn from_parts(
+        negative: bool,
+        coefficient: u128,
+        exponent: i32,
+    ) -> Result<Number, NumberError> {
+        Self::checked_new(
+            negative,
+            coefficient,
+            i64::from(exponent),
+            NumberError::TooPrecise,
+        )
+    }
+
+    fn checked_new(
+        negative: bool,
+        mut coefficient: u128,
+        mut exponent: i64,
+        too_precise: NumberError,
+    ) -> Result<Number, NumberError> {
+        if coefficient == 0 {
+            return Ok(Number::ZERO);
+        }
+        while coefficient.is_multiple_of(10) {
+            coefficient /= 10;
+            exponent += 1;
+        }
+        let digits = digit_count(coefficient);
+        let scientific = exponent + i64::from(digits) - 1;
+        if scientific > i64::from(MAX_SCIENTIFIC_EXPONENT) {
+            return Err(NumberError::Overflow);
+        }
+        if scientific < i64::from(MIN_SCIENTIFIC_EXPONENT) {
+            return Err(NumberError::Underflow);
+        }
+        if digits > MAX_SIGNIFICANT_DIGITS {
+            return Err(too_precise);
+        }
+        Ok(Number {
+            negative,
+            coefficient,
+            exponent: i32::try_from(exponent).map_err(|_| NumberError::Overflow)?,
+        })
+    }
+
+    /// Normalises a value known to be within range (integers of at most 38 digits).
+    fn from_small_integer(negative: bool, mut coefficient: u128) -> Number {
+        if coefficient == 0 {
+            return Number::ZERO;
+        }
+        let mut exponent = 0;
+        while coefficient.is_multiple_of(10) {
+            coefficient /= 10;
+            exponent += 1;
+        }
+        Number {
+            negative,
+            coefficient,
+            exponent,
+        }
+    }
+
+    /// Converts an `i128`; fails with [`NumberError::TooPrecise`] past 38 significant digits.
+    pub fn from_i128(value: i128) -> Result<Number, NumberError> {
+        Self::from_parts(value < 0, value.unsigned_abs(), 0)
+    }
+
+    /// Converts an `i64` (always representable).
+    pub fn from_i64(value: i64) -> Number {
+        Self::from_small_integer(value < 0, u128::from(value.unsigned_abs()))
+    }
+
+    /// The value as an `i64`, or `None` if it has a fraction or does not fit.
+    pub fn to_i64(&self) -> Option<i64> {
+        self.to_i128().and_then(|v| i64::try_from(v).ok())
+    }
+
+    /// The value as an `i128`, or `None` if it has a fraction or does not fit.
+    pub fn to_i128(&self) -> Option<i128> {
+        let shift = u32::try_from(self.exponent).ok()?;
+        let magnitude = i128::try_from(self.coefficient)
+            .ok()?
+            .checked_mul(10i128.checked_pow(shift)?)?;
+        Some(if self.negative { -magnitude } else { magnitude })
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.coefficient == 0
+    }
+
+    /// True for values below zero (never for zero: "-0" parses to zero).
+    pub fn is_negative(&self) -> bool {
+        self.negative
+    }
+
+    /// True for values above zero.
+    pub fn is_positive(&self) -> bool {
+        !self.negative && self.coefficient != 0
+    }
+
+    /// True if the value has no fractional part.
+    pub fn is_integer(&self) -> bool {
+        self.exponent >= 0
+    }
+
+    /// Significant digits, leading and trailing zeros excluded; 0 for zero.
+    pub fn significant_digits(&self) -> u32 {
+        digit_count(self.coefficient)
+    }
+
+    /// The canonical coefficient: no trailing zero digit, 0 only for zero.
+    pub fn coefficient(&self) -> u128 {
+        self.coefficient
+    }
+
+    /// The canonical exponent: the value is `±coefficient × 10^exponent`; 0 for zero.
+    pub fn exponent(&self) -> i32 {
+        self.exponent
+    }
+
+    /// The exponent of the most significant digit (big.js's `e`), in -130..=125; `None`
+    /// for zero.
+    pub fn scientific_exponent(&self) -> Option<i32> {
+        if self.is_zero() {
+            return None;
+        }
+        // Digits ≤ 38, so the sum stays far inside i32.
+        Some(self.exponent + self.significant_digits().cast_signed() - 1)
+    }
+
+    /// The number with its sign flipped (zero stays zero).
+    pub fn negated(&self) -> Number {
+        Number {
+            negative: !self.negative && self.coefficient != 0,
+            ..self.clone()
+        }
+    }
+
+    /// The absolute value.
+    pub fn abs(&self) -> Number {
+        Number {
+            negative: false,
+            ..self.clone()
+        }
+    }
+
+    /// The exact sum. Fails if it is out of range or needs more than 38 significant digits
+    /// (DynamoDB does not round, see [`NumberError::Inexact`]).
+    ///
+    /// ```
+    /// use kura_model::Number;
+    /// let sum = Number::parse("0.1").unwrap().checked_add(&Number::parse("0.2").unwrap());
+    /// assert_eq!(sum, Number::parse("0.3"));
+    /// ```
+    pub fn checked_add(&self, other: &Number) -> Result<Number, NumberError> {
+        if self.is_zero() {
+            return Ok(other.clone());
+        }
+        if other.is_zero() {
+            return Ok(self.clone());
+        }
+        let min_exponent = self.exponent.min(other.exponent);
+        if let Some(result) = self.add_narrow(other, min_exponent) {
+            return result;
+        }
+        self.add_wide(other, min_exponent)
+    }
+
+    /// The exact difference `self - other`; errors as [`Number::checked_add`].
+    pub fn checked_sub(&self, other: &Number) -> Result<Number, NumberError> {
+        self.checked_add(&other.negated())
+    }
+
+    /// Size under DynamoDB's item-size rule, without the attribute name.
+    ///
+    /// Follows dynalite's `valSize` for `N` (architect/dynalite `db/index.js`): zero takes
+    /// 1 byte; otherwise 1 exponent byte, one byte per base-100 digit when digits are paired
+    /// around the decimal point (`ceil(n/2)`, one more when `n` and the scientific exponent
+    /// are both even), and 1 terminator byte for negatives. The Developer Guide ("Item
+    /// sizes and formats") gives the approximation "1 byte per two significant digits + 1".
+    pub fn size_in_bytes(&self) -> usize {
+        let Some(scientific) = self.scientific_exponent() else {
+            return 1;
+        };
+        let digits = self.significant_digits();
+        let misaligned = digits.is_multiple_of(2) && scientific % 2 == 0;
+        let pairs = digits.div_ceil(2) + u32::from(misaligned);
+        1 + pairs as usize + usize::from(self.negative)
+    }
+
+    fn signum(&self) -> i8 {
+        match (self.negative, self.coefficient) {
+            (_, 0) => 0,
+            (true, _) => -1,
+            (false, _) => 1,
+        }
+    }
+
+    /// The coefficient scaled to exactly 38 digits (below 10^38), for magnitude comparison.
+    fn left_aligned(&self) -> u128 {
+        let pad = MAX_SIGNIFICANT_DIGITS.saturating_sub(self.significant_digits());
+        self.coefficient.saturating_mul(10u128.saturating_pow(pad))
+    }
+
+    fn cmp_magnitude(&self, other: &Number) -> Ordering {
+        self.scientific_exponent()
+            .cmp(&other.scientific_exponent())
+            .then_with(|| self.left_aligned().cmp(&other.left_aligned()))
+    }
+
+    /// The sum in `i128` when both aligned operands and the sum fit; `None` otherwise.
+    fn add_narrow(&self, other: &Number, min_exponent: i32) -> Option<Result<Number, NumberError>> {
+        let a = self.aligned_i128(min_exponent)?;
+        let b = other.aligned_i128(min_exponent)?;
+        let sum = a.checked_add(b)?;
+        Some(Self::checked_new(
+            sum < 0,
+            sum.unsigned_abs(),
+            i64::from(min_exponent),
+            NumberError::Inexact,
+        ))
+    }
+
+    fn aligned_i128(&self, min_exponent: i32) -> Option<i128> {
+        let shift = u32::try_from(self.exponent.checked_sub(min_exponent)?).ok()?;
+        let magnitude = i128::try_from(self.coefficient)
+            .ok()?
+            .checked_mul(10i128.checked_pow(shift)?)?;
+        Some(if self.negative { -magnitude } else { magnitude })
+    }
+
+    /// The sum with decimal digit vectors. Exponents lie in -167..=125, so an aligned
+    /// operand has at most 293 digits.
+    fn add_wide(&self, other: &Number, min_exponent: i32) -> Result<Number, NumberError> {
+        let a = self.digits_le(min_exponent);
+        let b = other.digits_le(min_exponent);
+        let (negative, magnitude) = if self.negative == other.negative {
+            (self.negative, add_digits(&a, &b))
+        } else {
+            match cmp_digits(&a, &b) {
+                Ordering::Equal => return Ok(Number::ZERO),
+                Ordering::Greater => (self.negative, sub_digits(&a, &b)),
+                Ordering::Less => (other.negative, sub_digits(&b, &a)),
+            }
+        };
+        from_digits_le(negative, &magnitude, min_exponent)
+    }
+
+    /// Little-endian decimal digits of the coefficient, shifted to `min_exponent`.
+    fn digits_le(&self, min_exponent: i32) -> Vec<u8> {
+        let shift = usize::try_from(self.exponent.saturating_sub(min_exponent)).unwrap_or(0);
+        let mut digits = vec![0u8; shift];
+        let mut c = self.coefficient;
+        while c > 0 {
+            digits.push((c % 10) as u8);
+            c /= 10;
+        }
+        digits
+    }
+}
+
+fn split_digits(bytes: &[u8]) -> (&[u8], &[u8]) {
+    let n = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    bytes.split_at_checked(n).unwrap_or((bytes, &[]))
+}
+
+/// Optional sign and at least one digit; `None` beyond ±i32::MAX (BigDecimal's limit).
+fn parse_exponent(bytes: &[u8]) -> Option<i64> {
+    let (negative, digits) = match bytes {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + i64::from(d - b'0');
+        if value > i64::from(i32::MAX) {
+            return None;
+        }
+    }
+    Some(if negative { -value } else { value })
+}
+
+fn len_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn digit_count(c: u128) -> u32 {
+    c.checked_ilog10().map_or(0, |log| log + 1)
+}
+
+fn add_digits(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let len = a.len().max(b.len());
+    let mut out = Vec::with_capacity(len + 1);
+    let mut carry = 0u8;
+    for i in 0..len {
+        let d = a.get(i).copied().unwrap_or(0) + b.get(i).copied().unwrap_or(0) + carry;
+        out.push(d % 10);
+        carry = d / 10;
+    }
+    if carry > 0 {
+        out.push(carry);
+    }
+    out
+}
+
+/// `a - b` for `a >= b`.
+fn sub_digits(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(a.len());
+    let mut borrow = 0u8;
+    for (i, &da) in a.iter().enumerate() {
+        let subtrahend = b.get(i).copied().unwrap_or(0) + borrow;
+        if da >= subtrahend {
+            out.push(da - subtrahend);
+            borrow = 0;
+        } else {
+            out.push(da + 10 - subtrahend);
+            borrow = 1;
+        }
+    }
+    out
+}
+
+/// Compares little-endian digit vectors whose top digit is non-zero.
+fn cmp_digits(a: &[u8], b: &[u8]) -> Ordering {
+    a.len()
+        .cmp(&b.len())
+        .then_with(|| a.iter().rev().cmp(b.iter().rev()))
+}
+
+fn from_digits_le(negative: bool, digits: &[u8], exponent: i32) -> Result<Number, NumberError> {
+    let low = digits.iter().take_while(|&&d| d == 0).count();
+    let high = digits.len() - digits.iter().rev().take_while(|&&d| d == 0).count();
+    let significant = digits.get(low..high).unwrap_or(&[]);
+    if significant.is_empty() {
+        return Ok(Number::ZERO);
+    }
+    let exponent = i64::from(exponent) + len_i64(low);
+    let scientific = exponent + len_i64(significant.len()) - 1;
+    if scientific > i64::from(MAX_SCIENTIFIC_EXPONENT) {
+        return Err(NumberError::Overflow);
+    }
+    if scientific < i64::from(MIN_SCIENTIFIC_EXPONENT) {
+        return Err(NumberError::Underflow);
+    }
+    if significant.len() > MAX_SIGNIFICANT_DIGITS as usize {
+        return Err(NumberError::Inexact);
+    }
+    let coefficient = significant
+        .iter()
+        .rev()
+        .fold(0u128, |acc, &d| acc * 10 + u128::from(d));
+    Ok(Number {
+        negative,
+        coefficient,
+        exponent: i32::try_from(exponent).map_err(|_| NumberError::Overflow)?,
+    })
+}
+
+impl Ord for Number {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (a, b) = (self.signum(), other.signum());
+        if a != b || a == 0 {
+            return a.cmp(&b);
+        }
+        let magnitude = self.cmp_magnitude(other);
+        if self.negative {
+            magnitude.reverse()
+        } else {
+            magnitude
+        }
+    }
+}
+
+impl PartialOrd for Number {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Plain decimal notation as DynamoDB returns it: no exponent, no "+", no leading or
+/// trailing zeros, "0." before a pure fraction ("1e-3" → "0.001", "1.50" → "1.5").
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.negative {
+            f.write_char('-')?;
+        }
+        let digits = self.coefficient.to_string();
+        let point = len_i64(digits.len()) + i64::from(self.exponent);
+        if self.exponent >= 0 {
+            f.write_str(&digits)?;
+            for _ in 0..self.exponent {
+                f.write_char('0')?;
+            }
+        } else if point > 0 {
+            let (int, frac) = digits
+                .split_at_checked(usize::try_from(point).unwrap_or(0))
+                .unwrap_or((&digits, ""));
+            write!(f, "{int}.{frac}")?;
+        } else {
+            f.write_str("0.")?;
+            for _ in 0..point.unsigned_abs() {
+                f.write_char('0')?;
+            }
+            f.write_str(&digits)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Number({self})")
+    }
+}
+
+impl FromStr for Number {
+    type Err = NumberError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Number::parse(s)
+    }
+}
+
+impl Default for Number {
+    fn default() -> Self {
+        Number::ZERO
+    }
+}
+
+impl From<i64> for Number {
+    fn from(value: i64) -> Self {
+        Number::from_i64(value)
+    }
+}
+
+impl From<i32> for Number {
+    fn from(value: i32) -> Self {
+        Number::from_i64(i64::from(value))
+    }
+}
+
+impl From<u32> for Number {
+    fn from(value: u32) -> Self {
+        Number::from_i64(i64::from(value))
+    }
+}
+
+impl From<u64> for Number {
+    fn from(value: u64) -> Self {
+        Number::from_small_integer(false, u128::from(value))
+    }
+}
+
+impl From<usize> for Number {
+    fn from(value: usize) -> Self {
+        // usize is at most 64 bits on every supported target.
+        Number::from_small_integer(false, value as u128)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod strategies {
+    use super::Number;
+    use proptest::prelude::*;
+
+    /// Numbers across the whole range and precision, plus small values that often tie.
+    pub(crate) fn arb_number() -> impl Strategy<Value = Number> {
+        prop_oneof![
+            any::<i64>().prop_map(Number::from),
+            (-30i64..30, -3i32..3).prop_filter_map("in range", |(c, e)| {
+                Number::from_parts(c < 0, u128::from(c.unsigned_abs()), e).ok()
+            }),
+            (any::<bool>(), 1u32..=38, any::<u128>(), -130i32..=125).prop_filter_map(
+                "in range",
+                |(negative, digits, raw, scientific)| {
+                    let coefficient = raw % 10u128.pow(digits);
+                    let exponent = scientific - digits.cast_signed() + 1;
+                    Number::from_parts(negative, coefficient, exponent).ok()
+                }
+            ),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strategies::arb_number;
+    use super::*;
+    use proptest::prelude::*;
+
+    fn n(s: &str) -> Number {
+        match Number::parse(s) {
+            Ok(n) => n,
+            Err(e) => panic!("{s:?} should parse: {e}"),
+        }
+    }
+
+    fn err(s: &str) -> NumberError {
+        match Number::parse(s) {
+            Ok(n) => panic!("{s:?} should not parse, got {n}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn normalises_like_dynamodb() {
+        // Cases from ScyllaDB's DynamoDB-verified `_NORMALIZATION_CASES` plus the brief's.
+        let cases = [
+            ("1", "1"),
+            ("123", "123"),
+            ("-5", "-5"),
+            ("0", "0"),
+            ("10", "10"),
+            ("1000", "1000"),
+            ("007", "7"),
+            ("001.23", "1.23"),
+            ("00", "0"),
+            ("+3", "3"),
+            ("+0", "0"),
+            ("+1.5", "1.5"),
+            ("1.0", "1"),
+            ("1.00", "1"),
+            ("1.10", "1.1"),
+            ("100.000", "100"),
+            ("0.0", "0"),
+            ("0.10", "0.1"),
+            ("1e3", "1000"),
+            ("1E3", "1000"),
+            ("1e+3", "1000"),
+            ("1E+3", "1000"),
+            ("5e1", "50"),
+            ("-3e2", "-300"),
+            ("1.5e2", "150"),
+            ("1.23e4", "12300"),
+            ("1e-3", "0.001"),
+            ("5e-1", "0.5"),
+            ("123e-2", "1.23"),
+            ("1.23e-1", "0.123"),
+            ("1.0e3", "1000"),
+            ("1.00e2", "100"),
+            ("1.0e-1", "0.1"),
+            ("-0", "0"),
+            ("-0.0", "0"),
+            ("0e5", "0"),
+            ("0.0e3", "0"),
+            ("0e-5", "0"),
+            (".5", "0.5"),
+            (".123", "0.123"),
+            ("-.5", "-0.5"),
+            ("1.", "1"),
+            ("1e20", "100000000000000000000"),
+            ("9.9e10", "99000000000"),
+            ("1e-20", "0.00000000000000000001"),
+            ("3.14159", "3.14159"),
+            ("-273.15", "-273.15"),
+            ("0.001", "0.001"),
+            ("0001.500", "1.5"),
+            ("1e2", "100"),
+            ("0e1000", "0"),
+            ("0.0e126", "0"),
+            ("0e126", "0"),
+            ("-0e-131", "0"),
+            ("1e0000000000000000000000002", "100"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(n(input).to_string(), expected, "input {input:?}");
+        }
+        assert_eq!(n("1e125").to_string(), format!("1{}", "0".repeat(125)));
+        assert_eq!(n("1E-130").to_string(), format!("0.{}1", "0".repeat(129)));
+        assert_eq!(n("-1E-130").to_string(), format!("-0.{}1", "0".repeat(129)));
+    }
+
+    #[test]
+    fn rejects_non_numbers_with_dynamodb_message() {
+        for s in [
+            ".",
+            "1e",
+            "1e+",
+            "e5",
+            "NaN",
+            "-NaN",
+            "Infinity",
+            "-Infinity",
+            "inf",
+            "0x10",
+            "dog",
+            "-dog",
+            " 1",
+            "1 ",
+            "1 0",
+            "--1",
+            "+-1",
+            "1..2",
+            "1.2.3",
+            "1e5.5",
+            "1e5e5",
+            "+",
+            "-",
+            "-.",
+            ".e1",
+            "١",
+            "1_000",
+            "1,5",
+            "e",
+            "\u{0}",
+            "1e2147483648",
+            "0e-2147483648",
+        ] {
+            assert_eq!(
+                err(s),
+                NumberError::NotANumber(s.to_owned()),
+                "input {s:?} should not be a number"
+            );
+            assert_eq!(
+                err(s).to_string(),
+                format!("The parameter cannot be converted to a numeric value: {s}")
+            );
+        }
+        assert_eq!(
+            err("").to_string(),
+            "The parameter cannot be converted to a numeric value"
+        );
+        // The exponent limit is BigDecimal's ±2147483647, not the magnitude.
+        assert_eq!(err("1e2147483647"), NumberError::Overflow);
+        assert_eq!(err("1e-2147483647"), NumberError::Underflow);
+        assert_eq!(n("0e2147483647"), Number::ZERO);
+    }
+
+    #[test]
+    fn range_limits() {
+        n("1E-130");
+        n("-1E-130");
+        n("9.9999999999999999999999999999999999999E+125");
+        n("-9.9999999999999999999999999999999999999E+125");
+        n("1e125");
+        n("0.1e126");
+        n("10e-131");
+        assert_eq!(err("1E-131"), NumberError::Underflow);
+        assert_eq!(err("0.9e-130"), NumberError::Underflow);
+        assert_eq!(err("-1E-131"), NumberError::Underflow);
+        assert_eq!(err("1E126"), NumberError::Overflow);
+        assert_eq!(err("11e125"), NumberError::Overflow);
+        assert_eq!(err("-1E126"), NumberError::Overflow);
+        assert_eq!(err("1.0e100000000"), NumberError::Overflow);
+        assert_eq!(
+            err("1E126").to_string(),
+            "Number overflow. Attempting to store a number with magnitude larger than supported range"
+        );
+        assert_eq!(
+            err("1E-131").to_string(),
+            "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+        );
+    }
+
+    #[test]
+    fn precision_limits() {
+        let digits38 = "12345678901234567890123456789012345678";
+        assert_eq!(n(digits38).significant_digits(), 38);
+        assert_eq!(n(digits38).to_string(), digits38);
+        assert_eq!(err(&format!("{digits38}9")), NumberError::TooPrecise);
+        assert_eq!(
+            err(&format!("{digits38}9")).to_string(),
+            "Attempting to store more than 38 significant digits in a Number"
+        );
+        // Trailing and leading zeros are not significant.
+        let big = format!("1{}", "0".repeat(38));
+        assert_eq!(n(&big).significant_digits(), 1);
+        assert_eq!(n(&big).to_string(), big);
+        assert_eq!(n(&format!("0.000{digits38}000")).significant_digits(), 38);
+        // ScyllaDB's DynamoDB-verified precision cases.
+        n("3.1415926535897932384626433832795028841");
+        n("314159265358979323846.26433832795028841");
+        n("31415926535897932384626433832795028841e30");
+        for s in [
+            "3.14159265358979323846264338327950288419",
+            "314159265358979323846.264338327950288419",
+            "314159265358979323846264338327950288419e30",
+        ] {
+            assert_eq!(err(s), NumberError::TooPrecise, "{s}");
+        }
+        // Overflow is checked before precision, as dynalite does.
+        assert_eq!(err(&format!("{digits38}9e100")), NumberError::Overflow);
+    }
+
+    #[test]
+    fn equality_and_order_are_by_value() {
+        assert_eq!(n("1.0"), n("1"));
+        assert_eq!(n("-0"), n("0"));
+        assert_eq!(n("1e3"), n("001000.000"));
+        assert!(n("-1") < n("0"));
+        assert!(n("0") < n("1E-130"));
+        assert!(n("-1E-130") < n("0"));
+        assert!(n("9") < n("10"));
+        assert!(n("-10") < n("-9"));
+        assert!(n("1.5") < n("1.55"));
+        assert!(n("-1.55") < n("-1.5"));
+        assert!(n("99") < n("100"));
+        assert!(n("0.0999") < n("0.1"));
+        let mut sorted = [n("3"), n("-2.5"), n("0"), n("1e-5"), n("-1e10"), n("2.50")];
+        sorted.sort();
+        let shown: Vec<String> = sorted.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["-10000000000", "-2.5", "0", "0.00001", "2.5", "3"]);
+        use std::collections::HashSet;
+        let set: HashSet<Number> = ["1", "1.0", "1e0", "10e-1", "+1"]
+            .iter()
+            .map(|s| n(s))
+            .collect();
+        assert_eq!(set.len(), 1);
+    }
+
+    #[test]
+    fn addition_is_exact() {
+        let add = |a: &str, b: &str| n(a).checked_add(&n(b));
+        assert_eq!(add("0.1", "0.2"), Ok(n("0.3")));
+        assert_eq!(
+            add("1", "10000000000000000000000"),
+            Ok(n("10000000000000000000001"))
+        );
+        assert_eq!(
+            n("10000000000000000000000").checked_sub(&n("1")),
+            Ok(n("9999999999999999999999"))
+        );
+        assert_eq!(add("9e125", "9e124"), Ok(n("9.9e125")));
+        assert_eq!(add("9e125", "9e125"), Err(NumberError::Overflow));
+        assert_eq!(
+            n("9e125").checked_sub(&n("-9e125")),
+            Err(NumberError::Overflow)
+        );
+        assert_eq!(add("1e50", "1"), Err(NumberError::Inexact));
+        assert_eq!(n("1e50").checked_sub(&n("1")), Err(NumberError::Inexact));
+        assert_eq!(
+            NumberError::Inexact.to_string(),
+            "Number overflow. Attempting to store a number with magnitude larger than supported range"
+        );
+        assert_eq!(add("1e125", "1e-130"), Err(NumberError::Inexact));
+        assert_eq!(add("-5", "5"), Ok(Number::ZERO));
+        assert_eq!(add("0", "-5"), Ok(n("-5")));
+        assert_eq!(add("1.5", "-0.5"), Ok(n("1")));
+        // Carries past the i128 fast path but the result fits in 38 digits.
+        let nines = "9".repeat(37);
+        assert_eq!(
+            add(&format!("{nines}5"), &format!("{nines}5")),
+            Ok(n(&format!("1{nines}e1")))
+        );
+        assert_eq!(
+            add("1.8e38", &format!("-9{}1", "0".repeat(36))),
+            Ok(n(&format!("8{}", "9".repeat(37))))
+        );
+        // Cancellation down to a small exact result.
+        assert_eq!(
+            add("1.0000000000000000000000000000000000001e40", "-1e40"),
+            Ok(n("1e3"))
+        );
+        // Cancellation below the smallest magnitude.
+        assert_eq!(
+            add("1.0000000000000000000000000000000000001e-130", "-1e-130"),
+            Err(NumberError::Underflow)
+        );
+        // 38 nines plus one rounds nothing: 1e38 is one significant digit.
+        assert_eq!(add(&"9".repeat(38), "1"), Ok(n("1e38")));
+        assert_eq!(
+            add("9.9999999999999999999999999999999999999E+125", "1e88"),
+            Err(NumberError::Overflow)
+        );
+    }
+
+    #[test]
+    fn size_follows_dynalite() {
+        let size = |s: &str| n(s).size_in_bytes();
+        assert_eq!(size("0"), 1);
+        assert_eq!(size("1"), 2);
+        assert_eq!(size("10"), 2);
+        assert_eq!(size("12"), 2);
+        assert_eq!(size("120"), 3); // "1|20": misaligned pair
+        assert_eq!(size("123"), 3);
+        assert_eq!(size("1234"), 3);
+        assert_eq!(size("1.2"), 3); // "1.|2"
+        assert_eq!(size("0.12"), 2);
+        assert_eq!(size("-1"), 3);
+        assert_eq!(size("-123"), 4);
+        assert_eq!(size(&"9".repeat(38)), 20);
+        assert_eq!(size(&format!("9{}", "8".repeat(37))), 20);
+        assert_eq!(size(&format!("9.{}", "8".repeat(37))), 21);
+        assert_eq!(size("1e-130"), 2);
+    }
+
+    #[test]
+    fn accessors_and_conversions() {
+        assert_eq!(Number::from(-1500i64), n("-1.5e3"));
+        assert_eq!(n("-1.5e3").coefficient(), 15);
+        assert_eq!(n("-1.5e3").exponent(), 2);
+        assert_eq!(n("-1.5e3").scientific_exponent(), Some(3));
+        assert_eq!(Number::ZERO.scientific_exponent(), None);
+        assert_eq!(n("-1.5e3").to_i64(), Some(-1500));
+        assert_eq!(n("1.5").to_i64(), None);
+        assert_eq!(n("1e30").to_i64(), None);
+        assert_eq!(n("1e30").to_i128(), Some(10i128.pow(30)));
+        assert_eq!(Number::from(i64::MIN).to_i64(), Some(i64::MIN));
+        assert_eq!(Number::from(u64::MAX).to_string(), u64::MAX.to_string());
+        assert_eq!(Number::from_i128(i128::MAX), Err(NumberError::TooPrecise));
+        assert_eq!(Number::from_i128(10i128.pow(38)), Ok(n("1e38")));
+        assert!(n("-2").is_negative() && !n("-0").is_negative() && n("2").is_positive());
+        assert!(n("0.0").is_zero() && n("10").is_integer() && !n("0.5").is_integer());
+        assert_eq!(n("-2").negated(), n("2"));
+        assert_eq!(Number::ZERO.negated(), Number::ZERO);
+        assert_eq!(n("-2").abs(), n("2"));
+        assert_eq!(Number::from_parts(true, 0, 99), Ok(Number::ZERO));
+        assert_eq!(Number::from_parts(false, 1000, -3), Ok(n("1")));
+        assert_eq!(
+            Number::from_parts(false, 1, 126),
+            Err(NumberError::Overflow)
+        );
+        assert_eq!(format!("{:?}", n("-1.50")), "Number(-1.5)");
+        assert_eq!("2.50".parse::<Number>(), Ok(n("2.5")));
+    }
+
+    /// An independent comparison of plain decimal strings, for checking `Ord`.
+    fn reference_cmp(a: &str, b: &str) -> Ordering {
+        fn parts(s: &str) -> (bool, String, String) {
+            let (negative, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+            let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+            (negative, int.to_owned(), frac.to_owned())
+        }
+        let (na, ia, fa) = parts(a);
+        let (nb, ib, fb) = parts(b);
+        let is_zero = |i: &str, f: &str| i == "0" && f.is_empty();
+        let sign = |neg: bool, zero: bool| {
+            if zero {
+                0
+            } else if neg {
+                -1
+            } else {
+                1
+            }
+        };
+        let (sa, sb) = (sign(na, is_zero(&ia, &fa)), sign(nb, is_zero(&ib, &fb)));
+        if sa != sb || sa == 0 {
+            return sa.cmp(&sb);
+        }
+        let width = fa.len().max(fb.len());
+        let magnitude = ia
+            .len()
+            .cmp(&ib.len())
+            .then_with(|| ia.cmp(&ib))
+            .then_with(|| format!("{fa:0<width$}").cmp(&format!("{fb:0<width$}")));
+        if sa < 0 {
+            magnitude.reverse()
+        } else {
+            magnitude
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn integers_match_i128(a in any::<i64>(), b in any::<i64>()) {
+            let (x, y) = (Number::from(a), Number::from(b));
+            prop_assert_eq!(x.cmp(&y), a.cmp(&b));
+            prop_assert_eq!(x.to_string(), a.to_string());
+            prop_assert_eq!(x.to_i64(), Some(a));
+            let sum = i128::from(a) + i128::from(b);
+            let diff = i128::from(a) - i128::from(b);
+            prop_assert_eq!(x.checked_add(&y), Number::from_i128(sum));
+            prop_assert_eq!(x.checked_sub(&y), Number::from_i128(diff));
+            prop_assert_eq!(x.checked_add(&y).ok().and_then(|s| s.to_i128()), Some(sum));
+        }
+
+        #[test]
+        fn decimals_add_exactly(a in any::<i64>(), ka in 0i32..12, b in any::<i64>(), kb in 0i32..12) {
+            let x = Number::from_parts(a < 0, u128::from(a.unsigned_abs()), -ka).unwrap();
+            let y = Number::from_parts(b < 0, u128::from(b.unsigned_abs()), -kb).unwrap();
+            let k = ka.max(kb);
+            let scale = |v: i64, kv: i32| i128::from(v) * 10i128.pow((k - kv).cast_unsigned());
+            let sum = scale(a, ka) + scale(b, kb);
+            let expected = Number::from_parts(sum < 0, sum.unsigned_abs(), -k);
+            prop_assert_eq!(x.checked_add(&y), expected);
+            prop_assert_eq!(x.checked_add(&y), y.checked_add(&x));
+        }
+
+        #[test]
+        fn order_matches_reference(x in arb_number(), y in arb_number()) {
+            prop_assert_eq!(x.cmp(&y), reference_cmp(&x.to_string(), &y.to_string()));
+            prop_assert_eq!(x == y, x.cmp(&y) == Ordering::Equal);
+        }
+
+        #[test]
+        fn add_then_sub_round_trips(x in arb_number(), y in arb_number()) {
+            if let Ok(sum) = x.checked_add(&y) {
+                prop_assert_eq!(sum.checked_sub(&y), Ok(x.clone()));
+                prop_assert_eq!(sum.cmp(&x), y.cmp(&Number::ZERO));
+            }
+            let diff = x.checked_sub(&x);
+            prop_assert_eq!(diff, Ok(Number::ZERO));
+        }
+
+        #[test]
+        fn display_and_other_spellings_parse_back(x in arb_number(), pad in 0usize..4) {
+            prop_assert_eq!(Number::parse(&x.to_string()), Ok(x.clone()));
+            let sign = if x.is_negative() { "-" } else { "+" };
+            let zeros = "0".repeat(pad);
+            let scientific = format!(
+                "{sign}{zeros}{}{zeros}E{}",
+                x.coefficient(),
+                i64::from(x.exponent()) - pad as i64
+            );
+            prop_assert_eq!(Number::parse(&scientific), Ok(x.clone()));
+            let size = x.size_in_bytes();
+            let digits = x.significant_digits() as usize;
+            prop_assert!(size >= 1 && size <= 2 + digits / 2 + 2);
+        }
+
+        #[test]
+        fn parse_is_total(s in "[-+0-9.eE]{0,48}") {
+            if let Ok(x) = Number::parse(&s) {
+                prop_assert_eq!(Number::parse(&x.to_string()), Ok(x));
+            }
+        }
+
+        #[test]
+        fn parse_never_panics(s in "\\PC{0,64}") {
+            let _ = Number::parse(&s);
+        }
+    }
+}

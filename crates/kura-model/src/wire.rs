@@ -1,0 +1,296 @@
+//! DynamoDB JSON for attribute values: `{"S": "x"}`, `{"N": "1"}`, `{"B": "<base64>"}`, ...
+//!
+//! Decoding runs in two steps so that each failure gets DynamoDB's exception type: serde
+//! reads the JSON shape into [`AttributeValueJson`] (a shape error is a
+//! `SerializationException`), then [`AttributeValueJson::into_value`] applies DynamoDB's
+//! value rules (a broken rule is a `ValidationException`).
+
+use std::collections::{BTreeMap, HashSet};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::error::ModelError;
+use crate::limits::MAX_NESTING_DEPTH;
+use crate::messages;
+use crate::number::Number;
+use crate::value::{AttributeValue, Item};
+
+/// An attribute value as it arrives: every type field optional, nothing validated yet.
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct AttributeValueJson {
+    #[serde(rename = "S")]
+    s: Option<String>,
+    #[serde(rename = "N")]
+    n: Option<String>,
+    #[serde(rename = "B")]
+    b: Option<String>,
+    #[serde(rename = "BOOL")]
+    bool: Option<bool>,
+    #[serde(rename = "NULL")]
+    null: Option<bool>,
+    #[serde(rename = "L")]
+    l: Option<Vec<AttributeValueJson>>,
+    #[serde(rename = "M")]
+    m: Option<BTreeMap<String, AttributeValueJson>>,
+    #[serde(rename = "SS")]
+    ss: Option<Vec<String>>,
+    #[serde(rename = "NS")]
+    ns: Option<Vec<String>>,
+    #[serde(rename = "BS")]
+    bs: Option<Vec<String>>,
+}
+
+/// An item as it arrives.
+pub type ItemJson = BTreeMap<String, AttributeValueJson>;
+
+/// Validates every value of an item (or key, or any attribute map).
+pub fn item_from_json(item: ItemJson) -> Result<Item, ModelError> {
+    item.into_iter()
+        .map(|(name, value)| Ok((name, value.into_value()?)))
+        .collect()
+}
+
+impl AttributeValueJson {
+    /// Applies DynamoDB's value rules: exactly one type, numbers in range, sets non-empty
+    /// and duplicate-free, `NULL` true, nesting at most 32 levels.
+    pub fn into_value(self) -> Result<AttributeValue, ModelError> {
+        self.into_value_at(1)
+    }
+
+    fn type_count(&self) -> usize {
+        [
+            self.s.is_some(),
+            self.n.is_some(),
+            self.b.is_some(),
+            self.bool.is_some(),
+            self.null.is_some(),
+            self.l.is_some(),
+            self.m.is_some(),
+            self.ss.is_some(),
+            self.ns.is_some(),
+            self.bs.is_some(),
+        ]
+        .into_iter()
+        .filter(|set| *set)
+        .count()
+    }
+
+    fn into_value_at(self, depth: usize) -> Result<AttributeValue, ModelError> {
+        match self.type_count() {
+            0 => return Err(ModelError::validation(messages::EMPTY_ATTRIBUTE_VALUE)),
+            1 => {}
+            _ => return Err(ModelError::validation(messages::MULTIPLE_DATATYPES)),
+        }
+        if depth > MAX_NESTING_DEPTH && (self.l.is_some() || self.m.is_some()) {
+            return Err(ModelError::validation(messages::NESTING_TOO_DEEP));
+        }
+        let value = if let Some(s) = self.s {
+            AttributeValue::S(s)
+        } else if let Some(n) = self.n {
+            AttributeValue::N(Number::parse(&n)?)
+        } else if let Some(b) = self.b {
+            AttributeValue::B(decode_base64(&b)?)
+        } else if let Some(b) = self.bool {
+            AttributeValue::Bool(b)
+        } else if let Some(null) = self.null {
+            if !null {
+                return Err(ModelError::validation(messages::NULL_MUST_BE_TRUE));
+            }
+            AttributeValue::Null
+        } else if let Some(list) = self.l {
+            AttributeValue::L(
+                list.into_iter()
+                    .map(|v| v.into_value_at(depth + 1))
+                    .collect::<Result<_, _>>()?,
+            )
+        } else if let Some(map) = self.m {
+            AttributeValue::M(
+                map.into_iter()
+                    .map(|(k, v)| Ok((k, v.into_value_at(depth + 1)?)))
+                    .collect::<Result<_, ModelError>>()?,
+            )
+        } else if let Some(ss) = self.ss {
+            check_set(&ss, "string", |items| {
+                messages::set_duplicates(&format!("[{}]", items.join(", ")))
+            })?;
+            AttributeValue::Ss(ss)
+        } else if let Some(ns) = self.ns {
+            if ns.is_empty() {
+                return Err(ModelError::validation(messages::empty_set("number")));
+            }
+            let numbers = ns
+                .iter()
+                .map(|n| Number::parse(n))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut seen = HashSet::with_capacity(numbers.len());
+            if !numbers.iter().all(|n| seen.insert(n)) {
+                return Err(ModelError::validation(messages::NUMBER_SET_DUPLICATES));
+            }
+            AttributeValue::Ns(numbers)
+        } else if let Some(bs) = self.bs {
+            let decoded = bs
+                .iter()
+                .map(|b| decode_base64(b))
+                .collect::<Result<Vec<_>, _>>()?;
+            check_set(&decoded, "binary", |_| {
+                messages::set_duplicates(&format!("[{}]", bs.join(", ")))
+            })?;
+            AttributeValue::Bs(decoded)
+        } else {
+            // type_count() == 1 guarantees one branch above matched.
+            return Err(ModelError::validation(messages::EMPTY_ATTRIBUTE_VALUE));
+        };
+        Ok(value)
+    }
+}
+
+fn check_set<T: Eq + std::hash::Hash>(
+    items: &[T],
+    kind: &str,
+    duplicates: impl FnOnce(&[T]) -> String,
+) -> Result<(), ModelError> {
+    if items.is_empty() {
+        return Err(ModelError::validation(messages::empty_set(kind)));
+    }
+    let mut seen = HashSet::with_capacity(items.len());
+    if !items.iter().all(|x| seen.insert(x)) {
+        return Err(ModelError::validation(duplicates(items)));
+    }
+    Ok(())
+}
+
+fn decode_base64(text: &str) -> Result<Vec<u8>, ModelError> {
+    BASE64
+        .decode(text)
+        .map_err(|_| ModelError::Serialization(messages::invalid_base64(text)))
+}
+
+impl Serialize for AttributeValue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        match self {
+            AttributeValue::S(s) => map.serialize_entry("S", s)?,
+            AttributeValue::N(n) => map.serialize_entry("N", &n.to_string())?,
+            AttributeValue::B(b) => map.serialize_entry("B", &BASE64.encode(b))?,
+            AttributeValue::Bool(b) => map.serialize_entry("BOOL", b)?,
+            AttributeValue::Null => map.serialize_entry("NULL", &true)?,
+            AttributeValue::L(l) => map.serialize_entry("L", l)?,
+            AttributeValue::M(m) => map.serialize_entry("M", m)?,
+            AttributeValue::Ss(ss) => map.serialize_entry("SS", ss)?,
+            AttributeValue::Ns(ns) => map.serialize_entry("NS", &DisplaySeq(ns))?,
+            AttributeValue::Bs(bs) => map.serialize_entry("BS", &Base64Seq(bs))?,
+        }
+        map.end()
+    }
+}
+
+struct DisplaySeq<'a>(&'a [Number]);
+impl Serialize for DisplaySeq<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for n in self.0 {
+            seq.serialize_element(&n.to_string())?;
+        }
+        seq.end()
+    }
+}
+
+struct Base64Seq<'a>(&'a [Vec<u8>]);
+impl Serialize for Base64Seq<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for b in self.0 {
+            seq.serialize_element(&BASE64.encode(b))?;
+        }
+        seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<AttributeValue, ModelError> {
+        let raw: AttributeValueJson =
+            serde_json::from_str(json).map_err(|e| ModelError::Serialization(e.to_string()))?;
+        raw.into_value()
+    }
+
+    fn validation(json: &str) -> String {
+        match parse(json) {
+            Err(ModelError::Validation(m)) => m,
+            other => panic!("expected a validation error for {json}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_type_round_trips_through_json() {
+        let json = r#"{"M":{"b":{"B":"AAEC"},"bool":{"BOOL":true},"bs":{"BS":["AA==","AQ=="]},"l":{"L":[{"S":"x"},{"N":"1"}]},"n":{"N":"-12.5"},"ns":{"NS":["1","2"]},"null":{"NULL":true},"s":{"S":""},"ss":{"SS":["a","b"]}}}"#;
+        let value = parse(json).expect("valid");
+        assert_eq!(serde_json::to_string(&value).expect("serialise"), json);
+    }
+
+    #[test]
+    fn type_count_rules() {
+        assert_eq!(validation("{}"), messages::EMPTY_ATTRIBUTE_VALUE);
+        assert_eq!(
+            validation(r#"{"S":"a","N":"1"}"#),
+            messages::MULTIPLE_DATATYPES
+        );
+        // A null member counts as absent, as DynamoDB's JSON reader treats it.
+        assert_eq!(parse(r#"{"S":"a","N":null}"#), Ok(AttributeValue::s("a")));
+    }
+
+    #[test]
+    fn set_rules() {
+        assert_eq!(validation(r#"{"SS":[]}"#), messages::empty_set("string"));
+        assert_eq!(validation(r#"{"NS":[]}"#), messages::empty_set("number"));
+        assert_eq!(validation(r#"{"BS":[]}"#), messages::empty_set("binary"));
+        assert_eq!(
+            validation(r#"{"SS":["a","a"]}"#),
+            messages::set_duplicates("[a, a]")
+        );
+        // Duplicate by value, not by spelling.
+        assert_eq!(
+            validation(r#"{"NS":["1","1.0"]}"#),
+            messages::NUMBER_SET_DUPLICATES
+        );
+    }
+
+    #[test]
+    fn null_must_be_true() {
+        assert_eq!(validation(r#"{"NULL":false}"#), messages::NULL_MUST_BE_TRUE);
+    }
+
+    #[test]
+    fn shape_errors_are_serialization_errors() {
+        assert!(matches!(
+            parse(r#"{"S":5}"#),
+            Err(ModelError::Serialization(_))
+        ));
+        assert!(matches!(
+            parse(r#"{"B":"!!"}"#),
+            Err(ModelError::Serialization(_))
+        ));
+        assert!(matches!(
+            parse(r#"{"L":{}}"#),
+            Err(ModelError::Serialization(_))
+        ));
+    }
+
+    #[test]
+    fn nesting_limit_is_32_levels() {
+        let nest = |levels: usize| {
+            let mut json = r#"{"S":"leaf"}"#.to_owned();
+            for _ in 0..levels {
+                json = format!(r#"{{"L":[{json}]}}"#);
+            }
+            json
+        };
+        assert!(parse(&nest(32)).is_ok());
+        assert_eq!(validation(&nest(33)), messages::NESTING_TOO_DEEP);
+    }
+}
