@@ -1,1 +1,63 @@
-//! kura-server
+//! Kura's HTTP front end: the DynamoDB JSON protocol over [`kura_engine`].
+//!
+//! `POST /` carries every operation; `GET /ready` answers 200 when the engine takes writes
+//! and 503 once a failed sync has poisoned it; `GET /` is a health line like DynamoDB's.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! let engine = kura_engine::Engine::in_memory();
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+//! kura_server::serve(listener, engine, std::future::pending()).await
+//! # }
+//! ```
+
+pub mod error;
+mod ops;
+mod protocol;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use kura_engine::{Engine, Health};
+
+/// The service as an axum router (also what in-process clients call).
+pub fn router(engine: Arc<Engine>) -> Router {
+    Router::new()
+        .route("/", post(protocol::handle).get(healthy))
+        .route("/ready", get(ready))
+        .with_state(engine)
+}
+
+async fn healthy() -> &'static str {
+    "healthy: kura"
+}
+
+async fn ready(State(engine): State<Arc<Engine>>) -> (StatusCode, &'static str) {
+    match engine.health() {
+        Health::Ready => (StatusCode::OK, "ready"),
+        Health::Poisoned => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "poisoned: a sync failed; writes are refused until restart",
+        ),
+    }
+}
+
+/// Serves until `shutdown` resolves, then finishes in-flight requests and stops the engine.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    engine: Arc<Engine>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router(engine.clone());
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    let engine_for_shutdown = engine.clone();
+    // Joining the writer thread blocks; keep it off the async workers.
+    let _joined = tokio::task::spawn_blocking(move || engine_for_shutdown.shutdown()).await;
+    Ok(())
+}

@@ -1,1 +1,151 @@
-//! kura-testkit
+//! `aws-sdk-dynamodb` clients wired to Kura, for tests, benchmarks and embedded use.
+//!
+//! - [`in_process_client`] plugs a Kura router into the SDK as its HTTP client: the real
+//!   SDK serialises and parses the real wire format, with no sockets (as s3s does for S3).
+//! - [`endpoint_client`] talks plain HTTP to any endpoint (a spawned `kura serve`,
+//!   DynamoDB Local, ...) without pulling in a TLS stack.
+//!
+//! ```
+//! # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! # rt.block_on(async {
+//! let engine = kura_engine::Engine::in_memory();
+//! let client = kura_testkit::in_process_client(engine);
+//! let tables = client.list_tables().send().await.unwrap();
+//! assert!(tables.table_names().is_empty());
+//! # });
+//! ```
+
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient,
+    SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::body::SdkBody;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector as HyperHttpConnector;
+use hyper_util::rt::TokioExecutor;
+use tower::ServiceExt;
+
+/// An SDK client whose requests are served in-process by `engine`.
+pub fn in_process_client(engine: Arc<kura_engine::Engine>) -> aws_sdk_dynamodb::Client {
+    let connector = InProcess {
+        router: kura_server::router(engine),
+    };
+    client(
+        "http://kura.in-process",
+        SharedHttpClient::new(Fixed(SharedHttpConnector::new(connector))),
+    )
+}
+
+/// An SDK client for a DynamoDB endpoint over plain HTTP, e.g. `http://127.0.0.1:8000`.
+pub fn endpoint_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
+    let hyper = HyperClient::builder(TokioExecutor::new()).build(HyperHttpConnector::new());
+    client(
+        endpoint,
+        SharedHttpClient::new(Fixed(SharedHttpConnector::new(PlainHttp { hyper }))),
+    )
+}
+
+fn client(endpoint: &str, http: SharedHttpClient) -> aws_sdk_dynamodb::Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("kura", "kura", None, None, "kura-testkit"))
+        .endpoint_url(endpoint)
+        .http_client(http)
+        .build();
+    aws_sdk_dynamodb::Client::from_conf(config)
+}
+
+/// Hands the SDK the same connector whatever its settings.
+#[derive(Debug)]
+struct Fixed(SharedHttpConnector);
+
+impl HttpClient for Fixed {
+    fn http_connector(
+        &self,
+        _: &HttpConnectorSettings,
+        _: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        self.0.clone()
+    }
+}
+
+fn to_http1(request: HttpRequest) -> Result<http::Request<Bytes>, ConnectorError> {
+    let request = request
+        .try_into_http1x()
+        .map_err(|e| ConnectorError::other(e.into(), None))?;
+    let (parts, body) = request.into_parts();
+    // DynamoDB requests are JSON held in memory, never streamed.
+    let bytes = Bytes::copy_from_slice(body.bytes().unwrap_or_default());
+    Ok(http::Request::from_parts(parts, bytes))
+}
+
+fn from_http1(response: http::Response<Bytes>) -> Result<HttpResponse, ConnectorError> {
+    let (parts, body) = response.into_parts();
+    HttpResponse::try_from(http::Response::from_parts(parts, SdkBody::from(body)))
+        .map_err(|e| ConnectorError::other(e.into(), None))
+}
+
+#[derive(Clone)]
+struct InProcess {
+    router: axum::Router,
+}
+
+impl std::fmt::Debug for InProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InProcess")
+    }
+}
+
+impl HttpConnector for InProcess {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let router = self.router.clone();
+        HttpConnectorFuture::new(async move {
+            let request = to_http1(request)?.map(axum::body::Body::from);
+            let response = router
+                .oneshot(request)
+                .await
+                .map_err(|e| ConnectorError::other(e.into(), None))?;
+            let (parts, body) = response.into_parts();
+            let bytes = body
+                .collect()
+                .await
+                .map_err(|e| ConnectorError::io(e.into()))?
+                .to_bytes();
+            from_http1(http::Response::from_parts(parts, bytes))
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+struct PlainHttp {
+    hyper: HyperClient<HyperHttpConnector, Full<Bytes>>,
+}
+
+impl HttpConnector for PlainHttp {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let hyper = self.hyper.clone();
+        HttpConnectorFuture::new(async move {
+            let request = to_http1(request)?.map(Full::new);
+            let response = hyper
+                .request(request)
+                .await
+                .map_err(|e| ConnectorError::io(e.into()))?;
+            let (parts, body) = response.into_parts();
+            let bytes = body
+                .collect()
+                .await
+                .map_err(|e| ConnectorError::io(e.into()))?
+                .to_bytes();
+            from_http1(http::Response::from_parts(parts, bytes))
+        })
+    }
+}

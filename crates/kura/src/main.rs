@@ -1,1 +1,123 @@
-fn main() {}
+//! `kura`: a DynamoDB-compatible database server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use kura_engine::Engine;
+use tracing_subscriber::EnvFilter;
+
+#[derive(Parser)]
+#[command(
+    name = "kura",
+    version,
+    about = "A DynamoDB-compatible database: one binary, durable embedded storage"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the DynamoDB API over HTTP (use it with --endpoint-url http://HOST:PORT).
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// TCP port to listen on.
+    #[arg(long, default_value_t = 8000, env = "KURA_PORT")]
+    port: u16,
+    /// Address to bind.
+    #[arg(long, default_value = "127.0.0.1", env = "KURA_BIND")]
+    bind: std::net::IpAddr,
+    /// Directory of the durable store (created if missing).
+    #[arg(
+        long,
+        default_value = "./kura-data",
+        env = "KURA_DATA_DIR",
+        conflicts_with = "in_memory"
+    )]
+    data_dir: PathBuf,
+    /// Keep everything in memory: nothing survives a restart (for tests).
+    #[arg(long, env = "KURA_IN_MEMORY")]
+    in_memory: bool,
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_env("KURA_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(args) => serve(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            tracing::error!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(args: ServeArgs) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let engine: Arc<Engine> = if args.in_memory {
+        Engine::in_memory()
+    } else {
+        Engine::open(&args.data_dir)
+            .map_err(|e| format!("cannot open {}: {e}", args.data_dir.display()))?
+    };
+    runtime.block_on(async move {
+        let addr = SocketAddr::new(args.bind, args.port);
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let local = listener.local_addr().map_err(|e| e.to_string())?;
+        let storage = if args.in_memory {
+            "in memory".to_owned()
+        } else {
+            args.data_dir.display().to_string()
+        };
+        // The readiness line scripts wait for; keep its wording stable.
+        tracing::info!(%local, storage, "kura ready on http://{local}");
+        kura_server::serve(listener, engine, shutdown_signal())
+            .await
+            .map_err(|e| format!("server error: {e}"))?;
+        tracing::info!("kura stopped");
+        Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => tracing::info!("SIGINT: shutting down"),
+        () = term => tracing::info!("SIGTERM: shutting down"),
+    }
+}

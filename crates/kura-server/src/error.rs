@@ -1,0 +1,124 @@
+//! The one place that knows DynamoDB's wire errors: `__type`, HTTP status, body.
+
+use axum::http::StatusCode;
+use kura_engine::EngineError;
+use kura_model::Item;
+use serde::Serialize;
+
+/// An error as the client will see it.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    /// The full `__type`, e.g. `com.amazon.coral.validate#ValidationException`.
+    pub type_name: String,
+    pub message: Option<String>,
+    /// ConditionalCheckFailedException's item, when asked for.
+    pub item: Option<Item>,
+}
+
+const DYNAMODB: &str = "com.amazonaws.dynamodb.v20120810";
+const CORAL_SERVICE: &str = "com.amazon.coral.service";
+const CORAL_VALIDATE: &str = "com.amazon.coral.validate";
+
+impl ApiError {
+    fn new(status: StatusCode, namespace: &str, name: &str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            type_name: format!("{namespace}#{name}"),
+            message: Some(message.into()),
+            item: None,
+        }
+    }
+
+    /// `SerializationException`: the body is not the JSON the operation takes.
+    pub fn serialization(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            CORAL_SERVICE,
+            "SerializationException",
+            message,
+        )
+    }
+
+    /// `UnknownOperationException`: DynamoDB sends it without a message.
+    pub fn unknown_operation() -> Self {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            type_name: format!("{CORAL_SERVICE}#UnknownOperationException"),
+            message: None,
+            item: None,
+        }
+    }
+
+    pub fn validation(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            CORAL_VALIDATE,
+            "ValidationException",
+            message,
+        )
+    }
+
+    /// The short name after `#`.
+    pub fn name(&self) -> &str {
+        self.type_name.rsplit('#').next().unwrap_or(&self.type_name)
+    }
+
+    pub fn body(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            #[serde(rename = "__type")]
+            type_name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message: Option<&'a str>,
+            #[serde(rename = "Item", skip_serializing_if = "Option::is_none")]
+            item: Option<&'a Item>,
+        }
+        serde_json::to_vec(&Body {
+            type_name: &self.type_name,
+            message: self.message.as_deref(),
+            item: self.item.as_ref(),
+        })
+        .unwrap_or_default()
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> Self {
+        use StatusCode as S;
+        let message = e.to_string();
+        match e {
+            EngineError::Validation(_) => Self::validation(message),
+            EngineError::Serialization(_) => Self::serialization(message),
+            EngineError::ResourceNotFound(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "ResourceNotFoundException",
+                message,
+            ),
+            EngineError::ResourceInUse(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "ResourceInUseException", message)
+            }
+            EngineError::ConditionalCheckFailed { item } => ApiError {
+                item,
+                ..Self::new(
+                    S::BAD_REQUEST,
+                    DYNAMODB,
+                    "ConditionalCheckFailedException",
+                    message,
+                )
+            },
+            EngineError::LimitExceeded(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "LimitExceededException", message)
+            }
+            EngineError::Poisoned | EngineError::ShuttingDown | EngineError::Internal(_) => {
+                Self::new(
+                    S::INTERNAL_SERVER_ERROR,
+                    DYNAMODB,
+                    "InternalServerError",
+                    message,
+                )
+            }
+        }
+    }
+}

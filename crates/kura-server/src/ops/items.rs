@@ -1,0 +1,20 @@
+//! Item family: PutItem, GetItem, DeleteItem, UpdateItem.
+
+use super::{Call, json};
+use crate::error::ApiError;
+
+pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.put_item(call.input()?).await?)
+}
+
+pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.get_item(call.input()?)?)
+}
+
+pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.delete_item(call.input()?).await?)
+}
+
+pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.update_item(call.input()?).await?)
+}

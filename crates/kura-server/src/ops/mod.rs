@@ -1,0 +1,96 @@
+//! The operation registry: `X-Amz-Target` name → handler. Handlers are grouped by family
+//! (`tables`, `items`); each parses its input, calls the engine, serialises its output.
+
+mod items;
+mod tables;
+
+use bytes::Bytes;
+use kura_engine::{Engine, RequestContext};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+
+/// What a handler needs besides its body.
+pub struct Call<'a> {
+    pub engine: &'a Engine,
+    pub ctx: RequestContext,
+    /// The `Host` the client used (DescribeEndpoints answers with it).
+    pub host: String,
+    pub body: Bytes,
+}
+
+impl Call<'_> {
+    /// Parses the body as the operation's input. Shape errors are SerializationException.
+    pub fn input<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        let body: &[u8] = if self.body.is_empty() {
+            b"{}"
+        } else {
+            &self.body
+        };
+        serde_json::from_slice(body).map_err(|e| ApiError::serialization(shape_error(&e)))
+    }
+}
+
+fn shape_error(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Syntax | Category::Eof => {
+            format!("Could not parse the request body as JSON: {e}")
+        }
+        Category::Data | Category::Io => format!("Unexpected value in request body: {e}"),
+    }
+}
+
+pub fn json<T: Serialize>(output: &T) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(output)
+        .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
+}
+
+/// The DynamoDB_20120810 operations Kura serves. Names not listed get
+/// UnknownOperationException; names listed in [`LATER`] get a precise ValidationException.
+pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    match operation {
+        "CreateTable" => tables::create_table(call).await,
+        "DescribeTable" => tables::describe_table(call).await,
+        "ListTables" => tables::list_tables(call),
+        "UpdateTable" => tables::update_table(call).await,
+        "DeleteTable" => tables::delete_table(call).await,
+        "TagResource" => tables::tag_resource(call).await,
+        "UntagResource" => tables::untag_resource(call).await,
+        "ListTagsOfResource" => tables::list_tags_of_resource(call),
+        "DescribeLimits" => tables::describe_limits(call),
+        "DescribeEndpoints" => tables::describe_endpoints(call),
+        "PutItem" => items::put_item(call).await,
+        "GetItem" => items::get_item(call),
+        "DeleteItem" => items::delete_item(call).await,
+        "UpdateItem" => items::update_item(call).await,
+        other if LATER.contains(&other) => Err(ApiError::validation(
+            kura_model::messages::not_supported_yet(&format!("The {other} operation")),
+        )),
+        _ => Err(ApiError::unknown_operation()),
+    }
+}
+
+/// Real DynamoDB operations that later issues implement.
+const LATER: &[&str] = &[
+    "Query",
+    "Scan",
+    "BatchGetItem",
+    "BatchWriteItem",
+    "TransactGetItems",
+    "TransactWriteItems",
+    "ExecuteStatement",
+    "BatchExecuteStatement",
+    "ExecuteTransaction",
+    "UpdateTimeToLive",
+    "DescribeTimeToLive",
+    "CreateBackup",
+    "DescribeBackup",
+    "ListBackups",
+    "DeleteBackup",
+    "RestoreTableFromBackup",
+    "RestoreTableToPointInTime",
+    "UpdateContinuousBackups",
+    "DescribeContinuousBackups",
+];

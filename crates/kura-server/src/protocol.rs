@@ -1,0 +1,125 @@
+//! The DynamoDB JSON 1.0 protocol: `POST /` with `X-Amz-Target: DynamoDB_20120810.<Op>`,
+//! a JSON body, and a response carrying `x-amzn-RequestId` and `x-amz-crc32` (botocore
+//! verifies the CRC).
+
+use std::sync::Arc;
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use kura_engine::{Engine, RequestContext};
+use kura_model::limits::MAX_REQUEST_BODY_BYTES;
+use kura_model::messages;
+
+use crate::error::ApiError;
+use crate::ops::{self, Call};
+
+const DYNAMODB_PREFIX: &str = "DynamoDB_20120810.";
+const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
+
+pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+    let request_id = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
+    let (parts, body) = request.into_parts();
+    let result = match to_bytes(body, MAX_REQUEST_BODY_BYTES).await {
+        Err(_) => Err(ApiError::validation(messages::request_too_large(
+            MAX_REQUEST_BODY_BYTES,
+        ))),
+        Ok(body) => {
+            let operation = target_operation(&parts.headers);
+            match operation {
+                None => Err(ApiError::unknown_operation()),
+                Some(op) => {
+                    let call = Call {
+                        engine: &engine,
+                        ctx: RequestContext {
+                            region: signing_region(&parts.headers),
+                        },
+                        host: header_str(&parts.headers, header::HOST.as_str())
+                            .unwrap_or("localhost:8000")
+                            .to_owned(),
+                        body,
+                    };
+                    let span = tracing::debug_span!("request", op, id = %request_id);
+                    let _entered = span.enter();
+                    ops::dispatch(op, call).await
+                }
+            }
+        }
+    };
+    match result {
+        Ok(body) => respond(StatusCode::OK, body, &request_id),
+        Err(error) => {
+            tracing::debug!(error = error.name(), message = ?error.message, "request failed");
+            respond(error.status, error.body(), &request_id)
+        }
+    }
+}
+
+fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {
+    let crc = crc32fast::hash(&body);
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+    if let Ok(id) = HeaderValue::from_str(request_id) {
+        headers.insert("x-amzn-requestid", id);
+    }
+    headers.insert("x-amz-crc32", HeaderValue::from(crc));
+    response
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The operation named by `X-Amz-Target`, if it addresses DynamoDB.
+fn target_operation(headers: &HeaderMap) -> Option<&str> {
+    header_str(headers, "x-amz-target")?.strip_prefix(DYNAMODB_PREFIX)
+}
+
+/// The region from a SigV4 `Authorization` header's credential scope
+/// (`Credential=AKID/20260101/eu-west-1/dynamodb/aws4_request`); `us-east-1` without one.
+/// Signatures are not checked yet; any key and region share one namespace.
+fn signing_region(headers: &HeaderMap) -> String {
+    header_str(headers, header::AUTHORIZATION.as_str())
+        .and_then(|auth| auth.split("Credential=").nth(1))
+        .and_then(|cred| cred.split('/').nth(2))
+        .filter(|r| {
+            !r.is_empty()
+                && r.len() < 64
+                && r.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
+        .unwrap_or("us-east-1")
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn region_comes_from_the_credential_scope() {
+        let mut h = HeaderMap::new();
+        assert_eq!(signing_region(&h), "us-east-1");
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static(
+                "AWS4-HMAC-SHA256 Credential=AKID/20260101/eu-west-1/dynamodb/aws4_request, SignedHeaders=host, Signature=abc",
+            ),
+        );
+        assert_eq!(signing_region(&h), "eu-west-1");
+    }
+
+    #[test]
+    fn target_needs_the_dynamodb_prefix() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            "x-amz-target",
+            HeaderValue::from_static("DynamoDB_20120810.PutItem"),
+        );
+        assert_eq!(target_operation(&h), Some("PutItem"));
+        h.insert("x-amz-target", HeaderValue::from_static("Other.PutItem"));
+        assert_eq!(target_operation(&h), None);
+    }
+}

@@ -1,0 +1,144 @@
+//! Shared helpers for black-box tests: spawning `kura serve`, building tables.
+
+#![allow(dead_code)] // each test file uses a different subset
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+};
+
+/// A `kura serve` child process on a random loopback port.
+pub struct KuraProcess {
+    child: Child,
+    pub endpoint: String,
+}
+
+impl KuraProcess {
+    /// Starts the server on `data_dir` (or in memory) and waits for its readiness line.
+    pub fn start(data_dir: Option<&Path>) -> KuraProcess {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kura"));
+        cmd.args(["serve", "--port", "0"]);
+        match data_dir {
+            Some(dir) => cmd.arg("--data-dir").arg(dir),
+            None => cmd.arg("--in-memory"),
+        };
+        cmd.env("KURA_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn kura");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if !sent && let Some(rest) = line.split("kura ready on ").nth(1) {
+                    let _ = tx.send(rest.trim().to_owned());
+                    sent = true;
+                }
+            }
+        });
+        let endpoint = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("kura did not become ready");
+        KuraProcess { child, endpoint }
+    }
+
+    pub fn client(&self) -> Client {
+        kura_testkit::endpoint_client(&self.endpoint)
+    }
+
+    /// `kill -9`: no shutdown code runs.
+    pub fn kill9(mut self) {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("wait");
+    }
+
+    /// SIGTERM and wait for a clean exit.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill -TERM");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "kura did not stop after SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for KuraProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Creates an on-demand table with a string partition key and optional sort key.
+pub async fn create_table(
+    client: &Client,
+    name: &str,
+    pk: &str,
+    sk: Option<(&str, ScalarAttributeType)>,
+) {
+    let mut req = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(def(pk, ScalarAttributeType::S))
+        .key_schema(key(pk, KeyType::Hash));
+    if let Some((sk, ty)) = sk {
+        req = req
+            .attribute_definitions(def(sk, ty))
+            .key_schema(key(sk, KeyType::Range));
+    }
+    req.send().await.expect("create table");
+}
+
+pub fn def(name: &str, ty: ScalarAttributeType) -> AttributeDefinition {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ty)
+        .build()
+        .expect("definition")
+}
+
+pub fn key(name: &str, ty: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder()
+        .attribute_name(name)
+        .key_type(ty)
+        .build()
+        .expect("key")
+}
+
+/// The error code (`__type` after '#') of an SDK error.
+pub fn code<E, R>(err: &aws_sdk_dynamodb::error::SdkError<E, R>) -> String
+where
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+{
+    err.as_service_error()
+        .and_then(|e| e.code())
+        .unwrap_or("<not a service error>")
+        .to_owned()
+}
+
+pub fn message<E, R>(err: &aws_sdk_dynamodb::error::SdkError<E, R>) -> String
+where
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+{
+    err.as_service_error()
+        .and_then(|e| e.message())
+        .unwrap_or("")
+        .to_owned()
+}
+pub mod scenarios;

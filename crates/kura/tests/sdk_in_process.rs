@@ -1,0 +1,32 @@
+//! The SDK scenarios with Kura plugged in as the SDK's HTTP client (no sockets).
+
+mod common;
+
+use common::scenarios;
+
+#[tokio::test]
+async fn table_lifecycle_in_memory() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    scenarios::table_lifecycle(&client).await;
+}
+
+#[tokio::test]
+async fn table_lifecycle_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let engine = kura_engine::Engine::open(dir.path()).expect("open");
+    let client = kura_testkit::in_process_client(engine.clone());
+    scenarios::table_lifecycle(&client).await;
+    engine.shutdown();
+}
+
+#[tokio::test]
+async fn list_tables_paging() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    scenarios::list_tables_paging(&client).await;
+}
+
+#[tokio::test]
+async fn validation_errors() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    scenarios::validation_errors(&client).await;
+}
