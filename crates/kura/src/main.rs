@@ -53,6 +53,7 @@ fn main() -> ExitCode {
             EnvFilter::try_from_env("KURA_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
@@ -90,7 +91,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             args.data_dir.display().to_string()
         };
         // The readiness line scripts wait for; keep its wording stable.
-        tracing::info!(%local, storage, "kura ready on http://{local}");
+        tracing::info!("kura ready on http://{local} (storage: {storage})");
         kura_server::serve(listener, engine, shutdown_signal())
             .await
             .map_err(|e| format!("server error: {e}"))?;

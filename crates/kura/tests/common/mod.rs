@@ -38,7 +38,8 @@ impl KuraProcess {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 if !sent && let Some(rest) = line.split("kura ready on ").nth(1) {
-                    let _ = tx.send(rest.trim().to_owned());
+                    let endpoint = rest.split_whitespace().next().unwrap_or_default();
+                    let _ = tx.send(endpoint.to_owned());
                     sent = true;
                 }
             }

@@ -1,0 +1,61 @@
+//! The SDK scenarios against a spawned `kura serve` over real HTTP, plus process behaviour:
+//! readiness, graceful shutdown, data surviving a clean restart.
+
+mod common;
+
+use common::{KuraProcess, scenarios};
+
+#[tokio::test]
+async fn scenarios_over_http() {
+    let server = KuraProcess::start(None);
+    let client = server.client();
+    scenarios::table_lifecycle(&client).await;
+    scenarios::list_tables_paging(&client).await;
+    scenarios::validation_errors(&client).await;
+}
+
+#[tokio::test]
+async fn ready_endpoint_and_clean_restart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    let ready = raw_get(&server.endpoint, "/ready").await;
+    assert_eq!(ready, (200, "ready".to_owned()));
+
+    let client = server.client();
+    common::create_table(&client, "Kept", "pk", None).await;
+    client
+        .put_item()
+        .table_name("Kept")
+        .item("pk", aws_sdk_dynamodb::types::AttributeValue::S("a".into()))
+        .send()
+        .await
+        .expect("put");
+    assert!(server.terminate().success(), "SIGTERM must exit cleanly");
+
+    let server = KuraProcess::start(Some(dir.path()));
+    let got = server
+        .client()
+        .get_item()
+        .table_name("Kept")
+        .key("pk", aws_sdk_dynamodb::types::AttributeValue::S("a".into()))
+        .send()
+        .await
+        .expect("get");
+    assert!(got.item().is_some(), "data must survive a clean restart");
+}
+
+async fn raw_get(endpoint: &str, path: &str) -> (u16, String) {
+    use http_body_util::BodyExt;
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Empty<bytes::Bytes>>();
+    let uri: http::Uri = format!("{endpoint}{path}").parse().expect("uri");
+    let response = client.get(uri).await.expect("GET");
+    let status = response.status().as_u16();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
