@@ -4,6 +4,7 @@
 //! change. Its side effects, all in the same atomic batch as the item:
 //! - the item itself in `Items`;
 //! - the table statistics (ItemCount, TableSizeBytes) in `Meta`.
+//!
 //! Later issues add index entries, the stream record and the TTL index entry here.
 
 use std::sync::Arc;

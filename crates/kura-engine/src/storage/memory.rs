@@ -88,6 +88,6 @@ impl Store for MemoryStore {
 mod tests {
     #[test]
     fn conformance() {
-        super::super::conformance::run_all(|| super::MemoryStore::new());
+        super::super::conformance::run_all(super::MemoryStore::new);
     }
 }

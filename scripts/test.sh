@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine: installs what the tests need
+# (Python packages for boto3 and the AWS CLI, into .venv), runs the Rust tests, then the
+# interop suite against a real `kura serve` on a durable data directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\n== %s\n' "$*"; }
+
+log "Python test dependencies (.venv)"
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
+export PATH="$PWD/.venv/bin:$PATH"
+
+log "cargo fmt --check and clippy"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9)"
+cargo test --workspace --locked
+
+log "Interop tests: boto3 and the AWS CLI against kura serve"
+cargo build --locked -p kura
+data_dir=$(mktemp -d)
+server_log=$(mktemp)
+./target/debug/kura serve --port 0 --data-dir "$data_dir" 2>"$server_log" &
+server_pid=$!
+cleanup() { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$data_dir"; }
+trap cleanup EXIT
+endpoint=""
+for _ in $(seq 1 300); do
+  endpoint=$(sed -n 's/.*kura ready on \(http:[^ ]*\).*/\1/p' "$server_log" | head -n 1)
+  [ -n "$endpoint" ] && break
+  if ! kill -0 "$server_pid" 2>/dev/null; then cat "$server_log"; echo "kura exited early" >&2; exit 1; fi
+  sleep 0.1
+done
+[ -n "$endpoint" ] || { cat "$server_log"; echo "kura did not become ready" >&2; exit 1; }
+KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
