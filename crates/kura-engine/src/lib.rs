@@ -171,6 +171,15 @@ impl Engine {
         }))
     }
 
+    /// Items in storage across all tables, deleted-but-unpurged ones included (for tests
+    /// and diagnostics; it scans everything).
+    pub fn debug_item_count(&self) -> usize {
+        self.store.snapshot().map_or(0, |s| {
+            s.range(Space::Items, KeyRange::prefix(b""), Direction::Forward)
+                .count()
+        })
+    }
+
     pub fn health(&self) -> Health {
         if self.writer.is_poisoned() {
             Health::Poisoned

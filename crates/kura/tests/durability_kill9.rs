@@ -9,11 +9,11 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use acks::Acked;
 use aws_sdk_dynamodb::types::AttributeValue as Av;
 use common::KuraProcess;
-use parking_lot_free::Acked;
 
-mod parking_lot_free {
+mod acks {
     use std::sync::Mutex;
     /// Acknowledged writes: (writer, sequence number).
     #[derive(Default)]
