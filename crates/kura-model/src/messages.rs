@@ -80,6 +80,26 @@ pub fn invalid_base64(value: &str) -> String {
     format!("'{value}' can not be converted to a Blob: Invalid Base64 encoding")
 }
 
+// ---- numbers ----
+
+/// Source: dynalite `checkNum`; empty input drops the ": input" suffix.
+pub fn not_a_number(input: &str) -> String {
+    if input.is_empty() {
+        "The parameter cannot be converted to a numeric value".to_owned()
+    } else {
+        format!("The parameter cannot be converted to a numeric value: {input}")
+    }
+}
+/// Source: dynalite `checkNum`; ScyllaDB's test_number.py (checked against DynamoDB).
+pub const NUMBER_OVERFLOW: &str =
+    "Number overflow. Attempting to store a number with magnitude larger than supported range";
+/// Source: dynalite `checkNum`.
+pub const NUMBER_UNDERFLOW: &str =
+    "Number underflow. Attempting to store a number with magnitude smaller than supported range";
+/// Source: dynalite `checkNum`.
+pub const NUMBER_TOO_PRECISE: &str =
+    "Attempting to store more than 38 significant digits in a Number";
+
 // ---- keys and items ----
 
 /// Source: DynamoDB PutItem; dynalite `db/index.js` `validateItem`.
