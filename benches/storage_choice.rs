@@ -55,14 +55,15 @@ struct Fjall {
 
 impl Engine for Fjall {
     fn commit_synced(&self, keys: &[u64], value: &[u8]) {
-        let mut b = self.db.batch();
+        // As FjallStore commits: the journal is synced before the batch becomes visible.
+        let mut b = self
+            .db
+            .batch()
+            .durability(Some(fjall::PersistMode::SyncAll));
         for &k in keys {
             b.insert(&self.ks, key(k), value);
         }
         b.commit().expect("commit");
-        self.db
-            .persist(fjall::PersistMode::SyncAll)
-            .expect("persist");
     }
     fn commit_unsynced(&self, keys: &[u64], value: &[u8]) {
         let mut b = self.db.batch();
@@ -71,11 +72,22 @@ impl Engine for Fjall {
         }
         b.commit().expect("commit");
     }
+    // Reads through a snapshot, as FjallStore does.
     fn get(&self, k: u64) -> bool {
-        self.ks.get(key(k)).expect("get").is_some()
+        use fjall::Readable;
+        self.db
+            .snapshot()
+            .get(&self.ks, key(k))
+            .expect("get")
+            .is_some()
     }
     fn range_count(&self, from: u64, n: usize) -> usize {
-        self.ks.range(key(from)..).take(n).count()
+        use fjall::Readable;
+        self.db
+            .snapshot()
+            .range(&self.ks, key(from)..)
+            .take(n)
+            .count()
     }
     fn flush(&self) {
         self.db
@@ -213,7 +225,9 @@ fn main() {
     let redb_dir = tempfile::tempdir().expect("tempdir");
 
     let fjall_fig = {
+        // Configured as Kura's FjallStore: every commit syncs itself.
         let db = fjall::Database::builder(fjall_dir.path())
+            .manual_journal_persist(true)
             .open()
             .expect("open fjall");
         let ks = db

@@ -290,10 +290,7 @@ pub(crate) fn write_item(
         None => None,
     };
     let stats_key = keys::stats_key(table_id);
-    let mut stats = match w.get(Space::Meta, &stats_key)? {
-        Some(bytes) => TableStats::decode(&bytes).unwrap_or_default(),
-        None => TableStats::default(),
-    };
+    let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;
     stats.apply(old.as_ref().map(item_size), new.as_ref().map(item_size));
     match &new {
         Some(item) => w.put(Space::Items, storage_key, encode_item(item)),

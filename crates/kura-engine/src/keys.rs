@@ -6,7 +6,7 @@
 //!   → item. The hash prefix spreads partitions over the key space the way DynamoDB's
 //!   partitioning does, so Scan order and parallel-scan segments follow the hash.
 //! - `Meta`: `format` → store format version; `next_table_id` → u64;
-//!   `stats` ‖ table id → table statistics; `purge` ‖ table id → a deleted table whose
+//!   `stats/` ‖ table id → table statistics; `purge/` ‖ table id → a deleted table whose
 //!   items are still being removed.
 
 use kura_model::{ModelError, PrimaryKey};
@@ -84,6 +84,16 @@ impl TableStats {
         out.extend_from_slice(&self.item_count.to_be_bytes());
         out.extend_from_slice(&self.size_bytes.to_be_bytes());
         out
+    }
+
+    /// Reads a stored record; a corrupt one is an error, never silently zero.
+    pub fn read(bytes: Option<Vec<u8>>) -> Result<TableStats, crate::EngineError> {
+        match bytes {
+            None => Ok(TableStats::default()),
+            Some(b) => TableStats::decode(&b).ok_or_else(|| {
+                crate::EngineError::Internal("corrupt table statistics record".into())
+            }),
+        }
     }
 
     pub fn decode(bytes: &[u8]) -> Option<TableStats> {

@@ -143,14 +143,14 @@ impl Engine {
             let record = TableRecord::decode(&bytes).map_err(EngineError::Internal)?;
             tables.insert(record.name.clone(), Arc::new(record));
         }
-        let purges: Vec<u64> = snapshot
-            .range(
-                Space::Meta,
-                KeyRange::prefix(keys::purge_prefix()),
-                Direction::Forward,
-            )
-            .filter_map(|row| row.ok().and_then(|(k, _)| keys::table_id_of_purge_key(&k)))
-            .collect();
+        let mut purges = Vec::new();
+        let markers = KeyRange::prefix(keys::purge_prefix());
+        for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
+            let (key, _) = row?;
+            let id = keys::table_id_of_purge_key(&key)
+                .ok_or_else(|| EngineError::Internal("corrupt purge marker".into()))?;
+            purges.push(id);
+        }
         drop(snapshot);
 
         let writer = Arc::new(Writer::start(store.clone()));

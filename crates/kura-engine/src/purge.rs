@@ -40,6 +40,9 @@ impl Purger {
                     }
                 }
             })
+            .inspect_err(|e| {
+                tracing::error!(error = %e, "cannot start the purge thread; deleted tables keep their space until restart");
+            })
             .ok();
         Purger {
             queue: Mutex::new(Some(tx)),

@@ -210,6 +210,10 @@ impl Engine {
         c.finish()?;
         refuse_unsupported(&[
             (
+                input.attribute_definitions.is_some(),
+                "AttributeDefinitions in UpdateTable",
+            ),
+            (
                 input.global_secondary_index_updates.is_some(),
                 "GlobalSecondaryIndexUpdates",
             ),
@@ -267,10 +271,7 @@ impl Engine {
                 if record.deletion_protection {
                     return Err(EngineError::validation(messages::DELETION_PROTECTED));
                 }
-                let stats = match w.get(Space::Meta, &keys::stats_key(record.id))? {
-                    Some(bytes) => TableStats::decode(&bytes).unwrap_or_default(),
-                    None => TableStats::default(),
-                };
+                let stats = TableStats::read(w.get(Space::Meta, &keys::stats_key(record.id))?)?;
                 w.delete(Space::Catalog, name.clone().into_bytes());
                 w.delete(Space::Meta, keys::stats_key(record.id));
                 // Items go in the background: the table id is never reused, so leftovers
@@ -399,10 +400,7 @@ impl Engine {
 
     pub(crate) fn stats(&self, table_id: u64) -> Result<TableStats> {
         let snapshot = self.store.snapshot()?;
-        Ok(snapshot
-            .get(Space::Meta, &keys::stats_key(table_id))?
-            .and_then(|b| TableStats::decode(&b))
-            .unwrap_or_default())
+        TableStats::read(snapshot.get(Space::Meta, &keys::stats_key(table_id))?)
     }
 }
 
@@ -414,9 +412,7 @@ fn decode_u64(bytes: &[u8]) -> Result<u64> {
 }
 
 fn resource_arn_not_found(arn: &str) -> EngineError {
-    EngineError::ResourceNotFound(format!(
-        "Requested resource not found: ResourcArn: {arn} not found"
-    ))
+    EngineError::ResourceNotFound(messages::resource_arn_not_found(arn))
 }
 
 /// `arn:aws:dynamodb:<region>:<account>:table/<name>`. Region and account are not checked:

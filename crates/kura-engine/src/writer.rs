@@ -90,7 +90,15 @@ impl Writer {
         let flag = poisoned.clone();
         let thread = std::thread::Builder::new()
             .name("kura-writer".into())
-            .spawn(move || run(store.as_ref(), &rx, &flag))
+            .spawn(move || {
+                // A panic here is a bug; the durable state of the group is unknown, so the
+                // engine must refuse writes rather than report ShuttingDown forever.
+                let run = std::panic::AssertUnwindSafe(|| run(store.as_ref(), &rx, &flag));
+                if std::panic::catch_unwind(run).is_err() {
+                    flag.store(true, Ordering::SeqCst);
+                    tracing::error!("the writer thread panicked; refusing all further writes");
+                }
+            })
             .ok();
         if thread.is_none() {
             tracing::error!("could not start the writer thread; writes are refused");
@@ -145,7 +153,8 @@ impl Writer {
                 let outcome = f(ctx);
                 let keep = outcome.is_ok();
                 let reply: Reply = Box::new(move |committed: Result<()>| {
-                    let _receiver_gone = tx.send(committed.and(outcome));
+                    // A job's own failure wins over the group's commit result.
+                    let _receiver_gone = tx.send(outcome.and_then(|r| committed.map(|()| r)));
                 });
                 Some((keep, reply))
             }

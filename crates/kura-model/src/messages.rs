@@ -202,6 +202,10 @@ pub fn throughput_unchanged(read: i64, write: i64, new_read: i64, new_write: i64
 pub fn invalid_arn(arn: &str) -> String {
     format!("Invalid TableArn: Invalid ResourceArn provided as input {arn}")
 }
+/// Source: DynamoDB ListTagsOfResource on a missing table (the missing "e" is DynamoDB's).
+pub fn resource_arn_not_found(arn: &str) -> String {
+    format!("Requested resource not found: ResourcArn: {arn} not found")
+}
 /// Source: DynamoDB TagResource over 50 tags.
 pub const TOO_MANY_TAGS: &str = "One or more parameter values were invalid: The number of tags per resource exceeds the limit of 50";
 
@@ -211,6 +215,17 @@ pub const TOO_MANY_TAGS: &str = "One or more parameter values were invalid: The 
 pub fn request_too_large(limit: usize) -> String {
     format!("Request size exceeds the limit of {limit} bytes")
 }
+/// Source: Kura. DynamoDB's own texts come from its Java JSON reader and cannot be
+/// reproduced exactly; the exception type is what clients act on.
+pub fn body_not_json(detail: &str) -> String {
+    format!("Could not parse the request body as JSON: {detail}")
+}
+/// Source: Kura (see [`body_not_json`]).
+pub fn body_wrong_shape(detail: &str) -> String {
+    format!("Unexpected value in request body: {detail}")
+}
+/// Source: Kura.
+pub const BODY_UNREADABLE: &str = "The request body could not be read";
 /// Source: Kura, for features that arrive with later issues (never accepted and ignored).
 pub fn not_supported_yet(what: &str) -> String {
     format!("{what} is not supported by Kura yet")

@@ -12,6 +12,8 @@ use kura_engine::{Engine, RequestContext};
 use kura_model::limits::MAX_REQUEST_BODY_BYTES;
 use kura_model::messages;
 
+use tracing::Instrument;
+
 use crate::error::ApiError;
 use crate::ops::{self, Call};
 
@@ -21,10 +23,18 @@ const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let request_id = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
     let (parts, body) = request.into_parts();
-    let result = match to_bytes(body, MAX_REQUEST_BODY_BYTES).await {
-        Err(_) => Err(ApiError::validation(messages::request_too_large(
-            MAX_REQUEST_BODY_BYTES,
-        ))),
+    // Never buffers more than the limit; a longer body is refused once it gets there.
+    let read = to_bytes(body, MAX_REQUEST_BODY_BYTES).await.map_err(|e| {
+        let over_limit =
+            std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"));
+        if over_limit {
+            too_large()
+        } else {
+            ApiError::serialization(messages::BODY_UNREADABLE)
+        }
+    });
+    let result = match read {
+        Err(error) => Err(error),
         Ok(body) => {
             let operation = target_operation(&parts.headers);
             match operation {
@@ -41,8 +51,7 @@ pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Resp
                         body,
                     };
                     let span = tracing::debug_span!("request", op, id = %request_id);
-                    let _entered = span.enter();
-                    ops::dispatch(op, call).await
+                    ops::dispatch(op, call).instrument(span).await
                 }
             }
         }
@@ -54,6 +63,10 @@ pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Resp
             respond(error.status, error.body(), &request_id)
         }
     }
+}
+
+fn too_large() -> ApiError {
+    ApiError::validation(messages::request_too_large(MAX_REQUEST_BODY_BYTES))
 }
 
 fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {

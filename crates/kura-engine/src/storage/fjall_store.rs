@@ -1,8 +1,10 @@
 //! The durable store: fjall (an LSM tree with a write-ahead journal). See ADR 0002.
 //!
 //! One fjall keyspace per [`Space`]. A commit is one fjall write batch (atomic across
-//! keyspaces) followed by a `SyncAll` persist of the journal, so `commit` returns only when
-//! the batch would survive power loss. A failed persist poisons fjall itself; we report it.
+//! keyspaces) with `SyncAll` durability: fjall syncs the journal *before* applying the batch
+//! to its memtables, so no reader ever sees a write that a crash could still lose, and
+//! `commit` returns only when the batch would survive power loss. A failed sync poisons
+//! fjall itself; we report it.
 
 use std::collections::HashMap;
 use std::ops::Bound;
@@ -22,7 +24,7 @@ impl FjallStore {
     /// Opens (or creates) the store in `dir`, recovering the journal after a crash.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         let db = Database::builder(dir)
-            // Kura persists explicitly after every group commit.
+            // Every commit syncs itself (see `commit`); no background journal syncing.
             .manual_journal_persist(true)
             .open()
             .map_err(StoreError::new)?;
@@ -95,7 +97,7 @@ impl Store for FjallStore {
     }
 
     fn commit(&self, batch: WriteBatch) -> Result<(), StoreError> {
-        let mut fb = self.db.batch();
+        let mut fb = self.db.batch().durability(Some(PersistMode::SyncAll));
         for (space, key, value) in batch.into_ops() {
             // fjall asserts on these; a bad key must be an error, never a panic.
             if key.is_empty() || key.len() > super::MAX_KEY_LEN {
@@ -110,10 +112,7 @@ impl Store for FjallStore {
                 None => fb.remove(ks, key),
             }
         }
-        fb.commit().map_err(StoreError::new)?;
-        self.db
-            .persist(PersistMode::SyncAll)
-            .map_err(StoreError::new)
+        fb.commit().map_err(StoreError::new)
     }
 
     fn is_durable(&self) -> bool {

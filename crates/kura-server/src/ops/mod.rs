@@ -6,6 +6,7 @@ mod tables;
 
 use bytes::Bytes;
 use kura_engine::{Engine, RequestContext};
+use kura_model::messages;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -35,10 +36,8 @@ impl Call<'_> {
 fn shape_error(e: &serde_json::Error) -> String {
     use serde_json::error::Category;
     match e.classify() {
-        Category::Syntax | Category::Eof => {
-            format!("Could not parse the request body as JSON: {e}")
-        }
-        Category::Data | Category::Io => format!("Unexpected value in request body: {e}"),
+        Category::Syntax | Category::Eof => messages::body_not_json(&e.to_string()),
+        Category::Data | Category::Io => messages::body_wrong_shape(&e.to_string()),
     }
 }
 
@@ -65,9 +64,9 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "GetItem" => items::get_item(call),
         "DeleteItem" => items::delete_item(call).await,
         "UpdateItem" => items::update_item(call).await,
-        other if LATER.contains(&other) => Err(ApiError::validation(
-            kura_model::messages::not_supported_yet(&format!("The {other} operation")),
-        )),
+        other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
+            &format!("The {other} operation"),
+        ))),
         _ => Err(ApiError::unknown_operation()),
     }
 }
