@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for FUZZ_SECONDS each (default 60). Installs cargo-fuzz if needed.
+# Targets: attribute_value_json, request_json, number_parse, key_decode, item_decode.
+# `-s none` builds with coverage but without a sanitizer, which works on the stable toolchain.
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+seconds="${FUZZ_SECONDS:-60}"
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+targets=$(cargo fuzz list)
+for target in $targets; do
+  echo "== fuzzing $target for ${seconds}s"
+  cargo fuzz run -s none "$target" -- -max_total_time="$seconds"
+done
