@@ -663,8 +663,8 @@ fn apply_update(current: &TableRecord, input: &UpdateTableInput, now: i64) -> Re
                         t.last_increase_ms = Some(now);
                     }
                     if !switching && (wanted.read < old.read || wanted.write < old.write) {
+                        t.decreases_today = decreases_on_day(old, now) + 1;
                         t.last_decrease_ms = Some(now);
-                        t.decreases_today += 1;
                     }
                     t.read = wanted.read;
                     t.write = wanted.write;
@@ -684,6 +684,15 @@ fn apply_update(current: &TableRecord, input: &UpdateTableInput, now: i64) -> Re
         next.table_class = Some(class.clone());
     }
     Ok(next)
+}
+
+/// Decreases counted on the UTC day of `now_ms` (the count restarts each day).
+fn decreases_on_day(t: &Throughput, now_ms: i64) -> u32 {
+    const DAY_MS: i64 = 86_400_000;
+    match t.last_decrease_ms {
+        Some(last) if last.div_euclid(DAY_MS) == now_ms.div_euclid(DAY_MS) => t.decreases_today,
+        _ => 0,
+    }
 }
 
 /// The `TableDescription` DynamoDB returns for `record`.
@@ -725,7 +734,7 @@ fn describe(
         provisioned_throughput: ProvisionedThroughputDescription {
             last_increase_date_time: record.throughput.last_increase_ms.map(seconds),
             last_decrease_date_time: record.throughput.last_decrease_ms.map(seconds),
-            number_of_decreases_today: record.throughput.decreases_today,
+            number_of_decreases_today: decreases_on_day(&record.throughput, crate::clock::now_ms()),
             read_capacity_units: record.throughput.read,
             write_capacity_units: record.throughput.write,
         },
@@ -745,6 +754,23 @@ fn describe(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decreases_count_per_utc_day() {
+        let day = 86_400_000;
+        let t = Throughput {
+            last_decrease_ms: Some(3 * day + 5),
+            decreases_today: 4,
+            ..Throughput::default()
+        };
+        assert_eq!(decreases_on_day(&t, 3 * day + 1000), 4);
+        assert_eq!(
+            decreases_on_day(&t, 4 * day),
+            0,
+            "a new UTC day starts at zero"
+        );
+        assert_eq!(decreases_on_day(&Throughput::default(), 0), 0);
+    }
 
     #[test]
     fn arns() {

@@ -34,6 +34,28 @@ pub fn run_all<S: Store>(fresh: impl Fn() -> S) {
     prefix_ranges(&fresh());
     snapshots_are_stable(&fresh());
     batches_are_atomic_in_order(&fresh());
+    out_of_range_keys_fail_the_whole_batch(&fresh());
+}
+
+fn out_of_range_keys_fail_the_whole_batch(store: &dyn Store) {
+    for bad in [Vec::new(), vec![7u8; super::MAX_KEY_LEN + 1]] {
+        let mut batch = WriteBatch::default();
+        batch.put(Space::Items, b"good".to_vec(), b"v".to_vec());
+        batch.put(Space::Items, bad, b"v".to_vec());
+        assert!(
+            store.commit(batch).is_err(),
+            "an out-of-range key is an error, not a panic"
+        );
+    }
+    let snap = store.snapshot().expect("snapshot");
+    assert_eq!(
+        snap.get(Space::Items, b"good").expect("get"),
+        None,
+        "nothing of a refused batch lands"
+    );
+    let mut batch = WriteBatch::default();
+    batch.put(Space::Items, vec![7u8; super::MAX_KEY_LEN], b"v".to_vec());
+    store.commit(batch).expect("the longest allowed key");
 }
 
 fn get_put_delete(store: &dyn Store) {

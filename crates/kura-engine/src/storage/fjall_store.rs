@@ -100,12 +100,7 @@ impl Store for FjallStore {
         let mut fb = self.db.batch().durability(Some(PersistMode::SyncAll));
         for (space, key, value) in batch.into_ops() {
             // fjall asserts on these; a bad key must be an error, never a panic.
-            if key.is_empty() || key.len() > super::MAX_KEY_LEN {
-                return Err(StoreError(format!(
-                    "key of {} bytes is out of range",
-                    key.len()
-                )));
-            }
+            super::check_key(&key)?;
             let ks = self.keyspace(space)?;
             match value {
                 Some(v) => fb.insert(ks, key, v),

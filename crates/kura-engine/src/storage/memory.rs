@@ -64,8 +64,13 @@ impl Store for MemoryStore {
 
     fn commit(&self, batch: WriteBatch) -> Result<(), StoreError> {
         let _one_writer = self.commit_lock.lock();
+        // Validate the whole batch first: a batch applies entirely or not at all.
+        let ops: Vec<_> = batch.into_ops().collect();
+        for (_, key, _) in &ops {
+            super::check_key(key)?;
+        }
         let mut next = (**self.current.read()).clone();
-        for (space, key, value) in batch.into_ops() {
+        for (space, key, value) in ops {
             match value {
                 Some(v) => {
                     next.insert((space, key), v);

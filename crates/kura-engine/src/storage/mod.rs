@@ -126,6 +126,17 @@ impl KeyRange {
     }
 }
 
+/// Checks the key contract every store enforces, so the memory store fails where fjall would.
+pub fn check_key(key: &[u8]) -> Result<(), StoreError> {
+    if key.is_empty() || key.len() > MAX_KEY_LEN {
+        return Err(StoreError(format!(
+            "key of {} bytes is out of range",
+            key.len()
+        )));
+    }
+    Ok(())
+}
+
 /// The smallest byte string greater than every string starting with `prefix`.
 pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
     let mut end = prefix.to_vec();
