@@ -8,8 +8,12 @@ cd "$(dirname "$0")/.."
 log() { printf '\n== %s\n' "$*"; }
 
 log "Python test dependencies (.venv)"
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
+if [ ! -x .venv/bin/python ] && ! python3 -m venv .venv; then
+  # Debian's system Python needs its venv package first.
+  if command -v apt-get >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq python3-venv
+  fi
+  rm -rf .venv && python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
 export PATH="$PWD/.venv/bin:$PATH"
