@@ -88,9 +88,20 @@ fn to_http1(request: HttpRequest) -> Result<http::Request<Bytes>, ConnectorError
     Ok(http::Request::from_parts(parts, bytes))
 }
 
-fn from_http1(response: http::Response<Bytes>) -> Result<HttpResponse, ConnectorError> {
+/// Reads a whole HTTP response (DynamoDB responses are JSON held in memory) into the SDK's
+/// response type.
+async fn from_http1<B>(response: http::Response<B>) -> Result<HttpResponse, ConnectorError>
+where
+    B: http_body::Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let (parts, body) = response.into_parts();
-    HttpResponse::try_from(http::Response::from_parts(parts, SdkBody::from(body)))
+    let bytes = body
+        .collect()
+        .await
+        .map_err(|e| ConnectorError::io(e.into()))?
+        .to_bytes();
+    HttpResponse::try_from(http::Response::from_parts(parts, SdkBody::from(bytes)))
         .map_err(|e| ConnectorError::other(e.into(), None))
 }
 
@@ -114,13 +125,7 @@ impl HttpConnector for InProcess {
                 .oneshot(request)
                 .await
                 .map_err(|e| ConnectorError::other(e.into(), None))?;
-            let (parts, body) = response.into_parts();
-            let bytes = body
-                .collect()
-                .await
-                .map_err(|e| ConnectorError::io(e.into()))?
-                .to_bytes();
-            from_http1(http::Response::from_parts(parts, bytes))
+            from_http1(response).await
         })
     }
 }
@@ -139,13 +144,7 @@ impl HttpConnector for PlainHttp {
                 .request(request)
                 .await
                 .map_err(|e| ConnectorError::io(e.into()))?;
-            let (parts, body) = response.into_parts();
-            let bytes = body
-                .collect()
-                .await
-                .map_err(|e| ConnectorError::io(e.into()))?
-                .to_bytes();
-            from_http1(http::Response::from_parts(parts, bytes))
+            from_http1(response).await
         })
     }
 }
