@@ -40,6 +40,27 @@ fn common_constraints(
     );
 }
 
+/// The checks PutItem, DeleteItem and UpdateItem add for their return options.
+fn write_constraints(c: &mut Constraints, return_values: Option<&str>, metrics: Option<&str>) {
+    c.one_of("returnValues", return_values, &RETURN_VALUES);
+    c.one_of(
+        "returnItemCollectionMetrics",
+        metrics,
+        &RETURN_ITEM_COLLECTION_METRICS,
+    );
+}
+
+/// PutItem and DeleteItem return the old item or nothing.
+fn returns_all_old(return_values: Option<&str>) -> Result<bool> {
+    match return_values {
+        None | Some("NONE") => Ok(false),
+        Some("ALL_OLD") => Ok(true),
+        Some(_) => Err(EngineError::validation(
+            messages::RETURN_VALUES_ALL_OLD_OR_NONE,
+        )),
+    }
+}
+
 fn refuse_expressions(members: &ExpressionMembers) -> Result<()> {
     match members.first_present() {
         Some(name) => Err(EngineError::validation(messages::not_supported_yet(name))),
@@ -67,23 +88,14 @@ impl Engine {
             input.return_consumed_capacity.as_deref(),
         );
         c.not_null("item", input.item.as_ref());
-        c.one_of(
-            "returnValues",
+        write_constraints(
+            &mut c,
             input.return_values.as_deref(),
-            &RETURN_VALUES,
-        );
-        c.one_of(
-            "returnItemCollectionMetrics",
             input.return_item_collection_metrics.as_deref(),
-            &RETURN_ITEM_COLLECTION_METRICS,
         );
         c.finish()?;
         refuse_expressions(&input.expressions)?;
-        let return_old = match input.return_values.as_deref() {
-            None | Some("NONE") => false,
-            Some("ALL_OLD") => true,
-            Some(_) => return Err(EngineError::validation(messages::PUT_RETURN_VALUES)),
-        };
+        let return_old = returns_all_old(input.return_values.as_deref())?;
         let item = validated(input.item)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
@@ -163,23 +175,14 @@ impl Engine {
             input.return_consumed_capacity.as_deref(),
         );
         c.not_null("key", input.key.as_ref());
-        c.one_of(
-            "returnValues",
+        write_constraints(
+            &mut c,
             input.return_values.as_deref(),
-            &RETURN_VALUES,
-        );
-        c.one_of(
-            "returnItemCollectionMetrics",
             input.return_item_collection_metrics.as_deref(),
-            &RETURN_ITEM_COLLECTION_METRICS,
         );
         c.finish()?;
         refuse_expressions(&input.expressions)?;
-        let return_old = match input.return_values.as_deref() {
-            None | Some("NONE") => false,
-            Some("ALL_OLD") => true,
-            Some(_) => return Err(EngineError::validation(messages::DELETE_RETURN_VALUES)),
-        };
+        let return_old = returns_all_old(input.return_values.as_deref())?;
         let key = validated(input.key)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
@@ -211,15 +214,10 @@ impl Engine {
             input.return_consumed_capacity.as_deref(),
         );
         c.not_null("key", input.key.as_ref());
-        c.one_of(
-            "returnValues",
+        write_constraints(
+            &mut c,
             input.return_values.as_deref(),
-            &RETURN_VALUES,
-        );
-        c.one_of(
-            "returnItemCollectionMetrics",
             input.return_item_collection_metrics.as_deref(),
-            &RETURN_ITEM_COLLECTION_METRICS,
         );
         c.finish()?;
         refuse_expressions(&input.expressions)?;

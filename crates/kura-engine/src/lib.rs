@@ -5,10 +5,7 @@
 //! and never wait on writes.
 //!
 //! ```
-//! # tokio_test();
-//! # fn tokio_test() {
-//! # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-//! # rt.block_on(async {
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! use kura_engine::{Engine, RequestContext, api::*};
 //! let engine = Engine::in_memory();
 //! let ctx = RequestContext::default();
@@ -28,7 +25,6 @@
 //! assert_eq!(serde_json::to_string(&item["age"]).unwrap(), r#"{"N":"42"}"#);
 //! engine.shutdown();
 //! # });
-//! # }
 //! ```
 
 pub mod api;

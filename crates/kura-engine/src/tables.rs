@@ -628,9 +628,7 @@ fn apply_update(current: &TableRecord, input: &UpdateTableInput, now: i64) -> Re
     };
     match (target_mode, input.provisioned_throughput.as_ref()) {
         (BillingMode::PayPerRequest, Some(_)) => {
-            return Err(EngineError::validation(
-                messages::UPDATE_PPR_WITH_THROUGHPUT,
-            ));
+            return Err(EngineError::validation(messages::PPR_WITH_THROUGHPUT));
         }
         (BillingMode::PayPerRequest, None) => {
             if current.billing_mode != BillingMode::PayPerRequest {

@@ -132,10 +132,8 @@ pub const PARTITION_KEY_TOO_LARGE: &str = "One or more parameter values were inv
 pub const SORT_KEY_TOO_LARGE: &str = "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes";
 /// Source: DynamoDB PutItem over 400 KB; dynalite `validateItem`.
 pub const ITEM_TOO_LARGE: &str = "Item size has exceeded the maximum allowed size";
-/// Source: dynalite `validations/putItem.js`.
-pub const PUT_RETURN_VALUES: &str = "ReturnValues can only be ALL_OLD or NONE";
-/// Source: DynamoDB DeleteItem (same rule as PutItem).
-pub const DELETE_RETURN_VALUES: &str = "ReturnValues can only be ALL_OLD or NONE";
+/// Source: dynalite `validations/putItem.js`; DeleteItem has the same rule.
+pub const RETURN_VALUES_ALL_OLD_OR_NONE: &str = "ReturnValues can only be ALL_OLD or NONE";
 
 // ---- tables ----
 
@@ -187,8 +185,6 @@ pub const DUPLICATE_ATTRIBUTE_DEFINITION: &str =
     "One or more parameter values were invalid: Duplicate AttributeName in AttributeDefinitions";
 /// Source: DynamoDB UpdateTable with nothing to change.
 pub const UPDATE_TABLE_NOTHING: &str = "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required";
-/// Source: DynamoDB UpdateTable to PAY_PER_REQUEST with throughput.
-pub const UPDATE_PPR_WITH_THROUGHPUT: &str = "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST";
 /// Source: DynamoDB UpdateTable with the throughput the table already has.
 pub fn throughput_unchanged(read: i64, write: i64, new_read: i64, new_write: i64) -> String {
     format!(
