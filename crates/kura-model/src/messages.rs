@@ -226,3 +226,156 @@ pub const BODY_UNREADABLE: &str = "The request body could not be read";
 pub fn not_supported_yet(what: &str) -> String {
     format!("{what} is not supported by Kura yet")
 }
+
+// ---- expressions ----
+//
+// Unless noted, source: dynalite's expression grammars (`db/conditionParser.pegjs`,
+// `db/updateParser.pegjs`, `db/projectionParser.pegjs`) and `validations/index.js`
+// (`validateExpressionParams`, `validateExpressions`), which reproduce DynamoDB's texts,
+// cross-checked with ScyllaDB's DynamoDB-verified `test/alternator/test_*expression*.py`.
+
+/// Every parse-time expression error is prefixed with the parameter it is about.
+pub fn invalid_expression(parameter: &str, detail: &str) -> String {
+    format!("Invalid {parameter}: {detail}")
+}
+pub const EXPRESSION_EMPTY: &str = "The expression can not be empty;";
+pub const NAMES_EMPTY: &str = "ExpressionAttributeNames must not be empty";
+pub const VALUES_EMPTY: &str = "ExpressionAttributeValues must not be empty";
+pub fn invalid_names_key(key: &str) -> String {
+    format!("ExpressionAttributeNames contains invalid key: Syntax error; key: \"{key}\"")
+}
+pub fn invalid_values_key(key: &str) -> String {
+    format!("ExpressionAttributeValues contains invalid key: Syntax error; key: \"{key}\"")
+}
+pub fn invalid_value(detail: &str, key: &str) -> String {
+    format!("ExpressionAttributeValues contains invalid value: {detail} for key {key}")
+}
+pub fn unused_names(keys: &[String]) -> String {
+    format!(
+        "Value provided in ExpressionAttributeNames unused in expressions: keys: {{{}}}",
+        keys.join(", ")
+    )
+}
+pub fn unused_values(keys: &[String]) -> String {
+    format!(
+        "Value provided in ExpressionAttributeValues unused in expressions: keys: {{{}}}",
+        keys.join(", ")
+    )
+}
+pub fn undefined_name(name: &str) -> String {
+    format!(
+        "An expression attribute name used in the document path is not defined; attribute name: {name}"
+    )
+}
+pub fn undefined_value(value: &str) -> String {
+    format!(
+        "An expression attribute value used in expression is not defined; attribute value: {value}"
+    )
+}
+pub fn reserved_keyword(word: &str) -> String {
+    format!("Attribute name is a reserved keyword; reserved keyword: {word}")
+}
+pub fn mixed_parameters(legacy: &[&str], expression: &[&str]) -> String {
+    format!(
+        "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {{{}}} Expression parameters: {{{}}}",
+        legacy.join(", "),
+        expression.join(", ")
+    )
+}
+pub const NAMES_WITHOUT_EXPRESSIONS: &str =
+    "ExpressionAttributeNames can only be specified when using expressions";
+/// `expressions` are the parameters that could have used values, e.g. ["UpdateExpression",
+/// "ConditionExpression"].
+pub fn values_without_expressions(expressions: &[&str]) -> String {
+    let verb = if expressions.len() > 1 { "are" } else { "is" };
+    format!(
+        "ExpressionAttributeValues can only be specified when using expressions: {} {verb} null",
+        expressions.join(" and ")
+    )
+}
+pub const REDUNDANT_PARENTHESES: &str = "The expression has redundant parentheses;";
+pub fn invalid_function(name: &str) -> String {
+    format!("Invalid function name; function: {name}")
+}
+pub fn misused_function(name: &str) -> String {
+    format!("The function is not allowed to be used this way in an expression; function: {name}")
+}
+pub fn operand_count(name: &str, count: usize) -> String {
+    format!(
+        "Incorrect number of operands for operator or function; operator or function: {name}, number of operands: {count}"
+    )
+}
+pub fn requires_path(name: &str) -> String {
+    format!("Operator or function requires a document path; operator or function: {name}")
+}
+pub fn function_operand_type(name: &str, operand_type: &str) -> String {
+    format!(
+        "Incorrect operand type for operator or function; operator or function: {name}, operand type: {operand_type}"
+    )
+}
+pub fn operator_operand_type(operator: &str, operand_type: &str) -> String {
+    format!(
+        "Incorrect operand type for operator or function; operator: {operator}, operand type: {operand_type}"
+    )
+}
+pub fn not_distinct(operator: &str, path: &str) -> String {
+    format!(
+        "The first operand must be distinct from the remaining operands for this operator or function; operator: {operator}, first operand: {path}"
+    )
+}
+pub fn invalid_type_name(name: &str) -> String {
+    format!(
+        "Invalid attribute type name found; type: {name}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+    )
+}
+pub fn between_types(low: &str, high: &str) -> String {
+    format!(
+        "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: {low}, upper bound operand: AttributeValue: {high}"
+    )
+}
+pub fn between_order(low: &str, high: &str) -> String {
+    format!(
+        "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {low}, upper bound operand: AttributeValue: {high}"
+    )
+}
+pub fn section_twice(section: &str) -> String {
+    format!("The \"{section}\" section can only be used once in an update expression;")
+}
+pub fn paths_overlap(one: &str, two: &str) -> String {
+    format!(
+        "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: {one}, path two: {two}"
+    )
+}
+pub fn paths_conflict(one: &str, two: &str) -> String {
+    format!(
+        "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: {one}, path two: {two}"
+    )
+}
+/// Source: DynamoDB UpdateItem; ScyllaDB `test_update_expression.py`.
+pub const UPDATE_INVALID_PATH: &str =
+    "The document path provided in the update expression is invalid for update";
+/// Source: as [`UPDATE_INVALID_PATH`].
+pub const UPDATE_WRONG_OPERAND_TYPE: &str =
+    "An operand in the update expression has an incorrect data type";
+/// Source: as [`UPDATE_INVALID_PATH`].
+pub const UPDATE_MISSING_ATTRIBUTE: &str =
+    "The provided expression refers to an attribute that does not exist in the item";
+/// Source: DynamoDB UpdateItem on a key attribute; moto `UpdateHashRangeKeyException`.
+pub fn update_key_attribute(name: &str) -> String {
+    format!("Cannot update attribute {name}. This attribute is part of the key")
+}
+/// Source: DynamoDB UpdateItem whose result is over 400 KB; dynalite `db/index.js`.
+pub const UPDATED_ITEM_TOO_LARGE: &str =
+    "Item size to update has exceeded the maximum allowed size";
+pub fn expression_too_long(bytes: usize) -> String {
+    format!("Expression size has exceeded the maximum allowed size; expression size: {bytes}")
+}
+pub fn too_many_operators(count: usize) -> String {
+    format!("The expression contains too many operators; operator count: {count}")
+}
+pub fn too_many_in_operands(count: usize) -> String {
+    format!("The IN operator is provided with too many operands; number of operands: {count}")
+}
+pub fn path_too_deep(levels: usize) -> String {
+    format!("The document path has too many nesting levels; nesting levels: {levels}")
+}

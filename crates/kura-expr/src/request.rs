@@ -1,0 +1,254 @@
+//! One request's expression members, validated and compiled together.
+//!
+//! The order of checks is DynamoDB's (dynalite `validations/index.js`
+//! `validateExpressionParams` then `validateExpressions`): legacy and expression
+//! parameters mixed; names or values without any expression; the names and values
+//! themselves; each expression (update, condition, key condition, filter, projection);
+//! then unused names and values. Legacy parameters are translated last.
+
+use std::collections::BTreeMap;
+
+use kura_model::messages;
+use kura_model::wire::AttributeValueJson;
+use serde::Deserialize;
+
+use crate::ast::{Condition, Projection, Update};
+use crate::bindings::Bindings;
+use crate::error::{ExprError, Result};
+use crate::legacy::{self, AttributeValueUpdateJson, ConditionJson, ExpectedJson};
+use crate::parse::condition::parse_condition;
+use crate::parse::projection::parse_projection;
+use crate::parse::update::parse_update;
+
+/// The expression-related members of a request, as they arrive.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct ExpressionParams {
+    pub condition_expression: Option<String>,
+    pub update_expression: Option<String>,
+    pub projection_expression: Option<String>,
+    pub filter_expression: Option<String>,
+    pub key_condition_expression: Option<String>,
+    pub expression_attribute_names: Option<BTreeMap<String, String>>,
+    pub expression_attribute_values: Option<BTreeMap<String, AttributeValueJson>>,
+    pub expected: Option<BTreeMap<String, ExpectedJson>>,
+    pub conditional_operator: Option<String>,
+    pub attribute_updates: Option<BTreeMap<String, AttributeValueUpdateJson>>,
+    pub attributes_to_get: Option<Vec<String>>,
+    pub key_conditions: Option<BTreeMap<String, ConditionJson>>,
+    pub query_filter: Option<BTreeMap<String, ConditionJson>>,
+    pub scan_filter: Option<BTreeMap<String, ConditionJson>>,
+}
+
+/// The operations that take expressions; each accepts its own members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    PutItem,
+    DeleteItem,
+    UpdateItem,
+    GetItem,
+    Query,
+    Scan,
+}
+
+impl Operation {
+    /// Expression parameters, in the order DynamoDB lists them in messages.
+    fn expressions(self) -> &'static [&'static str] {
+        match self {
+            Operation::PutItem | Operation::DeleteItem => &["ConditionExpression"],
+            Operation::UpdateItem => &["UpdateExpression", "ConditionExpression"],
+            Operation::GetItem => &["ProjectionExpression"],
+            Operation::Query => &[
+                "ProjectionExpression",
+                "FilterExpression",
+                "KeyConditionExpression",
+            ],
+            Operation::Scan => &["ProjectionExpression", "FilterExpression"],
+        }
+    }
+
+    /// Legacy parameters, in the order DynamoDB lists them in messages.
+    fn legacy(self) -> &'static [&'static str] {
+        match self {
+            Operation::PutItem | Operation::DeleteItem => &["Expected", "ConditionalOperator"],
+            Operation::UpdateItem => &["AttributeUpdates", "Expected", "ConditionalOperator"],
+            Operation::GetItem => &["AttributesToGet"],
+            Operation::Query => &[
+                "AttributesToGet",
+                "QueryFilter",
+                "ConditionalOperator",
+                "KeyConditions",
+            ],
+            Operation::Scan => &["AttributesToGet", "ScanFilter", "ConditionalOperator"],
+        }
+    }
+}
+
+impl ExpressionParams {
+    fn present(&self, member: &str) -> bool {
+        match member {
+            "ConditionExpression" => self.condition_expression.is_some(),
+            "UpdateExpression" => self.update_expression.is_some(),
+            "ProjectionExpression" => self.projection_expression.is_some(),
+            "FilterExpression" => self.filter_expression.is_some(),
+            "KeyConditionExpression" => self.key_condition_expression.is_some(),
+            "Expected" => self.expected.is_some(),
+            "ConditionalOperator" => self.conditional_operator.is_some(),
+            "AttributeUpdates" => self.attribute_updates.is_some(),
+            "AttributesToGet" => self.attributes_to_get.is_some(),
+            "KeyConditions" => self.key_conditions.is_some(),
+            "QueryFilter" => self.query_filter.is_some(),
+            "ScanFilter" => self.scan_filter.is_some(),
+            _ => false,
+        }
+    }
+
+    /// Drops the members `operation` does not have; DynamoDB ignores unknown members.
+    fn only_for(mut self, operation: Operation) -> Self {
+        let keep = |name: &str| {
+            operation.expressions().contains(&name) || operation.legacy().contains(&name)
+        };
+        macro_rules! drop_unless {
+            ($($field:ident => $name:literal),* $(,)?) => {
+                $(if !keep($name) { self.$field = None; })*
+            };
+        }
+        drop_unless!(
+            condition_expression => "ConditionExpression",
+            update_expression => "UpdateExpression",
+            projection_expression => "ProjectionExpression",
+            filter_expression => "FilterExpression",
+            key_condition_expression => "KeyConditionExpression",
+            expected => "Expected",
+            conditional_operator => "ConditionalOperator",
+            attribute_updates => "AttributeUpdates",
+            attributes_to_get => "AttributesToGet",
+            key_conditions => "KeyConditions",
+            query_filter => "QueryFilter",
+            scan_filter => "ScanFilter",
+        );
+        if operation == Operation::GetItem {
+            self.expression_attribute_values = None;
+        }
+        self
+    }
+}
+
+/// The expressions of one request, compiled. Legacy parameters arrive here translated.
+#[derive(Debug, Clone, Default)]
+pub struct Compiled {
+    pub condition: Option<Condition>,
+    pub update: Option<Update>,
+    pub projection: Option<Projection>,
+    pub filter: Option<Condition>,
+    pub key_condition: Option<Condition>,
+}
+
+/// Validates and compiles the expression members of one `operation` request.
+pub fn compile(operation: Operation, params: ExpressionParams) -> Result<Compiled> {
+    let params = params.only_for(operation);
+    check_parameter_mix(operation, &params)?;
+    let mut bindings = Bindings::new(
+        params.expression_attribute_names.clone(),
+        params.expression_attribute_values.clone(),
+    )?;
+    let mut compiled = Compiled::default();
+    if let Some(source) = &params.update_expression {
+        compiled.update = Some(parse_update(source, &mut bindings)?);
+    }
+    if let Some(source) = &params.condition_expression {
+        compiled.condition = Some(parse_condition(
+            source,
+            &mut bindings,
+            "ConditionExpression",
+        )?);
+    }
+    if let Some(source) = &params.key_condition_expression {
+        compiled.key_condition = Some(parse_condition(
+            source,
+            &mut bindings,
+            "KeyConditionExpression",
+        )?);
+    }
+    if let Some(source) = &params.filter_expression {
+        compiled.filter = Some(parse_condition(source, &mut bindings, "FilterExpression")?);
+    }
+    if let Some(source) = &params.projection_expression {
+        compiled.projection = Some(parse_projection(source, &mut bindings)?);
+    }
+    bindings.check_all_used()?;
+    translate_legacy(operation, params, &mut compiled)?;
+    Ok(compiled)
+}
+
+fn check_parameter_mix(operation: Operation, params: &ExpressionParams) -> Result<()> {
+    let expressions: Vec<&str> = operation
+        .expressions()
+        .iter()
+        .copied()
+        .filter(|m| params.present(m))
+        .collect();
+    if !expressions.is_empty() {
+        let legacy: Vec<&str> = operation
+            .legacy()
+            .iter()
+            .copied()
+            .filter(|m| params.present(m))
+            // KeyConditions may accompany expressions as long as KeyConditionExpression
+            // is absent (dynalite's special case, as DynamoDB).
+            .filter(|m| *m != "KeyConditions" || params.key_condition_expression.is_some())
+            .collect();
+        if !legacy.is_empty() {
+            return Err(ExprError::validation(messages::mixed_parameters(
+                &legacy,
+                &expressions,
+            )));
+        }
+    }
+    if params.expression_attribute_names.is_some() && expressions.is_empty() {
+        return Err(ExprError::validation(messages::NAMES_WITHOUT_EXPRESSIONS));
+    }
+    let value_users: Vec<&str> = operation
+        .expressions()
+        .iter()
+        .copied()
+        .filter(|m| *m != "ProjectionExpression")
+        .collect();
+    if params.expression_attribute_values.is_some()
+        && !value_users.is_empty()
+        && value_users.iter().all(|m| !params.present(m))
+    {
+        return Err(ExprError::validation(messages::values_without_expressions(
+            &value_users,
+        )));
+    }
+    Ok(())
+}
+
+fn translate_legacy(
+    operation: Operation,
+    params: ExpressionParams,
+    compiled: &mut Compiled,
+) -> Result<()> {
+    let operator = params.conditional_operator.as_deref();
+    if let Some(expected) = params.expected {
+        compiled.condition = legacy::expected(expected, operator)?;
+    } else if let Some(filter) = params.query_filter.or(params.scan_filter) {
+        compiled.filter = legacy::conditions(filter, operator, legacy::Use::Filter)?;
+    } else if operator.is_some() && operation != Operation::GetItem {
+        legacy::check_lone_operator(operator)?;
+    }
+    if let Some(updates) = params.attribute_updates {
+        compiled.update = Some(legacy::attribute_updates(updates)?);
+    }
+    if let Some(names) = params.attributes_to_get {
+        compiled.projection = Some(legacy::attributes_to_get(names)?);
+    }
+    if let Some(key_conditions) = params.key_conditions
+        && compiled.key_condition.is_none()
+    {
+        compiled.key_condition =
+            legacy::conditions(key_conditions, None, legacy::Use::KeyCondition)?;
+    }
+    Ok(())
+}
