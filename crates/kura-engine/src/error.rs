@@ -51,6 +51,12 @@ impl From<ModelError> for EngineError {
     }
 }
 
+impl From<kura_expr::ExprError> for EngineError {
+    fn from(e: kura_expr::ExprError) -> Self {
+        EngineError::Validation(e.message().to_owned())
+    }
+}
+
 impl From<StoreError> for EngineError {
     fn from(e: StoreError) -> Self {
         EngineError::Internal(e.to_string())

@@ -9,6 +9,11 @@
 
 use std::sync::Arc;
 
+use kura_expr::eval::condition::evaluate;
+use kura_expr::eval::projection::project;
+use kura_expr::eval::update::apply;
+use kura_expr::request::{Compiled, Operation, compile};
+use kura_expr::{Condition, Path};
 use kura_model::constraint::Constraints;
 use kura_model::item_codec::{decode_item, encode_item};
 use kura_model::size::item_size;
@@ -25,6 +30,7 @@ use crate::writer::WriteContext;
 
 const RETURN_VALUES: [&str; 5] = ["NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"];
 const RETURN_ITEM_COLLECTION_METRICS: [&str; 2] = ["SIZE", "NONE"];
+const RETURN_ON_CONDITION_FAILURE: [&str; 2] = ["ALL_OLD", "NONE"];
 
 /// The checks every item operation starts with, in DynamoDB's order.
 fn common_constraints(
@@ -41,13 +47,69 @@ fn common_constraints(
 }
 
 /// The checks PutItem, DeleteItem and UpdateItem add for their return options.
-fn write_constraints(c: &mut Constraints, return_values: Option<&str>, metrics: Option<&str>) {
+fn write_constraints(
+    c: &mut Constraints,
+    return_values: Option<&str>,
+    metrics: Option<&str>,
+    on_condition_failure: Option<&str>,
+) {
     c.one_of("returnValues", return_values, &RETURN_VALUES);
     c.one_of(
         "returnItemCollectionMetrics",
         metrics,
         &RETURN_ITEM_COLLECTION_METRICS,
     );
+    c.one_of(
+        "returnValuesOnConditionCheckFailure",
+        on_condition_failure,
+        &RETURN_ON_CONDITION_FAILURE,
+    );
+}
+
+/// Refuses the write unless `condition` holds for the current item (absent = empty). The
+/// failure carries the item when `ReturnValuesOnConditionCheckFailure` is `ALL_OLD`.
+fn check_condition(
+    condition: Option<&Condition>,
+    current: Option<&Item>,
+    return_item: bool,
+) -> Result<()> {
+    let Some(condition) = condition else {
+        return Ok(());
+    };
+    let empty = Item::new();
+    if evaluate(condition, current.unwrap_or(&empty)) {
+        Ok(())
+    } else {
+        Err(EngineError::ConditionalCheckFailed {
+            item: if return_item { current.cloned() } else { None },
+        })
+    }
+}
+
+/// The item's state as the writer sees it.
+fn read_current(w: &mut WriteContext<'_>, storage_key: &[u8]) -> Result<Option<Item>> {
+    match w.get(Space::Items, storage_key)? {
+        Some(bytes) => Ok(Some(decode_stored(&bytes)?)),
+        None => Ok(None),
+    }
+}
+
+/// UpdateItem may not touch the key: DynamoDB refuses any action on a key attribute.
+fn refuse_key_updates(update: &kura_expr::Update, table: &TableRecord) -> Result<()> {
+    for path in update.target_paths() {
+        if table.key_schema.attributes().any(|k| k.name == path.top()) {
+            return Err(EngineError::validation(messages::update_key_attribute(
+                path.top(),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The part of `item` that the update's actions touched, for UPDATED_OLD / UPDATED_NEW.
+fn updated_part(item: Option<&Item>, paths: &[Path]) -> Option<Item> {
+    let part = project(item?, paths);
+    (!part.is_empty()).then_some(part)
 }
 
 /// PutItem and DeleteItem return the old item or nothing.
@@ -58,13 +120,6 @@ fn returns_all_old(return_values: Option<&str>) -> Result<bool> {
         Some(_) => Err(EngineError::validation(
             messages::RETURN_VALUES_ALL_OLD_OR_NONE,
         )),
-    }
-}
-
-fn refuse_expressions(members: &ExpressionMembers) -> Result<()> {
-    match members.first_present() {
-        Some(name) => Err(EngineError::validation(messages::not_supported_yet(name))),
-        None => Ok(()),
     }
 }
 
@@ -92,10 +147,11 @@ impl Engine {
             &mut c,
             input.return_values.as_deref(),
             input.return_item_collection_metrics.as_deref(),
+            input.return_values_on_condition_check_failure.as_deref(),
         );
         c.finish()?;
-        refuse_expressions(&input.expressions)?;
         let return_old = returns_all_old(input.return_values.as_deref())?;
+        let Compiled { condition, .. } = compile(Operation::PutItem, input.expressions)?;
         let item = validated(input.item)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
@@ -106,10 +162,14 @@ impl Engine {
         }
         let storage_key = keys::item_key(table.id, &key)?;
         let catalog = self.catalog.clone();
+        let return_on_failure =
+            returns_item_on_failure(&input.return_values_on_condition_check_failure);
         let old = self
             .writer
             .submit(false, move |w| {
                 check_table_still_there(&catalog, &table)?;
+                let current = read_current(w, &storage_key)?;
+                check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
                 write_item(w, table.id, storage_key, Some(item))
             })
             .await?;
@@ -129,7 +189,7 @@ impl Engine {
             input.return_consumed_capacity.as_deref(),
         );
         c.not_null("key", input.key.as_ref());
-        if let Some(names) = &input.attributes_to_get {
+        if let Some(names) = &input.expressions.attributes_to_get {
             c.length(
                 "attributesToGet",
                 &format!("[{}]", names.join(", ")),
@@ -139,7 +199,7 @@ impl Engine {
             );
         }
         c.finish()?;
-        refuse_expressions(&input.expressions)?;
+        let Compiled { projection, .. } = compile(Operation::GetItem, input.expressions)?;
         let key = validated(input.key)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
@@ -151,13 +211,10 @@ impl Engine {
             None => None,
         };
         let consistent = input.consistent_read.unwrap_or(false);
+        // Capacity counts the whole item read, not the projected part.
         let units = read_units(item.as_ref().map_or(0, item_size), consistent);
-        let item = match (item, &input.attributes_to_get) {
-            (Some(item), Some(names)) => Some(
-                item.into_iter()
-                    .filter(|(k, _)| names.contains(k))
-                    .collect(),
-            ),
+        let item = match (item, &projection) {
+            (Some(item), Some(paths)) => Some(project(&item, paths)),
             (item, _) => item,
         };
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
@@ -179,20 +236,25 @@ impl Engine {
             &mut c,
             input.return_values.as_deref(),
             input.return_item_collection_metrics.as_deref(),
+            input.return_values_on_condition_check_failure.as_deref(),
         );
         c.finish()?;
-        refuse_expressions(&input.expressions)?;
         let return_old = returns_all_old(input.return_values.as_deref())?;
+        let Compiled { condition, .. } = compile(Operation::DeleteItem, input.expressions)?;
         let key = validated(input.key)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
         let key = table.key_schema.key_of_key_map(&key)?;
         let storage_key = keys::item_key(table.id, &key)?;
         let catalog = self.catalog.clone();
+        let return_on_failure =
+            returns_item_on_failure(&input.return_values_on_condition_check_failure);
         let old = self
             .writer
             .submit(false, move |w| {
                 check_table_still_there(&catalog, &table)?;
+                let current = read_current(w, &storage_key)?;
+                check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
                 write_item(w, table.id, storage_key, None)
             })
             .await?;
@@ -204,8 +266,8 @@ impl Engine {
         })
     }
 
-    /// UpdateItem without update expressions: DynamoDB creates the item with just its key
-    /// when it does not exist, and otherwise leaves it as it is.
+    /// UpdateItem: applies the update (UpdateExpression or AttributeUpdates) to the item, or
+    /// to a new item holding just the key when there is none, as DynamoDB does.
     pub async fn update_item(&self, input: UpdateItemInput) -> Result<UpdateItemOutput> {
         let mut c = Constraints::new();
         common_constraints(
@@ -218,39 +280,47 @@ impl Engine {
             &mut c,
             input.return_values.as_deref(),
             input.return_item_collection_metrics.as_deref(),
+            input.return_values_on_condition_check_failure.as_deref(),
         );
         c.finish()?;
-        refuse_expressions(&input.expressions)?;
+        let Compiled {
+            condition, update, ..
+        } = compile(Operation::UpdateItem, input.expressions)?;
         let key = validated(input.key)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
         let key: PrimaryKey = table.key_schema.key_of_key_map(&key)?;
+        let update = update.unwrap_or_default();
+        refuse_key_updates(&update, &table)?;
+        let updated_paths: Vec<Path> = update.target_paths().cloned().collect();
         let key_item = table.key_schema.key_item(&key);
         let storage_key = keys::item_key(table.id, &key)?;
         let catalog = self.catalog.clone();
+        let return_on_failure =
+            returns_item_on_failure(&input.return_values_on_condition_check_failure);
         let (old, new) = self
             .writer
             .submit(false, move |w| {
                 check_table_still_there(&catalog, &table)?;
-                let old = match w.get(Space::Items, &storage_key)? {
-                    Some(bytes) => Some(decode_stored(&bytes)?),
-                    None => None,
-                };
-                match old {
-                    Some(old) => Ok((Some(old.clone()), old)),
-                    None => {
-                        write_item(w, table.id, storage_key, Some(key_item.clone()))?;
-                        Ok((None, key_item))
-                    }
+                let current = read_current(w, &storage_key)?;
+                check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
+                let new = apply(&update, current.as_ref().unwrap_or(&key_item))?;
+                if item_size(&new) > limits::MAX_ITEM_SIZE {
+                    return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
                 }
+                if current.as_ref() != Some(&new) {
+                    write_item(w, table.id, storage_key, Some(new.clone()))?;
+                }
+                Ok((current, new))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let units = write_units(old.as_ref().map_or(0, item_size).max(item_size(&new)));
-        // With no update actions no attribute is "updated", so UPDATED_* return nothing.
         let attributes = match input.return_values.as_deref() {
             Some("ALL_OLD") => old,
             Some("ALL_NEW") => Some(new),
+            Some("UPDATED_OLD") => updated_part(old.as_ref(), &updated_paths),
+            Some("UPDATED_NEW") => updated_part(Some(&new), &updated_paths),
             _ => None,
         };
         Ok(UpdateItemOutput {
@@ -258,6 +328,10 @@ impl Engine {
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, units, true),
         })
     }
+}
+
+fn returns_item_on_failure(option: &Option<String>) -> bool {
+    option.as_deref() == Some("ALL_OLD")
 }
 
 /// A write raced a DeleteTable (or delete and re-create): it must not land in a table

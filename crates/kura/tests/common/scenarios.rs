@@ -411,10 +411,13 @@ pub async fn validation_errors(client: &Client) {
         .put_item()
         .table_name("Valid")
         .item("pk", s("c"))
-        .condition_expression("attribute_not_exists(pk)")
+        .condition_expression("attribute_not_exists(status)")
         .send()
         .await
-        .expect_err("expressions refused until they are implemented");
+        .expect_err("a reserved word used bare");
     assert_eq!(code(&expression), "ValidationException");
-    assert!(message(&expression).contains("ConditionExpression is not supported"));
+    assert_eq!(
+        message(&expression),
+        "Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: status"
+    );
 }
