@@ -304,6 +304,10 @@ impl Engine {
                 check_table_still_there(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
+                // Removing from an item that does not exist creates nothing.
+                if current.is_none() && update.only_removes() {
+                    return Ok((None, None));
+                }
                 let new = apply(&update, current.as_ref().unwrap_or(&key_item))?;
                 if item_size(&new) > limits::MAX_ITEM_SIZE {
                     return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
@@ -311,16 +315,20 @@ impl Engine {
                 if current.as_ref() != Some(&new) {
                     write_item(w, table.id, storage_key, Some(new.clone()))?;
                 }
-                Ok((current, new))
+                Ok((current, Some(new)))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
-        let units = write_units(old.as_ref().map_or(0, item_size).max(item_size(&new)));
+        let units = write_units(
+            old.as_ref()
+                .map_or(0, item_size)
+                .max(new.as_ref().map_or(0, item_size)),
+        );
         let attributes = match input.return_values.as_deref() {
             Some("ALL_OLD") => old,
-            Some("ALL_NEW") => Some(new),
+            Some("ALL_NEW") => new,
             Some("UPDATED_OLD") => updated_part(old.as_ref(), &updated_paths),
-            Some("UPDATED_NEW") => updated_part(Some(&new), &updated_paths),
+            Some("UPDATED_NEW") => updated_part(new.as_ref(), &updated_paths),
             _ => None,
         };
         Ok(UpdateItemOutput {

@@ -122,6 +122,9 @@ pub struct Update {
     pub remove: Vec<Path>,
     pub add: Vec<(Path, AttributeValue)>,
     pub delete: Vec<(Path, AttributeValue)>,
+    /// Translated from `AttributeUpdates`, whose run-time type errors DynamoDB words
+    /// differently.
+    pub legacy: bool,
 }
 
 impl Update {
@@ -133,6 +136,14 @@ impl Update {
             .chain(self.remove.iter())
             .chain(self.add.iter().map(|(p, _)| p))
             .chain(self.delete.iter().map(|(p, _)| p))
+    }
+
+    /// Whether the update only removes: on a missing item such an update creates nothing.
+    pub fn only_removes(&self) -> bool {
+        !self.remove.is_empty()
+            && self.set.is_empty()
+            && self.add.is_empty()
+            && self.delete.is_empty()
     }
 }
 

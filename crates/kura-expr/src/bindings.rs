@@ -10,6 +10,9 @@ use kura_model::wire::AttributeValueJson;
 use crate::error::{ExprError, Result};
 use kura_model::messages;
 
+/// Longest placeholder, sigil included.
+const MAX_KEY_BYTES: usize = 255;
+
 #[derive(Debug, Default)]
 pub struct Bindings {
     names: BTreeMap<String, String>,
@@ -37,8 +40,18 @@ impl Bindings {
             if names.is_empty() {
                 return Err(ExprError::validation(messages::NAMES_EMPTY));
             }
-            if let Some(key) = names.keys().find(|k| !valid_key(k, '#')) {
-                return Err(ExprError::validation(messages::invalid_names_key(key)));
+            for (key, name) in &names {
+                if key.len() > MAX_KEY_BYTES {
+                    return Err(ExprError::validation(messages::names_key_too_long(
+                        key.len(),
+                    )));
+                }
+                if !valid_key(key, '#') {
+                    return Err(ExprError::validation(messages::invalid_names_key(key)));
+                }
+                if name.is_empty() {
+                    return Err(ExprError::validation(messages::empty_attribute_name(key)));
+                }
             }
             bindings.names = names;
         }
@@ -46,8 +59,13 @@ impl Bindings {
             if values.is_empty() {
                 return Err(ExprError::validation(messages::VALUES_EMPTY));
             }
-            if let Some(key) = values.keys().find(|k| !valid_key(k, ':')) {
-                return Err(ExprError::validation(messages::invalid_values_key(key)));
+            for key in values.keys() {
+                if key.len() > MAX_KEY_BYTES {
+                    return Err(ExprError::validation(messages::VALUES_KEY_TOO_LONG));
+                }
+                if !valid_key(key, ':') {
+                    return Err(ExprError::validation(messages::invalid_values_key(key)));
+                }
             }
             for (key, raw) in values {
                 let value = raw.into_value().map_err(|e| {

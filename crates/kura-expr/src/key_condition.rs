@@ -152,9 +152,11 @@ pub fn key_condition(
         } else if Some(name.as_str()) == range {
             sort = Some(c);
         } else {
-            return Err(ExprError::validation(
-                "Query condition missed key schema element",
-            ));
+            // DynamoDB names the key element it was looking for.
+            let missing = range.unwrap_or(hash);
+            return Err(ExprError::validation(format!(
+                "Query condition missed key schema element: {missing}"
+            )));
         }
     }
     let partition = partition.ok_or_else(|| {

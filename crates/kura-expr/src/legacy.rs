@@ -100,6 +100,13 @@ fn comparison(name: &str, operator: &str, list: Vec<AttributeValue>) -> Result<C
     let allowed: &[ValueType] = match operator {
         "EQ" | "NE" | "NULL" | "NOT_NULL" => &[],
         "BEGINS_WITH" => &[ValueType::S, ValueType::B],
+        "CONTAINS" | "NOT_CONTAINS" => &[
+            ValueType::S,
+            ValueType::N,
+            ValueType::B,
+            ValueType::Bool,
+            ValueType::Null,
+        ],
         _ => &[ValueType::S, ValueType::N, ValueType::B],
     };
     if !allowed.is_empty()
@@ -157,6 +164,7 @@ fn check_operator_name(path: &str, operator: Option<&str>) -> Result<String> {
 }
 
 fn combine(parts: Vec<Condition>, operator: Option<&str>) -> Result<Option<Condition>> {
+    let count = parts.len();
     let or = match operator {
         None | Some("AND") => false,
         Some("OR") => true,
@@ -170,6 +178,7 @@ fn combine(parts: Vec<Condition>, operator: Option<&str>) -> Result<Option<Condi
             ])));
         }
     };
+    check_operator_use(count, operator)?;
     Ok(parts.into_iter().reduce(|a, b| {
         if or {
             Condition::Or(Box::new(a), Box::new(b))
@@ -177,6 +186,18 @@ fn combine(parts: Vec<Condition>, operator: Option<&str>) -> Result<Option<Condi
             Condition::And(Box::new(a), Box::new(b))
         }
     }))
+}
+
+/// `ConditionalOperator` needs at least two conditions to combine.
+fn check_operator_use(count: usize, operator: Option<&str>) -> Result<()> {
+    match (operator, count) {
+        (None, _) => Ok(()),
+        (Some(_), 0) => Err(ExprError::validation(messages::CONDITIONAL_OPERATOR_ALONE)),
+        (Some(_), 1) => Err(ExprError::validation(
+            messages::CONDITIONAL_OPERATOR_ONE_ELEMENT,
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `ConditionalOperator` with nothing to combine.
@@ -275,7 +296,10 @@ pub fn conditions(
 
 /// `AttributeUpdates` as an update.
 pub fn attribute_updates(updates: BTreeMap<String, AttributeValueUpdateJson>) -> Result<Update> {
-    let mut update = Update::default();
+    let mut update = Update {
+        legacy: true,
+        ..Update::default()
+    };
     for (name, entry) in updates {
         let path = Path::attribute(&name);
         let value = entry.value.map(|v| v.into_value()).transpose()?;
@@ -290,18 +314,22 @@ pub fn attribute_updates(updates: BTreeMap<String, AttributeValueUpdateJson>) ->
                     v.value_type(),
                     ValueType::Ss | ValueType::Ns | ValueType::Bs
                 ) {
-                    return Err(invalid(
-                        "DELETE action with value is not supported for the type",
-                    ));
+                    return Err(invalid(format!(
+                        "DELETE action with value is not supported for the type {}",
+                        v.value_type().descriptor()
+                    )));
                 }
                 update.delete.push((path, v));
             }
             ("ADD", Some(v)) => {
                 if !matches!(
                     v.value_type(),
-                    ValueType::N | ValueType::Ss | ValueType::Ns | ValueType::Bs
+                    ValueType::N | ValueType::Ss | ValueType::Ns | ValueType::Bs | ValueType::L
                 ) {
-                    return Err(invalid("ADD action is not supported for the type"));
+                    return Err(invalid(format!(
+                        "ADD action is not supported for the type {}",
+                        v.value_type().descriptor()
+                    )));
                 }
                 update.add.push((path, v));
             }

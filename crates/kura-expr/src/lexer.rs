@@ -4,7 +4,7 @@
 //! parser recognises case-insensitively where its grammar expects them, because which words
 //! are keywords depends on the expression kind.
 
-use crate::error::{ExprError, Result};
+use crate::error::ExprError;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenKind {
@@ -30,6 +30,8 @@ pub enum TokenKind {
     Ge,
     Plus,
     Minus,
+    /// A character that starts no token; the parser refuses it where it meets it.
+    Unknown,
     Eof,
 }
 
@@ -44,11 +46,13 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// The syntax error DynamoDB reports for a bad token: the token's text and the text from
-/// the previous token's start to the bad token's end.
+/// The syntax error DynamoDB reports for a bad token: the token's text (`<EOF>` at the
+/// end) and, near it, the source from the previous token to the next one, whitespace kept
+/// (DynamoDB's ANTLR error listener: previous, offending and next token).
 pub fn syntax_error(source: &str, tokens: &[Token], at: usize) -> ExprError {
     let token = &tokens[at];
-    let text = if token.kind == TokenKind::Eof {
+    let is_eof = token.kind == TokenKind::Eof;
+    let text = if is_eof {
         "<EOF>"
     } else {
         &source[token.start..token.end]
@@ -58,10 +62,9 @@ pub fn syntax_error(source: &str, tokens: &[Token], at: usize) -> ExprError {
     } else {
         token.start
     };
-    let near_end = if token.kind == TokenKind::Eof {
-        token.start
-    } else {
-        token.end
+    let near_end = match tokens.get(at + 1) {
+        Some(next) if next.kind != TokenKind::Eof => next.end,
+        _ => source.len(),
     };
     ExprError::validation(format!(
         "Syntax error; token: \"{text}\", near: \"{}\"",
@@ -70,7 +73,7 @@ pub fn syntax_error(source: &str, tokens: &[Token], at: usize) -> ExprError {
 }
 
 /// Tokenises `source`; the last token is always [`TokenKind::Eof`].
-pub fn tokenize(source: &str) -> Result<Vec<Token>> {
+pub fn tokenize(source: &str) -> Vec<Token> {
     let bytes = source.as_bytes();
     let mut tokens = Vec::new();
     let mut i = 0;
@@ -106,31 +109,35 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>> {
             b'#' | b':' => {
                 let end = word_end(i + 1);
                 if end == i + 1 {
-                    return Err(lone_character(source, &tokens, start));
-                }
-                let text = source[start..end].to_owned();
-                let kind = if b == b'#' {
-                    TokenKind::NamePlaceholder(text)
+                    (TokenKind::Unknown, i + 1)
                 } else {
-                    TokenKind::ValuePlaceholder(text)
-                };
-                (kind, end)
-            }
-            b'0'..=b'9' => {
-                let end = word_end(i);
-                let text = &source[start..end];
-                if text.bytes().all(|c| c.is_ascii_digit()) {
-                    (TokenKind::Integer(text.to_owned()), end)
-                } else {
-                    // `3abc`: an identifier may not start with a digit.
-                    return Err(lone_character(source, &tokens, start));
+                    let text = source[start..end].to_owned();
+                    let kind = if b == b'#' {
+                        TokenKind::NamePlaceholder(text)
+                    } else {
+                        TokenKind::ValuePlaceholder(text)
+                    };
+                    (kind, end)
                 }
             }
-            b if is_word_byte(b) => {
+            // DynamoDB's INDEX token is `0|[1-9][0-9]*`: "03" is two tokens.
+            b'0' => (TokenKind::Integer("0".to_owned()), i + 1),
+            b'1'..=b'9' => {
+                let mut end = i;
+                while end < bytes.len() && bytes[end].is_ascii_digit() {
+                    end += 1;
+                }
+                (TokenKind::Integer(source[start..end].to_owned()), end)
+            }
+            // Identifiers start with a letter; a lone `_` is a token of its own.
+            b if b.is_ascii_alphabetic() => {
                 let end = word_end(i);
                 (TokenKind::Ident(source[start..end].to_owned()), end)
             }
-            _ => return Err(lone_character(source, &tokens, start)),
+            _ => {
+                let len = source[start..].chars().next().map_or(1, char::len_utf8);
+                (TokenKind::Unknown, i + len)
+            }
         };
         tokens.push(Token { kind, start, end });
         i = end;
@@ -140,19 +147,7 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>> {
         start: source.len(),
         end: source.len(),
     });
-    Ok(tokens)
-}
-
-/// A character that starts no token: reported as a one-character token.
-fn lone_character(source: &str, tokens: &[Token], start: usize) -> ExprError {
-    let len = source[start..].chars().next().map_or(1, char::len_utf8);
-    let mut with_bad = tokens.to_vec();
-    with_bad.push(Token {
-        kind: TokenKind::Ident(String::new()),
-        start,
-        end: start + len,
-    });
-    syntax_error(source, &with_bad, with_bad.len() - 1)
+    tokens
 }
 
 #[cfg(test)]
@@ -160,7 +155,11 @@ mod tests {
     use super::*;
 
     fn kinds(s: &str) -> Vec<TokenKind> {
-        tokenize(s).unwrap().into_iter().map(|t| t.kind).collect()
+        tokenize(s).into_iter().map(|t| t.kind).collect()
+    }
+
+    fn error_at(s: &str, at: usize) -> String {
+        syntax_error(s, &tokenize(s), at).message().to_owned()
     }
 
     #[test]
@@ -180,7 +179,8 @@ mod tests {
                 Eof
             ]
         );
-        assert_eq!(kinds("a<=b>=c"), {
+        assert_eq!(
+            kinds("a<=b>=c"),
             vec![
                 Ident("a".into()),
                 Le,
@@ -189,16 +189,42 @@ mod tests {
                 Ident("c".into()),
                 Eof,
             ]
-        });
+        );
+        assert_eq!(
+            kinds("03 _x !"),
+            vec![
+                Integer("0".into()),
+                Integer("3".into()),
+                Unknown,
+                Ident("x".into()),
+                Unknown,
+                Eof
+            ]
+        );
     }
 
     #[test]
-    fn bad_characters_are_syntax_errors() {
-        let e = tokenize("a = !b").unwrap_err();
-        assert_eq!(e.message(), "Syntax error; token: \"!\", near: \"= !\"");
-        let e = tokenize("a = # ").unwrap_err();
-        assert_eq!(e.message(), "Syntax error; token: \"#\", near: \"= #\"");
-        let e = tokenize("é").unwrap_err();
-        assert_eq!(e.message(), "Syntax error; token: \"é\", near: \"é\"");
+    fn near_spans_previous_offending_and_next_token() {
+        // Captured from DynamoDB (see docs/compat.md, expressions).
+        assert_eq!(
+            error_at("INVALID SYNTAX HERE", 0),
+            "Syntax error; token: \"INVALID\", near: \"INVALID SYNTAX\""
+        );
+        assert_eq!(
+            error_at("GI-1-PK = :v", 1),
+            "Syntax error; token: \"-\", near: \"GI-1\""
+        );
+        assert_eq!(
+            error_at("#AMZN_MAPPED_2021-03-03", 1),
+            "Syntax error; token: \"-\", near: \"#AMZN_MAPPED_2021-0\""
+        );
+        assert_eq!(
+            error_at("_version", 0),
+            "Syntax error; token: \"_\", near: \"_version\""
+        );
+        assert_eq!(
+            error_at("SET a =", 3),
+            "Syntax error; token: \"<EOF>\", near: \"=\""
+        );
     }
 }

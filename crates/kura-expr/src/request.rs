@@ -3,7 +3,7 @@
 //! The order of checks is DynamoDB's (dynalite `validations/index.js`
 //! `validateExpressionParams` then `validateExpressions`): legacy and expression
 //! parameters mixed; names or values without any expression; the names and values
-//! themselves; each expression (update, condition, key condition, filter, projection);
+//! themselves; each expression (update, condition, filter, projection, key condition);
 //! then unused names and values. Legacy parameters are translated last.
 
 use std::collections::BTreeMap;
@@ -51,36 +51,67 @@ pub enum Operation {
     Scan,
 }
 
+/// Expression parameters, in the order DynamoDB lists them in messages.
+const EXPRESSIONS: [&str; 5] = [
+    "UpdateExpression",
+    "ProjectionExpression",
+    "ConditionExpression",
+    "FilterExpression",
+    "KeyConditionExpression",
+];
+
+/// Legacy parameters, in the order DynamoDB lists them in messages.
+const LEGACY: [&str; 7] = [
+    "AttributeUpdates",
+    "AttributesToGet",
+    "Expected",
+    "QueryFilter",
+    "ScanFilter",
+    "ConditionalOperator",
+    "KeyConditions",
+];
+
 impl Operation {
-    /// Expression parameters, in the order DynamoDB lists them in messages.
-    fn expressions(self) -> &'static [&'static str] {
-        match self {
-            Operation::PutItem | Operation::DeleteItem => &["ConditionExpression"],
-            Operation::UpdateItem => &["UpdateExpression", "ConditionExpression"],
-            Operation::GetItem => &["ProjectionExpression"],
+    /// Whether this operation has the member `name` (DynamoDB ignores the others).
+    fn accepts(self, name: &str) -> bool {
+        let members: &[&str] = match self {
+            Operation::PutItem | Operation::DeleteItem => {
+                &["ConditionExpression", "Expected", "ConditionalOperator"]
+            }
+            Operation::UpdateItem => &[
+                "UpdateExpression",
+                "ConditionExpression",
+                "AttributeUpdates",
+                "Expected",
+                "ConditionalOperator",
+            ],
+            Operation::GetItem => &["ProjectionExpression", "AttributesToGet"],
             Operation::Query => &[
                 "ProjectionExpression",
                 "FilterExpression",
                 "KeyConditionExpression",
-            ],
-            Operation::Scan => &["ProjectionExpression", "FilterExpression"],
-        }
-    }
-
-    /// Legacy parameters, in the order DynamoDB lists them in messages.
-    fn legacy(self) -> &'static [&'static str] {
-        match self {
-            Operation::PutItem | Operation::DeleteItem => &["Expected", "ConditionalOperator"],
-            Operation::UpdateItem => &["AttributeUpdates", "Expected", "ConditionalOperator"],
-            Operation::GetItem => &["AttributesToGet"],
-            Operation::Query => &[
                 "AttributesToGet",
                 "QueryFilter",
                 "ConditionalOperator",
                 "KeyConditions",
             ],
-            Operation::Scan => &["AttributesToGet", "ScanFilter", "ConditionalOperator"],
-        }
+            Operation::Scan => &[
+                "ProjectionExpression",
+                "FilterExpression",
+                "AttributesToGet",
+                "ScanFilter",
+                "ConditionalOperator",
+            ],
+        };
+        members.contains(&name)
+    }
+
+    fn expressions(self) -> impl Iterator<Item = &'static str> {
+        EXPRESSIONS.into_iter().filter(move |m| self.accepts(m))
+    }
+
+    fn legacy(self) -> impl Iterator<Item = &'static str> {
+        LEGACY.into_iter().filter(move |m| self.accepts(m))
     }
 }
 
@@ -105,9 +136,7 @@ impl ExpressionParams {
 
     /// Drops the members `operation` does not have; DynamoDB ignores unknown members.
     fn only_for(mut self, operation: Operation) -> Self {
-        let keep = |name: &str| {
-            operation.expressions().contains(&name) || operation.legacy().contains(&name)
-        };
+        let keep = |name: &str| operation.accepts(name);
         macro_rules! drop_unless {
             ($($field:ident => $name:literal),* $(,)?) => {
                 $(if !keep($name) { self.$field = None; })*
@@ -163,18 +192,18 @@ pub fn compile(operation: Operation, params: ExpressionParams) -> Result<Compile
             "ConditionExpression",
         )?);
     }
+    if let Some(source) = &params.filter_expression {
+        compiled.filter = Some(parse_condition(source, &mut bindings, "FilterExpression")?);
+    }
+    if let Some(source) = &params.projection_expression {
+        compiled.projection = Some(parse_projection(source, &mut bindings)?);
+    }
     if let Some(source) = &params.key_condition_expression {
         compiled.key_condition = Some(parse_condition(
             source,
             &mut bindings,
             "KeyConditionExpression",
         )?);
-    }
-    if let Some(source) = &params.filter_expression {
-        compiled.filter = Some(parse_condition(source, &mut bindings, "FilterExpression")?);
-    }
-    if let Some(source) = &params.projection_expression {
-        compiled.projection = Some(parse_projection(source, &mut bindings)?);
     }
     bindings.check_all_used()?;
     translate_legacy(operation, params, &mut compiled)?;
@@ -184,15 +213,11 @@ pub fn compile(operation: Operation, params: ExpressionParams) -> Result<Compile
 fn check_parameter_mix(operation: Operation, params: &ExpressionParams) -> Result<()> {
     let expressions: Vec<&str> = operation
         .expressions()
-        .iter()
-        .copied()
         .filter(|m| params.present(m))
         .collect();
     if !expressions.is_empty() {
         let legacy: Vec<&str> = operation
             .legacy()
-            .iter()
-            .copied()
             .filter(|m| params.present(m))
             // KeyConditions may accompany expressions as long as KeyConditionExpression
             // is absent (dynalite's special case, as DynamoDB).
@@ -210,8 +235,6 @@ fn check_parameter_mix(operation: Operation, params: &ExpressionParams) -> Resul
     }
     let value_users: Vec<&str> = operation
         .expressions()
-        .iter()
-        .copied()
         .filter(|m| *m != "ProjectionExpression")
         .collect();
     if params.expression_attribute_values.is_some()

@@ -362,14 +362,49 @@ pub const UPDATE_MISSING_ATTRIBUTE: &str =
     "The provided expression refers to an attribute that does not exist in the item";
 /// Source: DynamoDB UpdateItem on a key attribute; moto `UpdateHashRangeKeyException`.
 pub fn update_key_attribute(name: &str) -> String {
-    format!("Cannot update attribute {name}. This attribute is part of the key")
+    format!(
+        "One or more parameter values were invalid: Cannot update attribute {name}. This attribute is part of the key"
+    )
 }
 /// Source: DynamoDB UpdateItem whose result is over 400 KB; dynalite `db/index.js`.
 pub const UPDATED_ITEM_TOO_LARGE: &str =
     "Item size to update has exceeded the maximum allowed size";
-pub fn expression_too_long(bytes: usize) -> String {
-    format!("Expression size has exceeded the maximum allowed size; expression size: {bytes}")
+/// Source: ExtendDB's captures of DynamoDB (us-east-1, 2026): only condition and filter
+/// expressions report the size.
+pub fn expression_too_long(parameter: &str, size: usize) -> String {
+    match parameter {
+        "ConditionExpression" | "FilterExpression" => {
+            format!(
+                "Expression size has exceeded the maximum allowed size; expression size: {size}"
+            )
+        }
+        _ => "Expression size has exceeded the maximum allowed size;".to_owned(),
+    }
 }
+/// Source: DynamoDB Local (same parser as the service); index beyond a Java int.
+pub fn list_index_out_of_range(index: &str) -> String {
+    format!("List index is not within the allowable range; index: [{index}]")
+}
+/// Source: ExtendDB's captures of DynamoDB (2026).
+pub fn names_key_too_long(size: usize) -> String {
+    format!(
+        "ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: {size}"
+    )
+}
+/// Source: ExtendDB's captures of DynamoDB (2026); no size suffix, unlike names.
+pub const VALUES_KEY_TOO_LONG: &str = "ExpressionAttributeValues contains invalid key: The expression attribute map contains a key that is too long;";
+/// Source: ExtendDB's captures of DynamoDB (2026).
+pub fn empty_attribute_name(key: &str) -> String {
+    format!("ExpressionAttributeNames contains invalid value: Empty attribute name for key {key}")
+}
+/// Source: ExtendDB's captures (`test_conditional_operator.py`).
+pub const CONDITIONAL_OPERATOR_ALONE: &str =
+    "ConditionalOperator cannot be used without Filter or Expected";
+/// Source: as [`CONDITIONAL_OPERATOR_ALONE`].
+pub const CONDITIONAL_OPERATOR_ONE_ELEMENT: &str =
+    "ConditionalOperator can only be used when Filter or Expected has two or more elements";
+/// Source: dynalite `test/updateItem.js` (checked against DynamoDB).
+pub const LEGACY_UPDATE_TYPE_MISMATCH: &str = "Type mismatch for attribute to update";
 pub fn too_many_operators(count: usize) -> String {
     format!("The expression contains too many operators; operator count: {count}")
 }

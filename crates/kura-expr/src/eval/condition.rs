@@ -102,11 +102,12 @@ pub fn operand<'a>(op: &'a Operand, item: &'a Item) -> Option<Cow<'a, AttributeV
     }
 }
 
-/// `size()`: string length in UTF-8 bytes, binary length, element counts of sets, lists
-/// and maps; other types have no size.
+/// `size()`: string length in UTF-16 code units (DynamoDB counts as Java does:
+/// `size("é𝄞")` is 3), binary length, element counts of sets, lists and maps; other types
+/// have no size.
 pub fn size(value: &AttributeValue) -> Option<usize> {
     match value {
-        AttributeValue::S(s) => Some(s.len()),
+        AttributeValue::S(s) => Some(s.encode_utf16().count()),
         AttributeValue::B(b) => Some(b.len()),
         AttributeValue::Ss(x) => Some(x.len()),
         AttributeValue::Ns(x) => Some(x.len()),

@@ -16,13 +16,27 @@ fn wrong_type() -> ExprError {
 
 /// The item after `update`.
 pub fn apply(update: &Update, original: &Item) -> Result<Item> {
+    apply_actions(update, original).map_err(|e| match e.message() {
+        messages::UPDATE_WRONG_OPERAND_TYPE if update.legacy => {
+            ExprError::validation(messages::LEGACY_UPDATE_TYPE_MISMATCH)
+        }
+        _ => e,
+    })
+}
+
+fn apply_actions(update: &Update, original: &Item) -> Result<Item> {
     let values = update
         .set
         .iter()
         .map(|(_, value)| set_value(value, original))
         .collect::<Result<Vec<_>>>()?;
     let mut item = original.clone();
-    for ((target, _), value) in update.set.iter().zip(values) {
+    // Paths never overlap, so order matters only for indexes past the end of a list:
+    // DynamoDB appends those in ascending index order.
+    let mut sets: Vec<(&Path, AttributeValue)> =
+        update.set.iter().map(|(p, _)| p).zip(values).collect();
+    sets.sort_by(|a, b| a.0.cmp(b.0));
+    for (target, value) in sets {
         path::set(&mut item, target, value)?;
     }
     let mut removals: Vec<&Path> = update.remove.iter().collect();
@@ -92,7 +106,8 @@ fn set_operand(op: &SetOperand, item: &Item) -> Result<AttributeValue> {
     }
 }
 
-/// ADD to an existing value: numbers sum, sets unite (same set type only).
+/// ADD to an existing value: numbers sum, sets unite (same set type only), lists append
+/// (reachable only from legacy `AttributeUpdates`; the expression form refuses lists).
 fn add(existing: &AttributeValue, value: &AttributeValue) -> Result<AttributeValue> {
     fn union<T: Clone + PartialEq>(a: &[T], b: &[T]) -> Vec<T> {
         let mut out = a.to_vec();
@@ -104,6 +119,9 @@ fn add(existing: &AttributeValue, value: &AttributeValue) -> Result<AttributeVal
         (AttributeValue::Ss(a), AttributeValue::Ss(b)) => AttributeValue::Ss(union(a, b)),
         (AttributeValue::Ns(a), AttributeValue::Ns(b)) => AttributeValue::Ns(union(a, b)),
         (AttributeValue::Bs(a), AttributeValue::Bs(b)) => AttributeValue::Bs(union(a, b)),
+        (AttributeValue::L(a), AttributeValue::L(b)) => {
+            AttributeValue::L(a.iter().chain(b).cloned().collect())
+        }
         _ => return Err(wrong_type()),
     })
 }

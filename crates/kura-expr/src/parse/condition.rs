@@ -35,7 +35,7 @@ pub fn parse_condition(
 ) -> Result<Condition> {
     let wrap =
         |e: ExprError| ExprError::validation(messages::invalid_expression(parameter, e.message()));
-    let mut parser = Parser::new(source, bindings, KEYWORDS).map_err(wrap)?;
+    let mut parser = Parser::new(source, bindings, KEYWORDS, parameter).map_err(wrap)?;
     let node = or(&mut parser).map_err(wrap)?;
     parser.expect_end().map_err(wrap)?;
     let condition = match node {
@@ -184,12 +184,16 @@ fn redundant(p: &mut Parser<'_>) {
     );
 }
 
-const BOOLEAN_FUNCTIONS: &[&str] = &[
+/// Functions that exist but cannot stand where they were used: the condition functions
+/// as operands, and the update functions anywhere in a condition.
+const MISPLACEABLE_FUNCTIONS: &[&str] = &[
     "attribute_exists",
     "attribute_not_exists",
     "attribute_type",
     "begins_with",
     "contains",
+    "if_not_exists",
+    "list_append",
 ];
 
 /// A term used as a value: a path, a constant or `size(...)`.
@@ -206,19 +210,21 @@ fn operand(p: &mut Parser<'_>, term: Term) -> Operand {
                 return Operand::Value(AttributeValue::Null);
             }
             let arg = operand(p, args.remove(0));
-            if let Operand::Value(v) = &arg {
-                let t = v.value_type();
-                if matches!(t, ValueType::N | ValueType::Bool | ValueType::Null) {
-                    p.diagnostics.record(
-                        Problem::FunctionOperand,
-                        messages::function_operand_type("size", t.descriptor()),
-                    );
-                }
+            let literal_type = match &arg {
+                Operand::Value(v) => Some(v.value_type()),
+                Operand::Size(_) => Some(ValueType::N),
+                Operand::Path(_) => None,
+            };
+            if let Some(t @ (ValueType::N | ValueType::Bool | ValueType::Null)) = literal_type {
+                p.diagnostics.record(
+                    Problem::FunctionOperand,
+                    messages::function_operand_type("size", t.descriptor()),
+                );
             }
             Operand::Size(Box::new(arg))
         }
         Term::Call { name, args } => {
-            if BOOLEAN_FUNCTIONS.contains(&name.as_str()) {
+            if MISPLACEABLE_FUNCTIONS.contains(&name.as_str()) {
                 p.diagnostics
                     .record(Problem::MisusedFunction, messages::misused_function(&name));
             } else {
@@ -241,9 +247,26 @@ fn same_path(a: &Operand, b: &Operand) -> Option<Path> {
     }
 }
 
+/// `<`, `<=`, `>`, `>=` and BETWEEN order only strings, numbers and binaries: a constant
+/// of another type is refused before any item is read.
+fn check_orderable(p: &mut Parser<'_>, operator: &str, operand: &Operand) {
+    if let Operand::Value(v) = operand
+        && !matches!(v.value_type(), ValueType::S | ValueType::N | ValueType::B)
+    {
+        p.diagnostics.record(
+            Problem::FunctionOperand,
+            messages::function_operand_type(operator, v.value_type().descriptor()),
+        );
+    }
+}
+
 fn compare(p: &mut Parser<'_>, comparator: Comparator, left: Term, right: Term) -> Condition {
     let left = operand(p, left);
     let right = operand(p, right);
+    if !matches!(comparator, Comparator::Eq | Comparator::Ne) {
+        check_orderable(p, comparator.symbol(), &left);
+        check_orderable(p, comparator.symbol(), &right);
+    }
     if let Some(path) = same_path(&left, &right) {
         p.diagnostics.record(
             Problem::Distinct,
@@ -257,6 +280,9 @@ fn between(p: &mut Parser<'_>, value: Term, low: Term, high: Term) -> Condition 
     let value = operand(p, value);
     let low = operand(p, low);
     let high = operand(p, high);
+    for bound in [&value, &low, &high] {
+        check_orderable(p, "BETWEEN", bound);
+    }
     if let (Operand::Value(l), Operand::Value(h)) = (&low, &high) {
         let (lt, ht) = (l.value_type(), h.value_type());
         if lt != ht {
@@ -280,10 +306,10 @@ fn function(p: &mut Parser<'_>, name: &str, args: Vec<Term>) -> Condition {
     let arity = match name {
         "attribute_exists" | "attribute_not_exists" => 1,
         "attribute_type" | "begins_with" | "contains" => 2,
-        "size" => {
+        "size" | "if_not_exists" | "list_append" => {
             p.diagnostics
                 .record(Problem::MisusedFunction, messages::misused_function(name));
-            1
+            0
         }
         _ => {
             p.diagnostics
@@ -292,7 +318,7 @@ fn function(p: &mut Parser<'_>, name: &str, args: Vec<Term>) -> Condition {
         }
     };
     let args: Vec<Operand> = args.into_iter().map(|t| operand(p, t)).collect();
-    if arity == 0 || name == "size" {
+    if arity == 0 {
         return placeholder;
     }
     if args.len() != arity {

@@ -81,22 +81,26 @@ pub(crate) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    /// `parameter` names the expression (`ConditionExpression`, ...) for the size message.
     pub fn new(
         source: &'a str,
         bindings: &'a mut Bindings,
         keywords: &'static [&'static str],
+        parameter: &str,
     ) -> Result<Parser<'a>> {
-        if source.trim().is_empty() {
+        if source.is_empty() {
             return Err(ExprError::validation(messages::EXPRESSION_EMPTY));
         }
-        if source.len() > limits::MAX_EXPRESSION_BYTES {
+        // DynamoDB measures Java string length: UTF-16 code units.
+        let size = source.encode_utf16().count();
+        if size > limits::MAX_EXPRESSION_BYTES {
             return Err(ExprError::validation(messages::expression_too_long(
-                source.len(),
+                parameter, size,
             )));
         }
         Ok(Parser {
             source,
-            tokens: tokenize(source)?,
+            tokens: tokenize(source),
             pos: 0,
             bindings,
             diagnostics: Diagnostics::default(),
@@ -216,12 +220,16 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::LBracket => {
                     self.advance();
-                    let index = match self.peek() {
-                        TokenKind::Integer(digits) => digits.parse::<usize>().ok(),
-                        _ => return Err(self.unexpected()),
-                    };
-                    let Some(index) = index else {
+                    let TokenKind::Integer(digits) = self.peek() else {
                         return Err(self.unexpected());
+                    };
+                    let index = match digits.parse::<i32>() {
+                        Ok(index) => index as usize,
+                        Err(_) => {
+                            return Err(ExprError::validation(messages::list_index_out_of_range(
+                                digits,
+                            )));
+                        }
                     };
                     self.advance();
                     self.expect(TokenKind::RBracket)?;

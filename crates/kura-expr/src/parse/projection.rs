@@ -22,7 +22,7 @@ pub fn parse_projection(source: &str, bindings: &mut Bindings) -> Result<Project
             e.message(),
         ))
     };
-    let mut parser = Parser::new(source, bindings, &[]).map_err(wrap)?;
+    let mut parser = Parser::new(source, bindings, &[], "ProjectionExpression").map_err(wrap)?;
     let mut paths = vec![parser.path().map_err(wrap)?];
     while *parser.peek() == TokenKind::Comma {
         parser.advance();

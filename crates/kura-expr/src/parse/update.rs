@@ -31,7 +31,7 @@ pub fn parse_update(source: &str, bindings: &mut Bindings) -> Result<Update> {
             e.message(),
         ))
     };
-    let mut parser = Parser::new(source, bindings, KEYWORDS).map_err(wrap)?;
+    let mut parser = Parser::new(source, bindings, KEYWORDS, "UpdateExpression").map_err(wrap)?;
     let update = clauses(&mut parser).map_err(wrap)?;
     let paths: Vec<&Path> = update.target_paths().collect();
     check_paths(&paths, &mut parser.diagnostics);
