@@ -1,0 +1,845 @@
+//! Property tests for the expression language.
+//!
+//! - Printing an expression tree and parsing the printed text with the printed bindings
+//!   gives the same tree back (conditions, updates, projections).
+//! - The condition evaluator agrees with a naive reference evaluator written here from
+//!   DynamoDB's documented semantics, over a value model of its own (integers as `i64`,
+//!   sets as ordered sets so that equality ignores order).
+//! - Applying an update on distinct top-level attributes agrees with a reference.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use kura_expr::ast::{
+    Comparator, Condition, Operand, Path, PathElement, SetOperand, SetValue, Update,
+};
+use kura_expr::bindings::Bindings;
+use kura_expr::parse::condition::parse_condition;
+use kura_expr::parse::projection::parse_projection;
+use kura_expr::parse::update::parse_update;
+use kura_expr::{eval, print};
+use kura_model::{AttributeValue, Item, Number, ValueType};
+use proptest::prelude::*;
+use proptest::sample::{select, subsequence};
+
+// ---------------------------------------------------------------------------------------
+// Pools
+// ---------------------------------------------------------------------------------------
+
+/// Attribute names for the round trip: printing uses `#n` placeholders, so any string is
+/// fine, even one with a dot or a space.
+const NAMES: &[&str] = &["a", "b", "c", "weird.name", "x y"];
+/// Top-level names and map keys of generated items, small so paths often hit.
+const KEYS: &[&str] = &["a", "b", "c"];
+/// Top-level names for the update property.
+const TOPS: &[&str] = &["a", "b", "c", "d", "e"];
+const STRINGS: &[&str] = &["", "a", "ab", "abc", "b", "ba", "Z", "é", "\u{ff5e}"];
+const BYTES: &[&[u8]] = &[
+    b"",
+    b"\x00",
+    b"\x00\x01",
+    b"\x01",
+    b"\x7f",
+    b"\x80",
+    b"\xff",
+];
+const VALUE_TYPES: &[ValueType] = &[
+    ValueType::S,
+    ValueType::N,
+    ValueType::B,
+    ValueType::Bool,
+    ValueType::Null,
+    ValueType::L,
+    ValueType::M,
+    ValueType::Ss,
+    ValueType::Ns,
+    ValueType::Bs,
+];
+const COMPARATORS: &[Comparator] = &[
+    Comparator::Eq,
+    Comparator::Ne,
+    Comparator::Lt,
+    Comparator::Le,
+    Comparator::Gt,
+    Comparator::Ge,
+];
+
+// ---------------------------------------------------------------------------------------
+// Value strategies
+// ---------------------------------------------------------------------------------------
+
+fn n(i: i64) -> AttributeValue {
+    AttributeValue::N(Number::from_i64(i))
+}
+
+fn string_value() -> BoxedStrategy<AttributeValue> {
+    select(STRINGS).prop_map(AttributeValue::s).boxed()
+}
+
+fn number_value() -> BoxedStrategy<AttributeValue> {
+    (-4i64..=4).prop_map(n).boxed()
+}
+
+fn binary_value() -> BoxedStrategy<AttributeValue> {
+    select(BYTES)
+        .prop_map(|b| AttributeValue::B(b.to_vec()))
+        .boxed()
+}
+
+/// A value of one of the ordered types: S, N or B.
+fn ordered_value() -> BoxedStrategy<AttributeValue> {
+    prop_oneof![string_value(), number_value(), binary_value()].boxed()
+}
+
+fn scalar_value() -> BoxedStrategy<AttributeValue> {
+    prop_oneof![
+        string_value(),
+        number_value(),
+        binary_value(),
+        any::<bool>().prop_map(AttributeValue::Bool),
+        Just(AttributeValue::Null),
+    ]
+    .boxed()
+}
+
+/// A non-empty, duplicate-free set, its members in a random order.
+fn set_value() -> BoxedStrategy<AttributeValue> {
+    let strings: Vec<String> = STRINGS[1..].iter().map(|s| (*s).to_owned()).collect();
+    let numbers: Vec<Number> = (-3..=3).map(Number::from_i64).collect();
+    let binaries: Vec<Vec<u8>> = BYTES[1..].iter().map(|b| b.to_vec()).collect();
+    prop_oneof![
+        subsequence(strings, 1..=3)
+            .prop_shuffle()
+            .prop_map(AttributeValue::Ss),
+        subsequence(numbers, 1..=3)
+            .prop_shuffle()
+            .prop_map(AttributeValue::Ns),
+        subsequence(binaries, 1..=3)
+            .prop_shuffle()
+            .prop_map(AttributeValue::Bs),
+    ]
+    .boxed()
+}
+
+fn list_value() -> BoxedStrategy<AttributeValue> {
+    prop::collection::vec(scalar_value(), 0..3)
+        .prop_map(AttributeValue::L)
+        .boxed()
+}
+
+/// Any value: scalars, sets, and lists and maps nested up to two levels.
+fn value() -> BoxedStrategy<AttributeValue> {
+    prop_oneof![3 => scalar_value(), 1 => set_value()]
+        .prop_recursive(2, 12, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(AttributeValue::L),
+                prop::collection::btree_map(select(KEYS).prop_map(str::to_owned), inner, 0..3)
+                    .prop_map(AttributeValue::M),
+            ]
+        })
+        .boxed()
+}
+
+fn item() -> BoxedStrategy<Item> {
+    prop::collection::btree_map(select(KEYS).prop_map(str::to_owned), value(), 0..4).boxed()
+}
+
+// ---------------------------------------------------------------------------------------
+// Path strategies
+// ---------------------------------------------------------------------------------------
+
+/// A path starting at one of `tops`, followed by up to `rest` map keys from `names` and
+/// list indexes.
+fn path(
+    tops: &'static [&'static str],
+    names: &'static [&'static str],
+    rest: usize,
+) -> BoxedStrategy<Path> {
+    let element = prop_oneof![
+        select(names).prop_map(|s| PathElement::Attribute(s.to_owned())),
+        (0usize..3).prop_map(PathElement::Index),
+    ];
+    (select(tops), prop::collection::vec(element, 0..=rest))
+        .prop_map(|(top, rest)| {
+            let mut elements = vec![PathElement::Attribute(top.to_owned())];
+            elements.extend(rest);
+            Path(elements)
+        })
+        .boxed()
+}
+
+/// Paths of 1..4 elements over [`NAMES`].
+fn rt_path() -> BoxedStrategy<Path> {
+    path(NAMES, NAMES, 3)
+}
+
+/// Whether two update targets (or projected paths) may appear together: neither is a
+/// prefix of the other (nor equal), and where they first differ both elements are of the
+/// same kind.
+fn compatible(x: &Path, y: &Path) -> bool {
+    for (a, b) in x.0.iter().zip(&y.0) {
+        match (a, b) {
+            _ if a == b => continue,
+            (PathElement::Attribute(_), PathElement::Attribute(_))
+            | (PathElement::Index(_), PathElement::Index(_)) => return true,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Keeps each path only if it is compatible with every path kept before it.
+fn keep_compatible<T>(items: Vec<(Path, T)>) -> Vec<(Path, T)> {
+    let mut kept: Vec<(Path, T)> = Vec::new();
+    for (p, t) in items {
+        if kept.iter().all(|(q, _)| compatible(q, &p)) {
+            kept.push((p, t));
+        }
+    }
+    kept
+}
+
+// ---------------------------------------------------------------------------------------
+// Reference value model and evaluator
+// ---------------------------------------------------------------------------------------
+
+/// Values as the reference sees them: numbers are the (integer) values generated, sets
+/// are ordered sets, so derived equality is DynamoDB's equality.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum V {
+    S(String),
+    N(i64),
+    B(Vec<u8>),
+    Bool(bool),
+    Null,
+    L(Vec<V>),
+    M(BTreeMap<String, V>),
+    Ss(BTreeSet<String>),
+    Ns(BTreeSet<i64>),
+    Bs(BTreeSet<Vec<u8>>),
+}
+
+type RefItem = BTreeMap<String, V>;
+
+fn int(number: &Number) -> i64 {
+    number.to_i64().expect("the tests only generate integers")
+}
+
+fn to_ref(value: &AttributeValue) -> V {
+    match value {
+        AttributeValue::S(s) => V::S(s.clone()),
+        AttributeValue::N(x) => V::N(int(x)),
+        AttributeValue::B(b) => V::B(b.clone()),
+        AttributeValue::Bool(b) => V::Bool(*b),
+        AttributeValue::Null => V::Null,
+        AttributeValue::L(l) => V::L(l.iter().map(to_ref).collect()),
+        AttributeValue::M(m) => V::M(to_ref_item(m)),
+        AttributeValue::Ss(s) => V::Ss(s.iter().cloned().collect()),
+        AttributeValue::Ns(s) => V::Ns(s.iter().map(int).collect()),
+        AttributeValue::Bs(s) => V::Bs(s.iter().cloned().collect()),
+    }
+}
+
+fn to_ref_item(item: &Item) -> RefItem {
+    item.iter().map(|(k, v)| (k.clone(), to_ref(v))).collect()
+}
+
+fn type_of(v: &V) -> ValueType {
+    match v {
+        V::S(_) => ValueType::S,
+        V::N(_) => ValueType::N,
+        V::B(_) => ValueType::B,
+        V::Bool(_) => ValueType::Bool,
+        V::Null => ValueType::Null,
+        V::L(_) => ValueType::L,
+        V::M(_) => ValueType::M,
+        V::Ss(_) => ValueType::Ss,
+        V::Ns(_) => ValueType::Ns,
+        V::Bs(_) => ValueType::Bs,
+    }
+}
+
+fn ref_get<'a>(item: &'a RefItem, path: &Path) -> Option<&'a V> {
+    let mut elements = path.0.iter();
+    let Some(PathElement::Attribute(top)) = elements.next() else {
+        return None;
+    };
+    let mut current = item.get(top)?;
+    for element in elements {
+        current = match (element, current) {
+            (PathElement::Attribute(key), V::M(map)) => map.get(key)?,
+            (PathElement::Index(i), V::L(list)) => list.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
+/// `size()`: UTF-8 bytes of a string, bytes of a binary, members of a set, elements of a
+/// list or map; nothing for N, BOOL and NULL.
+fn ref_size(v: &V) -> Option<i64> {
+    let len = match v {
+        V::S(s) => s.len(),
+        V::B(b) => b.len(),
+        V::Ss(s) => s.len(),
+        V::Ns(s) => s.len(),
+        V::Bs(s) => s.len(),
+        V::L(l) => l.len(),
+        V::M(m) => m.len(),
+        V::N(_) | V::Bool(_) | V::Null => return None,
+    };
+    Some(len as i64)
+}
+
+fn ref_operand(op: &Operand, item: &RefItem) -> Option<V> {
+    match op {
+        Operand::Path(p) => ref_get(item, p).cloned(),
+        Operand::Value(v) => Some(to_ref(v)),
+        Operand::Size(inner) => ref_size(&ref_operand(inner, item)?).map(V::N),
+    }
+}
+
+/// Only S (by UTF-8 bytes), N (by value) and B (by unsigned bytes) are ordered, and only
+/// against the same type.
+fn ref_order(a: &V, b: &V) -> Option<Ordering> {
+    match (a, b) {
+        (V::S(x), V::S(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        (V::N(x), V::N(y)) => Some(x.cmp(y)),
+        (V::B(x), V::B(y)) => Some(x.cmp(y)),
+        _ => None,
+    }
+}
+
+fn is_subsequence<T: PartialEq>(haystack: &[T], needle: &[T]) -> bool {
+    (0..=haystack.len()).any(|start| haystack[start..].starts_with(needle))
+}
+
+fn ref_contains(target: &V, element: &V) -> bool {
+    match (target, element) {
+        (V::S(s), V::S(sub)) => is_subsequence(s.as_bytes(), sub.as_bytes()),
+        (V::B(b), V::B(sub)) => is_subsequence(b, sub),
+        (V::Ss(set), V::S(x)) => set.contains(x),
+        (V::Ns(set), V::N(x)) => set.contains(x),
+        (V::Bs(set), V::B(x)) => set.contains(x),
+        (V::L(list), x) => list.contains(x),
+        _ => false,
+    }
+}
+
+fn ref_eval(condition: &Condition, item: &RefItem) -> bool {
+    match condition {
+        Condition::Compare(op, l, r) => {
+            let (l, r) = (ref_operand(l, item), ref_operand(r, item));
+            match op {
+                Comparator::Eq => l.is_some() && r.is_some() && l == r,
+                Comparator::Ne => l.is_none() || r.is_none() || l != r,
+                _ => {
+                    let (Some(l), Some(r)) = (l, r) else {
+                        return false;
+                    };
+                    match (ref_order(&l, &r), op) {
+                        (None, _) => false,
+                        (Some(o), Comparator::Lt) => o == Ordering::Less,
+                        (Some(o), Comparator::Le) => o != Ordering::Greater,
+                        (Some(o), Comparator::Gt) => o == Ordering::Greater,
+                        (Some(o), _) => o != Ordering::Less,
+                    }
+                }
+            }
+        }
+        Condition::Between(v, lo, hi) => {
+            let (Some(v), Some(lo), Some(hi)) = (
+                ref_operand(v, item),
+                ref_operand(lo, item),
+                ref_operand(hi, item),
+            ) else {
+                return false;
+            };
+            matches!(
+                (ref_order(&lo, &v), ref_order(&v, &hi)),
+                (
+                    Some(Ordering::Less | Ordering::Equal),
+                    Some(Ordering::Less | Ordering::Equal)
+                )
+            )
+        }
+        Condition::In(v, list) => {
+            let Some(v) = ref_operand(v, item) else {
+                return false;
+            };
+            list.iter().any(|c| ref_operand(c, item) == Some(v.clone()))
+        }
+        Condition::AttributeExists(p) => ref_get(item, p).is_some(),
+        Condition::AttributeNotExists(p) => ref_get(item, p).is_none(),
+        Condition::AttributeType(p, t) => ref_get(item, p).is_some_and(|v| type_of(v) == *t),
+        Condition::BeginsWith(a, b) => match (ref_operand(a, item), ref_operand(b, item)) {
+            (Some(V::S(s)), Some(V::S(prefix))) => s.as_bytes().starts_with(prefix.as_bytes()),
+            (Some(V::B(s)), Some(V::B(prefix))) => s.starts_with(&prefix),
+            _ => false,
+        },
+        Condition::Contains(a, b) => match (ref_operand(a, item), ref_operand(b, item)) {
+            (Some(t), Some(e)) => ref_contains(&t, &e),
+            _ => false,
+        },
+        Condition::Not(c) => !ref_eval(c, item),
+        Condition::And(a, b) => ref_eval(a, item) && ref_eval(b, item),
+        Condition::Or(a, b) => ref_eval(a, item) || ref_eval(b, item),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Condition strategies
+// ---------------------------------------------------------------------------------------
+
+fn combine(leaf: BoxedStrategy<Condition>) -> BoxedStrategy<Condition> {
+    leaf.prop_recursive(4, 24, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|c| Condition::Not(Box::new(c))),
+            (inner.clone(), inner.clone())
+                .prop_map(|(a, b)| Condition::And(Box::new(a), Box::new(b))),
+            (inner.clone(), inner).prop_map(|(a, b)| Condition::Or(Box::new(a), Box::new(b))),
+        ]
+    })
+    .boxed()
+}
+
+fn compare(op: Comparator, a: Operand, b: Operand, swap: bool) -> Condition {
+    if swap {
+        Condition::Compare(op, b, a)
+    } else {
+        Condition::Compare(op, a, b)
+    }
+}
+
+fn size(p: Path) -> Operand {
+    Operand::Size(Box::new(Operand::Path(p)))
+}
+
+/// Two values of the same ordered type, low first.
+fn ordered_pair() -> BoxedStrategy<(AttributeValue, AttributeValue)> {
+    prop_oneof![
+        (string_value(), string_value()),
+        (number_value(), number_value()),
+        (binary_value(), binary_value()),
+    ]
+    .prop_map(|(a, b)| {
+        if ref_order(&to_ref(&a), &to_ref(&b)) == Some(Ordering::Greater) {
+            (b, a)
+        } else {
+            (a, b)
+        }
+    })
+    .boxed()
+}
+
+/// A path, or the size of one.
+fn rt_sized_path() -> BoxedStrategy<Operand> {
+    prop_oneof![3 => rt_path().prop_map(Operand::Path), 1 => rt_path().prop_map(size)].boxed()
+}
+
+/// Conditions DynamoDB accepts, so that the parser must accept their printed form.
+fn rt_condition() -> BoxedStrategy<Condition> {
+    let comparisons = prop_oneof![
+        (select(&COMPARATORS[..2]), rt_path(), value(), any::<bool>())
+            .prop_map(|(op, p, v, swap)| compare(op, Operand::Path(p), Operand::Value(v), swap)),
+        (
+            select(COMPARATORS),
+            rt_path(),
+            ordered_value(),
+            any::<bool>()
+        )
+            .prop_map(|(op, p, v, swap)| compare(
+                op,
+                Operand::Path(p),
+                Operand::Value(v),
+                swap
+            )),
+        (select(COMPARATORS), rt_path(), rt_path())
+            .prop_filter("distinct paths", |(_, p, q)| p != q)
+            .prop_map(|(op, p, q)| Condition::Compare(op, Operand::Path(p), Operand::Path(q))),
+        (
+            select(COMPARATORS),
+            rt_path(),
+            number_value(),
+            any::<bool>()
+        )
+            .prop_map(|(op, p, v, swap)| compare(op, size(p), Operand::Value(v), swap)),
+        (rt_sized_path(), ordered_pair()).prop_map(|(v, (lo, hi))| Condition::Between(
+            v,
+            Operand::Value(lo),
+            Operand::Value(hi)
+        )),
+        (rt_sized_path(), rt_path(), rt_path()).prop_map(|(v, lo, hi)| Condition::Between(
+            v,
+            Operand::Path(lo),
+            Operand::Path(hi)
+        )),
+        (
+            rt_sized_path(),
+            prop::collection::vec(value().prop_map(Operand::Value), 1..=5)
+        )
+            .prop_map(|(v, list)| Condition::In(v, list)),
+    ];
+    let functions = prop_oneof![
+        rt_path().prop_map(Condition::AttributeExists),
+        rt_path().prop_map(Condition::AttributeNotExists),
+        (rt_path(), select(VALUE_TYPES)).prop_map(|(p, t)| Condition::AttributeType(p, t)),
+        (rt_path(), prop_oneof![string_value(), binary_value()])
+            .prop_map(|(p, v)| Condition::BeginsWith(Operand::Path(p), Operand::Value(v))),
+        (rt_path(), value())
+            .prop_map(|(p, v)| Condition::Contains(Operand::Path(p), Operand::Value(v))),
+    ];
+    combine(prop_oneof![2 => comparisons, 1 => functions].boxed())
+}
+
+/// Every path that reaches a value in `item`, and every value reached, nested ones too.
+fn contents(item: &Item) -> (Vec<Path>, Vec<AttributeValue>) {
+    fn walk(
+        at: &mut Vec<PathElement>,
+        value: &AttributeValue,
+        paths: &mut Vec<Path>,
+        values: &mut Vec<AttributeValue>,
+    ) {
+        paths.push(Path(at.clone()));
+        values.push(value.clone());
+        match value {
+            AttributeValue::M(map) => {
+                for (key, v) in map {
+                    at.push(PathElement::Attribute(key.clone()));
+                    walk(at, v, paths, values);
+                    at.pop();
+                }
+            }
+            AttributeValue::L(list) => {
+                for (i, v) in list.iter().enumerate() {
+                    at.push(PathElement::Index(i));
+                    walk(at, v, paths, values);
+                    at.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let (mut paths, mut values) = (Vec::new(), Vec::new());
+    for (name, value) in item {
+        walk(
+            &mut vec![PathElement::Attribute(name.clone())],
+            value,
+            &mut paths,
+            &mut values,
+        );
+    }
+    (paths, values)
+}
+
+/// A path over the items' names, often one that `paths` says exists.
+fn eval_path(paths: &[Path]) -> BoxedStrategy<Path> {
+    let random = path(KEYS, KEYS, 2);
+    if paths.is_empty() {
+        random
+    } else {
+        prop_oneof![random, select(paths.to_vec())].boxed()
+    }
+}
+
+/// A constant, often one of `values` (found in the item).
+fn eval_value(values: &[AttributeValue]) -> BoxedStrategy<AttributeValue> {
+    if values.is_empty() {
+        value()
+    } else {
+        prop_oneof![value(), select(values.to_vec())].boxed()
+    }
+}
+
+/// Any operand, sensible or not.
+fn eval_operand(paths: &[Path], values: &[AttributeValue]) -> BoxedStrategy<Operand> {
+    prop_oneof![
+        4 => eval_path(paths).prop_map(Operand::Path),
+        3 => eval_value(values).prop_map(Operand::Value),
+        1 => eval_path(paths).prop_map(size),
+        1 => eval_value(values).prop_map(|v| Operand::Size(Box::new(Operand::Value(v)))),
+    ]
+    .boxed()
+}
+
+/// An item and any condition over its names, sensible or not: the evaluator must agree
+/// with the reference on all of them. Paths and constants are often taken from the item
+/// so that comparisons and functions often hold.
+fn eval_case() -> BoxedStrategy<(Item, Condition)> {
+    item()
+        .prop_flat_map(|item| {
+            let (paths, values) = contents(&item);
+            let p = || eval_path(&paths);
+            let o = || eval_operand(&paths, &values);
+            let leaf = prop_oneof![
+                3 => (select(COMPARATORS), o(), o())
+                    .prop_map(|(c, a, b)| Condition::Compare(c, a, b)),
+                1 => (o(), o(), o()).prop_map(|(v, lo, hi)| Condition::Between(v, lo, hi)),
+                1 => (o(), prop::collection::vec(o(), 1..=5))
+                    .prop_map(|(v, l)| Condition::In(v, l)),
+                1 => p().prop_map(Condition::AttributeExists),
+                1 => p().prop_map(Condition::AttributeNotExists),
+                1 => (p(), select(VALUE_TYPES)).prop_map(|(p, t)| Condition::AttributeType(p, t)),
+                1 => (o(), o()).prop_map(|(a, b)| Condition::BeginsWith(a, b)),
+                2 => (o(), o()).prop_map(|(a, b)| Condition::Contains(a, b)),
+            ];
+            (Just(item), combine(leaf.boxed()))
+        })
+        .boxed()
+}
+
+// ---------------------------------------------------------------------------------------
+// Update strategies
+// ---------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone)]
+enum Action {
+    Set(SetValue),
+    Remove,
+    Add(AttributeValue),
+    Delete(AttributeValue),
+}
+
+fn build_update(actions: Vec<(Path, Action)>) -> Update {
+    let mut update = Update::default();
+    for (p, action) in actions {
+        match action {
+            Action::Set(v) => update.set.push((p, v)),
+            Action::Remove => update.remove.push(p),
+            Action::Add(v) => update.add.push((p, v)),
+            Action::Delete(v) => update.delete.push((p, v)),
+        }
+    }
+    update
+}
+
+/// An operand of `+` or `-`: a number, a path, or `if_not_exists(path, number)`.
+fn number_operand(paths: BoxedStrategy<Path>) -> BoxedStrategy<SetOperand> {
+    prop_oneof![
+        number_value().prop_map(SetOperand::Value),
+        paths.clone().prop_map(SetOperand::Path),
+        (paths, number_value())
+            .prop_map(|(p, v)| SetOperand::IfNotExists(p, Box::new(SetOperand::Value(v)))),
+    ]
+    .boxed()
+}
+
+/// An operand of `list_append`: a list, a path, or `if_not_exists(path, list)`.
+fn list_operand(paths: BoxedStrategy<Path>) -> BoxedStrategy<SetOperand> {
+    prop_oneof![
+        list_value().prop_map(SetOperand::Value),
+        paths.clone().prop_map(SetOperand::Path),
+        (paths, list_value())
+            .prop_map(|(p, v)| SetOperand::IfNotExists(p, Box::new(SetOperand::Value(v)))),
+    ]
+    .boxed()
+}
+
+fn set_action_value(paths: BoxedStrategy<Path>) -> BoxedStrategy<SetValue> {
+    let operand = prop_oneof![
+        2 => value().prop_map(SetOperand::Value),
+        1 => paths.clone().prop_map(SetOperand::Path),
+        1 => (paths.clone(), value())
+            .prop_map(|(p, v)| SetOperand::IfNotExists(p, Box::new(SetOperand::Value(v)))),
+        1 => (list_operand(paths.clone()), list_operand(paths.clone()))
+            .prop_map(|(a, b)| SetOperand::ListAppend(Box::new(a), Box::new(b))),
+    ];
+    prop_oneof![
+        2 => operand.prop_map(SetValue::Operand),
+        1 => (number_operand(paths.clone()), number_operand(paths.clone()))
+            .prop_map(|(a, b)| SetValue::Plus(a, b)),
+        1 => (number_operand(paths.clone()), number_operand(paths))
+            .prop_map(|(a, b)| SetValue::Minus(a, b)),
+    ]
+    .boxed()
+}
+
+fn action(paths: BoxedStrategy<Path>) -> BoxedStrategy<Action> {
+    prop_oneof![
+        3 => set_action_value(paths).prop_map(Action::Set),
+        1 => Just(Action::Remove),
+        1 => prop_oneof![number_value(), set_value()].prop_map(Action::Add),
+        1 => set_value().prop_map(Action::Delete),
+    ]
+    .boxed()
+}
+
+/// Updates DynamoDB accepts: 1..8 actions on compatible target paths.
+fn rt_update() -> BoxedStrategy<Update> {
+    prop::collection::vec((path(NAMES, NAMES, 2), action(rt_path())), 1..8)
+        .prop_map(|actions| build_update(keep_compatible(actions)))
+        .boxed()
+}
+
+fn rt_projection() -> BoxedStrategy<Vec<Path>> {
+    prop::collection::vec(rt_path(), 1..6)
+        .prop_map(|paths| {
+            let tagged = paths.into_iter().map(|p| (p, ())).collect();
+            keep_compatible(tagged)
+                .into_iter()
+                .map(|(p, ())| p)
+                .collect()
+        })
+        .boxed()
+}
+
+/// Updates whose actions each target a different top-level attribute of [`TOPS`].
+fn eval_update() -> BoxedStrategy<Update> {
+    (
+        subsequence(TOPS, 1..=TOPS.len()).prop_shuffle(),
+        prop::collection::vec(action(path(TOPS, KEYS, 2)), TOPS.len()),
+    )
+        .prop_map(|(names, actions)| {
+            build_update(
+                names
+                    .into_iter()
+                    .map(|name| Path::attribute(name))
+                    .zip(actions)
+                    .collect(),
+            )
+        })
+        .boxed()
+}
+
+/// Items over [`TOPS`], numbers and sets more likely, so ADD and DELETE often meet a value.
+fn update_item() -> BoxedStrategy<Item> {
+    let v = prop_oneof![number_value(), set_value(), value(), list_value()];
+    prop::collection::btree_map(select(TOPS).prop_map(str::to_owned), v, 0..5).boxed()
+}
+
+// ---------------------------------------------------------------------------------------
+// Reference update
+// ---------------------------------------------------------------------------------------
+
+fn ref_set_operand(op: &SetOperand, item: &RefItem) -> Option<V> {
+    match op {
+        SetOperand::Path(p) => ref_get(item, p).cloned(),
+        SetOperand::Value(v) => Some(to_ref(v)),
+        SetOperand::IfNotExists(p, fallback) => match ref_get(item, p) {
+            Some(v) => Some(v.clone()),
+            None => ref_set_operand(fallback, item),
+        },
+        SetOperand::ListAppend(a, b) => {
+            match (ref_set_operand(a, item)?, ref_set_operand(b, item)?) {
+                (V::L(mut x), V::L(y)) => {
+                    x.extend(y);
+                    Some(V::L(x))
+                }
+                _ => None,
+            }
+        }
+    }
+}
+
+fn ref_set_value(value: &SetValue, item: &RefItem) -> Option<V> {
+    match value {
+        SetValue::Operand(op) => ref_set_operand(op, item),
+        SetValue::Plus(a, b) | SetValue::Minus(a, b) => {
+            let (V::N(x), V::N(y)) = (ref_set_operand(a, item)?, ref_set_operand(b, item)?) else {
+                return None;
+            };
+            Some(V::N(if matches!(value, SetValue::Plus(..)) {
+                x + y
+            } else {
+                x - y
+            }))
+        }
+    }
+}
+
+/// The item after `update` (all of whose targets are distinct top-level attributes), or
+/// `None` when DynamoDB refuses the update for this item.
+fn ref_apply(update: &Update, original: &RefItem) -> Option<RefItem> {
+    let mut item = original.clone();
+    for (target, value) in &update.set {
+        item.insert(target.top().to_owned(), ref_set_value(value, original)?);
+    }
+    for target in &update.remove {
+        item.remove(target.top());
+    }
+    for (target, value) in &update.add {
+        let new = match (item.get(target.top()), to_ref(value)) {
+            (None, v) => v,
+            (Some(V::N(a)), V::N(b)) => V::N(a + b),
+            (Some(V::Ss(a)), V::Ss(b)) => V::Ss(a.union(&b).cloned().collect()),
+            (Some(V::Ns(a)), V::Ns(b)) => V::Ns(a.union(&b).cloned().collect()),
+            (Some(V::Bs(a)), V::Bs(b)) => V::Bs(a.union(&b).cloned().collect()),
+            _ => return None,
+        };
+        item.insert(target.top().to_owned(), new);
+    }
+    for (target, value) in &update.delete {
+        let Some(existing) = item.get(target.top()) else {
+            continue;
+        };
+        let remaining = match (existing, to_ref(value)) {
+            (V::Ss(a), V::Ss(b)) => V::Ss(a.difference(&b).cloned().collect()),
+            (V::Ns(a), V::Ns(b)) => V::Ns(a.difference(&b).cloned().collect()),
+            (V::Bs(a), V::Bs(b)) => V::Bs(a.difference(&b).cloned().collect()),
+            _ => return None,
+        };
+        // A set cannot be empty: deleting its last members removes the attribute.
+        if ref_size(&remaining) == Some(0) {
+            item.remove(target.top());
+        } else {
+            item.insert(target.top().to_owned(), remaining);
+        }
+    }
+    Some(item)
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------------------
+
+fn bindings(printed: &print::Printed) -> Bindings {
+    Bindings::from_parts(printed.names.clone(), printed.values.clone())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn condition_round_trips(condition in rt_condition()) {
+        let printed = print::condition(&condition);
+        let mut b = bindings(&printed);
+        let parsed = parse_condition(&printed.text, &mut b, "ConditionExpression");
+        prop_assert_eq!(parsed.as_ref(), Ok(&condition), "text: {}", printed.text);
+        prop_assert!(b.check_all_used().is_ok(), "text: {}", printed.text);
+    }
+
+    #[test]
+    fn update_round_trips(update in rt_update()) {
+        let printed = print::update(&update);
+        let mut b = bindings(&printed);
+        let parsed = parse_update(&printed.text, &mut b);
+        prop_assert_eq!(parsed.as_ref(), Ok(&update), "text: {}", printed.text);
+        prop_assert!(b.check_all_used().is_ok(), "text: {}", printed.text);
+    }
+
+    #[test]
+    fn projection_round_trips(paths in rt_projection()) {
+        let printed = print::projection(&paths);
+        let mut b = bindings(&printed);
+        let parsed = parse_projection(&printed.text, &mut b);
+        prop_assert_eq!(parsed.as_ref(), Ok(&paths), "text: {}", printed.text);
+        prop_assert!(b.check_all_used().is_ok(), "text: {}", printed.text);
+    }
+
+    #[test]
+    fn evaluator_matches_reference((item, condition) in eval_case()) {
+        let expected = ref_eval(&condition, &to_ref_item(&item));
+        prop_assert_eq!(eval::condition::evaluate(&condition, &item), expected);
+    }
+
+    #[test]
+    fn update_matches_reference(item in update_item(), update in eval_update()) {
+        let expected = ref_apply(&update, &to_ref_item(&item));
+        let actual = eval::update::apply(&update, &item);
+        match (&actual, &expected) {
+            (Ok(result), Some(expected)) => prop_assert_eq!(&to_ref_item(result), expected),
+            (Err(_), None) => {}
+            _ => prop_assert!(false, "apply gave {:?}, reference {:?}", actual, expected),
+        }
+    }
+}
