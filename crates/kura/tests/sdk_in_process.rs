@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::scenarios;
+use common::{expressions, scenarios};
 
 #[tokio::test]
 async fn table_lifecycle_in_memory() {
@@ -29,4 +29,10 @@ async fn list_tables_paging() {
 async fn validation_errors() {
     let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
     scenarios::validation_errors(&client).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expression_seed_patterns() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    expressions::seed_patterns(&client, "Seeds").await;
 }

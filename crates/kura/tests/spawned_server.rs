@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{KuraProcess, scenarios};
+use common::{KuraProcess, expressions, scenarios};
 
 #[tokio::test]
 async fn scenarios_over_http() {
@@ -12,6 +12,13 @@ async fn scenarios_over_http() {
     scenarios::table_lifecycle(&client).await;
     scenarios::list_tables_paging(&client).await;
     scenarios::validation_errors(&client).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expression_seed_patterns_over_http_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    expressions::seed_patterns(&server.client(), "Seeds").await;
 }
 
 #[tokio::test]

@@ -142,4 +142,5 @@ where
         .unwrap_or("")
         .to_owned()
 }
+pub mod expressions;
 pub mod scenarios;
