@@ -513,3 +513,57 @@ fn legacy_parameter_errors() {
         assert_eq!(error(operation, params), expected, "for {params}");
     }
 }
+
+#[test]
+fn at_most_300_operators() {
+    let conditions = |n: usize| vec!["a = :v"; n].join(" OR ");
+    // n comparisons joined by n - 1 ORs: 2n - 1 operators.
+    accepted(
+        Operation::PutItem,
+        &condition_params(&conditions(150), "", r#"{":v":{"S":"x"}}"#),
+    );
+    let got = error(
+        Operation::PutItem,
+        &condition_params(&conditions(151), "", r#"{":v":{"S":"x"}}"#),
+    );
+    assert_eq!(
+        got,
+        "Invalid ConditionExpression: The expression contains too many operators; operator count: 301"
+    );
+    // SET actions are not operators.
+    let sets: Vec<String> = (0..400).map(|i| format!("a{i} = :v")).collect();
+    let params = format!(
+        r#"{{"UpdateExpression": "SET {}", "ExpressionAttributeValues": {{":v": {{"S": "x"}}}}}}"#,
+        sets.join(", ")
+    );
+    let too_long = error(Operation::UpdateItem, &params);
+    assert_eq!(
+        too_long,
+        "Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;"
+    );
+    let sets: Vec<String> = (0..350).map(|i| format!("a{i}=:v")).collect();
+    accepted(
+        Operation::UpdateItem,
+        &format!(
+            r#"{{"UpdateExpression": "SET {}", "ExpressionAttributeValues": {{":v": {{"S": "x"}}}}}}"#,
+            sets.join(",")
+        ),
+    );
+}
+
+#[test]
+fn expressions_longer_than_4096_are_refused() {
+    let padding = " ".repeat(4096 - "a = :v".len());
+    accepted(
+        Operation::PutItem,
+        &condition_params(&format!("a = :v{padding}"), "", r#"{":v":{"S":"x"}}"#),
+    );
+    let got = error(
+        Operation::PutItem,
+        &condition_params(&format!("a = :v {padding}"), "", r#"{":v":{"S":"x"}}"#),
+    );
+    assert_eq!(
+        got,
+        "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 4097"
+    );
+}

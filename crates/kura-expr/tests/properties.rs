@@ -33,7 +33,7 @@ const NAMES: &[&str] = &["a", "b", "c", "weird.name", "x y"];
 const KEYS: &[&str] = &["a", "b", "c"];
 /// Top-level names for the update property.
 const TOPS: &[&str] = &["a", "b", "c", "d", "e"];
-const STRINGS: &[&str] = &["", "a", "ab", "abc", "b", "ba", "Z", "é", "\u{ff5e}"];
+const STRINGS: &[&str] = &["", "a", "ab", "abc", "b", "ba", "Z", "é", "\u{ff5e}", "a𝄞"];
 const BYTES: &[&[u8]] = &[
     b"",
     b"\x00",
@@ -127,17 +127,29 @@ fn list_value() -> BoxedStrategy<AttributeValue> {
         .boxed()
 }
 
-/// Any value: scalars, sets, and lists and maps nested up to two levels.
-fn value() -> BoxedStrategy<AttributeValue> {
-    prop_oneof![3 => scalar_value(), 1 => set_value()]
-        .prop_recursive(2, 12, 3, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..3).prop_map(AttributeValue::L),
-                prop::collection::btree_map(select(KEYS).prop_map(str::to_owned), inner, 0..3)
-                    .prop_map(AttributeValue::M),
-            ]
-        })
+fn map_of(values: BoxedStrategy<AttributeValue>) -> BoxedStrategy<AttributeValue> {
+    prop::collection::btree_map(select(KEYS).prop_map(str::to_owned), values, 0..3)
+        .prop_map(AttributeValue::M)
         .boxed()
+}
+
+fn list_of(values: BoxedStrategy<AttributeValue>) -> BoxedStrategy<AttributeValue> {
+    prop::collection::vec(values, 0..3)
+        .prop_map(AttributeValue::L)
+        .boxed()
+}
+
+/// Any value, mostly scalars and sets, sometimes a list or map nested up to two levels.
+fn value() -> BoxedStrategy<AttributeValue> {
+    let flat = || prop_oneof![4 => scalar_value(), 1 => set_value()].boxed();
+    let one_level = || prop_oneof![2 => flat(), 1 => list_of(flat()), 1 => map_of(flat())].boxed();
+    prop_oneof![
+        6 => flat(),
+        1 => list_value(),
+        1 => list_of(one_level()),
+        1 => map_of(one_level()),
+    ]
+    .boxed()
 }
 
 fn item() -> BoxedStrategy<Item> {
@@ -275,11 +287,12 @@ fn ref_get<'a>(item: &'a RefItem, path: &Path) -> Option<&'a V> {
     Some(current)
 }
 
-/// `size()`: UTF-8 bytes of a string, bytes of a binary, members of a set, elements of a
-/// list or map; nothing for N, BOOL and NULL.
+/// `size()`: length of a string as Java counts it (UTF-16 code units, as the crate
+/// documents DynamoDB does), bytes of a binary, members of a set, elements of a list or
+/// map; nothing for N, BOOL and NULL.
 fn ref_size(v: &V) -> Option<i64> {
     let len = match v {
-        V::S(s) => s.len(),
+        V::S(s) => s.chars().map(char::len_utf16).sum(),
         V::B(b) => b.len(),
         V::Ss(s) => s.len(),
         V::Ns(s) => s.len(),
@@ -317,7 +330,7 @@ fn is_subsequence<T: PartialEq>(haystack: &[T], needle: &[T]) -> bool {
 fn ref_contains(target: &V, element: &V) -> bool {
     match (target, element) {
         (V::S(s), V::S(sub)) => is_subsequence(s.as_bytes(), sub.as_bytes()),
-        (V::B(b), V::B(sub)) => is_subsequence(b, sub),
+        (V::B(b), V::B(sub)) => b == sub,
         (V::Ss(set), V::S(x)) => set.contains(x),
         (V::Ns(set), V::N(x)) => set.contains(x),
         (V::Bs(set), V::B(x)) => set.contains(x),
@@ -492,62 +505,97 @@ fn rt_condition() -> BoxedStrategy<Condition> {
     combine(prop_oneof![2 => comparisons, 1 => functions].boxed())
 }
 
-/// Every path that reaches a value in `item`, and every value reached, nested ones too.
-fn contents(item: &Item) -> (Vec<Path>, Vec<AttributeValue>) {
-    fn walk(
-        at: &mut Vec<PathElement>,
-        value: &AttributeValue,
-        paths: &mut Vec<Path>,
-        values: &mut Vec<AttributeValue>,
-    ) {
-        paths.push(Path(at.clone()));
-        values.push(value.clone());
+/// A value found in an item: where, what, and its parts (set members, list elements,
+/// substrings of a string or binary, the value itself).
+#[derive(Debug, Clone)]
+struct Found {
+    path: Path,
+    value: AttributeValue,
+    parts: Vec<AttributeValue>,
+}
+
+fn parts(value: &AttributeValue) -> Vec<AttributeValue> {
+    let mut out = vec![value.clone()];
+    match value {
+        AttributeValue::S(text) => {
+            let bounds: Vec<usize> = (0..=text.len())
+                .filter(|i| text.is_char_boundary(*i))
+                .collect();
+            for (k, i) in bounds.iter().enumerate() {
+                for j in &bounds[k..] {
+                    out.push(AttributeValue::s(&text[*i..*j]));
+                }
+            }
+        }
+        AttributeValue::B(bytes) => {
+            for i in 0..=bytes.len() {
+                for j in i..=bytes.len() {
+                    out.push(AttributeValue::B(bytes[i..j].to_vec()));
+                }
+            }
+        }
+        AttributeValue::Ss(set) => out.extend(set.iter().map(AttributeValue::s)),
+        AttributeValue::Ns(set) => out.extend(set.iter().cloned().map(AttributeValue::N)),
+        AttributeValue::Bs(set) => out.extend(set.iter().cloned().map(AttributeValue::B)),
+        AttributeValue::L(list) => out.extend(list.iter().cloned()),
+        _ => {}
+    }
+    out
+}
+
+/// Every value in `item`, nested ones too.
+fn contents(item: &Item) -> Vec<Found> {
+    fn walk(at: &mut Vec<PathElement>, value: &AttributeValue, out: &mut Vec<Found>) {
+        out.push(Found {
+            path: Path(at.clone()),
+            value: value.clone(),
+            parts: parts(value),
+        });
         match value {
             AttributeValue::M(map) => {
                 for (key, v) in map {
                     at.push(PathElement::Attribute(key.clone()));
-                    walk(at, v, paths, values);
+                    walk(at, v, out);
                     at.pop();
                 }
             }
             AttributeValue::L(list) => {
                 for (i, v) in list.iter().enumerate() {
                     at.push(PathElement::Index(i));
-                    walk(at, v, paths, values);
+                    walk(at, v, out);
                     at.pop();
                 }
             }
             _ => {}
         }
     }
-    let (mut paths, mut values) = (Vec::new(), Vec::new());
+    let mut out = Vec::new();
     for (name, value) in item {
         walk(
             &mut vec![PathElement::Attribute(name.clone())],
             value,
-            &mut paths,
-            &mut values,
+            &mut out,
         );
     }
-    (paths, values)
+    out
 }
 
-/// A path over the items' names, often one that `paths` says exists.
+/// A path over the items' names, often one that exists.
 fn eval_path(paths: &[Path]) -> BoxedStrategy<Path> {
     let random = path(KEYS, KEYS, 2);
     if paths.is_empty() {
         random
     } else {
-        prop_oneof![random, select(paths.to_vec())].boxed()
+        prop_oneof![1 => random, 2 => select(paths.to_vec())].boxed()
     }
 }
 
-/// A constant, often one of `values` (found in the item).
+/// A constant, often one found in the item.
 fn eval_value(values: &[AttributeValue]) -> BoxedStrategy<AttributeValue> {
     if values.is_empty() {
         value()
     } else {
-        prop_oneof![value(), select(values.to_vec())].boxed()
+        prop_oneof![1 => value(), 2 => select(values.to_vec())].boxed()
     }
 }
 
@@ -562,28 +610,92 @@ fn eval_operand(paths: &[Path], values: &[AttributeValue]) -> BoxedStrategy<Oper
     .boxed()
 }
 
+fn sorted(lo: AttributeValue, hi: AttributeValue) -> (Operand, Operand) {
+    let (lo, hi) = if ref_order(&to_ref(&lo), &to_ref(&hi)) == Some(Ordering::Greater) {
+        (hi, lo)
+    } else {
+        (lo, hi)
+    };
+    (Operand::Value(lo), Operand::Value(hi))
+}
+
+/// Leaves built around a value found in the item: its path against constants of the same
+/// type or against its parts, so that comparisons and functions often hold.
+fn near_leaf(found: &[Found], values: &[AttributeValue]) -> BoxedStrategy<Condition> {
+    let all = values.to_vec();
+    let near = select(found.to_vec()).prop_map(move |f| {
+        let same: Vec<AttributeValue> = all
+            .iter()
+            .filter(|v| v.value_type() == f.value.value_type())
+            .cloned()
+            .collect();
+        (f.path, same, f.parts)
+    });
+    prop_oneof![
+        3 => near.clone()
+            .prop_flat_map(|(p, same, _)| {
+                (select(COMPARATORS), Just(p), select(same), any::<bool>())
+            })
+            .prop_map(|(op, p, v, swap)| compare(op, Operand::Path(p), Operand::Value(v), swap)),
+        1 => near.clone()
+            .prop_flat_map(|(p, same, _)| (Just(p), select(same.clone()), select(same)))
+            .prop_map(|(p, lo, hi)| {
+                let (lo, hi) = sorted(lo, hi);
+                Condition::Between(Operand::Path(p), lo, hi)
+            }),
+        1 => near.clone()
+            .prop_flat_map(|(p, same, _)| (Just(p), prop::collection::vec(select(same), 1..=3)))
+            .prop_map(|(p, list)| {
+                Condition::In(Operand::Path(p), list.into_iter().map(Operand::Value).collect())
+            }),
+        1 => near.clone()
+            .prop_flat_map(|(p, _, parts)| (Just(p), select(parts)))
+            .prop_map(|(p, v)| Condition::BeginsWith(Operand::Path(p), Operand::Value(v))),
+        2 => near
+            .prop_flat_map(|(p, _, parts)| (Just(p), select(parts)))
+            .prop_map(|(p, v)| Condition::Contains(Operand::Path(p), Operand::Value(v))),
+        2 => (select(COMPARATORS), select(found.to_vec()), -1i64..=1).prop_map(|(op, f, delta)| {
+            let k = ref_size(&to_ref(&f.value)).unwrap_or(0) + delta;
+            Condition::Compare(op, size(f.path), Operand::Value(n(k)))
+        }),
+    ]
+    .boxed()
+}
+
 /// An item and any condition over its names, sensible or not: the evaluator must agree
-/// with the reference on all of them. Paths and constants are often taken from the item
-/// so that comparisons and functions often hold.
+/// with the reference on all of them.
 fn eval_case() -> BoxedStrategy<(Item, Condition)> {
     item()
         .prop_flat_map(|item| {
-            let (paths, values) = contents(&item);
+            let found = contents(&item);
+            let paths: Vec<Path> = found.iter().map(|f| f.path.clone()).collect();
+            let values: Vec<AttributeValue> =
+                found.iter().flat_map(|f| f.parts.iter().cloned()).collect();
             let p = || eval_path(&paths);
             let o = || eval_operand(&paths, &values);
-            let leaf = prop_oneof![
+            let random = prop_oneof![
                 3 => (select(COMPARATORS), o(), o())
                     .prop_map(|(c, a, b)| Condition::Compare(c, a, b)),
                 1 => (o(), o(), o()).prop_map(|(v, lo, hi)| Condition::Between(v, lo, hi)),
+                1 => (o(), eval_value(&values), eval_value(&values)).prop_map(|(v, lo, hi)| {
+                    let (lo, hi) = sorted(lo, hi);
+                    Condition::Between(v, lo, hi)
+                }),
                 1 => (o(), prop::collection::vec(o(), 1..=5))
                     .prop_map(|(v, l)| Condition::In(v, l)),
                 1 => p().prop_map(Condition::AttributeExists),
                 1 => p().prop_map(Condition::AttributeNotExists),
                 1 => (p(), select(VALUE_TYPES)).prop_map(|(p, t)| Condition::AttributeType(p, t)),
                 1 => (o(), o()).prop_map(|(a, b)| Condition::BeginsWith(a, b)),
-                2 => (o(), o()).prop_map(|(a, b)| Condition::Contains(a, b)),
-            ];
-            (Just(item), combine(leaf.boxed()))
+                1 => (o(), o()).prop_map(|(a, b)| Condition::Contains(a, b)),
+            ]
+            .boxed();
+            let leaf = if found.is_empty() {
+                random
+            } else {
+                prop_oneof![random, near_leaf(&found, &values)].boxed()
+            };
+            (Just(item), combine(leaf))
         })
         .boxed()
 }

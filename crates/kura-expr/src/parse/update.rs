@@ -81,7 +81,7 @@ fn clauses(p: &mut Parser<'_>) -> Result<Update> {
                     }
                 }
             }
-            p.count_operator()?;
+            // An action itself is not an operator (Developer Guide, expression quotas).
             if *p.peek() == TokenKind::Comma {
                 p.advance();
             } else {
