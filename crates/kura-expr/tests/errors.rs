@@ -567,3 +567,119 @@ fn expressions_longer_than_4096_are_refused() {
         "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 4097"
     );
 }
+
+#[test]
+fn nesting_within_the_operator_limit_parses() {
+    // 299 NOTs each around a parenthesised condition, plus the comparison: 300 operators.
+    let nested = format!("{}a = :v{}", "NOT (".repeat(299), ")".repeat(299));
+    let params: ExpressionParams =
+        serde_json::from_str(&condition_params(&nested, "", r#"{":v":{"S":"x"}}"#)).unwrap();
+    let compiled = compile(Operation::PutItem, params).expect("accepted");
+    // An odd number of NOTs around a false comparison.
+    let condition = compiled.condition.expect("condition");
+    assert!(kura_expr::eval::condition::evaluate(
+        &condition,
+        &kura_model::Item::new()
+    ));
+}
+
+#[test]
+fn path_and_placeholder_limits() {
+    let path = |levels: usize| {
+        let mut p = "a".to_owned();
+        for _ in 1..levels {
+            p.push_str(".b");
+        }
+        p
+    };
+    accepted(
+        Operation::GetItem,
+        &format!(r#"{{"ProjectionExpression": "{}"}}"#, path(32)),
+    );
+    assert_eq!(
+        error(
+            Operation::GetItem,
+            &format!(r#"{{"ProjectionExpression": "{}"}}"#, path(33))
+        ),
+        "Invalid ProjectionExpression: The document path has too many nesting levels; nesting levels: 33"
+    );
+    accepted(
+        Operation::GetItem,
+        r#"{"ProjectionExpression": "a[2147483647]"}"#,
+    );
+    assert_eq!(
+        error(
+            Operation::GetItem,
+            r#"{"ProjectionExpression": "a[2147483648]"}"#
+        ),
+        "Invalid ProjectionExpression: List index is not within the allowable range; index: [2147483648]"
+    );
+    let long_name = format!("#{}", "n".repeat(255));
+    assert_eq!(
+        error(
+            Operation::GetItem,
+            &format!(
+                r#"{{"ProjectionExpression": "{long_name}", "ExpressionAttributeNames": {{"{long_name}": "a"}}}}"#
+            )
+        ),
+        "ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: 256"
+    );
+    assert_eq!(
+        error(
+            Operation::GetItem,
+            r##"{"ProjectionExpression": "#a", "ExpressionAttributeNames": {"#a": ""}}"##
+        ),
+        "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a"
+    );
+}
+
+#[test]
+fn update_functions_are_not_conditions() {
+    let got = error(
+        Operation::PutItem,
+        &condition_params("if_not_exists(a, :v) = :v", "", r#"{":v":{"S":"x"}}"#),
+    );
+    assert_eq!(
+        got,
+        "Invalid ConditionExpression: The function is not allowed to be used this way in an expression; function: if_not_exists"
+    );
+    let got = error(
+        Operation::UpdateItem,
+        r#"{"UpdateExpression": "SET a = ((b))"}"#,
+    );
+    assert_eq!(
+        got,
+        "Invalid UpdateExpression: The expression has redundant parentheses;"
+    );
+}
+
+#[test]
+fn conditional_operator_needs_two_conditions() {
+    assert_eq!(
+        error(Operation::PutItem, r#"{"ConditionalOperator": "OR"}"#),
+        "ConditionalOperator cannot be used without Filter or Expected"
+    );
+    assert_eq!(
+        error(
+            Operation::PutItem,
+            r#"{"ConditionalOperator": "OR", "Expected": {"a": {"Exists": false}}}"#
+        ),
+        "ConditionalOperator can only be used when Filter or Expected has two or more elements"
+    );
+}
+
+#[test]
+fn orderable_comparisons_refuse_unorderable_constants() {
+    let got = error(
+        Operation::PutItem,
+        &condition_params("a < :v", "", r#"{":v":{"BOOL":true}}"#),
+    );
+    assert_eq!(
+        got,
+        "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: <, operand type: BOOL"
+    );
+    accepted(
+        Operation::PutItem,
+        &condition_params("a = :v", "", r#"{":v":{"BOOL":true}}"#),
+    );
+}

@@ -32,14 +32,16 @@ pub const TABLE_MAX_WRITE_UNITS: i64 = 40_000;
 
 // ---- expressions (Developer Guide, "Expression parameters" quotas) ----
 
-/// Length of any one expression string, in bytes.
-pub const MAX_EXPRESSION_BYTES: usize = 4096;
+/// Length of any one expression string, in UTF-16 code units (DynamoDB counts Java
+/// string length; for ASCII that is bytes).
+pub const MAX_EXPRESSION_LENGTH: usize = 4096;
 /// Operators and functions in one expression.
 pub const MAX_OPERATORS: usize = 300;
 /// Operands of one `IN`.
 pub const MAX_IN_OPERANDS: usize = 100;
 /// Elements of one document path (its nesting depth).
 pub const MAX_PATH_DEPTH: usize = 32;
-/// Kura's own bound on parser recursion. Real nesting costs an operator per level, so
-/// legal expressions stay far below it; deeper input is all redundant parentheses.
+/// Kura's own bound on nested parentheses. Every level of real nesting costs an operator
+/// (at most 300), so legal expressions stay below it; deeper input is all redundant
+/// parentheses.
 pub const MAX_PARSE_DEPTH: usize = 400;

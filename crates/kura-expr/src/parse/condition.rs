@@ -62,6 +62,10 @@ fn need_condition(p: &Parser<'_>, node: Node) -> Result<Condition> {
 }
 
 fn or(p: &mut Parser<'_>) -> Result<Node> {
+    p.descend(or_level)
+}
+
+fn or_level(p: &mut Parser<'_>) -> Result<Node> {
     let mut left = and(p)?;
     while p.at_keyword("OR") {
         let l = need_condition(p, left)?;
@@ -90,11 +94,10 @@ fn and(p: &mut Parser<'_>) -> Result<Node> {
 fn not(p: &mut Parser<'_>) -> Result<Node> {
     if p.at_keyword("NOT") {
         p.advance();
+        // The operator limit bounds chains of NOT; no nesting level is spent on them.
         p.count_operator()?;
-        p.enter()?;
-        let inner = not(p)?;
+        let inner = p.descend(not)?;
         let inner = need_condition(p, inner)?;
-        p.leave();
         return Ok(Node::Condition(Condition::Not(Box::new(inner)), 0));
     }
     primary(p)

@@ -18,6 +18,10 @@ use crate::error::{ExprError, Result};
 use crate::lexer::{Token, TokenKind, syntax_error, tokenize};
 use crate::reserved::is_reserved;
 
+/// Stack left below which [`Parser::descend`] switches to a fresh segment, and its size.
+const RED_ZONE: usize = 64 * 1024;
+const STACK_SEGMENT: usize = 1024 * 1024;
+
 /// The kinds of non-syntax problems, ranked per grammar by [`Diagnostics::first`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Problem {
@@ -93,7 +97,7 @@ impl<'a> Parser<'a> {
         }
         // DynamoDB measures Java string length: UTF-16 code units.
         let size = source.encode_utf16().count();
-        if size > limits::MAX_EXPRESSION_BYTES {
+        if size > limits::MAX_EXPRESSION_LENGTH {
             return Err(ExprError::validation(messages::expression_too_long(
                 parameter, size,
             )));
@@ -169,6 +173,12 @@ impl<'a> Parser<'a> {
 
     pub fn leave(&mut self) {
         self.depth -= 1;
+    }
+
+    /// Runs one level of recursive descent on a stack with room for it: a valid expression
+    /// may nest a few hundred levels, more than a 2 MiB thread stack holds in debug builds.
+    pub fn descend<T>(&mut self, level: impl FnOnce(&mut Self) -> T) -> T {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || level(self))
     }
 
     /// Counts one operator or function against DynamoDB's per-expression limit.
@@ -261,6 +271,10 @@ impl<'a> Parser<'a> {
 
     /// A path, a `:value`, or a function call `name(term, ...)`, optionally in parentheses.
     pub fn term(&mut self) -> Result<Term> {
+        self.descend(Self::term_level)
+    }
+
+    fn term_level(&mut self) -> Result<Term> {
         if *self.peek() == TokenKind::LParen {
             self.advance();
             self.enter()?;

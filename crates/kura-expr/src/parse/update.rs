@@ -12,6 +12,7 @@ const KEYWORDS: &[&str] = &["SET", "REMOVE", "ADD", "DELETE"];
 
 /// DynamoDB's ranking of non-syntax problems in update expressions.
 const ORDER: &[Problem] = &[
+    Problem::Parentheses,
     Problem::Reserved,
     Problem::UnknownFunction,
     Problem::Section,
