@@ -251,6 +251,18 @@ const UPDATES: &[(&str, &str, &str, Result<&str, &str>)] = &[
         Ok(r#"{}"#),
     ),
     (
+        "DELETE m.s :gone",
+        r#"{":gone":{"SS":["a"]}}"#,
+        r#"{"m":{"S":"not a map"}}"#,
+        Err("The document path provided in the update expression is invalid for update"),
+    ),
+    (
+        "DELETE m.s :gone",
+        r#"{":gone":{"SS":["a"]}}"#,
+        r#"{"m":{"M":{}}}"#,
+        Ok(r#"{"m":{"M":{}}}"#),
+    ),
+    (
         "SET x = y",
         "",
         r#"{}"#,

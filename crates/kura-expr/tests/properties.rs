@@ -33,7 +33,7 @@ const NAMES: &[&str] = &["a", "b", "c", "weird.name", "x y"];
 const KEYS: &[&str] = &["a", "b", "c"];
 /// Top-level names for the update property.
 const TOPS: &[&str] = &["a", "b", "c", "d", "e"];
-const STRINGS: &[&str] = &["", "a", "ab", "abc", "b", "ba", "Z", "é", "\u{ff5e}", "a𝄞"];
+const STRINGS: &[&str] = &["", "a", "ab", "abc", "b", "ba", "Z", "é", "\u{ff5e}", "𝄞"];
 const BYTES: &[&[u8]] = &[
     b"",
     b"\x00",
@@ -122,7 +122,7 @@ fn set_value() -> BoxedStrategy<AttributeValue> {
 }
 
 fn list_value() -> BoxedStrategy<AttributeValue> {
-    prop::collection::vec(scalar_value(), 0..3)
+    prop::collection::vec(scalar_value(), 0..4)
         .prop_map(AttributeValue::L)
         .boxed()
 }
@@ -330,7 +330,7 @@ fn is_subsequence<T: PartialEq>(haystack: &[T], needle: &[T]) -> bool {
 fn ref_contains(target: &V, element: &V) -> bool {
     match (target, element) {
         (V::S(s), V::S(sub)) => is_subsequence(s.as_bytes(), sub.as_bytes()),
-        (V::B(b), V::B(sub)) => b == sub,
+        (V::B(b), V::B(sub)) => is_subsequence(b, sub),
         (V::Ss(set), V::S(x)) => set.contains(x),
         (V::Ns(set), V::N(x)) => set.contains(x),
         (V::Bs(set), V::B(x)) => set.contains(x),
@@ -622,7 +622,10 @@ fn sorted(lo: AttributeValue, hi: AttributeValue) -> (Operand, Operand) {
 /// Leaves built around a value found in the item: its path against constants of the same
 /// type or against its parts, so that comparisons and functions often hold.
 fn near_leaf(found: &[Found], values: &[AttributeValue]) -> BoxedStrategy<Condition> {
-    let all = values.to_vec();
+    let mut all = values.to_vec();
+    all.extend(STRINGS.iter().map(|s| AttributeValue::s(*s)));
+    all.extend((-4..=4).map(n));
+    all.extend(BYTES.iter().map(|b| AttributeValue::B(b.to_vec())));
     let near = select(found.to_vec()).prop_map(move |f| {
         let same: Vec<AttributeValue> = all
             .iter()
@@ -651,8 +654,12 @@ fn near_leaf(found: &[Found], values: &[AttributeValue]) -> BoxedStrategy<Condit
         1 => near.clone()
             .prop_flat_map(|(p, _, parts)| (Just(p), select(parts)))
             .prop_map(|(p, v)| Condition::BeginsWith(Operand::Path(p), Operand::Value(v))),
-        2 => near
-            .prop_flat_map(|(p, _, parts)| (Just(p), select(parts)))
+        3 => near
+            .prop_flat_map(|(p, _, parts)| {
+                // The value's members rather than the value itself, when it has some.
+                let members = if parts.len() > 1 { parts[1..].to_vec() } else { parts };
+                (Just(p), select(members))
+            })
             .prop_map(|(p, v)| Condition::Contains(Operand::Path(p), Operand::Value(v))),
         2 => (select(COMPARATORS), select(found.to_vec()), -1i64..=1).prop_map(|(op, f, delta)| {
             let k = ref_size(&to_ref(&f.value)).unwrap_or(0) + delta;
@@ -795,28 +802,102 @@ fn rt_projection() -> BoxedStrategy<Vec<Path>> {
         .boxed()
 }
 
-/// Updates whose actions each target a different top-level attribute of [`TOPS`].
-fn eval_update() -> BoxedStrategy<Update> {
-    (
-        subsequence(TOPS, 1..=TOPS.len()).prop_shuffle(),
-        prop::collection::vec(action(path(TOPS, KEYS, 2)), TOPS.len()),
-    )
-        .prop_map(|(names, actions)| {
-            build_update(
-                names
-                    .into_iter()
-                    .map(|name| Path::attribute(name))
-                    .zip(actions)
-                    .collect(),
-            )
-        })
-        .boxed()
+/// A set of the same type as `existing` (any set when it is not one), its members drawn
+/// from `existing`'s and a few others.
+fn set_like(existing: Option<&AttributeValue>) -> BoxedStrategy<AttributeValue> {
+    fn pool<T: Clone + PartialEq>(members: &[T], others: impl IntoIterator<Item = T>) -> Vec<T> {
+        let mut pool = members.to_vec();
+        for other in others {
+            if !pool.contains(&other) {
+                pool.push(other);
+            }
+        }
+        pool
+    }
+    match existing {
+        Some(AttributeValue::Ss(members)) => prop_oneof![
+            subsequence(members.clone(), 1..=members.len()),
+            subsequence(
+                pool(members, STRINGS[1..].iter().map(|s| (*s).to_owned())),
+                1..=3
+            ),
+        ]
+        .prop_shuffle()
+        .prop_map(AttributeValue::Ss)
+        .boxed(),
+        Some(AttributeValue::Ns(members)) => prop_oneof![
+            subsequence(members.clone(), 1..=members.len()),
+            subsequence(pool(members, (-3..=3).map(Number::from_i64)), 1..=3),
+        ]
+        .prop_shuffle()
+        .prop_map(AttributeValue::Ns)
+        .boxed(),
+        Some(AttributeValue::Bs(members)) => prop_oneof![
+            subsequence(members.clone(), 1..=members.len()),
+            subsequence(pool(members, BYTES[1..].iter().map(|b| b.to_vec())), 1..=3),
+        ]
+        .prop_shuffle()
+        .prop_map(AttributeValue::Bs)
+        .boxed(),
+        _ => set_value(),
+    }
+}
+
+/// An action on the top-level attribute holding `existing`, of a fitting type more often
+/// than not so that most updates apply.
+fn action_on(
+    existing: Option<&AttributeValue>,
+    paths: BoxedStrategy<Path>,
+) -> BoxedStrategy<Action> {
+    let add = match existing {
+        Some(AttributeValue::N(_)) | None => {
+            prop_oneof![3 => number_value(), 1 => set_like(existing)].boxed()
+        }
+        Some(_) => prop_oneof![1 => number_value(), 3 => set_like(existing)].boxed(),
+    };
+    prop_oneof![
+        3 => set_action_value(paths).prop_map(Action::Set),
+        1 => Just(Action::Remove),
+        2 => add.prop_map(Action::Add),
+        2 => set_like(existing).prop_map(Action::Delete),
+    ]
+    .boxed()
 }
 
 /// Items over [`TOPS`], numbers and sets more likely, so ADD and DELETE often meet a value.
 fn update_item() -> BoxedStrategy<Item> {
     let v = prop_oneof![number_value(), set_value(), value(), list_value()];
     prop::collection::btree_map(select(TOPS).prop_map(str::to_owned), v, 0..5).boxed()
+}
+
+/// An item and an update of 1..=3 actions, each on a different top-level attribute of
+/// [`TOPS`]; SET reads paths that mostly exist.
+fn update_case() -> BoxedStrategy<(Item, Update)> {
+    update_item()
+        .prop_flat_map(|item| {
+            let existing: Vec<Path> = contents(&item).into_iter().map(|f| f.path).collect();
+            let paths = if existing.is_empty() {
+                path(TOPS, KEYS, 2)
+            } else {
+                prop_oneof![1 => path(TOPS, KEYS, 2), 2 => select(existing)].boxed()
+            };
+            let actions: Vec<BoxedStrategy<(Path, Action)>> = TOPS
+                .iter()
+                .map(|name| {
+                    (
+                        Just(Path::attribute(*name)),
+                        action_on(item.get(*name), paths.clone()),
+                    )
+                        .boxed()
+                })
+                .collect();
+            let update = subsequence(actions, 1..=3)
+                .prop_shuffle()
+                .prop_flat_map(|chosen| chosen)
+                .prop_map(build_update);
+            (Just(item), update)
+        })
+        .boxed()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -904,6 +985,19 @@ fn ref_apply(update: &Update, original: &RefItem) -> Option<RefItem> {
 // Properties
 // ---------------------------------------------------------------------------------------
 
+fn subconditions(c: &Condition) -> Vec<&Condition> {
+    let mut out = vec![c];
+    match c {
+        Condition::Not(a) => out.extend(subconditions(a)),
+        Condition::And(a, b) | Condition::Or(a, b) => {
+            out.extend(subconditions(a));
+            out.extend(subconditions(b));
+        }
+        _ => {}
+    }
+    out
+}
+
 fn bindings(printed: &print::Printed) -> Bindings {
     Bindings::from_parts(printed.names.clone(), printed.values.clone())
 }
@@ -940,12 +1034,15 @@ proptest! {
 
     #[test]
     fn evaluator_matches_reference((item, condition) in eval_case()) {
-        let expected = ref_eval(&condition, &to_ref_item(&item));
-        prop_assert_eq!(eval::condition::evaluate(&condition, &item), expected);
+        let reference = to_ref_item(&item);
+        // Every sub-condition, so that AND and OR do not hide a wrong answer.
+        for c in subconditions(&condition) {
+            prop_assert_eq!(eval::condition::evaluate(c, &item), ref_eval(c, &reference), "{:?}", c);
+        }
     }
 
     #[test]
-    fn update_matches_reference(item in update_item(), update in eval_update()) {
+    fn update_matches_reference((item, update) in update_case()) {
         let expected = ref_apply(&update, &to_ref_item(&item));
         let actual = eval::update::apply(&update, &item);
         match (&actual, &expected) {

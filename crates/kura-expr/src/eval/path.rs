@@ -86,3 +86,16 @@ pub fn remove(item: &mut Item, path: &Path) -> Result<Option<AttributeValue>> {
         _ => Err(invalid_path()),
     }
 }
+
+/// Checks that the parent of a nested `path` exists and can hold its last element, as
+/// every update action requires even when it then has nothing to do.
+pub fn check_parent(item: &mut Item, path: &Path) -> Result<()> {
+    if path.0.len() == 1 {
+        return Ok(());
+    }
+    match (path.0.last(), parent_mut(item, path)?) {
+        (Some(PathElement::Attribute(_)), AttributeValue::M(_))
+        | (Some(PathElement::Index(_)), AttributeValue::L(_)) => Ok(()),
+        _ => Err(invalid_path()),
+    }
+}

@@ -53,6 +53,7 @@ fn apply_actions(update: &Update, original: &Item) -> Result<Item> {
     }
     for (target, value) in &update.delete {
         let Some(existing) = path::get(&item, target) else {
+            path::check_parent(&mut item, target)?;
             continue;
         };
         match remove_members(existing, value)? {
