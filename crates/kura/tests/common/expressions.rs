@@ -47,6 +47,7 @@ pub async fn seed_patterns(client: &Client, table: &str) {
     atomic_counter(client, table).await;
     inventory(client, table).await;
     status_transition(client, table).await;
+    guarded_delete(client, table).await;
     return_values(client, table).await;
     errors(client, table).await;
 }
@@ -231,6 +232,39 @@ async fn status_transition(client: &Client, table: &str) {
         .await
         .expect_err("no longer PENDING");
     assert_eq!(code(&back), "ConditionalCheckFailedException");
+}
+
+async fn guarded_delete(client: &Client, table: &str) {
+    client
+        .put_item()
+        .table_name(table)
+        .item("pk", s("SESSION#1"))
+        .item("owner", s("ada"))
+        .send()
+        .await
+        .expect("seed");
+    let delete = |owner: &'static str| {
+        client
+            .delete_item()
+            .table_name(table)
+            .key("pk", s("SESSION#1"))
+            .condition_expression("#o = :me")
+            .expression_attribute_names("#o", "owner")
+            .expression_attribute_values(":me", s(owner))
+            .return_values(ReturnValue::AllOld)
+            .send()
+    };
+    let refused = delete("bob").await.expect_err("not the owner");
+    assert_eq!(code(&refused), "ConditionalCheckFailedException");
+    let deleted = delete("ada").await.expect("the owner deletes");
+    assert_eq!(
+        deleted.attributes().and_then(|a| a.get("owner")),
+        Some(&s("ada"))
+    );
+    let again = delete("ada")
+        .await
+        .expect_err("a missing item fails the condition");
+    assert_eq!(code(&again), "ConditionalCheckFailedException");
 }
 
 async fn return_values(client: &Client, table: &str) {
