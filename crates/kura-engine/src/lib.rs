@@ -34,6 +34,7 @@ pub mod error;
 mod items;
 pub mod keys;
 mod purge;
+mod reads;
 pub mod storage;
 mod tables;
 pub mod writer;

@@ -414,3 +414,31 @@ pub fn too_many_in_operands(count: usize) -> String {
 pub fn path_too_deep(levels: usize) -> String {
     format!("The document path has too many nesting levels; nesting levels: {levels}")
 }
+
+// ---- Query and Scan ----
+//
+// Source unless noted: dynalite `validations/query.js` and `validations/scan.js`, which
+// reproduce DynamoDB's texts.
+
+pub const QUERY_NEEDS_KEY_CONDITION: &str = "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.";
+pub const SEGMENT_WITHOUT_TOTAL: &str = "The TotalSegments parameter is required but was not present in the request when Segment parameter is present";
+pub const TOTAL_WITHOUT_SEGMENT: &str = "The Segment parameter is required but was not present in the request when parameter TotalSegments is present";
+pub fn segment_out_of_bounds(segment: i64, total: i64) -> String {
+    format!(
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: {segment} is out of bounds for TotalSegments: {total}"
+    )
+}
+pub fn no_such_index(index: &str) -> String {
+    format!("The table does not have the specified index: {index}")
+}
+pub const COUNT_WITH_PROJECTION: &str =
+    "Cannot specify the ProjectionExpression when choosing to get only the Count";
+pub const SPECIFIC_WITHOUT_PROJECTION: &str = "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES";
+pub const ALL_ATTRIBUTES_WITH_PROJECTION: &str =
+    "Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES";
+pub const ALL_PROJECTED_WITHOUT_INDEX: &str =
+    "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName";
+pub const KEY_CONDITION_TYPE_MISMATCH: &str = "One or more parameter values were invalid: Condition parameter type does not match schema type";
+pub fn invalid_start_key(detail: &str) -> String {
+    format!("The provided starting key is invalid: {detail}")
+}

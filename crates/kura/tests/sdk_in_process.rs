@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{expressions, scenarios};
+use common::{expressions, reads, scenarios};
 
 #[tokio::test]
 async fn table_lifecycle_in_memory() {
@@ -35,4 +35,10 @@ async fn validation_errors() {
 async fn expression_seed_patterns() {
     let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
     expressions::seed_patterns(&client, "Seeds").await;
+}
+
+#[tokio::test]
+async fn query_and_scan_paging() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    reads::query_and_scan(&client, "Reads").await;
 }

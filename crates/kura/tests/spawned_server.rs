@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{KuraProcess, expressions, scenarios};
+use common::{KuraProcess, expressions, reads, scenarios};
 
 #[tokio::test]
 async fn scenarios_over_http() {
@@ -19,6 +19,13 @@ async fn expression_seed_patterns_over_http_on_disk() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = KuraProcess::start(Some(dir.path()));
     expressions::seed_patterns(&server.client(), "Seeds").await;
+}
+
+#[tokio::test]
+async fn query_and_scan_over_http_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    reads::query_and_scan(&server.client(), "Reads").await;
 }
 
 #[tokio::test]

@@ -7,9 +7,11 @@
 //! in the engine. Outputs serialise to the exact JSON DynamoDB returns.
 
 pub mod items;
+pub mod reads;
 pub mod tables;
 
 pub use items::*;
+pub use reads::*;
 pub use tables::*;
 
 use serde::{Deserialize, Serialize};

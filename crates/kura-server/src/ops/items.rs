@@ -1,4 +1,4 @@
-//! Item family: PutItem, GetItem, DeleteItem, UpdateItem.
+//! Item family: PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan.
 
 use super::{Call, json};
 use crate::error::ApiError;
@@ -17,4 +17,12 @@ pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 
 pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.update_item(call.input()?).await?)
+}
+
+pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.query(call.input()?)?)
+}
+
+pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.scan(call.input()?)?)
 }

@@ -64,6 +64,8 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "GetItem" => items::get_item(call),
         "DeleteItem" => items::delete_item(call).await,
         "UpdateItem" => items::update_item(call).await,
+        "Query" => items::query(call),
+        "Scan" => items::scan(call),
         other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
             &format!("The {other} operation"),
         ))),
@@ -73,8 +75,6 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
 
 /// Real DynamoDB operations that later issues implement.
 const LATER: &[&str] = &[
-    "Query",
-    "Scan",
     "BatchGetItem",
     "BatchWriteItem",
     "TransactGetItems",

@@ -143,4 +143,5 @@ where
         .to_owned()
 }
 pub mod expressions;
+pub mod reads;
 pub mod scenarios;
