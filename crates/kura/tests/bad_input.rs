@@ -160,10 +160,28 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
             Some("GlobalSecondaryIndexes is not supported by Kura yet"),
         ),
         (
-            Some("Query"),
-            r#"{"TableName":"Tab1"}"#.into(),
+            Some("BatchGetItem"),
+            r#"{"RequestItems":{}}"#.into(),
             "ValidationException",
-            Some("The Query operation is not supported by Kura yet"),
+            Some("The BatchGetItem operation is not supported by Kura yet"),
+        ),
+        (
+            Some("Query"),
+            r#"{"TableName":"Tab1","KeyConditionExpression":"pk = :p OR pk = :p","ExpressionAttributeValues":{":p":{"S":"a"}}}"#.into(),
+            "ValidationException",
+            Some("Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: OR"),
+        ),
+        (
+            Some("PutItem"),
+            r#"{"TableName":"Tab1","Item":{"pk":{"S":"a"}},"ConditionExpression":"((((((((((a = :v))))))))))","ExpressionAttributeValues":{":v":{"S":"a"}}}"#.into(),
+            "ValidationException",
+            Some("Invalid ConditionExpression: The expression has redundant parentheses;"),
+        ),
+        (
+            Some("PutItem"),
+            r#"{"TableName":"Tab1","Item":{"pk":{"S":"a"}},"ConditionExpression":"a = :v","ExpressionAttributeValues":{":v":{"Q":"a"}}}"#.into(),
+            "ValidationException",
+            Some("ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, must contain exactly one of the supported datatypes for key :v"),
         ),
         (
             Some("DeleteTable"),
