@@ -344,7 +344,10 @@ fn returns_item_on_failure(option: &Option<String>) -> bool {
 
 /// A write raced a DeleteTable (or delete and re-create): it must not land in a table
 /// that no longer exists.
-fn check_table_still_there(catalog: &crate::catalog::Catalog, table: &TableRecord) -> Result<()> {
+pub(crate) fn check_table_still_there(
+    catalog: &crate::catalog::Catalog,
+    table: &TableRecord,
+) -> Result<()> {
     match catalog.get(&table.name) {
         Some(current) if current.id == table.id => Ok(()),
         _ => Err(EngineError::ResourceNotFound(

@@ -28,6 +28,7 @@
 //! ```
 
 pub mod api;
+mod batch;
 pub mod catalog;
 mod clock;
 pub mod error;

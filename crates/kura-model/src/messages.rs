@@ -442,3 +442,14 @@ pub const KEY_CONDITION_TYPE_MISMATCH: &str = "One or more parameter values were
 pub fn invalid_start_key(detail: &str) -> String {
     format!("The provided starting key is invalid: {detail}")
 }
+
+// ---- batches ----
+//
+// Source: dynalite `validations/batchGetItem.js`, `validations/batchWriteItem.js`.
+
+pub const DUPLICATE_KEYS: &str = "Provided list of item keys contains duplicates";
+pub fn too_many_batch_items(operation: &str) -> String {
+    format!("Too many items requested for the {operation} call")
+}
+/// Source: dynalite `validations/batchWriteItem.js` (a WriteRequest with no request).
+pub const WRITE_REQUEST_EMPTY: &str = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes";

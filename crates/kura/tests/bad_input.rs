@@ -160,10 +160,10 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
             Some("GlobalSecondaryIndexes is not supported by Kura yet"),
         ),
         (
-            Some("BatchGetItem"),
-            r#"{"RequestItems":{}}"#.into(),
+            Some("TransactGetItems"),
+            r#"{"TransactItems":[]}"#.into(),
             "ValidationException",
-            Some("The BatchGetItem operation is not supported by Kura yet"),
+            Some("The TransactGetItems operation is not supported by Kura yet"),
         ),
         (
             Some("Query"),

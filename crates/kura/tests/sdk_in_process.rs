@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{expressions, reads, scenarios};
+use common::{batches, expressions, reads, scenarios};
 
 #[tokio::test]
 async fn table_lifecycle_in_memory() {
@@ -41,4 +41,10 @@ async fn expression_seed_patterns() {
 async fn query_and_scan_paging() {
     let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
     reads::query_and_scan(&client, "Reads").await;
+}
+
+#[tokio::test]
+async fn batch_reads_and_writes() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    batches::batches(&client, "BatchOne", "BatchTwo").await;
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{KuraProcess, expressions, reads, scenarios};
+use common::{KuraProcess, batches, expressions, reads, scenarios};
 
 #[tokio::test]
 async fn scenarios_over_http() {
@@ -26,6 +26,7 @@ async fn query_and_scan_over_http_on_disk() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = KuraProcess::start(Some(dir.path()));
     reads::query_and_scan(&server.client(), "Reads").await;
+    batches::batches(&server.client(), "BatchOne", "BatchTwo").await;
 }
 
 #[tokio::test]

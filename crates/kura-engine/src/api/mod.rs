@@ -6,10 +6,12 @@
 //! constraints, then values, then the table, then keys) is part of its behaviour and lives
 //! in the engine. Outputs serialise to the exact JSON DynamoDB returns.
 
+pub mod batch;
 pub mod items;
 pub mod reads;
 pub mod tables;
 
+pub use batch::*;
 pub use items::*;
 pub use reads::*;
 pub use tables::*;

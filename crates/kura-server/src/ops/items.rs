@@ -1,4 +1,4 @@
-//! Item family: PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan.
+//! Item family: PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan, batches.
 
 use super::{Call, json};
 use crate::error::ApiError;
@@ -25,4 +25,12 @@ pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 
 pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.scan(call.input()?)?)
+}
+
+pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.batch_get_item(call.input()?)?)
+}
+
+pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.batch_write_item(call.input()?).await?)
 }

@@ -66,6 +66,8 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "UpdateItem" => items::update_item(call).await,
         "Query" => items::query(call),
         "Scan" => items::scan(call),
+        "BatchGetItem" => items::batch_get_item(call),
+        "BatchWriteItem" => items::batch_write_item(call).await,
         other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
             &format!("The {other} operation"),
         ))),
@@ -75,8 +77,6 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
 
 /// Real DynamoDB operations that later issues implement.
 const LATER: &[&str] = &[
-    "BatchGetItem",
-    "BatchWriteItem",
     "TransactGetItems",
     "TransactWriteItems",
     "ExecuteStatement",

@@ -142,6 +142,7 @@ where
         .unwrap_or("")
         .to_owned()
 }
+pub mod batches;
 pub mod expressions;
 pub mod reads;
 pub mod scenarios;

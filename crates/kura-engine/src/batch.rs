@@ -1,0 +1,253 @@
+//! BatchGetItem and BatchWriteItem.
+//!
+//! BatchWriteItem applies all of its requests in one group commit, so nothing is ever
+//! left unprocessed; each write is atomic on its own, as DynamoDB promises, and here the
+//! whole batch happens to be too. BatchGetItem reads every key from one snapshot and
+//! returns the keys past the 16 MB response limit as `UnprocessedKeys`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use kura_expr::eval::projection::project;
+use kura_expr::request::{Compiled, Operation, compile};
+use kura_model::constraint::Constraints;
+use kura_model::size::item_size;
+use kura_model::wire::item_from_json;
+use kura_model::{Item, limits, messages};
+
+use crate::Engine;
+use crate::api::*;
+use crate::catalog::TableRecord;
+use crate::error::{EngineError, Result};
+use crate::items::{check_table_still_there, decode_stored, write_item};
+use crate::keys;
+use crate::storage::Space;
+
+const MAX_WRITE_REQUESTS: usize = 25;
+const MAX_GET_KEYS: usize = 100;
+/// BatchGetItem answers at most this many bytes of items.
+const MAX_GET_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// One validated write of a batch.
+struct BatchWrite {
+    table: Arc<TableRecord>,
+    storage_key: Vec<u8>,
+    item: Option<Item>,
+}
+
+impl Engine {
+    fn table_for_batch(&self, name: &str) -> Result<Arc<TableRecord>> {
+        self.catalog
+            .get(name)
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))
+    }
+
+    pub async fn batch_write_item(
+        &self,
+        input: BatchWriteItemInput,
+    ) -> Result<BatchWriteItemOutput> {
+        let mut c = Constraints::new();
+        c.not_null("requestItems", input.request_items.as_ref());
+        c.one_of(
+            "returnConsumedCapacity",
+            input.return_consumed_capacity.as_deref(),
+            &ReturnConsumedCapacity::VALUES,
+        );
+        c.one_of(
+            "returnItemCollectionMetrics",
+            input.return_item_collection_metrics.as_deref(),
+            &["SIZE", "NONE"],
+        );
+        if let Some(requests) = &input.request_items {
+            for name in requests.keys() {
+                c.name("requestItems.key", Some(name));
+            }
+        }
+        c.finish()?;
+        let request_items = input.request_items.unwrap_or_default();
+        let total: usize = request_items.values().map(Vec::len).sum();
+        if request_items.is_empty()
+            || total > MAX_WRITE_REQUESTS
+            || request_items.values().any(Vec::is_empty)
+        {
+            return Err(EngineError::validation(messages::too_many_batch_items(
+                "BatchWriteItem",
+            )));
+        }
+        let mut writes = Vec::with_capacity(total);
+        for (table_name, requests) in request_items {
+            let mut seen = BTreeSet::new();
+            let mut pending = Vec::new();
+            for request in requests {
+                let (key_source, item) = match (request.put_request, request.delete_request) {
+                    (Some(put), None) => {
+                        let item = item_from_json(put.item.unwrap_or_default())?;
+                        if item_size(&item) > limits::MAX_ITEM_SIZE {
+                            return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
+                        }
+                        (None, Some(item))
+                    }
+                    (None, Some(delete)) => {
+                        (Some(item_from_json(delete.key.unwrap_or_default())?), None)
+                    }
+                    _ => return Err(EngineError::validation(messages::WRITE_REQUEST_EMPTY)),
+                };
+                pending.push((key_source, item));
+            }
+            let table = self.table_for_batch(&table_name)?;
+            for (key_source, item) in pending {
+                let key = match (&key_source, &item) {
+                    (Some(key), _) => table.key_schema.key_of_key_map(key)?,
+                    (None, Some(item)) => table.key_schema.key_of_item(item)?,
+                    (None, None) => unreachable!("a request is a put or a delete"),
+                };
+                let storage_key = keys::item_key(table.id, &key)?;
+                if !seen.insert(storage_key.clone()) {
+                    return Err(EngineError::validation(messages::DUPLICATE_KEYS));
+                }
+                writes.push(BatchWrite {
+                    table: table.clone(),
+                    storage_key,
+                    item,
+                });
+            }
+        }
+        let catalog = self.catalog.clone();
+        let units = self
+            .writer
+            .submit(false, move |w| {
+                let mut units: BTreeMap<String, f64> = BTreeMap::new();
+                for write in writes {
+                    check_table_still_there(&catalog, &write.table)?;
+                    let new_size = write.item.as_ref().map_or(0, item_size);
+                    let old = write_item(w, write.table.id, write.storage_key, write.item)?;
+                    let size = old.as_ref().map_or(0, item_size).max(new_size);
+                    *units.entry(write.table.name.clone()).or_default() += write_units(size);
+                }
+                Ok(units)
+            })
+            .await?;
+        let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        Ok(BatchWriteItemOutput {
+            unprocessed_items: BTreeMap::new(),
+            consumed_capacity: report_all(mode, units, true),
+        })
+    }
+
+    pub fn batch_get_item(&self, input: BatchGetItemInput) -> Result<BatchGetItemOutput> {
+        let mut c = Constraints::new();
+        c.not_null("requestItems", input.request_items.as_ref());
+        c.one_of(
+            "returnConsumedCapacity",
+            input.return_consumed_capacity.as_deref(),
+            &ReturnConsumedCapacity::VALUES,
+        );
+        if let Some(requests) = &input.request_items {
+            for (name, request) in requests {
+                c.name("requestItems.key", Some(name));
+                c.not_null(
+                    &format!("requestItems.{name}.member.keys"),
+                    request.keys.as_ref(),
+                );
+            }
+        }
+        c.finish()?;
+        let request_items = input.request_items.unwrap_or_default();
+        let total: usize = request_items
+            .values()
+            .map(|r| r.keys.as_ref().map_or(0, Vec::len))
+            .sum();
+        if request_items.is_empty()
+            || total > MAX_GET_KEYS
+            || request_items
+                .values()
+                .any(|r| r.keys.as_ref().is_none_or(Vec::is_empty))
+        {
+            return Err(EngineError::validation(messages::too_many_batch_items(
+                "BatchGetItem",
+            )));
+        }
+        // Validate everything before reading anything.
+        let mut plans = Vec::new();
+        for (table_name, request) in request_items {
+            let echo = UnprocessedKeys {
+                keys: Vec::new(),
+                consistent_read: request.consistent_read,
+                projection_expression: request.expressions.projection_expression.clone(),
+                expression_attribute_names: request.expressions.expression_attribute_names.clone(),
+                attributes_to_get: request.expressions.attributes_to_get.clone(),
+            };
+            let Compiled { projection, .. } = compile(Operation::GetItem, request.expressions)?;
+            let mut keys_in_order = Vec::new();
+            for raw in request.keys.unwrap_or_default() {
+                keys_in_order.push(item_from_json(raw)?);
+            }
+            let table = self.table_for_batch(&table_name)?;
+            let mut seen = BTreeSet::new();
+            let mut lookups = Vec::new();
+            for key in keys_in_order {
+                let primary = table.key_schema.key_of_key_map(&key)?;
+                let storage_key = keys::item_key(table.id, &primary)?;
+                if !seen.insert(storage_key.clone()) {
+                    return Err(EngineError::validation(messages::DUPLICATE_KEYS));
+                }
+                lookups.push((key, storage_key));
+            }
+            let consistent = request.consistent_read.unwrap_or(false);
+            plans.push((table_name, projection, lookups, consistent, echo));
+        }
+        let snapshot = self.store.snapshot()?;
+        let mut out = BatchGetItemOutput::default();
+        let mut units: BTreeMap<String, f64> = BTreeMap::new();
+        let mut response_bytes = 0usize;
+        for (table_name, projection, lookups, consistent, echo) in plans {
+            let found = out.responses.entry(table_name.clone()).or_default();
+            let mut unprocessed = Vec::new();
+            for (key, storage_key) in lookups {
+                if response_bytes >= MAX_GET_RESPONSE_BYTES {
+                    unprocessed.push(key);
+                    continue;
+                }
+                let item = match snapshot.get(Space::Items, &storage_key)? {
+                    Some(bytes) => Some(decode_stored(&bytes)?),
+                    None => None,
+                };
+                let size = item.as_ref().map_or(0, item_size);
+                *units.entry(table_name.clone()).or_default() += read_units(size, consistent);
+                if let Some(item) = item {
+                    let item = match &projection {
+                        Some(paths) => project(&item, paths),
+                        None => item,
+                    };
+                    response_bytes += item_size(&item);
+                    found.push(item);
+                }
+            }
+            if !unprocessed.is_empty() {
+                out.unprocessed_keys.insert(
+                    table_name,
+                    UnprocessedKeys {
+                        keys: unprocessed,
+                        ..echo
+                    },
+                );
+            }
+        }
+        let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        out.consumed_capacity = report_all(mode, units, false);
+        Ok(out)
+    }
+}
+
+/// One ConsumedCapacity entry per table, or nothing when the caller did not ask.
+fn report_all(
+    mode: ReturnConsumedCapacity,
+    units: BTreeMap<String, f64>,
+    is_write: bool,
+) -> Option<Vec<ConsumedCapacity>> {
+    let reports: Vec<ConsumedCapacity> = units
+        .into_iter()
+        .filter_map(|(table, units)| ConsumedCapacity::report(mode, &table, units, is_write))
+        .collect();
+    (mode != ReturnConsumedCapacity::None).then_some(reports)
+}
