@@ -22,6 +22,7 @@ use crate::error::{EngineError, Result};
 use crate::items::{check_table_still_there, decode_stored, write_item};
 use crate::keys;
 use crate::storage::Space;
+use crate::transactions::report_all;
 
 const MAX_WRITE_REQUESTS: usize = 25;
 const MAX_GET_KEYS: usize = 100;
@@ -237,17 +238,4 @@ impl Engine {
         out.consumed_capacity = report_all(mode, units, false);
         Ok(out)
     }
-}
-
-/// One ConsumedCapacity entry per table, or nothing when the caller did not ask.
-fn report_all(
-    mode: ReturnConsumedCapacity,
-    units: BTreeMap<String, f64>,
-    is_write: bool,
-) -> Option<Vec<ConsumedCapacity>> {
-    let reports: Vec<ConsumedCapacity> = units
-        .into_iter()
-        .filter_map(|(table, units)| ConsumedCapacity::report(mode, &table, units, is_write))
-        .collect();
-    (mode != ReturnConsumedCapacity::None).then_some(reports)
 }

@@ -22,6 +22,14 @@ pub enum EngineError {
     /// `ConditionalCheckFailedException`, with the item when ALL_OLD was asked for.
     #[error("The conditional request failed")]
     ConditionalCheckFailed { item: Option<Item> },
+    /// `TransactionCanceledException`: one reason per action, in request order.
+    #[error("Transaction cancelled, please refer cancellation reasons for specific reasons [{}]", .reasons.iter().map(|r| r.code.as_str()).collect::<Vec<_>>().join(", "))]
+    TransactionCanceled {
+        reasons: Vec<crate::api::CancellationReason>,
+    },
+    /// `IdempotentParameterMismatchException`.
+    #[error("{0}")]
+    IdempotentParameterMismatch(String),
     /// `LimitExceededException`.
     #[error("{0}")]
     LimitExceeded(String),

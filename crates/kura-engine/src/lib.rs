@@ -38,6 +38,7 @@ mod purge;
 mod reads;
 pub mod storage;
 mod tables;
+mod transactions;
 pub mod writer;
 
 use std::collections::BTreeMap;
@@ -92,6 +93,7 @@ pub struct Engine {
     writer: Arc<Writer>,
     catalog: Arc<Catalog>,
     purger: Arc<Purger>,
+    tokens: transactions::Tokens,
 }
 
 impl Engine {
@@ -166,6 +168,7 @@ impl Engine {
             writer,
             catalog: Arc::new(Catalog::new(tables)),
             purger,
+            tokens: transactions::Tokens::default(),
         }))
     }
 

@@ -453,3 +453,20 @@ pub fn too_many_batch_items(operation: &str) -> String {
 }
 /// Source: dynalite `validations/batchWriteItem.js` (a WriteRequest with no request).
 pub const WRITE_REQUEST_EMPTY: &str = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes";
+
+// ---- transactions ----
+
+/// Source: DynamoDB TransactWriteItems (moto `MultipleTransactionsException`).
+pub const TRANSACTION_SAME_ITEM: &str =
+    "Transaction request cannot include multiple operations on one item";
+/// Source: DynamoDB; botocore's service model documents one action per TransactWriteItem.
+pub const TRANSACT_ONE_ACTION: &str =
+    "TransactItems can only contain one of Check, Put, Update or Delete";
+/// Source: DynamoDB IdempotentParameterMismatchException (API Reference, TransactWriteItems).
+pub const IDEMPOTENT_MISMATCH: &str =
+    "The request uses the same client token as a previous, but non-identical request.";
+/// Source: DynamoDB's CancellationReason for a failed condition.
+pub const CONDITIONAL_REQUEST_FAILED: &str = "The conditional request failed";
+/// Source: Kura; DynamoDB limits a transaction's items to 4 MB in total.
+pub const TRANSACTION_TOO_LARGE: &str =
+    "Transaction request size has exceeded the maximum allowed size of 4 MB";

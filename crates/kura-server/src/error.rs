@@ -14,6 +14,8 @@ pub struct ApiError {
     pub message: Option<String>,
     /// ConditionalCheckFailedException's item, when asked for.
     pub item: Option<Item>,
+    /// TransactionCanceledException's reasons, one per action.
+    pub cancellation_reasons: Option<Vec<kura_engine::api::CancellationReason>>,
 }
 
 const DYNAMODB: &str = "com.amazonaws.dynamodb.v20120810";
@@ -27,6 +29,7 @@ impl ApiError {
             type_name: format!("{namespace}#{name}"),
             message: Some(message.into()),
             item: None,
+            cancellation_reasons: None,
         }
     }
 
@@ -47,6 +50,7 @@ impl ApiError {
             type_name: format!("{CORAL_SERVICE}#UnknownOperationException"),
             message: None,
             item: None,
+            cancellation_reasons: None,
         }
     }
 
@@ -73,11 +77,17 @@ impl ApiError {
             message: Option<&'a str>,
             #[serde(rename = "Item", skip_serializing_if = "Option::is_none")]
             item: Option<&'a Item>,
+            #[serde(
+                rename = "CancellationReasons",
+                skip_serializing_if = "Option::is_none"
+            )]
+            cancellation_reasons: Option<&'a Vec<kura_engine::api::CancellationReason>>,
         }
         serde_json::to_vec(&Body {
             type_name: &self.type_name,
             message: self.message.as_deref(),
             item: self.item.as_ref(),
+            cancellation_reasons: self.cancellation_reasons.as_ref(),
         })
         .unwrap_or_default()
     }
@@ -108,6 +118,21 @@ impl From<EngineError> for ApiError {
                     message,
                 )
             },
+            EngineError::TransactionCanceled { reasons } => ApiError {
+                cancellation_reasons: Some(reasons),
+                ..Self::new(
+                    S::BAD_REQUEST,
+                    DYNAMODB,
+                    "TransactionCanceledException",
+                    message,
+                )
+            },
+            EngineError::IdempotentParameterMismatch(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "IdempotentParameterMismatchException",
+                message,
+            ),
             EngineError::LimitExceeded(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "LimitExceededException", message)
             }

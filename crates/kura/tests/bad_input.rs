@@ -160,10 +160,10 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
             Some("GlobalSecondaryIndexes is not supported by Kura yet"),
         ),
         (
-            Some("TransactGetItems"),
-            r#"{"TransactItems":[]}"#.into(),
+            Some("ExecuteStatement"),
+            r#"{"Statement":"SELECT * FROM Tab1"}"#.into(),
             "ValidationException",
-            Some("The TransactGetItems operation is not supported by Kura yet"),
+            Some("The ExecuteStatement operation is not supported by Kura yet"),
         ),
         (
             Some("Query"),

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{batches, expressions, reads, scenarios};
+use common::{batches, expressions, reads, scenarios, transactions};
 
 #[tokio::test]
 async fn table_lifecycle_in_memory() {
@@ -47,4 +47,10 @@ async fn query_and_scan_paging() {
 async fn batch_reads_and_writes() {
     let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
     batches::batches(&client, "BatchOne", "BatchTwo").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transactions_in_process() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    transactions::transactions(&client, "Bank").await;
 }

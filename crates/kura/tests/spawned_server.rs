@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{KuraProcess, batches, expressions, reads, scenarios};
+use common::{KuraProcess, batches, expressions, reads, scenarios, transactions};
 
 #[tokio::test]
 async fn scenarios_over_http() {
@@ -27,6 +27,13 @@ async fn query_and_scan_over_http_on_disk() {
     let server = KuraProcess::start(Some(dir.path()));
     reads::query_and_scan(&server.client(), "Reads").await;
     batches::batches(&server.client(), "BatchOne", "BatchTwo").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transactions_over_http_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    transactions::transactions(&server.client(), "Bank").await;
 }
 
 #[tokio::test]

@@ -10,11 +10,13 @@ pub mod batch;
 pub mod items;
 pub mod reads;
 pub mod tables;
+pub mod transactions;
 
 pub use batch::*;
 pub use items::*;
 pub use reads::*;
 pub use tables::*;
+pub use transactions::*;
 
 use serde::{Deserialize, Serialize};
 

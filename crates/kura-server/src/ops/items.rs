@@ -1,4 +1,5 @@
-//! Item family: PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan, batches.
+//! Item family: PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan, batches,
+//! transactions.
 
 use super::{Call, json};
 use crate::error::ApiError;
@@ -33,4 +34,12 @@ pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 
 pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.batch_write_item(call.input()?).await?)
+}
+
+pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.transact_write_items(call.input()?).await?)
+}
+
+pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.transact_get_items(call.input()?)?)
 }

@@ -68,6 +68,8 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "Scan" => items::scan(call),
         "BatchGetItem" => items::batch_get_item(call),
         "BatchWriteItem" => items::batch_write_item(call).await,
+        "TransactWriteItems" => items::transact_write_items(call).await,
+        "TransactGetItems" => items::transact_get_items(call),
         other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
             &format!("The {other} operation"),
         ))),
@@ -77,8 +79,6 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
 
 /// Real DynamoDB operations that later issues implement.
 const LATER: &[&str] = &[
-    "TransactGetItems",
-    "TransactWriteItems",
     "ExecuteStatement",
     "BatchExecuteStatement",
     "ExecuteTransaction",

@@ -177,7 +177,12 @@ async fn unprocessed_keys(client: &Client, table: &str) {
     let big = s(&"z".repeat(300 * 1024));
     for chunk in 0..6 {
         let requests: Vec<WriteRequest> = (0..10)
-            .map(|i| put(&format!("big{}", chunk * 10 + i), &[("payload", big.clone())]))
+            .map(|i| {
+                put(
+                    &format!("big{}", chunk * 10 + i),
+                    &[("payload", big.clone())],
+                )
+            })
             .collect();
         client
             .batch_write_item()

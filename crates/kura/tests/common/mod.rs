@@ -146,3 +146,4 @@ pub mod batches;
 pub mod expressions;
 pub mod reads;
 pub mod scenarios;
+pub mod transactions;

@@ -1,0 +1,409 @@
+//! TransactWriteItems and TransactGetItems.
+//!
+//! A write transaction is one writer job: it reads every item it touches, checks every
+//! condition, and writes only when all of them hold, so it is all-or-nothing and
+//! serializable against every other write (the writer orders all writes). Because no two
+//! writes ever interleave, Kura never answers TransactionConflict (docs/compat.md).
+//! `ClientRequestToken`s are remembered in memory for 10 minutes.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use kura_expr::eval::condition::evaluate;
+use kura_expr::eval::projection::project;
+use kura_expr::eval::update::apply;
+use kura_expr::request::{Compiled, Operation, compile};
+use kura_expr::{Condition, Projection, Update};
+use kura_model::constraint::Constraints;
+use kura_model::size::item_size;
+use kura_model::wire::item_from_json;
+use kura_model::{Item, PrimaryKey, limits, messages};
+use parking_lot::Mutex;
+
+use crate::Engine;
+use crate::api::*;
+use crate::catalog::TableRecord;
+use crate::error::{EngineError, Result};
+use crate::items::{check_table_still_there, decode_stored, write_item};
+use crate::keys;
+use crate::storage::Space;
+
+const MAX_ACTIONS: usize = 100;
+const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
+
+/// Recently used `ClientRequestToken`s: the request's fingerprint and the answer given.
+#[derive(Default)]
+pub struct Tokens {
+    seen: Mutex<HashMap<String, (u64, Instant, TransactWriteItemsOutput)>>,
+}
+
+impl Tokens {
+    fn lookup(&self, token: &str, fingerprint: u64) -> Result<Option<TransactWriteItemsOutput>> {
+        let mut seen = self.seen.lock();
+        seen.retain(|_, (_, at, _)| at.elapsed() < TOKEN_LIFETIME);
+        match seen.get(token) {
+            Some((f, _, out)) if *f == fingerprint => Ok(Some(out.clone())),
+            Some(_) => Err(EngineError::IdempotentParameterMismatch(
+                messages::IDEMPOTENT_MISMATCH.into(),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    fn remember(&self, token: String, fingerprint: u64, out: TransactWriteItemsOutput) {
+        self.seen
+            .lock()
+            .insert(token, (fingerprint, Instant::now(), out));
+    }
+}
+
+enum Kind {
+    Check,
+    Put(Item),
+    Delete,
+    Update(Update),
+}
+
+/// One validated action.
+struct Action {
+    table: Arc<TableRecord>,
+    key_item: Item,
+    storage_key: Vec<u8>,
+    condition: Option<Condition>,
+    return_item: bool,
+    kind: Kind,
+}
+
+fn one_action(entry: TransactWriteItem) -> Result<(&'static str, TransactAction)> {
+    let mut present = [
+        ("ConditionCheck", entry.condition_check),
+        ("Put", entry.put),
+        ("Delete", entry.delete),
+        ("Update", entry.update),
+    ]
+    .into_iter()
+    .filter_map(|(name, action)| action.map(|a| (name, a)));
+    match (present.next(), present.next()) {
+        (Some(only), None) => Ok(only),
+        _ => Err(EngineError::validation(messages::TRANSACT_ONE_ACTION)),
+    }
+}
+
+impl Engine {
+    fn table_for_transaction(&self, name: &str) -> Result<Arc<TableRecord>> {
+        self.catalog
+            .get(name)
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))
+    }
+
+    fn transaction_action(&self, name: &'static str, action: TransactAction) -> Result<Action> {
+        let mut c = Constraints::new();
+        c.name("tableName", action.table_name.as_deref());
+        match name {
+            "Put" => c.not_null("item", action.item.as_ref()),
+            "Update" => {
+                c.not_null("key", action.key.as_ref());
+                c.not_null(
+                    "updateExpression",
+                    action.expressions.update_expression.as_ref(),
+                );
+            }
+            "ConditionCheck" => {
+                c.not_null("key", action.key.as_ref());
+                c.not_null(
+                    "conditionExpression",
+                    action.expressions.condition_expression.as_ref(),
+                );
+            }
+            _ => c.not_null("key", action.key.as_ref()),
+        }
+        c.one_of(
+            "returnValuesOnConditionCheckFailure",
+            action.return_values_on_condition_check_failure.as_deref(),
+            &["ALL_OLD", "NONE"],
+        );
+        c.finish()?;
+        let operation = match name {
+            "Update" => Operation::UpdateItem,
+            "Put" => Operation::PutItem,
+            _ => Operation::DeleteItem,
+        };
+        let Compiled {
+            condition, update, ..
+        } = compile(operation, action.expressions)?;
+        let table = self.table_for_transaction(action.table_name.as_deref().unwrap_or_default())?;
+        let (key, kind): (PrimaryKey, Kind) = match name {
+            "Put" => {
+                let item = item_from_json(action.item.unwrap_or_default())?;
+                if item_size(&item) > limits::MAX_ITEM_SIZE {
+                    return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
+                }
+                (table.key_schema.key_of_item(&item)?, Kind::Put(item))
+            }
+            _ => {
+                let key = item_from_json(action.key.unwrap_or_default())?;
+                let key = table.key_schema.key_of_key_map(&key)?;
+                let kind = match (name, update) {
+                    ("Update", Some(update)) => {
+                        for path in update.target_paths() {
+                            if table.key_schema.attributes().any(|k| k.name == path.top()) {
+                                return Err(EngineError::validation(
+                                    messages::update_key_attribute(path.top()),
+                                ));
+                            }
+                        }
+                        Kind::Update(update)
+                    }
+                    ("Delete", _) => Kind::Delete,
+                    _ => Kind::Check,
+                };
+                (key, kind)
+            }
+        };
+        Ok(Action {
+            key_item: table.key_schema.key_item(&key),
+            storage_key: keys::item_key(table.id, &key)?,
+            table,
+            condition,
+            return_item: action.return_values_on_condition_check_failure.as_deref()
+                == Some("ALL_OLD"),
+            kind,
+        })
+    }
+
+    pub async fn transact_write_items(
+        &self,
+        input: TransactWriteItemsInput,
+    ) -> Result<TransactWriteItemsOutput> {
+        let mut c = Constraints::new();
+        c.not_null("transactItems", input.transact_items.as_ref());
+        if let Some(items) = &input.transact_items {
+            c.length("transactItems", "[...]", items.len(), 1, MAX_ACTIONS);
+        }
+        if let Some(token) = &input.client_request_token {
+            c.length("clientRequestToken", token, token.len(), 1, 36);
+        }
+        c.one_of(
+            "returnConsumedCapacity",
+            input.return_consumed_capacity.as_deref(),
+            &ReturnConsumedCapacity::VALUES,
+        );
+        c.one_of(
+            "returnItemCollectionMetrics",
+            input.return_item_collection_metrics.as_deref(),
+            &["SIZE", "NONE"],
+        );
+        c.finish()?;
+        let fingerprint = {
+            let mut h = DefaultHasher::new();
+            format!("{:?}", input.transact_items).hash(&mut h);
+            input.return_consumed_capacity.hash(&mut h);
+            h.finish()
+        };
+        if let Some(token) = &input.client_request_token
+            && let Some(previous) = self.tokens.lookup(token, fingerprint)?
+        {
+            return Ok(previous);
+        }
+        let mut actions = Vec::new();
+        let mut seen = BTreeSet::new();
+        let mut bytes = 0usize;
+        for entry in input.transact_items.unwrap_or_default() {
+            let (name, action) = one_action(entry)?;
+            let action = self.transaction_action(name, action)?;
+            if let Kind::Put(item) = &action.kind {
+                bytes += item_size(item);
+            }
+            if !seen.insert((action.table.id, action.storage_key.clone())) {
+                return Err(EngineError::validation(messages::TRANSACTION_SAME_ITEM));
+            }
+            actions.push(action);
+        }
+        if bytes > MAX_TRANSACTION_BYTES {
+            return Err(EngineError::validation(messages::TRANSACTION_TOO_LARGE));
+        }
+        let catalog = self.catalog.clone();
+        let units = self
+            .writer
+            .submit(false, move |w| {
+                let mut reasons = Vec::with_capacity(actions.len());
+                let mut writes = Vec::new();
+                let mut failed = false;
+                for action in &actions {
+                    check_table_still_there(&catalog, &action.table)?;
+                    let current = match w.get(Space::Items, &action.storage_key)? {
+                        Some(bytes) => Some(decode_stored(&bytes)?),
+                        None => None,
+                    };
+                    let empty = Item::new();
+                    let holds = action
+                        .condition
+                        .as_ref()
+                        .is_none_or(|c| evaluate(c, current.as_ref().unwrap_or(&empty)));
+                    if !holds {
+                        failed = true;
+                        reasons.push(CancellationReason {
+                            code: "ConditionalCheckFailed".into(),
+                            message: Some(messages::CONDITIONAL_REQUEST_FAILED.into()),
+                            item: if action.return_item {
+                                current.clone()
+                            } else {
+                                None
+                            },
+                        });
+                        continue;
+                    }
+                    let new = match &action.kind {
+                        Kind::Check => None,
+                        Kind::Put(item) => Some(Some(item.clone())),
+                        Kind::Delete => Some(None),
+                        Kind::Update(update) => {
+                            if current.is_none() && update.only_removes() {
+                                None
+                            } else {
+                                match apply(update, current.as_ref().unwrap_or(&action.key_item)) {
+                                    Ok(item) if item_size(&item) > limits::MAX_ITEM_SIZE => {
+                                        failed = true;
+                                        reasons.push(validation_reason(
+                                            messages::UPDATED_ITEM_TOO_LARGE,
+                                        ));
+                                        continue;
+                                    }
+                                    Ok(item) => Some(Some(item)),
+                                    Err(e) => {
+                                        failed = true;
+                                        reasons.push(validation_reason(e.message()));
+                                        continue;
+                                    }
+                                }
+                            }
+                        }
+                    };
+                    reasons.push(CancellationReason {
+                        code: "None".into(),
+                        message: None,
+                        item: None,
+                    });
+                    let old_size = current.as_ref().map_or(0, item_size);
+                    writes.push((action, new, old_size));
+                }
+                if failed {
+                    return Err(EngineError::TransactionCanceled { reasons });
+                }
+                let mut units: BTreeMap<String, f64> = BTreeMap::new();
+                for (action, new, old_size) in writes {
+                    let new_size = match &new {
+                        Some(Some(item)) => item_size(item),
+                        _ => 0,
+                    };
+                    if let Some(new) = new {
+                        write_item(w, action.table.id, action.storage_key.clone(), new)?;
+                    }
+                    // Transactional writes cost twice a standard write.
+                    *units.entry(action.table.name.clone()).or_default() +=
+                        2.0 * write_units(old_size.max(new_size));
+                }
+                Ok(units)
+            })
+            .await?;
+        let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        let out = TransactWriteItemsOutput {
+            consumed_capacity: report_all(mode, units, true),
+        };
+        if let Some(token) = input.client_request_token {
+            self.tokens.remember(token, fingerprint, out.clone());
+        }
+        Ok(out)
+    }
+
+    pub fn transact_get_items(
+        &self,
+        input: TransactGetItemsInput,
+    ) -> Result<TransactGetItemsOutput> {
+        let mut c = Constraints::new();
+        c.not_null("transactItems", input.transact_items.as_ref());
+        if let Some(items) = &input.transact_items {
+            c.length("transactItems", "[...]", items.len(), 1, MAX_ACTIONS);
+        }
+        c.one_of(
+            "returnConsumedCapacity",
+            input.return_consumed_capacity.as_deref(),
+            &ReturnConsumedCapacity::VALUES,
+        );
+        c.finish()?;
+        let mut gets: Vec<(Arc<TableRecord>, Vec<u8>, Option<Projection>)> = Vec::new();
+        for entry in input.transact_items.unwrap_or_default() {
+            let Some(get) = entry.get else {
+                return Err(EngineError::validation(messages::constraint_summary(&[
+                    messages::constraint(
+                        None,
+                        "transactItems.member.get",
+                        messages::MUST_NOT_BE_NULL,
+                    ),
+                ])));
+            };
+            let mut c = Constraints::new();
+            c.name("tableName", get.table_name.as_deref());
+            c.not_null("key", get.key.as_ref());
+            c.finish()?;
+            let Compiled { projection, .. } = compile(Operation::GetItem, get.expressions)?;
+            let table =
+                self.table_for_transaction(get.table_name.as_deref().unwrap_or_default())?;
+            let key = item_from_json(get.key.unwrap_or_default())?;
+            let key = table.key_schema.key_of_key_map(&key)?;
+            let storage_key = keys::item_key(table.id, &key)?;
+            if gets
+                .iter()
+                .any(|(t, k, _)| t.id == table.id && *k == storage_key)
+            {
+                return Err(EngineError::validation(messages::TRANSACTION_SAME_ITEM));
+            }
+            gets.push((table, storage_key, projection));
+        }
+        let snapshot = self.store.snapshot()?;
+        let mut units: BTreeMap<String, f64> = BTreeMap::new();
+        let mut responses = Vec::with_capacity(gets.len());
+        for (table, storage_key, projection) in gets {
+            let item = match snapshot.get(Space::Items, &storage_key)? {
+                Some(bytes) => Some(decode_stored(&bytes)?),
+                None => None,
+            };
+            *units.entry(table.name.clone()).or_default() +=
+                2.0 * read_units(item.as_ref().map_or(0, item_size), true);
+            let item = match (item, &projection) {
+                (Some(item), Some(paths)) => Some(project(&item, paths)),
+                (item, _) => item,
+            };
+            responses.push(ItemResponse { item });
+        }
+        let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        Ok(TransactGetItemsOutput {
+            responses,
+            consumed_capacity: report_all(mode, units, false),
+        })
+    }
+}
+
+fn validation_reason(message: &str) -> CancellationReason {
+    CancellationReason {
+        code: "ValidationError".into(),
+        message: Some(message.to_owned()),
+        item: None,
+    }
+}
+
+/// One ConsumedCapacity entry per table, or nothing when the caller did not ask.
+pub(crate) fn report_all(
+    mode: ReturnConsumedCapacity,
+    units: BTreeMap<String, f64>,
+    is_write: bool,
+) -> Option<Vec<ConsumedCapacity>> {
+    let reports: Vec<ConsumedCapacity> = units
+        .into_iter()
+        .filter_map(|(table, units)| ConsumedCapacity::report(mode, &table, units, is_write))
+        .collect();
+    (mode != ReturnConsumedCapacity::None).then_some(reports)
+}
