@@ -134,3 +134,33 @@ def test_batch_get_and_transactions(orders, ddb):
     )
     assert snapshot["Responses"][0]["Item"]["status"] == {"S": "PAID"}
     assert "Item" not in snapshot["Responses"][1]
+
+
+def test_legacy_query_and_scan_parameters(orders, ddb):
+    got = ddb.query(
+        TableName=orders.name,
+        KeyConditions={
+            "PK": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "TENANT#1#LOG"}]},
+            "SK": {"ComparisonOperator": "BEGINS_WITH", "AttributeValueList": [{"S": "2026-11-2"}]},
+        },
+        QueryFilter={"n": {"ComparisonOperator": "GT", "AttributeValueList": [{"N": "25"}]}},
+        AttributesToGet=["n"],
+    )
+    assert sorted(int(i["n"]["N"]) for i in got["Items"]) == [26, 27, 28, 29]
+    assert got["ScannedCount"] == 10
+    scanned = ddb.scan(
+        TableName=orders.name,
+        ScanFilter={"status": {"ComparisonOperator": "NOT_NULL"}},
+    )
+    assert scanned["Count"] == 1
+    with pytest.raises(ClientError) as err:
+        ddb.query(
+            TableName=orders.name,
+            KeyConditionExpression="PK = :p",
+            QueryFilter={"n": {"ComparisonOperator": "NOT_NULL"}},
+            ExpressionAttributeValues={":p": {"S": "x"}},
+        )
+    assert err.value.response["Error"]["Message"] == (
+        "Can not use both expression and non-expression parameters in the same request: "
+        "Non-expression parameters: {QueryFilter} Expression parameters: {KeyConditionExpression}"
+    )
