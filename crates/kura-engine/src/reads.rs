@@ -89,14 +89,20 @@ impl Engine {
     }
 
     /// The storage key to continue after, from `ExclusiveStartKey`.
-    fn start_key(&self, table: &TableRecord, start: Option<ItemJson>) -> Result<Option<Vec<u8>>> {
+    /// The key to continue after, from `ExclusiveStartKey`, and its storage key.
+    fn start_key(
+        &self,
+        table: &TableRecord,
+        start: Option<ItemJson>,
+    ) -> Result<Option<(kura_model::PrimaryKey, Vec<u8>)>> {
         let Some(raw) = start else { return Ok(None) };
         let key = kura_model::wire::item_from_json(raw)?;
         let key = table
             .key_schema
             .key_of_key_map(&key)
             .map_err(|e| EngineError::validation(messages::invalid_start_key(&e.to_string())))?;
-        Ok(Some(keys::item_key(table.id, &key)?))
+        let storage_key = keys::item_key(table.id, &key)?;
+        Ok(Some((key, storage_key)))
     }
 
     pub fn query(&self, input: QueryInput) -> Result<QueryOutput> {
@@ -123,6 +129,7 @@ impl Engine {
             input.index_name.as_deref(),
             projection,
         )?;
+        kura_expr::key_condition::key_parts(&condition)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_reads(&table_name, input.index_name.as_deref())?;
         let schema = &table.key_schema;
@@ -135,6 +142,17 @@ impl Engine {
         if let (Some(sort), Some(range)) = (&sort, &schema.range) {
             check_sort_condition_types(sort, range.ty)?;
         }
+        let start = self.start_key(&table, input.exclusive_start_key)?;
+        if let Some((start_key, _)) = &start {
+            let within = start_key.hash == partition
+                && match (&sort, &start_key.range) {
+                    (Some(sort), Some(value)) => sort_matches(sort, value),
+                    _ => true,
+                };
+            if !within {
+                return Err(EngineError::validation(messages::START_KEY_OUTSIDE_QUERY));
+            }
+        }
         let encoded_pk = kura_model::PrimaryKey {
             hash: partition,
             range: None,
@@ -143,7 +161,7 @@ impl Engine {
         let prefix = keys::partition_prefix(table.id, &encoded_pk);
         let forward = input.scan_index_forward.unwrap_or(true);
         let mut range = KeyRange::prefix(&prefix);
-        if let Some(start) = self.start_key(&table, input.exclusive_start_key)? {
+        if let Some((_, start)) = start {
             if forward {
                 range.start = Bound::Excluded(start);
             } else {
@@ -214,8 +232,15 @@ impl Engine {
             None => KeyRange::prefix(&keys::table_prefix(table.id)),
             Some((segment, total)) => segment_range(table.id, segment, total),
         };
-        if let Some(start) = self.start_key(&table, input.exclusive_start_key)? {
-            range.start = Bound::Excluded(start);
+        if let Some((_, start)) = self.start_key(&table, input.exclusive_start_key)? {
+            // A start key before the segment does not widen it.
+            let inside = match &range.start {
+                Bound::Included(first) => start >= *first,
+                _ => true,
+            };
+            if inside {
+                range.start = Bound::Excluded(start);
+            }
         }
         self.read_page(
             &table_name,

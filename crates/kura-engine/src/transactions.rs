@@ -131,9 +131,17 @@ impl Engine {
             "Put" => Operation::PutItem,
             _ => Operation::DeleteItem,
         };
+        // Transaction actions have no legacy members; DynamoDB ignores unknown members.
+        let expressions = ExpressionParams {
+            expected: None,
+            conditional_operator: None,
+            attribute_updates: None,
+            attributes_to_get: None,
+            ..action.expressions
+        };
         let Compiled {
             condition, update, ..
-        } = compile(operation, action.expressions)?;
+        } = compile(operation, expressions)?;
         let table = self.table_for_transaction(action.table_name.as_deref().unwrap_or_default())?;
         let (key, kind): (PrimaryKey, Kind) = match name {
             "Put" => {
@@ -349,7 +357,11 @@ impl Engine {
             c.name("tableName", get.table_name.as_deref());
             c.not_null("key", get.key.as_ref());
             c.finish()?;
-            let Compiled { projection, .. } = compile(Operation::GetItem, get.expressions)?;
+            let expressions = ExpressionParams {
+                attributes_to_get: None,
+                ..get.expressions
+            };
+            let Compiled { projection, .. } = compile(Operation::GetItem, expressions)?;
             let table =
                 self.table_for_transaction(get.table_name.as_deref().unwrap_or_default())?;
             let key = item_from_json(get.key.unwrap_or_default())?;

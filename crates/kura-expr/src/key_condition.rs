@@ -117,13 +117,9 @@ fn flatten<'a>(condition: &'a Condition, out: &mut Vec<&'a Condition>) {
     }
 }
 
-/// Checks `condition` against the key schema (`hash`, `range`) and returns the range to
-/// read. The caller checks the values' types against the schema.
-pub fn key_condition(
-    condition: &Condition,
-    hash: &str,
-    range: Option<&str>,
-) -> Result<KeyCondition> {
+/// The simple conditions of a key condition, each on one attribute, checked for shape
+/// only: DynamoDB refuses a malformed key condition before it looks the table up.
+pub fn key_parts(condition: &Condition) -> Result<Vec<(String, SortCondition)>> {
     let mut parts = Vec::new();
     flatten(condition, &mut parts);
     let mut conditions: Vec<(String, SortCondition)> = Vec::new();
@@ -141,6 +137,17 @@ pub fn key_condition(
             "Conditions can be of length 1 or 2 only",
         ));
     }
+    Ok(conditions)
+}
+
+/// Checks `condition` against the key schema (`hash`, `range`) and returns the range to
+/// read. The caller checks the values' types against the schema.
+pub fn key_condition(
+    condition: &Condition,
+    hash: &str,
+    range: Option<&str>,
+) -> Result<KeyCondition> {
+    let conditions = key_parts(condition)?;
     let mut partition = None;
     let mut sort = None;
     for (name, c) in conditions {

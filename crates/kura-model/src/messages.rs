@@ -439,6 +439,9 @@ pub const ALL_ATTRIBUTES_WITH_PROJECTION: &str =
 pub const ALL_PROJECTED_WITHOUT_INDEX: &str =
     "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName";
 pub const KEY_CONDITION_TYPE_MISMATCH: &str = "One or more parameter values were invalid: Condition parameter type does not match schema type";
+/// Source: dynalite `db/index.js` (queryTable), following DynamoDB.
+pub const START_KEY_OUTSIDE_QUERY: &str =
+    "The provided starting key is outside query boundaries based on provided conditions";
 pub fn invalid_start_key(detail: &str) -> String {
     format!("The provided starting key is invalid: {detail}")
 }

@@ -292,6 +292,29 @@ async fn errors(client: &Client, table: &str) {
         message(&wrong_type),
         "One or more parameter values were invalid: Condition parameter type does not match schema type"
     );
+    let outside = client
+        .query()
+        .table_name(table)
+        .key_condition_expression("pk = :p")
+        .expression_attribute_values(":p", s("P"))
+        .exclusive_start_key("pk", s("Q"))
+        .exclusive_start_key("sk", n(1))
+        .send()
+        .await
+        .expect_err("a start key from another partition");
+    assert_eq!(
+        message(&outside),
+        "The provided starting key is outside query boundaries based on provided conditions"
+    );
+    let shape_first = client
+        .query()
+        .table_name("NoSuchTable")
+        .key_condition_expression("pk = :p OR pk = :p")
+        .expression_attribute_values(":p", s("P"))
+        .send()
+        .await
+        .expect_err("a malformed key condition is refused before the table lookup");
+    assert_eq!(code(&shape_first), "ValidationException");
     let segment = client
         .scan()
         .table_name(table)
