@@ -160,7 +160,10 @@ impl Engine {
         .encode_hash()?;
         let prefix = keys::partition_prefix(table.id, &encoded_pk);
         let forward = input.scan_index_forward.unwrap_or(true);
-        let mut range = KeyRange::prefix(&prefix);
+        let mut range = match &sort {
+            Some(sort) => sort_range(&prefix, sort)?,
+            None => KeyRange::prefix(&prefix),
+        };
         if let Some((_, start)) = start {
             if forward {
                 range.start = Bound::Excluded(start);
@@ -267,7 +270,12 @@ impl Engine {
         let mut bytes_read = 0usize;
         let mut last_read: Option<Item> = None;
         let mut stopped_early = false;
-        for entry in snapshot.range(Space::Items, page.range, page.direction) {
+        let rows = if page.range.is_empty() {
+            Box::new(std::iter::empty()) as crate::storage::KvIter<'_>
+        } else {
+            snapshot.range(Space::Items, page.range, page.direction)
+        };
+        for entry in rows {
             let (_, value) = entry?;
             let item = decode_stored(&value)?;
             if let (Some(sort), Some(name)) = (&page.sort, sort_name)
@@ -327,6 +335,57 @@ fn segment_range(table_id: u64, segment: u64, total: u64) -> KeyRange {
         Bound::Excluded(bound(segment + 1))
     };
     KeyRange { start, end }
+}
+
+/// The keys of one partition that a sort-key condition can match: the encoding preserves
+/// order, and a string or binary prefix is a prefix of the escaped bytes, terminator
+/// aside. Items are still checked one by one with [`sort_matches`].
+fn sort_range(partition: &[u8], condition: &SortCondition) -> Result<KeyRange> {
+    let key = |value: &AttributeValue| -> Result<Vec<u8>> {
+        let mut out = partition.to_vec();
+        kura_model::keycode::encode_key_value(value, &mut out)
+            .map_err(|e| EngineError::validation(e.to_string()))?;
+        Ok(out)
+    };
+    let whole = KeyRange::prefix(partition);
+    Ok(match condition {
+        SortCondition::Compare(op, v) => {
+            let k = key(v)?;
+            match op {
+                Comparator::Eq => KeyRange {
+                    start: Bound::Included(k.clone()),
+                    end: Bound::Included(k),
+                },
+                Comparator::Gt => KeyRange {
+                    start: Bound::Excluded(k),
+                    ..whole
+                },
+                Comparator::Ge => KeyRange {
+                    start: Bound::Included(k),
+                    ..whole
+                },
+                Comparator::Lt => KeyRange {
+                    end: Bound::Excluded(k),
+                    ..whole
+                },
+                Comparator::Le => KeyRange {
+                    end: Bound::Included(k),
+                    ..whole
+                },
+                Comparator::Ne => whole,
+            }
+        }
+        SortCondition::Between(lo, hi) => KeyRange {
+            start: Bound::Included(key(lo)?),
+            end: Bound::Included(key(hi)?),
+        },
+        SortCondition::BeginsWith(p) => {
+            let mut k = key(p)?;
+            // Drop the two-byte terminator of the string or binary encoding.
+            k.truncate(k.len().saturating_sub(2).max(partition.len()));
+            KeyRange::prefix(&k)
+        }
+    })
 }
 
 fn sort_matches(condition: &SortCondition, value: &AttributeValue) -> bool {

@@ -111,6 +111,16 @@ impl KeyRange {
         }
     }
 
+    /// Whether no key can be in the range (stores may refuse such ranges).
+    pub fn is_empty(&self) -> bool {
+        match (&self.start, &self.end) {
+            (Bound::Included(s), Bound::Included(e)) => s > e,
+            (Bound::Included(s) | Bound::Excluded(s), Bound::Excluded(e))
+            | (Bound::Excluded(s), Bound::Included(e)) => s >= e,
+            _ => false,
+        }
+    }
+
     pub fn contains(&self, key: &[u8]) -> bool {
         let after_start = match &self.start {
             Bound::Included(s) => key >= s.as_slice(),

@@ -55,6 +55,7 @@ pub async fn query_and_scan(client: &Client, table: &str) {
     paging(client, table, false).await;
     limit_before_filter(client, table).await;
     key_conditions(client, table).await;
+    string_sort_keys(client, table).await;
     scans(client, table).await;
     errors(client, table).await;
 }
@@ -185,6 +186,65 @@ async fn key_conditions(client: &Client, table: &str) {
             .unwrap()),
         vec![7, 8, 9]
     );
+}
+
+/// Sort-key ranges on strings, including bytes the key encoding escapes, and a start key
+/// at the end of an equality range.
+async fn string_sort_keys(client: &Client, table: &str) {
+    let name = format!("{table}Strings");
+    create_table(client, &name, "pk", Some(("sk", ScalarAttributeType::S))).await;
+    let sks = [
+        "ORDER#1",
+        "ORDER#1\0x",
+        "ORDER#10",
+        "ORDER#2",
+        "ORDER\u{ff}",
+        "ORDEQ",
+        "P",
+    ];
+    for sk in sks {
+        client
+            .put_item()
+            .table_name(&name)
+            .item("pk", s("T"))
+            .item("sk", s(sk))
+            .send()
+            .await
+            .expect("put");
+    }
+    let query = |expr: &'static str, v: &'static str| {
+        client
+            .query()
+            .table_name(&name)
+            .key_condition_expression(expr)
+            .expression_attribute_values(":p", s("T"))
+            .expression_attribute_values(":v", s(v))
+    };
+    let got: Vec<String> = query("pk = :p AND begins_with(sk, :v)", "ORDER#1")
+        .send()
+        .await
+        .expect("begins_with")
+        .items()
+        .iter()
+        .map(|i| match i.get("sk") {
+            Some(V::S(v)) => v.clone(),
+            _ => panic!("sk"),
+        })
+        .collect();
+    assert_eq!(got, vec!["ORDER#1", "ORDER#1\0x", "ORDER#10"]);
+    let below = query("pk = :p AND sk < :v", "ORDER#2")
+        .send()
+        .await
+        .expect("lt");
+    assert_eq!(below.count(), 4, "ORDEQ, ORDER#1, ORDER#1\\0x, ORDER#10");
+    let exact = query("pk = :p AND sk = :v", "ORDER#2")
+        .exclusive_start_key("pk", s("T"))
+        .exclusive_start_key("sk", s("ORDER#2"))
+        .send()
+        .await
+        .expect("after the only match");
+    assert_eq!(exact.count(), 0);
+    assert!(exact.last_evaluated_key().is_none());
 }
 
 async fn scans(client: &Client, table: &str) {
