@@ -27,6 +27,9 @@ pub enum EngineError {
     TransactionCanceled {
         reasons: Vec<crate::api::CancellationReason>,
     },
+    /// `TransactionInProgressException`: the same token's transaction is still running.
+    #[error("{0}")]
+    TransactionInProgress(String),
     /// `IdempotentParameterMismatchException`.
     #[error("{0}")]
     IdempotentParameterMismatch(String),

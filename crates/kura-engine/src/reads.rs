@@ -138,9 +138,25 @@ impl Engine {
             &schema.hash.name,
             schema.range.as_ref().map(|r| r.name.as_str()),
         )?;
+        if let Some(filter) = &filter
+            && let Some(key) = filter
+                .paths()
+                .into_iter()
+                .find(|p| schema.attributes().any(|k| k.name == p.top()))
+        {
+            return Err(EngineError::validation(messages::filter_on_key(key.top())));
+        }
         check_key_value_type(&partition, schema.hash.ty)?;
+        schema.check_partition_value(&partition)?;
         if let (Some(sort), Some(range)) = (&sort, &schema.range) {
             check_sort_condition_types(sort, range.ty)?;
+            let values = match sort {
+                SortCondition::Compare(_, v) | SortCondition::BeginsWith(v) => vec![v],
+                SortCondition::Between(lo, hi) => vec![lo, hi],
+            };
+            for value in values {
+                schema.check_sort_value(value)?;
+            }
         }
         let start = self.start_key(&table, input.exclusive_start_key)?;
         if let Some((start_key, _)) = &start {

@@ -34,29 +34,55 @@ const MAX_ACTIONS: usize = 100;
 const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
 
-/// Recently used `ClientRequestToken`s: the request's fingerprint and the answer given.
+/// A `ClientRequestToken`'s transaction: running, or done with the answer it gave.
+enum TokenState {
+    InFlight(u64),
+    Done(u64, Instant, TransactWriteItemsOutput),
+}
+
+/// Recently used `ClientRequestToken`s with the request's fingerprint.
 #[derive(Default)]
 pub struct Tokens {
-    seen: Mutex<HashMap<String, (u64, Instant, TransactWriteItemsOutput)>>,
+    seen: Mutex<HashMap<String, TokenState>>,
 }
 
 impl Tokens {
-    fn lookup(&self, token: &str, fingerprint: u64) -> Result<Option<TransactWriteItemsOutput>> {
+    /// Claims `token` for a new transaction, or answers from an earlier one.
+    fn begin(&self, token: &str, fingerprint: u64) -> Result<Option<TransactWriteItemsOutput>> {
         let mut seen = self.seen.lock();
-        seen.retain(|_, (_, at, _)| at.elapsed() < TOKEN_LIFETIME);
+        seen.retain(|_, state| match state {
+            TokenState::Done(_, at, _) => at.elapsed() < TOKEN_LIFETIME,
+            TokenState::InFlight(_) => true,
+        });
         match seen.get(token) {
-            Some((f, _, out)) if *f == fingerprint => Ok(Some(out.clone())),
+            Some(TokenState::Done(f, _, out)) if *f == fingerprint => Ok(Some(out.clone())),
+            Some(TokenState::InFlight(f)) if *f == fingerprint => Err(
+                EngineError::TransactionInProgress(messages::TRANSACTION_IN_PROGRESS.into()),
+            ),
             Some(_) => Err(EngineError::IdempotentParameterMismatch(
                 messages::IDEMPOTENT_MISMATCH.into(),
             )),
-            None => Ok(None),
+            None => {
+                seen.insert(token.to_owned(), TokenState::InFlight(fingerprint));
+                Ok(None)
+            }
         }
     }
 
-    fn remember(&self, token: String, fingerprint: u64, out: TransactWriteItemsOutput) {
-        self.seen
-            .lock()
-            .insert(token, (fingerprint, Instant::now(), out));
+    /// Records the answer of a successful transaction, or frees the token of a failed one.
+    fn finish(&self, token: String, fingerprint: u64, out: Option<&TransactWriteItemsOutput>) {
+        let mut seen = self.seen.lock();
+        match out {
+            Some(out) => {
+                seen.insert(
+                    token,
+                    TokenState::Done(fingerprint, Instant::now(), out.clone()),
+                );
+            }
+            None => {
+                seen.remove(&token);
+            }
+        }
     }
 }
 
@@ -211,11 +237,6 @@ impl Engine {
             input.return_consumed_capacity.hash(&mut h);
             h.finish()
         };
-        if let Some(token) = &input.client_request_token
-            && let Some(previous) = self.tokens.lookup(token, fingerprint)?
-        {
-            return Ok(previous);
-        }
         let mut actions = Vec::new();
         let mut seen = BTreeSet::new();
         let mut bytes = 0usize;
@@ -233,9 +254,26 @@ impl Engine {
         if bytes > MAX_TRANSACTION_BYTES {
             return Err(EngineError::validation(messages::TRANSACTION_TOO_LARGE));
         }
+        if let Some(token) = &input.client_request_token
+            && let Some(previous) = self.tokens.begin(token, fingerprint)?
+        {
+            return Ok(previous);
+        }
+        let result = self.run_transaction(actions).await;
+        let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        let out = result.map(|units| TransactWriteItemsOutput {
+            consumed_capacity: report_all(mode, units, true),
+        });
+        if let Some(token) = input.client_request_token {
+            self.tokens.finish(token, fingerprint, out.as_ref().ok());
+        }
+        out
+    }
+
+    /// Checks every action against the current items and applies all of them, or none.
+    async fn run_transaction(&self, actions: Vec<Action>) -> Result<BTreeMap<String, f64>> {
         let catalog = self.catalog.clone();
-        let units = self
-            .writer
+        self.writer
             .submit(false, move |w| {
                 let mut reasons = Vec::with_capacity(actions.len());
                 let mut writes = Vec::new();
@@ -316,15 +354,7 @@ impl Engine {
                 }
                 Ok(units)
             })
-            .await?;
-        let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
-        let out = TransactWriteItemsOutput {
-            consumed_capacity: report_all(mode, units, true),
-        };
-        if let Some(token) = input.client_request_token {
-            self.tokens.remember(token, fingerprint, out.clone());
-        }
-        Ok(out)
+            .await
     }
 
     pub fn transact_get_items(

@@ -98,6 +98,55 @@ pub enum Condition {
     Or(Box<Condition>, Box<Condition>),
 }
 
+impl Operand {
+    fn collect_paths<'a>(&'a self, out: &mut Vec<&'a Path>) {
+        match self {
+            Operand::Path(p) => out.push(p),
+            Operand::Value(_) => {}
+            Operand::Size(inner) => inner.collect_paths(out),
+        }
+    }
+}
+
+impl Condition {
+    /// Every document path the condition reads.
+    pub fn paths(&self) -> Vec<&Path> {
+        let mut out = Vec::new();
+        self.collect_paths(&mut out);
+        out
+    }
+
+    fn collect_paths<'a>(&'a self, out: &mut Vec<&'a Path>) {
+        match self {
+            Condition::Compare(_, a, b)
+            | Condition::BeginsWith(a, b)
+            | Condition::Contains(a, b) => {
+                a.collect_paths(out);
+                b.collect_paths(out);
+            }
+            Condition::Between(a, b, c) => {
+                for op in [a, b, c] {
+                    op.collect_paths(out);
+                }
+            }
+            Condition::In(a, list) => {
+                a.collect_paths(out);
+                for op in list {
+                    op.collect_paths(out);
+                }
+            }
+            Condition::AttributeExists(p)
+            | Condition::AttributeNotExists(p)
+            | Condition::AttributeType(p, _) => out.push(p),
+            Condition::Not(inner) => inner.collect_paths(out),
+            Condition::And(a, b) | Condition::Or(a, b) => {
+                a.collect_paths(out);
+                b.collect_paths(out);
+            }
+        }
+    }
+}
+
 /// An operand of a SET action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SetOperand {

@@ -442,6 +442,13 @@ pub const KEY_CONDITION_TYPE_MISMATCH: &str = "One or more parameter values were
 /// Source: dynalite `db/index.js` (queryTable), following DynamoDB.
 pub const START_KEY_OUTSIDE_QUERY: &str =
     "The provided starting key is outside query boundaries based on provided conditions";
+/// Source: DynamoDB Query with a FilterExpression on a key attribute (moto's
+/// `dynamodb/models`, which mirrors it).
+pub fn filter_on_key(name: &str) -> String {
+    format!(
+        "Filter Expression can only contain non-primary key attributes: Primary key attribute: {name}"
+    )
+}
 pub fn invalid_start_key(detail: &str) -> String {
     format!("The provided starting key is invalid: {detail}")
 }
@@ -468,6 +475,9 @@ pub const TRANSACT_ONE_ACTION: &str =
 /// Source: DynamoDB IdempotentParameterMismatchException (API Reference, TransactWriteItems).
 pub const IDEMPOTENT_MISMATCH: &str =
     "The request uses the same client token as a previous, but non-identical request.";
+/// Source: DynamoDB TransactionInProgressException (API Reference, TransactWriteItems).
+pub const TRANSACTION_IN_PROGRESS: &str =
+    "The transaction with the given request token is already in progress.";
 /// Source: DynamoDB's CancellationReason for a failed condition.
 pub const CONDITIONAL_REQUEST_FAILED: &str = "The conditional request failed";
 /// Source: Kura; DynamoDB limits a transaction's items to 4 MB in total.

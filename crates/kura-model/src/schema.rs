@@ -95,6 +95,28 @@ impl KeySchema {
         Ok(PrimaryKey { hash, range })
     }
 
+    /// Applies the key-value rules (non-empty, size limit) to a partition-key value that
+    /// arrives outside a key map, e.g. in a key condition.
+    pub fn check_partition_value(&self, value: &AttributeValue) -> Result<(), ModelError> {
+        check_key_value(
+            &self.hash.name,
+            value,
+            MAX_PARTITION_KEY_BYTES,
+            messages::PARTITION_KEY_TOO_LARGE,
+        )
+    }
+
+    /// As [`KeySchema::check_partition_value`], for a sort-key value.
+    pub fn check_sort_value(&self, value: &AttributeValue) -> Result<(), ModelError> {
+        let name = self.range.as_ref().map_or("", |r| r.name.as_str());
+        check_key_value(
+            name,
+            value,
+            MAX_SORT_KEY_BYTES,
+            messages::SORT_KEY_TOO_LARGE,
+        )
+    }
+
     /// The key as an attribute map (what GetItem's `Key` looks like).
     pub fn key_item(&self, key: &PrimaryKey) -> Item {
         let mut item = Item::new();

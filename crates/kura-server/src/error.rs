@@ -127,6 +127,12 @@ impl From<EngineError> for ApiError {
                     message,
                 )
             },
+            EngineError::TransactionInProgress(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "TransactionInProgressException",
+                message,
+            ),
             EngineError::IdempotentParameterMismatch(_) => Self::new(
                 S::BAD_REQUEST,
                 DYNAMODB,

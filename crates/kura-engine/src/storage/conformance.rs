@@ -2,7 +2,7 @@
 
 use std::ops::Bound;
 
-use super::{Direction, KeyRange, Space, Store, WriteBatch};
+use super::{Direction, KeyRange, MAX_KEY_LEN, Space, Store, WriteBatch};
 
 fn put(store: &dyn Store, space: Space, pairs: &[(&[u8], &[u8])]) {
     let mut batch = WriteBatch::default();
@@ -35,6 +35,18 @@ pub fn run_all<S: Store>(fresh: impl Fn() -> S) {
     snapshots_are_stable(&fresh());
     batches_are_atomic_in_order(&fresh());
     out_of_range_keys_fail_the_whole_batch(&fresh());
+    overlong_range_bounds_are_errors(&fresh());
+}
+
+fn overlong_range_bounds_are_errors(store: &dyn Store) {
+    let long = vec![b'k'; MAX_KEY_LEN + 1];
+    let snap = store.snapshot().expect("snapshot");
+    let range = KeyRange {
+        start: Bound::Included(long),
+        end: Bound::Unbounded,
+    };
+    let mut rows = snap.range(Space::Items, range, Direction::Forward);
+    assert!(matches!(rows.next(), Some(Err(_))), "an error, not a panic");
 }
 
 fn out_of_range_keys_fail_the_whole_batch(store: &dyn Store) {

@@ -69,6 +69,9 @@ impl Snapshot for FjallSnapshot {
     }
 
     fn range(&self, space: Space, range: KeyRange, direction: Direction) -> KvIter<'_> {
+        if let Err(e) = super::check_range(&range) {
+            return Box::new(std::iter::once(Err(e)));
+        }
         let ks = match self.keyspace(space) {
             Ok(ks) => ks,
             Err(e) => return Box::new(std::iter::once(Err(e))),

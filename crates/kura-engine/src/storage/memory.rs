@@ -32,6 +32,10 @@ impl Snapshot for MemorySnapshot {
 
     fn range(&self, space: Space, range: KeyRange, direction: Direction) -> KvIter<'_> {
         use std::ops::Bound;
+        // Refuse what fjall refuses, so both stores fail alike.
+        if let Err(e) = super::check_range(&range) {
+            return Box::new(std::iter::once(Err(e)));
+        }
         let within = |b: &Bound<Vec<u8>>| match b {
             Bound::Included(k) => Bound::Included((space, k.clone())),
             Bound::Excluded(k) => Bound::Excluded((space, k.clone())),

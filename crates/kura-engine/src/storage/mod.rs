@@ -147,6 +147,21 @@ pub fn check_key(key: &[u8]) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Checks that a range's bounds are keys a store accepts (stores may assert on longer ones).
+pub fn check_range(range: &KeyRange) -> Result<(), StoreError> {
+    for bound in [&range.start, &range.end] {
+        if let Bound::Included(k) | Bound::Excluded(k) = bound
+            && k.len() > MAX_KEY_LEN
+        {
+            return Err(StoreError(format!(
+                "range bound of {} bytes is out of range",
+                k.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The smallest byte string greater than every string starting with `prefix`.
 pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
     let mut end = prefix.to_vec();

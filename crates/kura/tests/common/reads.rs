@@ -366,6 +366,42 @@ async fn errors(client: &Client, table: &str) {
         message(&outside),
         "The provided starting key is outside query boundaries based on provided conditions"
     );
+    let long = client
+        .query()
+        .table_name(table)
+        .key_condition_expression("pk = :p")
+        .expression_attribute_values(":p", s(&"k".repeat(70_000)))
+        .send()
+        .await
+        .expect_err("a partition key value over 2048 bytes");
+    assert_eq!(
+        message(&long),
+        "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"
+    );
+    let long_sort = client
+        .query()
+        .table_name(table)
+        .key_condition_expression("pk = :p AND sk > :v")
+        .expression_attribute_values(":p", s("P"))
+        .expression_attribute_values(":v", V::N("1".repeat(38)))
+        .send()
+        .await
+        .expect("a 38-digit number is a valid sort value");
+    assert_eq!(long_sort.count(), 0);
+    let key_filter = client
+        .query()
+        .table_name(table)
+        .key_condition_expression("pk = :p")
+        .filter_expression("sk > :v")
+        .expression_attribute_values(":p", s("P"))
+        .expression_attribute_values(":v", n(1))
+        .send()
+        .await
+        .expect_err("a filter on a key attribute");
+    assert_eq!(
+        message(&key_filter),
+        "Filter Expression can only contain non-primary key attributes: Primary key attribute: sk"
+    );
     let shape_first = client
         .query()
         .table_name("NoSuchTable")
