@@ -19,15 +19,19 @@ use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
-use crate::items::{check_table_still_there, decode_stored, write_item};
+use crate::items::{check_table_still_there, read_current, read_snapshot, write_item};
 use crate::keys;
-use crate::storage::Space;
-use crate::transactions::report_all;
 
 const MAX_WRITE_REQUESTS: usize = 25;
 const MAX_GET_KEYS: usize = 100;
 /// BatchGetItem answers at most this many bytes of items.
 const MAX_GET_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// One request of a batch, before its table is known.
+enum Change {
+    Put(Item),
+    Delete(Item),
+}
 
 /// One validated write of a batch.
 struct BatchWrite {
@@ -37,12 +41,6 @@ struct BatchWrite {
 }
 
 impl Engine {
-    fn table_for_batch(&self, name: &str) -> Result<Arc<TableRecord>> {
-        self.catalog
-            .get(name)
-            .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))
-    }
-
     pub async fn batch_write_item(
         &self,
         input: BatchWriteItemInput,
@@ -80,27 +78,26 @@ impl Engine {
             let mut seen = BTreeSet::new();
             let mut pending = Vec::new();
             for request in requests {
-                let (key_source, item) = match (request.put_request, request.delete_request) {
+                let change = match (request.put_request, request.delete_request) {
                     (Some(put), None) => {
                         let item = item_from_json(put.item.unwrap_or_default())?;
                         if item_size(&item) > limits::MAX_ITEM_SIZE {
                             return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
                         }
-                        (None, Some(item))
+                        Change::Put(item)
                     }
                     (None, Some(delete)) => {
-                        (Some(item_from_json(delete.key.unwrap_or_default())?), None)
+                        Change::Delete(item_from_json(delete.key.unwrap_or_default())?)
                     }
                     _ => return Err(EngineError::validation(messages::WRITE_REQUEST_EMPTY)),
                 };
-                pending.push((key_source, item));
+                pending.push(change);
             }
-            let table = self.table_for_batch(&table_name)?;
-            for (key_source, item) in pending {
-                let key = match (&key_source, &item) {
-                    (Some(key), _) => table.key_schema.key_of_key_map(key)?,
-                    (None, Some(item)) => table.key_schema.key_of_item(item)?,
-                    (None, None) => unreachable!("a request is a put or a delete"),
+            let table = self.table_for_items(&table_name)?;
+            for change in pending {
+                let (key, item) = match change {
+                    Change::Put(item) => (table.key_schema.key_of_item(&item)?, Some(item)),
+                    Change::Delete(key) => (table.key_schema.key_of_key_map(&key)?, None),
                 };
                 let storage_key = keys::item_key(table.id, &key)?;
                 if !seen.insert(storage_key.clone()) {
@@ -121,8 +118,15 @@ impl Engine {
                 for write in writes {
                     check_table_still_there(&catalog, &write.table)?;
                     let new_size = write.item.as_ref().map_or(0, item_size);
-                    let old = write_item(w, write.table.id, write.storage_key, write.item)?;
+                    let old = read_current(w, &write.storage_key)?;
                     let size = old.as_ref().map_or(0, item_size).max(new_size);
+                    write_item(
+                        w,
+                        write.table.id,
+                        write.storage_key,
+                        old.as_ref(),
+                        write.item,
+                    )?;
                     *units.entry(write.table.name.clone()).or_default() += write_units(size);
                 }
                 Ok(units)
@@ -131,7 +135,7 @@ impl Engine {
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         Ok(BatchWriteItemOutput {
             unprocessed_items: BTreeMap::new(),
-            consumed_capacity: report_all(mode, units, true),
+            consumed_capacity: ConsumedCapacity::per_table(mode, units, true),
         })
     }
 
@@ -183,7 +187,7 @@ impl Engine {
             for raw in request.keys.unwrap_or_default() {
                 keys_in_order.push(item_from_json(raw)?);
             }
-            let table = self.table_for_batch(&table_name)?;
+            let table = self.table_for_items(&table_name)?;
             let mut seen = BTreeSet::new();
             let mut lookups = Vec::new();
             for key in keys_in_order {
@@ -209,10 +213,7 @@ impl Engine {
                     unprocessed.push(key);
                     continue;
                 }
-                let item = match snapshot.get(Space::Items, &storage_key)? {
-                    Some(bytes) => Some(decode_stored(&bytes)?),
-                    None => None,
-                };
+                let item = read_snapshot(snapshot.as_ref(), &storage_key)?;
                 let size = item.as_ref().map_or(0, item_size);
                 *units.entry(table_name.clone()).or_default() += read_units(size, consistent);
                 if let Some(item) = item {
@@ -235,7 +236,7 @@ impl Engine {
             }
         }
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
-        out.consumed_capacity = report_all(mode, units, false);
+        out.consumed_capacity = ConsumedCapacity::per_table(mode, units, false);
         Ok(out)
     }
 }

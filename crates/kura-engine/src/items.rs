@@ -25,7 +25,7 @@ use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
-use crate::storage::Space;
+use crate::storage::{Snapshot, Space};
 use crate::writer::WriteContext;
 
 const RETURN_VALUES: [&str; 5] = ["NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"];
@@ -87,15 +87,23 @@ fn check_condition(
 }
 
 /// The item's state as the writer sees it.
-fn read_current(w: &mut WriteContext<'_>, storage_key: &[u8]) -> Result<Option<Item>> {
+pub(crate) fn read_current(w: &mut WriteContext<'_>, storage_key: &[u8]) -> Result<Option<Item>> {
     match w.get(Space::Items, storage_key)? {
         Some(bytes) => Ok(Some(decode_stored(&bytes)?)),
         None => Ok(None),
     }
 }
 
+/// The item as of `snapshot`.
+pub(crate) fn read_snapshot(snapshot: &dyn Snapshot, storage_key: &[u8]) -> Result<Option<Item>> {
+    match snapshot.get(Space::Items, storage_key)? {
+        Some(bytes) => Ok(Some(decode_stored(&bytes)?)),
+        None => Ok(None),
+    }
+}
+
 /// UpdateItem may not touch the key: DynamoDB refuses any action on a key attribute.
-fn refuse_key_updates(update: &kura_expr::Update, table: &TableRecord) -> Result<()> {
+pub(crate) fn refuse_key_updates(update: &kura_expr::Update, table: &TableRecord) -> Result<()> {
     for path in update.target_paths() {
         if table.key_schema.attributes().any(|k| k.name == path.top()) {
             return Err(EngineError::validation(messages::update_key_attribute(
@@ -128,8 +136,8 @@ fn validated(json: Option<ItemJson>) -> Result<Item> {
 }
 
 impl Engine {
-    /// The table an item operation names, with the item operations' not-found message.
-    fn table_for_items(&self, name: &str) -> Result<Arc<TableRecord>> {
+    /// The table a data-plane operation names, with its not-found message.
+    pub(crate) fn table_for_items(&self, name: &str) -> Result<Arc<TableRecord>> {
         self.catalog
             .get(name)
             .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))
@@ -170,7 +178,8 @@ impl Engine {
                 check_table_still_there(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
-                write_item(w, table.id, storage_key, Some(item))
+                write_item(w, table.id, storage_key, current.as_ref(), Some(item))?;
+                Ok(current)
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
@@ -205,11 +214,7 @@ impl Engine {
         let table = self.table_for_items(&table_name)?;
         let key = table.key_schema.key_of_key_map(&key)?;
         let storage_key = keys::item_key(table.id, &key)?;
-        let snapshot = self.store.snapshot()?;
-        let item = match snapshot.get(Space::Items, &storage_key)? {
-            Some(bytes) => Some(decode_stored(&bytes)?),
-            None => None,
-        };
+        let item = read_snapshot(self.store.snapshot()?.as_ref(), &storage_key)?;
         let consistent = input.consistent_read.unwrap_or(false);
         // Capacity counts the whole item read, not the projected part.
         let units = read_units(item.as_ref().map_or(0, item_size), consistent);
@@ -255,7 +260,8 @@ impl Engine {
                 check_table_still_there(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
-                write_item(w, table.id, storage_key, None)
+                write_item(w, table.id, storage_key, current.as_ref(), None)?;
+                Ok(current)
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
@@ -313,7 +319,13 @@ impl Engine {
                     return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
                 }
                 if current.as_ref() != Some(&new) {
-                    write_item(w, table.id, storage_key, Some(new.clone()))?;
+                    write_item(
+                        w,
+                        table.id,
+                        storage_key,
+                        current.as_ref(),
+                        Some(new.clone()),
+                    )?;
                 }
                 Ok((current, Some(new)))
             })
@@ -360,26 +372,23 @@ pub(crate) fn decode_stored(bytes: &[u8]) -> Result<Item> {
     decode_item(bytes).map_err(|e| EngineError::Internal(format!("corrupt stored item: {e}")))
 }
 
-/// Applies one item change (`new` = None deletes) and every side effect of it, and returns
-/// the item it replaced.
+/// Applies one item change (`new` = None deletes) and every side effect of it. `old` is
+/// the current item, which every caller has already read with [`read_current`].
 pub(crate) fn write_item(
     w: &mut WriteContext<'_>,
     table_id: u64,
     storage_key: Vec<u8>,
+    old: Option<&Item>,
     new: Option<Item>,
-) -> Result<Option<Item>> {
-    let old = match w.get(Space::Items, &storage_key)? {
-        Some(bytes) => Some(decode_stored(&bytes)?),
-        None => None,
-    };
+) -> Result<()> {
     let stats_key = keys::stats_key(table_id);
     let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;
-    stats.apply(old.as_ref().map(item_size), new.as_ref().map(item_size));
+    stats.apply(old.map(item_size), new.as_ref().map(item_size));
     match &new {
         Some(item) => w.put(Space::Items, storage_key, encode_item(item)),
         None if old.is_some() => w.delete(Space::Items, storage_key),
-        None => return Ok(None), // deleting nothing changes nothing
+        None => return Ok(()), // deleting nothing changes nothing
     }
     w.put(Space::Meta, stats_key, stats.encode());
-    Ok(old)
+    Ok(())
 }

@@ -78,17 +78,13 @@ struct Page<'a> {
 
 impl Engine {
     fn table_for_reads(&self, name: &str, index: Option<&str>) -> Result<Arc<TableRecord>> {
-        let table = self
-            .catalog
-            .get(name)
-            .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))?;
+        let table = self.table_for_items(name)?;
         if let Some(index) = index {
             return Err(EngineError::validation(messages::no_such_index(index)));
         }
         Ok(table)
     }
 
-    /// The storage key to continue after, from `ExclusiveStartKey`.
     /// The key to continue after, from `ExclusiveStartKey`, and its storage key.
     fn start_key(
         &self,

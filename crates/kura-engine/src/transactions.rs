@@ -26,9 +26,10 @@ use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
-use crate::items::{check_table_still_there, decode_stored, write_item};
+use crate::items::{
+    check_table_still_there, read_current, read_snapshot, refuse_key_updates, write_item,
+};
 use crate::keys;
-use crate::storage::Space;
 
 const MAX_ACTIONS: usize = 100;
 const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
@@ -119,12 +120,6 @@ fn one_action(entry: TransactWriteItem) -> Result<(&'static str, TransactAction)
 }
 
 impl Engine {
-    fn table_for_transaction(&self, name: &str) -> Result<Arc<TableRecord>> {
-        self.catalog
-            .get(name)
-            .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))
-    }
-
     fn transaction_action(&self, name: &'static str, action: TransactAction) -> Result<Action> {
         let mut c = Constraints::new();
         c.name("tableName", action.table_name.as_deref());
@@ -168,7 +163,7 @@ impl Engine {
         let Compiled {
             condition, update, ..
         } = compile(operation, expressions)?;
-        let table = self.table_for_transaction(action.table_name.as_deref().unwrap_or_default())?;
+        let table = self.table_for_items(action.table_name.as_deref().unwrap_or_default())?;
         let (key, kind): (PrimaryKey, Kind) = match name {
             "Put" => {
                 let item = item_from_json(action.item.unwrap_or_default())?;
@@ -182,13 +177,7 @@ impl Engine {
                 let key = table.key_schema.key_of_key_map(&key)?;
                 let kind = match (name, update) {
                     ("Update", Some(update)) => {
-                        for path in update.target_paths() {
-                            if table.key_schema.attributes().any(|k| k.name == path.top()) {
-                                return Err(EngineError::validation(
-                                    messages::update_key_attribute(path.top()),
-                                ));
-                            }
-                        }
+                        refuse_key_updates(&update, &table)?;
                         Kind::Update(update)
                     }
                     ("Delete", _) => Kind::Delete,
@@ -262,7 +251,7 @@ impl Engine {
         let result = self.run_transaction(actions).await;
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let out = result.map(|units| TransactWriteItemsOutput {
-            consumed_capacity: report_all(mode, units, true),
+            consumed_capacity: ConsumedCapacity::per_table(mode, units, true),
         });
         if let Some(token) = input.client_request_token {
             self.tokens.finish(token, fingerprint, out.as_ref().ok());
@@ -280,10 +269,7 @@ impl Engine {
                 let mut failed = false;
                 for action in &actions {
                     check_table_still_there(&catalog, &action.table)?;
-                    let current = match w.get(Space::Items, &action.storage_key)? {
-                        Some(bytes) => Some(decode_stored(&bytes)?),
-                        None => None,
-                    };
+                    let current = read_current(w, &action.storage_key)?;
                     let empty = Item::new();
                     let holds = action
                         .condition
@@ -333,20 +319,26 @@ impl Engine {
                         message: None,
                         item: None,
                     });
-                    let old_size = current.as_ref().map_or(0, item_size);
-                    writes.push((action, new, old_size));
+                    writes.push((action, new, current));
                 }
                 if failed {
                     return Err(EngineError::TransactionCanceled { reasons });
                 }
                 let mut units: BTreeMap<String, f64> = BTreeMap::new();
-                for (action, new, old_size) in writes {
+                for (action, new, current) in writes {
+                    let old_size = current.as_ref().map_or(0, item_size);
                     let new_size = match &new {
                         Some(Some(item)) => item_size(item),
                         _ => 0,
                     };
                     if let Some(new) = new {
-                        write_item(w, action.table.id, action.storage_key.clone(), new)?;
+                        write_item(
+                            w,
+                            action.table.id,
+                            action.storage_key.clone(),
+                            current.as_ref(),
+                            new,
+                        )?;
                     }
                     // Transactional writes cost twice a standard write.
                     *units.entry(action.table.name.clone()).or_default() +=
@@ -392,8 +384,7 @@ impl Engine {
                 ..get.expressions
             };
             let Compiled { projection, .. } = compile(Operation::GetItem, expressions)?;
-            let table =
-                self.table_for_transaction(get.table_name.as_deref().unwrap_or_default())?;
+            let table = self.table_for_items(get.table_name.as_deref().unwrap_or_default())?;
             let key = item_from_json(get.key.unwrap_or_default())?;
             let key = table.key_schema.key_of_key_map(&key)?;
             let storage_key = keys::item_key(table.id, &key)?;
@@ -409,10 +400,7 @@ impl Engine {
         let mut units: BTreeMap<String, f64> = BTreeMap::new();
         let mut responses = Vec::with_capacity(gets.len());
         for (table, storage_key, projection) in gets {
-            let item = match snapshot.get(Space::Items, &storage_key)? {
-                Some(bytes) => Some(decode_stored(&bytes)?),
-                None => None,
-            };
+            let item = read_snapshot(snapshot.as_ref(), &storage_key)?;
             *units.entry(table.name.clone()).or_default() +=
                 2.0 * read_units(item.as_ref().map_or(0, item_size), true);
             let item = match (item, &projection) {
@@ -424,7 +412,7 @@ impl Engine {
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         Ok(TransactGetItemsOutput {
             responses,
-            consumed_capacity: report_all(mode, units, false),
+            consumed_capacity: ConsumedCapacity::per_table(mode, units, false),
         })
     }
 }
@@ -435,17 +423,4 @@ fn validation_reason(message: &str) -> CancellationReason {
         message: Some(message.to_owned()),
         item: None,
     }
-}
-
-/// One ConsumedCapacity entry per table, or nothing when the caller did not ask.
-pub(crate) fn report_all(
-    mode: ReturnConsumedCapacity,
-    units: BTreeMap<String, f64>,
-    is_write: bool,
-) -> Option<Vec<ConsumedCapacity>> {
-    let reports: Vec<ConsumedCapacity> = units
-        .into_iter()
-        .filter_map(|(table, units)| ConsumedCapacity::report(mode, &table, units, is_write))
-        .collect();
-    (mode != ReturnConsumedCapacity::None).then_some(reports)
 }

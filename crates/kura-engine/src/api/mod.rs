@@ -78,6 +78,19 @@ pub fn write_units(item_bytes: usize) -> f64 {
 }
 
 impl ConsumedCapacity {
+    /// One entry per table of a multi-table call, or `None` when the caller did not ask.
+    pub fn per_table(
+        mode: ReturnConsumedCapacity,
+        units: std::collections::BTreeMap<String, f64>,
+        is_write: bool,
+    ) -> Option<Vec<ConsumedCapacity>> {
+        let reports: Vec<ConsumedCapacity> = units
+            .into_iter()
+            .filter_map(|(table, units)| ConsumedCapacity::report(mode, &table, units, is_write))
+            .collect();
+        (mode != ReturnConsumedCapacity::None).then_some(reports)
+    }
+
     /// The report for `units` on `table`, or `None` when the caller did not ask.
     pub fn report(
         mode: ReturnConsumedCapacity,
