@@ -19,7 +19,8 @@ use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
-use crate::items::{check_table_still_there, read_current, read_snapshot, write_item};
+use crate::indexes::entries::check_index_keys;
+use crate::items::{current_table, read_current, read_snapshot, write_item};
 use crate::keys;
 
 const MAX_WRITE_REQUESTS: usize = 25;
@@ -96,7 +97,11 @@ impl Engine {
             let table = self.table_for_items(&table_name)?;
             for change in pending {
                 let (key, item) = match change {
-                    Change::Put(item) => (table.key_schema.key_of_item(&item)?, Some(item)),
+                    Change::Put(item) => {
+                        let key = table.key_schema.key_of_item(&item)?;
+                        check_index_keys(&table, &item)?;
+                        (key, Some(item))
+                    }
                     Change::Delete(key) => (table.key_schema.key_of_key_map(&key)?, None),
                 };
                 let storage_key = keys::item_key(table.id, &key)?;
@@ -114,20 +119,16 @@ impl Engine {
         let units = self
             .writer
             .submit(false, move |w| {
-                let mut units: BTreeMap<String, f64> = BTreeMap::new();
+                let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
                 for write in writes {
-                    check_table_still_there(&catalog, &write.table)?;
+                    let table = current_table(&catalog, &write.table)?;
                     let new_size = write.item.as_ref().map_or(0, item_size);
                     let old = read_current(w, &write.storage_key)?;
                     let size = old.as_ref().map_or(0, item_size).max(new_size);
-                    write_item(
-                        w,
-                        write.table.id,
-                        write.storage_key,
-                        old.as_ref(),
-                        write.item,
-                    )?;
-                    *units.entry(write.table.name.clone()).or_default() += write_units(size);
+                    let mut consumed =
+                        write_item(w, &table, write.storage_key, old.as_ref(), write.item)?;
+                    consumed.table = write_units(size);
+                    units.entry(table.name.clone()).or_default().add(&consumed);
                 }
                 Ok(units)
             })
@@ -203,7 +204,7 @@ impl Engine {
         }
         let snapshot = self.store.snapshot()?;
         let mut out = BatchGetItemOutput::default();
-        let mut units: BTreeMap<String, f64> = BTreeMap::new();
+        let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
         let mut response_bytes = 0usize;
         for (table_name, projection, lookups, consistent, echo) in plans {
             let found = out.responses.entry(table_name.clone()).or_default();
@@ -215,7 +216,7 @@ impl Engine {
                 }
                 let item = read_snapshot(snapshot.as_ref(), &storage_key)?;
                 let size = item.as_ref().map_or(0, item_size);
-                *units.entry(table_name.clone()).or_default() += read_units(size, consistent);
+                units.entry(table_name.clone()).or_default().table += read_units(size, consistent);
                 if let Some(item) = item {
                     let item = match &projection {
                         Some(paths) => project(&item, paths),

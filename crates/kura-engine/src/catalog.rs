@@ -62,6 +62,69 @@ pub struct TableRecord {
     pub deletion_protection: bool,
     pub table_class: Option<String>,
     pub tags: Vec<Tag>,
+    /// Secondary indexes, LSIs and GSIs in the order they were defined.
+    #[serde(default)]
+    pub indexes: Vec<IndexRecord>,
+    /// The number the next index gets: index numbers prefix index entries and are never
+    /// reused within a table, so a deleted index's leftovers stay unreachable.
+    #[serde(default)]
+    pub next_index_number: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IndexKind {
+    Global,
+    Local,
+}
+
+/// Which attributes an index entry carries besides the table and index keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IndexProjection {
+    All,
+    KeysOnly,
+    Include(Vec<String>),
+}
+
+impl IndexProjection {
+    pub fn wire(&self) -> &'static str {
+        match self {
+            IndexProjection::All => "ALL",
+            IndexProjection::KeysOnly => "KEYS_ONLY",
+            IndexProjection::Include(_) => "INCLUDE",
+        }
+    }
+}
+
+/// One secondary index of a table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexRecord {
+    pub name: String,
+    pub kind: IndexKind,
+    /// Prefix of this index's entries within the table (see `keys::index_prefix`).
+    pub number: u32,
+    pub key_schema: KeySchema,
+    pub projection: IndexProjection,
+    /// A GSI's own throughput on a provisioned table.
+    pub throughput: Option<Throughput>,
+    /// True while an index added by UpdateTable is being filled from the table's items.
+    pub backfilling: bool,
+}
+
+impl IndexRecord {
+    /// DynamoDB's `IndexStatus`: a GSI being filled is CREATING.
+    pub fn status(&self) -> &'static str {
+        if self.backfilling { "CREATING" } else { "ACTIVE" }
+    }
+}
+
+impl TableRecord {
+    pub fn index(&self, name: &str) -> Option<&IndexRecord> {
+        self.indexes.iter().find(|i| i.name == name)
+    }
+
+    pub fn has_local_indexes(&self) -> bool {
+        self.indexes.iter().any(|i| i.kind == IndexKind::Local)
+    }
 }
 
 impl TableRecord {

@@ -3,9 +3,10 @@
 //! Every item write goes through [`write_item`], the single place that applies an item
 //! change. Its side effects, all in the same atomic batch as the item:
 //! - the item itself in `Items`;
-//! - the table statistics (ItemCount, TableSizeBytes) in `Meta`.
+//! - the table statistics (ItemCount, TableSizeBytes) in `Meta`;
+//! - the entries of every secondary index and their statistics.
 //!
-//! Later issues add index entries, the stream record and the TTL index entry here.
+//! Later issues add the stream record and the TTL index entry here.
 
 use std::sync::Arc;
 
@@ -26,6 +27,7 @@ use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
 use crate::storage::{Snapshot, Space};
+use crate::indexes::entries::{check_index_keys, update_indexes};
 use crate::writer::WriteContext;
 
 const RETURN_VALUES: [&str; 5] = ["NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"];
@@ -168,25 +170,26 @@ impl Engine {
         if size > limits::MAX_ITEM_SIZE {
             return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
         }
+        check_index_keys(&table, &item)?;
         let storage_key = keys::item_key(table.id, &key)?;
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
-        let old = self
+        let (old, mut consumed) = self
             .writer
             .submit(false, move |w| {
-                check_table_still_there(&catalog, &table)?;
+                let table = current_table(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
-                write_item(w, table.id, storage_key, current.as_ref(), Some(item))?;
-                Ok(current)
+                let consumed = write_item(w, &table, storage_key, current.as_ref(), Some(item))?;
+                Ok((current, consumed))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
-        let units = write_units(old.as_ref().map_or(0, item_size).max(size));
+        consumed.table = write_units(old.as_ref().map_or(0, item_size).max(size));
         Ok(PutItemOutput {
             attributes: if return_old { old } else { None },
-            consumed_capacity: ConsumedCapacity::report(capacity, &table_name, units, true),
+            consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
         })
     }
 
@@ -225,7 +228,12 @@ impl Engine {
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         Ok(GetItemOutput {
             item,
-            consumed_capacity: ConsumedCapacity::report(capacity, &table_name, units, false),
+            consumed_capacity: ConsumedCapacity::report(
+                capacity,
+                &table_name,
+                &Consumed::table(units),
+                false,
+            ),
         })
     }
 
@@ -254,21 +262,21 @@ impl Engine {
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
-        let old = self
+        let (old, mut consumed) = self
             .writer
             .submit(false, move |w| {
-                check_table_still_there(&catalog, &table)?;
+                let table = current_table(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
-                write_item(w, table.id, storage_key, current.as_ref(), None)?;
-                Ok(current)
+                let consumed = write_item(w, &table, storage_key, current.as_ref(), None)?;
+                Ok((current, consumed))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
-        let units = write_units(old.as_ref().map_or(0, item_size));
+        consumed.table = write_units(old.as_ref().map_or(0, item_size));
         Ok(DeleteItemOutput {
             attributes: if return_old { old } else { None },
-            consumed_capacity: ConsumedCapacity::report(capacity, &table_name, units, true),
+            consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
         })
     }
 
@@ -304,34 +312,36 @@ impl Engine {
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
-        let (old, new) = self
+        let (old, new, mut consumed) = self
             .writer
             .submit(false, move |w| {
-                check_table_still_there(&catalog, &table)?;
+                let table = current_table(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
                 // Removing from an item that does not exist creates nothing.
                 if current.is_none() && update.only_removes() {
-                    return Ok((None, None));
+                    return Ok((None, None, Consumed::default()));
                 }
                 let new = apply(&update, current.as_ref().unwrap_or(&key_item))?;
                 if item_size(&new) > limits::MAX_ITEM_SIZE {
                     return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
                 }
-                if current.as_ref() != Some(&new) {
+                let consumed = if current.as_ref() != Some(&new) {
                     write_item(
                         w,
-                        table.id,
+                        &table,
                         storage_key,
                         current.as_ref(),
                         Some(new.clone()),
-                    )?;
-                }
-                Ok((current, Some(new)))
+                    )?
+                } else {
+                    Consumed::default()
+                };
+                Ok((current, Some(new), consumed))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
-        let units = write_units(
+        consumed.table = write_units(
             old.as_ref()
                 .map_or(0, item_size)
                 .max(new.as_ref().map_or(0, item_size)),
@@ -345,7 +355,7 @@ impl Engine {
         };
         Ok(UpdateItemOutput {
             attributes,
-            consumed_capacity: ConsumedCapacity::report(capacity, &table_name, units, true),
+            consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
         })
     }
 }
@@ -354,14 +364,15 @@ fn returns_item_on_failure(option: &Option<String>) -> bool {
     option.as_deref() == Some("ALL_OLD")
 }
 
-/// A write raced a DeleteTable (or delete and re-create): it must not land in a table
-/// that no longer exists.
-pub(crate) fn check_table_still_there(
+/// The table as the writer sees it now. A write raced a DeleteTable (or delete and
+/// re-create) must not land in a table that no longer exists, and index changes published
+/// since the request was validated (a GSI created or deleted) must be honoured.
+pub(crate) fn current_table(
     catalog: &crate::catalog::Catalog,
     table: &TableRecord,
-) -> Result<()> {
+) -> Result<Arc<TableRecord>> {
     match catalog.get(&table.name) {
-        Some(current) if current.id == table.id => Ok(()),
+        Some(current) if current.id == table.id => Ok(current),
         _ => Err(EngineError::ResourceNotFound(
             messages::RESOURCE_NOT_FOUND.into(),
         )),
@@ -373,22 +384,31 @@ pub(crate) fn decode_stored(bytes: &[u8]) -> Result<Item> {
 }
 
 /// Applies one item change (`new` = None deletes) and every side effect of it. `old` is
-/// the current item, which every caller has already read with [`read_current`].
+/// the current item, which every caller has already read with [`read_current`]. Returns
+/// the write units the table's indexes consumed (the caller adds the table's own).
 pub(crate) fn write_item(
     w: &mut WriteContext<'_>,
-    table_id: u64,
+    table: &TableRecord,
     storage_key: Vec<u8>,
     old: Option<&Item>,
     new: Option<Item>,
-) -> Result<()> {
-    let stats_key = keys::stats_key(table_id);
+) -> Result<Consumed> {
+    let Some(any) = new.as_ref().or(old) else {
+        return Ok(Consumed::default()); // deleting nothing changes nothing
+    };
+    let consumed = if table.indexes.is_empty() {
+        Consumed::default()
+    } else {
+        let table_key = table.key_schema.key_of_item(any)?;
+        update_indexes(w, table, &table_key, old, new.as_ref())?
+    };
+    let stats_key = keys::stats_key(table.id);
     let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;
     stats.apply(old.map(item_size), new.as_ref().map(item_size));
     match &new {
         Some(item) => w.put(Space::Items, storage_key, encode_item(item)),
-        None if old.is_some() => w.delete(Space::Items, storage_key),
-        None => return Ok(()), // deleting nothing changes nothing
+        None => w.delete(Space::Items, storage_key),
     }
     w.put(Space::Meta, stats_key, stats.encode());
-    Ok(())
+    Ok(consumed)
 }

@@ -5,9 +5,13 @@
 //! - `Items`: table id (u64 BE) ‖ hash32(encoded pk) (u32 BE) ‖ encoded pk ‖ encoded sk
 //!   → item. The hash prefix spreads partitions over the key space the way DynamoDB's
 //!   partitioning does, so Scan order and parallel-scan segments follow the hash.
+//! - `Indexes`: table id (u64 BE) ‖ index number (u32 BE) ‖ hash32(encoded index pk) ‖
+//!   encoded index pk ‖ encoded index sk ‖ encoded table pk ‖ encoded table sk → the
+//!   projected item. The table key makes entries unique where index keys are not.
 //! - `Meta`: `format` → store format version; `next_table_id` → u64;
-//!   `stats/` ‖ table id → table statistics; `purge/` ‖ table id → a deleted table whose
-//!   items are still being removed.
+//!   `stats/` ‖ table id → table statistics; `istats/` ‖ table id ‖ index number → index
+//!   statistics; `purge/` ‖ table id → a deleted table whose items are still being removed;
+//!   `ipurge/` ‖ table id ‖ index number → a deleted index whose entries are.
 
 use kura_model::{ModelError, PrimaryKey};
 
@@ -15,6 +19,8 @@ pub const META_FORMAT: &[u8] = b"format";
 pub const META_NEXT_TABLE_ID: &[u8] = b"next_table_id";
 const META_STATS: &[u8] = b"stats/";
 const META_PURGE: &[u8] = b"purge/";
+const META_INDEX_STATS: &[u8] = b"istats/";
+const META_INDEX_PURGE: &[u8] = b"ipurge/";
 
 /// The store format this build writes. Bump it with a migration when any layout changes.
 pub const STORE_FORMAT_VERSION: u32 = 1;
@@ -34,10 +40,19 @@ pub fn table_prefix(table_id: u64) -> [u8; 8] {
     table_id.to_be_bytes()
 }
 
-/// The prefix shared by every item of one partition.
-pub fn partition_prefix(table_id: u64, encoded_pk: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(12 + encoded_pk.len());
-    out.extend_from_slice(&table_prefix(table_id));
+/// The prefix shared by every entry of one index.
+pub fn index_prefix(table_id: u64, index_number: u32) -> [u8; 12] {
+    let mut out = [0u8; 12];
+    out[..8].copy_from_slice(&table_prefix(table_id));
+    out[8..].copy_from_slice(&index_number.to_be_bytes());
+    out
+}
+
+/// The prefix shared by every key of one partition, under `space_prefix` (a table prefix
+/// for items, an index prefix for index entries).
+pub fn partition_prefix(space_prefix: &[u8], encoded_pk: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(space_prefix.len() + 4 + encoded_pk.len());
+    out.extend_from_slice(space_prefix);
     out.extend_from_slice(&partition_hash(encoded_pk).to_be_bytes());
     out.extend_from_slice(encoded_pk);
     out
@@ -45,9 +60,48 @@ pub fn partition_prefix(table_id: u64, encoded_pk: &[u8]) -> Vec<u8> {
 
 /// The `Items` key of one item.
 pub fn item_key(table_id: u64, key: &PrimaryKey) -> Result<Vec<u8>, ModelError> {
-    let mut out = partition_prefix(table_id, &key.encode_hash()?);
+    let mut out = partition_prefix(&table_prefix(table_id), &key.encode_hash()?);
     out.extend_from_slice(&key.encode_range()?);
     Ok(out)
+}
+
+/// The `Indexes` key of one entry: the index key, then the key of the table item.
+pub fn index_entry_key(
+    table_id: u64,
+    index_number: u32,
+    index_key: &PrimaryKey,
+    table_key: &PrimaryKey,
+) -> Result<Vec<u8>, ModelError> {
+    let mut out = partition_prefix(
+        &index_prefix(table_id, index_number),
+        &index_key.encode_hash()?,
+    );
+    out.extend_from_slice(&index_key.encode_range()?);
+    out.extend_from_slice(&table_key.encode_hash()?);
+    out.extend_from_slice(&table_key.encode_range()?);
+    Ok(out)
+}
+
+pub fn index_stats_key(table_id: u64, index_number: u32) -> Vec<u8> {
+    [META_INDEX_STATS, &index_prefix(table_id, index_number)].concat()
+}
+
+pub fn index_purge_key(table_id: u64, index_number: u32) -> Vec<u8> {
+    [META_INDEX_PURGE, &index_prefix(table_id, index_number)].concat()
+}
+
+pub fn index_purge_prefix() -> &'static [u8] {
+    META_INDEX_PURGE
+}
+
+/// The table id and index number of an `ipurge/` key.
+pub fn index_of_purge_key(key: &[u8]) -> Option<(u64, u32)> {
+    let rest = key.strip_prefix(META_INDEX_PURGE)?;
+    let (table, index) = rest.split_at_checked(8)?;
+    Some((
+        u64::from_be_bytes(table.try_into().ok()?),
+        u32::from_be_bytes(index.try_into().ok()?),
+    ))
 }
 
 pub fn stats_key(table_id: u64) -> Vec<u8> {
@@ -149,5 +203,7 @@ mod tests {
     fn purge_keys_round_trip() {
         assert_eq!(table_id_of_purge_key(&purge_key(42)), Some(42));
         assert_eq!(table_id_of_purge_key(b"purge/x"), None);
+        assert_eq!(index_of_purge_key(&index_purge_key(42, 7)), Some((42, 7)));
+        assert_eq!(index_of_purge_key(b"ipurge/x"), None);
     }
 }

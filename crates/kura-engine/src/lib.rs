@@ -32,6 +32,7 @@ mod batch;
 pub mod catalog;
 mod clock;
 pub mod error;
+mod indexes;
 mod items;
 pub mod keys;
 mod purge;
@@ -48,7 +49,8 @@ use std::sync::Arc;
 pub use error::{EngineError, Result};
 
 use crate::catalog::{Catalog, TableRecord};
-use crate::purge::Purger;
+use crate::indexes::backfill::{BackfillJob, Backfiller};
+use crate::purge::{PurgeTarget, Purger};
 use crate::storage::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store, WriteBatch};
 use crate::writer::Writer;
 
@@ -93,6 +95,7 @@ pub struct Engine {
     writer: Arc<Writer>,
     catalog: Arc<Catalog>,
     purger: Arc<Purger>,
+    backfiller: Arc<Backfiller>,
     tokens: transactions::Tokens,
 }
 
@@ -149,25 +152,55 @@ impl Engine {
             let (key, _) = row?;
             let id = keys::table_id_of_purge_key(&key)
                 .ok_or_else(|| EngineError::Internal("corrupt purge marker".into()))?;
-            purges.push(id);
+            purges.push(PurgeTarget::Table(id));
+        }
+        let markers = KeyRange::prefix(keys::index_purge_prefix());
+        for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
+            let (key, _) = row?;
+            let (id, number) = keys::index_of_purge_key(&key)
+                .ok_or_else(|| EngineError::Internal("corrupt index purge marker".into()))?;
+            purges.push(PurgeTarget::Index(id, number));
         }
         drop(snapshot);
 
+        let backfills: Vec<BackfillJob> = tables
+            .values()
+            .flat_map(|t| {
+                t.indexes
+                    .iter()
+                    .filter(|i| i.backfilling)
+                    .map(|i| BackfillJob {
+                        table: t.name.clone(),
+                        table_id: t.id,
+                        index_number: i.number,
+                    })
+            })
+            .collect();
+        let catalog = Arc::new(Catalog::new(tables));
         let writer = Arc::new(Writer::start(store.clone()));
         let purger = Arc::new(Purger::start(store.clone(), writer.clone()));
-        for id in purges {
-            purger.wake(id);
+        for target in purges {
+            purger.wake(target);
+        }
+        let backfiller = Arc::new(Backfiller::start(
+            store.clone(),
+            writer.clone(),
+            catalog.clone(),
+        ));
+        for job in backfills {
+            backfiller.start_job(job);
         }
         tracing::info!(
-            tables = tables.len(),
+            tables = catalog.all().len(),
             durable = store.is_durable(),
             "engine open"
         );
         Ok(Arc::new(Engine {
             store,
             writer,
-            catalog: Arc::new(Catalog::new(tables)),
+            catalog,
             purger,
+            backfiller,
             tokens: transactions::Tokens::default(),
         }))
     }
@@ -192,6 +225,7 @@ impl Engine {
     /// Finishes queued writes and stops the background threads. Every acknowledged write
     /// is already durable; this only lets in-flight ones complete.
     pub fn shutdown(&self) {
+        self.backfiller.shutdown();
         self.purger.shutdown();
         self.writer.shutdown();
     }

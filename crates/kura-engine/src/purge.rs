@@ -1,9 +1,11 @@
-//! Background removal of a deleted table's items.
+//! Background removal of a deleted table's items and index entries, or of a deleted
+//! index's entries.
 //!
-//! DeleteTable removes the catalog record and leaves a `purge` marker in the same batch;
-//! this thread then deletes the items in bounded chunks through the writer and finally the
-//! marker. Table ids are never reused, so leftovers are unreachable meanwhile, and a restart
-//! resumes any purge whose marker is still there.
+//! DeleteTable (UpdateTable for an index) removes the catalog record and leaves a purge
+//! marker in the same batch; this thread then deletes the keys in bounded chunks through
+//! the writer and finally the marker. Table ids and index numbers are never reused, so
+//! leftovers are unreachable meanwhile, and a restart resumes any purge whose marker is
+//! still there.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,23 +22,51 @@ use crate::writer::Writer;
 /// Keys deleted per write job: keeps each batch, and the writer's pauses, small.
 const CHUNK: usize = 1000;
 
+/// What to purge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PurgeTarget {
+    /// A deleted table: its items and all its index entries.
+    Table(u64),
+    /// A deleted index (table id, index number).
+    Index(u64, u32),
+}
+
+impl PurgeTarget {
+    /// The key ranges to empty, and the marker to remove once they are empty.
+    fn work(self) -> (Vec<(Space, Vec<u8>)>, Vec<u8>) {
+        match self {
+            PurgeTarget::Table(id) => {
+                let prefix = keys::table_prefix(id).to_vec();
+                (
+                    vec![(Space::Items, prefix.clone()), (Space::Indexes, prefix)],
+                    keys::purge_key(id),
+                )
+            }
+            PurgeTarget::Index(id, number) => (
+                vec![(Space::Indexes, keys::index_prefix(id, number).to_vec())],
+                keys::index_purge_key(id, number),
+            ),
+        }
+    }
+}
+
 pub struct Purger {
-    queue: Mutex<Option<mpsc::Sender<u64>>>,
+    queue: Mutex<Option<mpsc::Sender<PurgeTarget>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     stop: Arc<AtomicBool>,
 }
 
 impl Purger {
     pub fn start(store: Arc<dyn Store>, writer: Arc<Writer>) -> Purger {
-        let (tx, rx) = mpsc::channel::<u64>();
+        let (tx, rx) = mpsc::channel::<PurgeTarget>();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("kura-purge".into())
             .spawn(move || {
-                while let Ok(table_id) = rx.recv() {
-                    if let Err(e) = purge(store.as_ref(), &writer, table_id, &flag) {
-                        tracing::warn!(table_id, error = %e, "table purge interrupted; resumes on restart");
+                while let Ok(target) = rx.recv() {
+                    if let Err(e) = purge(store.as_ref(), &writer, target, &flag) {
+                        tracing::warn!(?target, error = %e, "purge interrupted; resumes on restart");
                     }
                 }
             })
@@ -51,10 +81,10 @@ impl Purger {
         }
     }
 
-    /// Queues a deleted table for purging.
-    pub fn wake(&self, table_id: u64) {
+    /// Queues a deleted table or index for purging.
+    pub fn wake(&self, target: PurgeTarget) {
         if let Some(tx) = self.queue.lock().as_ref() {
-            let _stopped = tx.send(table_id);
+            let _stopped = tx.send(target);
         }
     }
 
@@ -68,35 +98,35 @@ impl Purger {
     }
 }
 
-fn purge(store: &dyn Store, writer: &Writer, table_id: u64, stop: &AtomicBool) -> Result<()> {
-    loop {
-        if stop.load(Ordering::SeqCst) {
-            return Ok(());
-        }
-        let snapshot = store.snapshot()?;
-        let chunk: Vec<Vec<u8>> = snapshot
-            .range(
-                Space::Items,
-                KeyRange::prefix(&keys::table_prefix(table_id)),
-                Direction::Forward,
-            )
-            .take(CHUNK)
-            .map(|row| row.map(|(k, _)| k))
-            .collect::<std::result::Result<_, _>>()?;
-        drop(snapshot);
-        let done = chunk.is_empty();
-        writer.submit_blocking(false, move |w| {
-            for key in chunk {
-                w.delete(Space::Items, key);
+fn purge(store: &dyn Store, writer: &Writer, target: PurgeTarget, stop: &AtomicBool) -> Result<()> {
+    let (ranges, marker) = target.work();
+    for (space, prefix) in ranges {
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                return Ok(());
             }
-            if done {
-                w.delete(Space::Meta, keys::purge_key(table_id));
+            let snapshot = store.snapshot()?;
+            let chunk: Vec<Vec<u8>> = snapshot
+                .range(space, KeyRange::prefix(&prefix), Direction::Forward)
+                .take(CHUNK)
+                .map(|row| row.map(|(k, _)| k))
+                .collect::<std::result::Result<_, _>>()?;
+            drop(snapshot);
+            if chunk.is_empty() {
+                break;
             }
-            Ok(())
-        })?;
-        if done {
-            tracing::debug!(table_id, "purged deleted table");
-            return Ok(());
+            writer.submit_blocking(false, move |w| {
+                for key in chunk {
+                    w.delete(space, key);
+                }
+                Ok(())
+            })?;
         }
     }
+    writer.submit_blocking(false, move |w| {
+        w.delete(Space::Meta, marker);
+        Ok(())
+    })?;
+    tracing::debug!(?target, "purge finished");
+    Ok(())
 }

@@ -1,4 +1,5 @@
-//! Query and Scan: one page of a key range, read from a snapshot.
+//! Query and Scan: one page of a key range of a table or of one of its secondary
+//! indexes, read from a snapshot.
 //!
 //! A page stops after `Limit` items were read or once the items read reach 1 MB, both
 //! counted before the filter, as DynamoDB counts them; `LastEvaluatedKey` is then the key
@@ -17,13 +18,14 @@ use kura_model::constraint::Constraints;
 use kura_model::keycode::ScalarType;
 use kura_model::size::item_size;
 use kura_model::wire::ItemJson;
-use kura_model::{AttributeValue, Item, messages};
+use kura_model::{AttributeValue, Item, KeySchema, PrimaryKey, messages};
 
 use crate::Engine;
 use crate::api::*;
-use crate::catalog::TableRecord;
+use crate::catalog::{IndexKind, IndexProjection, IndexRecord, TableRecord};
 use crate::error::{EngineError, Result};
-use crate::items::decode_stored;
+use crate::indexes::entries::{index_key, projects};
+use crate::items::{decode_stored, read_snapshot};
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Space};
 
@@ -38,8 +40,101 @@ const SELECT: [&str; 4] = [
 
 /// What to return for the items that pass the filter.
 enum Output {
-    Items(Option<Projection>),
+    /// The items (projected when a projection is given); `fetch` reads each item from the
+    /// table because an LSI entry lacks attributes that were asked for.
+    Items {
+        projection: Option<Projection>,
+        fetch: bool,
+    },
     Count,
+}
+
+/// What a Query or Scan reads: a table, or one of its secondary indexes.
+struct Target {
+    table: Arc<TableRecord>,
+    index: Option<IndexRecord>,
+}
+
+impl Target {
+    /// The key schema the request's keys and conditions refer to.
+    fn key_schema(&self) -> &KeySchema {
+        self.index.as_ref().map_or(&self.table.key_schema, |i| &i.key_schema)
+    }
+
+    fn space(&self) -> Space {
+        if self.index.is_some() {
+            Space::Indexes
+        } else {
+            Space::Items
+        }
+    }
+
+    /// The prefix of every key the target holds.
+    fn prefix(&self) -> Vec<u8> {
+        match &self.index {
+            Some(index) => keys::index_prefix(self.table.id, index.number).to_vec(),
+            None => keys::table_prefix(self.table.id).to_vec(),
+        }
+    }
+
+    /// The attributes a LastEvaluatedKey carries: the index keys, then the table keys.
+    fn page_key_attributes(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        let index = self.index.iter().flat_map(|i| i.key_schema.attributes());
+        for attr in index.chain(self.table.key_schema.attributes()) {
+            if !names.contains(&attr.name.as_str()) {
+                names.push(&attr.name);
+            }
+        }
+        names
+    }
+
+    /// Where to continue after `ExclusiveStartKey`: its key in the target's schema and the
+    /// storage key of the row to continue after.
+    fn start_key(&self, start: Option<ItemJson>) -> Result<Option<(PrimaryKey, Vec<u8>)>> {
+        let Some(raw) = start else { return Ok(None) };
+        let key = kura_model::wire::item_from_json(raw)?;
+        let table = &self.table;
+        let Some(index) = &self.index else {
+            let primary = table.key_schema.key_of_key_map(&key).map_err(|e| {
+                EngineError::validation(messages::invalid_start_key(&e.to_string()))
+            })?;
+            let storage_key = keys::item_key(table.id, &primary)?;
+            return Ok(Some((primary, storage_key)));
+        };
+        let names = self.page_key_attributes();
+        if key.len() != names.len() || names.iter().any(|n| !key.contains_key(*n)) {
+            return Err(EngineError::validation(messages::INVALID_START_KEY));
+        }
+        let mismatch = || EngineError::validation(messages::KEY_SCHEMA_MISMATCH);
+        let table_part: Item = table
+            .key_schema
+            .attributes()
+            .filter_map(|a| key.get_key_value(&a.name))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let table_key = table.key_schema.key_of_key_map(&table_part).map_err(|e| {
+            EngineError::validation(messages::invalid_start_key(&e.to_string()))
+        })?;
+        let index_key = index_key(index, &key)
+            .map_err(|_| mismatch())?
+            .ok_or_else(mismatch)?;
+        let storage_key = keys::index_entry_key(table.id, index.number, &index_key, &table_key)?;
+        Ok(Some((index_key, storage_key)))
+    }
+
+    /// The capacity of one page: `index_units` on the index (or the table), plus the
+    /// table reads of LSI fetches.
+    fn consumed(&self, units: f64, fetched_units: f64) -> Consumed {
+        match &self.index {
+            None => Consumed::table(units + fetched_units),
+            Some(index) => {
+                let mut consumed = Consumed::table(fetched_units);
+                consumed.add_index(index.kind, &index.name, units);
+                consumed
+            }
+        }
+    }
 }
 
 fn output(
@@ -47,6 +142,10 @@ fn output(
     index: Option<&str>,
     projection: Option<Projection>,
 ) -> Result<Output> {
+    let items = |projection| Output::Items {
+        projection,
+        fetch: false,
+    };
     match (select, &projection) {
         (Some("COUNT"), Some(_)) => Err(EngineError::validation(messages::COUNT_WITH_PROJECTION)),
         (Some("COUNT"), None) => Ok(Output::Count),
@@ -59,13 +158,49 @@ fn output(
         (Some("ALL_PROJECTED_ATTRIBUTES"), _) if index.is_none() => Err(EngineError::validation(
             messages::ALL_PROJECTED_WITHOUT_INDEX,
         )),
-        _ => Ok(Output::Items(projection)),
+        _ => Ok(items(projection)),
     }
+}
+
+/// Decides, once the index is known, whether its entries answer the request or each item
+/// must be fetched from the table (LSIs only; a GSI refuses ALL_ATTRIBUTES instead).
+fn index_output(output: Output, select: Option<&str>, target: &Target) -> Result<Output> {
+    let Some(index) = &target.index else {
+        return Ok(output);
+    };
+    let Output::Items { projection, .. } = output else {
+        return Ok(output);
+    };
+    if index.projection == IndexProjection::All {
+        return Ok(Output::Items {
+            projection,
+            fetch: false,
+        });
+    }
+    let fetch = match &projection {
+        Some(paths) => paths
+            .iter()
+            .any(|p| !projects(&target.table, index, p.top())),
+        None => select == Some("ALL_ATTRIBUTES"),
+    };
+    if fetch && index.kind == IndexKind::Global {
+        if select == Some("ALL_ATTRIBUTES") {
+            return Err(EngineError::validation(messages::select_all_on_gsi(
+                &index.name,
+            )));
+        }
+        // A GSI returns what it projects; attributes it lacks are simply absent.
+        return Ok(Output::Items {
+            projection,
+            fetch: false,
+        });
+    }
+    Ok(Output::Items { projection, fetch })
 }
 
 /// The shared part of a Query or Scan request, once validated.
 struct Page<'a> {
-    table: Arc<TableRecord>,
+    target: Target,
     range: KeyRange,
     direction: Direction,
     sort: Option<SortCondition>,
@@ -77,28 +212,28 @@ struct Page<'a> {
 }
 
 impl Engine {
-    fn table_for_reads(&self, name: &str, index: Option<&str>) -> Result<Arc<TableRecord>> {
+    /// The table or index a Query or Scan reads, with DynamoDB's checks in its order.
+    fn target(&self, name: &str, index: Option<&str>, consistent: bool) -> Result<Target> {
         let table = self.table_for_items(name)?;
-        if let Some(index) = index {
-            return Err(EngineError::validation(messages::no_such_index(index)));
+        let Some(index_name) = index else {
+            return Ok(Target { table, index: None });
+        };
+        let index = table
+            .index(index_name)
+            .cloned()
+            .ok_or_else(|| EngineError::validation(messages::no_such_index(index_name)))?;
+        if index.kind == IndexKind::Global && consistent {
+            return Err(EngineError::validation(messages::GSI_CONSISTENT_READ));
         }
-        Ok(table)
-    }
-
-    /// The key to continue after, from `ExclusiveStartKey`, and its storage key.
-    fn start_key(
-        &self,
-        table: &TableRecord,
-        start: Option<ItemJson>,
-    ) -> Result<Option<(kura_model::PrimaryKey, Vec<u8>)>> {
-        let Some(raw) = start else { return Ok(None) };
-        let key = kura_model::wire::item_from_json(raw)?;
-        let key = table
-            .key_schema
-            .key_of_key_map(&key)
-            .map_err(|e| EngineError::validation(messages::invalid_start_key(&e.to_string())))?;
-        let storage_key = keys::item_key(table.id, &key)?;
-        Ok(Some((key, storage_key)))
+        if index.backfilling {
+            return Err(EngineError::validation(messages::gsi_backfilling(
+                &index.name,
+            )));
+        }
+        Ok(Target {
+            table,
+            index: Some(index),
+        })
     }
 
     pub fn query(&self, input: QueryInput) -> Result<QueryOutput> {
@@ -127,8 +262,9 @@ impl Engine {
         )?;
         kura_expr::key_condition::key_parts(&condition)?;
         let table_name = input.table_name.unwrap_or_default();
-        let table = self.table_for_reads(&table_name, input.index_name.as_deref())?;
-        let schema = &table.key_schema;
+        let consistent = input.consistent_read.unwrap_or(false);
+        let target = self.target(&table_name, input.index_name.as_deref(), consistent)?;
+        let schema = target.key_schema();
         let KeyCondition { partition, sort } = key_condition(
             &condition,
             &schema.hash.name,
@@ -154,7 +290,7 @@ impl Engine {
                 schema.check_sort_value(value)?;
             }
         }
-        let start = self.start_key(&table, input.exclusive_start_key)?;
+        let start = target.start_key(input.exclusive_start_key)?;
         if let Some((start_key, _)) = &start {
             let within = start_key.hash == partition
                 && match (&sort, &start_key.range) {
@@ -170,7 +306,7 @@ impl Engine {
             range: None,
         }
         .encode_hash()?;
-        let prefix = keys::partition_prefix(table.id, &encoded_pk);
+        let prefix = keys::partition_prefix(&target.prefix(), &encoded_pk);
         let forward = input.scan_index_forward.unwrap_or(true);
         let mut range = match &sort {
             Some(sort) => sort_range(&prefix, sort)?,
@@ -183,10 +319,11 @@ impl Engine {
                 range.end = Bound::Excluded(start);
             }
         }
+        let output = index_output(output, input.select.as_deref(), &target)?;
         self.read_page(
             &table_name,
             Page {
-                table: table.clone(),
+                target,
                 range,
                 direction: if forward {
                     Direction::Forward
@@ -197,7 +334,7 @@ impl Engine {
                 filter: filter.as_ref(),
                 output,
                 limit: input.limit.map(|l| l as usize),
-                consistent: input.consistent_read.unwrap_or(false),
+                consistent,
                 capacity: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
             },
         )
@@ -242,12 +379,13 @@ impl Engine {
             projection,
         )?;
         let table_name = input.table_name.unwrap_or_default();
-        let table = self.table_for_reads(&table_name, input.index_name.as_deref())?;
+        let consistent = input.consistent_read.unwrap_or(false);
+        let target = self.target(&table_name, input.index_name.as_deref(), consistent)?;
         let mut range = match segments {
-            None => KeyRange::prefix(&keys::table_prefix(table.id)),
-            Some((segment, total)) => segment_range(table.id, segment, total),
+            None => KeyRange::prefix(&target.prefix()),
+            Some((segment, total)) => segment_range(&target.prefix(), segment, total),
         };
-        if let Some((_, start)) = self.start_key(&table, input.exclusive_start_key)? {
+        if let Some((_, start)) = target.start_key(input.exclusive_start_key)? {
             // A start key before the segment does not widen it.
             let inside = match &range.start {
                 Bound::Included(first) => start >= *first,
@@ -257,17 +395,18 @@ impl Engine {
                 range.start = Bound::Excluded(start);
             }
         }
+        let output = index_output(output, input.select.as_deref(), &target)?;
         self.read_page(
             &table_name,
             Page {
-                table: table.clone(),
+                target,
                 range,
                 direction: Direction::Forward,
                 sort: None,
                 filter: filter.as_ref(),
                 output,
                 limit: input.limit.map(|l| l as usize),
-                consistent: input.consistent_read.unwrap_or(false),
+                consistent,
                 capacity: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
             },
         )
@@ -275,17 +414,18 @@ impl Engine {
 
     fn read_page(&self, table_name: &str, page: Page<'_>) -> Result<PageOutput> {
         let snapshot = self.store.snapshot()?;
-        let schema = &page.table.key_schema;
-        let sort_name = schema.range.as_ref().map(|r| r.name.as_str());
+        let target = &page.target;
+        let sort_name = target.key_schema().range.as_ref().map(|r| r.name.as_str());
         let mut out = PageOutput::default();
         let mut items = Vec::new();
         let mut bytes_read = 0usize;
+        let mut fetched_units = 0.0;
         let mut last_read: Option<Item> = None;
         let mut stopped_early = false;
         let rows = if page.range.is_empty() {
             Box::new(std::iter::empty()) as crate::storage::KvIter<'_>
         } else {
-            snapshot.range(Space::Items, page.range, page.direction)
+            snapshot.range(target.space(), page.range, page.direction)
         };
         for entry in rows {
             let (_, value) = entry?;
@@ -301,12 +441,25 @@ impl Engine {
             }
             out.scanned_count += 1;
             bytes_read += item_size(&item);
-            if page.filter.is_none_or(|f| evaluate(f, &item)) {
+            // An LSI entry lacking requested attributes is answered from the table item.
+            let full = match &page.output {
+                Output::Items { fetch: true, .. } => {
+                    let key = target.table.key_schema.key_of_item(&item)?;
+                    let storage_key = keys::item_key(target.table.id, &key)?;
+                    let fetched = read_snapshot(snapshot.as_ref(), &storage_key)?;
+                    let fetched = fetched.unwrap_or_else(|| item.clone());
+                    fetched_units += read_units(item_size(&fetched), page.consistent);
+                    Some(fetched)
+                }
+                _ => None,
+            };
+            let visible = full.as_ref().unwrap_or(&item);
+            if page.filter.is_none_or(|f| evaluate(f, visible)) {
                 out.count += 1;
-                if let Output::Items(projection) = &page.output {
+                if let Output::Items { projection, .. } = &page.output {
                     items.push(match projection {
-                        Some(paths) => project(&item, paths),
-                        None => item.clone(),
+                        Some(paths) => project(visible, paths),
+                        None => visible.clone(),
                     });
                 }
             }
@@ -317,32 +470,39 @@ impl Engine {
         let cut_by_limit = page.limit.is_some_and(|l| out.scanned_count >= l);
         if stopped_early || cut_by_limit {
             out.last_evaluated_key = last_read.map(|item| {
-                schema
-                    .attributes()
-                    .filter_map(|k| item.get(&k.name).map(|v| (k.name.clone(), v.clone())))
+                target
+                    .page_key_attributes()
+                    .into_iter()
+                    .filter_map(|k| item.get(k).map(|v| (k.to_owned(), v.clone())))
                     .collect()
             });
         }
-        if let Output::Items(_) = page.output {
+        if let Output::Items { .. } = page.output {
             out.items = Some(items);
         }
         let units = read_units(bytes_read, page.consistent);
-        out.consumed_capacity = ConsumedCapacity::report(page.capacity, table_name, units, false);
+        out.consumed_capacity = ConsumedCapacity::report(
+            page.capacity,
+            table_name,
+            &target.consumed(units, fetched_units),
+            false,
+        );
         Ok(out)
     }
 }
 
-/// The key range of one parallel-scan segment: an equal share of the partition-hash space.
-fn segment_range(table_id: u64, segment: u64, total: u64) -> KeyRange {
+/// The key range of one parallel-scan segment: an equal share of the partition-hash space
+/// under `prefix` (a table's or an index's).
+fn segment_range(prefix: &[u8], segment: u64, total: u64) -> KeyRange {
     let space = 1u64 << 32;
     let bound = |s: u64| -> Vec<u8> {
-        let mut key = keys::table_prefix(table_id).to_vec();
+        let mut key = prefix.to_vec();
         key.extend_from_slice(&((s * space / total) as u32).to_be_bytes());
         key
     };
     let start = Bound::Included(bound(segment));
     let end = if segment + 1 == total {
-        KeyRange::prefix(&keys::table_prefix(table_id)).end
+        KeyRange::prefix(prefix).end
     } else {
         Bound::Excluded(bound(segment + 1))
     };
@@ -350,8 +510,10 @@ fn segment_range(table_id: u64, segment: u64, total: u64) -> KeyRange {
 }
 
 /// The keys of one partition that a sort-key condition can match: the encoding preserves
-/// order, and a string or binary prefix is a prefix of the escaped bytes, terminator
-/// aside. Items are still checked one by one with [`sort_matches`].
+/// order and is prefix-free, and a string or binary prefix is a prefix of the escaped
+/// bytes, terminator aside. A key may go on after the sort key (index entries end with the
+/// table key), so a bound on a value covers every key that starts with its encoding.
+/// Items are still checked one by one with [`sort_matches`].
 fn sort_range(partition: &[u8], condition: &SortCondition) -> Result<KeyRange> {
     let key = |value: &AttributeValue| -> Result<Vec<u8>> {
         let mut out = partition.to_vec();
@@ -363,13 +525,15 @@ fn sort_range(partition: &[u8], condition: &SortCondition) -> Result<KeyRange> {
     Ok(match condition {
         SortCondition::Compare(op, v) => {
             let k = key(v)?;
+            // Just past every key that starts with `k`.
+            let after = |k: &[u8]| KeyRange::prefix(k).end;
             match op {
-                Comparator::Eq => KeyRange {
-                    start: Bound::Included(k.clone()),
-                    end: Bound::Included(k),
-                },
+                Comparator::Eq => KeyRange::prefix(&k),
                 Comparator::Gt => KeyRange {
-                    start: Bound::Excluded(k),
+                    start: match after(&k) {
+                        Bound::Excluded(next) => Bound::Included(next),
+                        _ => Bound::Excluded(k),
+                    },
                     ..whole
                 },
                 Comparator::Ge => KeyRange {
@@ -381,7 +545,7 @@ fn sort_range(partition: &[u8], condition: &SortCondition) -> Result<KeyRange> {
                     ..whole
                 },
                 Comparator::Le => KeyRange {
-                    end: Bound::Included(k),
+                    end: after(&k),
                     ..whole
                 },
                 Comparator::Ne => whole,
@@ -389,7 +553,7 @@ fn sort_range(partition: &[u8], condition: &SortCondition) -> Result<KeyRange> {
         }
         SortCondition::Between(lo, hi) => KeyRange {
             start: Bound::Included(key(lo)?),
-            end: Bound::Included(key(hi)?),
+            end: KeyRange::prefix(&key(hi)?).end,
         },
         SortCondition::BeginsWith(p) => {
             let mut k = key(p)?;

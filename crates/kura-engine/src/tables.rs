@@ -1,6 +1,7 @@
 //! Control-plane operations: CreateTable, DescribeTable, ListTables, UpdateTable,
 //! DeleteTable, tags, DescribeLimits, DescribeEndpoints.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use kura_model::constraint::Constraints;
@@ -11,8 +12,12 @@ use crate::api::*;
 use crate::catalog::{BillingMode, TABLE_RECORD_VERSION, TableRecord, Throughput};
 use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
+use crate::indexes::backfill::{BackfillJob, Backfiller};
+use crate::indexes::definition::{self, GsiChange, throughput_constraints};
 use crate::keys::{self, TableStats};
+use crate::purge::{PurgeTarget, Purger};
 use crate::storage::Space;
+use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
 
 const KEY_TYPES: [&str; 2] = ["HASH", "RANGE"];
@@ -61,18 +66,15 @@ impl Engine {
         }
         c.one_of("billingMode", input.billing_mode.as_deref(), &BILLING_MODES);
         c.one_of("tableClass", input.table_class.as_deref(), &TABLE_CLASSES);
-        throughput_constraints(&mut c, input.provisioned_throughput.as_ref());
+        throughput_constraints(
+            &mut c,
+            "provisionedThroughput",
+            input.provisioned_throughput.as_ref(),
+        );
+        definition::create_table_constraints(&mut c, &input);
         c.finish()?;
 
         refuse_unsupported(&[
-            (
-                input.global_secondary_indexes.is_some(),
-                "GlobalSecondaryIndexes",
-            ),
-            (
-                input.local_secondary_indexes.is_some(),
-                "LocalSecondaryIndexes",
-            ),
             (
                 input
                     .stream_specification
@@ -91,10 +93,15 @@ impl Engine {
             _ => BillingMode::Provisioned,
         };
         let throughput = check_billing(billing_mode, input.provisioned_throughput.as_ref())?;
+        let has_indexes =
+            input.global_secondary_indexes.is_some() || input.local_secondary_indexes.is_some();
         let (key_schema, definitions) = check_key_schema(
             input.key_schema.as_deref().unwrap_or_default(),
             input.attribute_definitions.as_deref().unwrap_or_default(),
+            has_indexes.then(|| definition::index_key_names(&input)),
         )?;
+        let indexes =
+            definition::create_table_indexes(&input, &key_schema, &definitions, billing_mode)?;
         let tags = input.tags.unwrap_or_default();
         check_tags(&tags)?;
 
@@ -115,6 +122,8 @@ impl Engine {
             deletion_protection: input.deletion_protection_enabled.unwrap_or(false),
             table_class: input.table_class,
             tags,
+            next_index_number: indexes.len() as u32,
+            indexes,
         };
         let catalog = self.catalog.clone();
         let record = self
@@ -153,7 +162,7 @@ impl Engine {
             .await?;
         tracing::info!(table = %record.name, id = record.id, "created table");
         Ok(CreateTableOutput {
-            table_description: describe(ctx, &record, TableStats::default(), "ACTIVE"),
+            table_description: describe(ctx, &record, &Stats::default(), "ACTIVE"),
         })
     }
 
@@ -163,9 +172,9 @@ impl Engine {
         input: DescribeTableInput,
     ) -> Result<DescribeTableOutput> {
         let record = self.table_for_control(input.table_name.as_deref())?;
-        let stats = self.stats(record.id)?;
+        let stats = self.stats(&record)?;
         Ok(DescribeTableOutput {
-            table: describe(ctx, &record, stats, "ACTIVE"),
+            table: describe(ctx, &record, &stats, "ACTIVE"),
         })
     }
 
@@ -206,17 +215,16 @@ impl Engine {
         c.name("tableName", input.table_name.as_deref());
         c.one_of("billingMode", input.billing_mode.as_deref(), &BILLING_MODES);
         c.one_of("tableClass", input.table_class.as_deref(), &TABLE_CLASSES);
-        throughput_constraints(&mut c, input.provisioned_throughput.as_ref());
+        throughput_constraints(
+            &mut c,
+            "provisionedThroughput",
+            input.provisioned_throughput.as_ref(),
+        );
+        if let Some(updates) = &input.global_secondary_index_updates {
+            definition::update_constraints(&mut c, updates);
+        }
         c.finish()?;
         refuse_unsupported(&[
-            (
-                input.attribute_definitions.is_some(),
-                "AttributeDefinitions in UpdateTable",
-            ),
-            (
-                input.global_secondary_index_updates.is_some(),
-                "GlobalSecondaryIndexUpdates",
-            ),
             (input.stream_specification.is_some(), "StreamSpecification"),
             (input.sse_specification.is_some(), "SSESpecification"),
             (input.replica_updates.is_some(), "ReplicaUpdates"),
@@ -226,28 +234,47 @@ impl Engine {
         let nothing = input.billing_mode.is_none()
             && input.provisioned_throughput.is_none()
             && input.deletion_protection_enabled.is_none()
-            && input.table_class.is_none();
+            && input.table_class.is_none()
+            && input
+                .global_secondary_index_updates
+                .as_ref()
+                .is_none_or(Vec::is_empty);
         if nothing {
             return Err(EngineError::validation(messages::UPDATE_TABLE_NOTHING));
         }
         let name = input.table_name.clone().unwrap_or_default();
         let catalog = self.catalog.clone();
-        let record = self
+        let backfiller = self.backfiller.clone();
+        let purger = self.purger.clone();
+        let (record, changing_index) = self
             .writer
             .submit(true, move |w| {
                 let current = catalog.get(&name).ok_or_else(|| {
                     EngineError::ResourceNotFound(messages::table_not_found(&name))
                 })?;
-                let next = Arc::new(apply_update(&current, &input, now_ms())?);
+                let mut next = current.as_ref().clone();
+                let mut changing_index = false;
+                if let Some(updates) = &input.global_secondary_index_updates {
+                    let change = definition::plan_gsi_updates(
+                        &current,
+                        updates,
+                        input.attribute_definitions.as_deref(),
+                        input.provisioned_throughput.is_some(),
+                    )?;
+                    changing_index = !matches!(change, GsiChange::Throughput(_));
+                    apply_gsi_change(w, &mut next, change, &backfiller, &purger);
+                }
+                let next = Arc::new(apply_update(&next, &input, now_ms())?);
                 w.put(Space::Catalog, name.clone().into_bytes(), next.encode());
                 let published = next.clone();
                 w.after_commit(move || catalog.publish(&name, Some(published)));
-                Ok(next)
+                Ok((next, changing_index))
             })
             .await?;
-        let stats = self.stats(record.id)?;
+        let stats = self.stats(&record)?;
+        let status = if changing_index { "UPDATING" } else { "ACTIVE" };
         Ok(CreateTableOutput {
-            table_description: describe(ctx, &record, stats, "ACTIVE"),
+            table_description: describe(ctx, &record, &stats, status),
         })
     }
 
@@ -271,23 +298,29 @@ impl Engine {
                 if record.deletion_protection {
                     return Err(EngineError::validation(messages::DELETION_PROTECTED));
                 }
-                let stats = TableStats::read(w.get(Space::Meta, &keys::stats_key(record.id))?)?;
+                let stats = Stats {
+                    table: TableStats::read(w.get(Space::Meta, &keys::stats_key(record.id))?)?,
+                    indexes: BTreeMap::new(),
+                };
                 w.delete(Space::Catalog, name.clone().into_bytes());
                 w.delete(Space::Meta, keys::stats_key(record.id));
+                for index in &record.indexes {
+                    w.delete(Space::Meta, keys::index_stats_key(record.id, index.number));
+                }
                 // Items go in the background: the table id is never reused, so leftovers
                 // are invisible until the purge finishes.
                 w.put(Space::Meta, keys::purge_key(record.id), Vec::new());
                 let id = record.id;
                 w.after_commit(move || {
                     catalog.publish(&name, None);
-                    purger.wake(id);
+                    purger.wake(PurgeTarget::Table(id));
                 });
                 Ok((record, stats))
             })
             .await?;
         tracing::info!(table = %record.name, id = record.id, "deleted table");
         Ok(CreateTableOutput {
-            table_description: describe(ctx, &record, stats, "DELETING"),
+            table_description: describe(ctx, &record, &stats, "DELETING"),
         })
     }
 
@@ -398,9 +431,83 @@ impl Engine {
             .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(name)))
     }
 
-    pub(crate) fn stats(&self, table_id: u64) -> Result<TableStats> {
+    /// The table's and its indexes' statistics, as of now.
+    pub(crate) fn stats(&self, table: &TableRecord) -> Result<Stats> {
         let snapshot = self.store.snapshot()?;
-        TableStats::read(snapshot.get(Space::Meta, &keys::stats_key(table_id))?)
+        let mut indexes = BTreeMap::new();
+        for index in &table.indexes {
+            let key = keys::index_stats_key(table.id, index.number);
+            indexes.insert(index.number, TableStats::read(snapshot.get(Space::Meta, &key)?)?);
+        }
+        Ok(Stats {
+            table: TableStats::read(snapshot.get(Space::Meta, &keys::stats_key(table.id))?)?,
+            indexes,
+        })
+    }
+}
+
+/// Statistics of a table and of each of its indexes (by index number).
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    table: TableStats,
+    indexes: BTreeMap<u32, TableStats>,
+}
+
+/// Applies a planned GSI change to the table record being written, with its storage side
+/// effects: a new index starts filling after the commit; a deleted one is purged.
+fn apply_gsi_change(
+    w: &mut WriteContext<'_>,
+    next: &mut TableRecord,
+    change: GsiChange,
+    backfiller: &Arc<Backfiller>,
+    purger: &Arc<Purger>,
+) {
+    match change {
+        GsiChange::Create { index, definitions } => {
+            tracing::info!(table = %next.name, index = %index.name, "creating index");
+            next.attribute_definitions = definitions;
+            next.next_index_number = index.number + 1;
+            let job = BackfillJob {
+                table: next.name.clone(),
+                table_id: next.id,
+                index_number: index.number,
+            };
+            next.indexes.push(index);
+            let backfiller = backfiller.clone();
+            w.after_commit(move || backfiller.start_job(job));
+        }
+        GsiChange::Delete(name) => {
+            tracing::info!(table = %next.name, index = %name, "deleting index");
+            let Some(position) = next.indexes.iter().position(|i| i.name == name) else {
+                return;
+            };
+            let index = next.indexes.remove(position);
+            w.delete(Space::Meta, keys::index_stats_key(next.id, index.number));
+            w.put(
+                Space::Meta,
+                keys::index_purge_key(next.id, index.number),
+                Vec::new(),
+            );
+            let used: Vec<String> = next
+                .key_schema
+                .attributes()
+                .chain(next.indexes.iter().flat_map(|i| i.key_schema.attributes()))
+                .map(|a| a.name.clone())
+                .collect();
+            next.attribute_definitions.retain(|(n, _)| used.contains(n));
+            let purger = purger.clone();
+            let target = PurgeTarget::Index(next.id, index.number);
+            w.after_commit(move || purger.wake(target));
+        }
+        GsiChange::Throughput(changes) => {
+            let now = now_ms();
+            for (name, wanted) in changes {
+                if let Some(index) = next.indexes.iter_mut().find(|i| i.name == name) {
+                    let old = index.throughput.clone().unwrap_or_default();
+                    index.throughput = Some(changed_throughput(&old, &wanted, false, now));
+                }
+            }
+        }
     }
 }
 
@@ -452,29 +559,6 @@ fn refuse_unsupported(members: &[(bool, &str)]) -> Result<()> {
     }
 }
 
-fn throughput_constraints(c: &mut Constraints, pt: Option<&ProvisionedThroughputInput>) {
-    if let Some(pt) = pt {
-        c.not_null(
-            "provisionedThroughput.writeCapacityUnits",
-            pt.write_capacity_units.as_ref(),
-        );
-        c.at_least(
-            "provisionedThroughput.writeCapacityUnits",
-            pt.write_capacity_units,
-            1,
-        );
-        c.not_null(
-            "provisionedThroughput.readCapacityUnits",
-            pt.read_capacity_units.as_ref(),
-        );
-        c.at_least(
-            "provisionedThroughput.readCapacityUnits",
-            pt.read_capacity_units,
-            1,
-        );
-    }
-}
-
 fn check_billing(mode: BillingMode, pt: Option<&ProvisionedThroughputInput>) -> Result<Throughput> {
     match (mode, pt) {
         (BillingMode::PayPerRequest, Some(_)) => {
@@ -512,9 +596,13 @@ fn check_billing(mode: BillingMode, pt: Option<&ProvisionedThroughputInput>) -> 
     }
 }
 
+/// The table's key schema and the attribute definitions. `index_keys` are the key names
+/// of the request's indexes, when it has index lists: every definition must then be used
+/// by some key.
 fn check_key_schema(
     schema: &[KeySchemaElementInput],
     definitions: &[AttributeDefinitionInput],
+    index_keys: Option<Vec<&str>>,
 ) -> Result<(KeySchema, Vec<(String, ScalarType)>)> {
     let defs: Vec<(String, ScalarType)> = definitions
         .iter()
@@ -558,8 +646,24 @@ fn check_key_schema(
             messages::DUPLICATE_ATTRIBUTE_DEFINITION,
         ));
     }
-    if key_names.len() != def_names.len() {
-        return Err(EngineError::validation(messages::DEFINITIONS_MISMATCH));
+    match index_keys {
+        None if key_names.len() != def_names.len() => {
+            return Err(EngineError::validation(messages::DEFINITIONS_MISMATCH));
+        }
+        None => {}
+        Some(index_keys) => {
+            let mut used: Vec<&str> = Vec::new();
+            for name in key_names.iter().chain(&index_keys) {
+                if !used.contains(name) {
+                    used.push(name);
+                }
+            }
+            if def_names.iter().any(|d| !used.contains(d)) {
+                return Err(EngineError::validation(
+                    messages::unused_attribute_definitions(&def_names, &used),
+                ));
+            }
+        }
     }
     for name in &key_names {
         if name.is_empty() || name.len() > limits::MAX_KEY_ATTRIBUTE_NAME_BYTES {
@@ -656,17 +760,7 @@ fn apply_update(current: &TableRecord, input: &UpdateTableInput, now: i64) -> Re
                             wanted.write,
                         )));
                     }
-                    let mut t = old.clone();
-                    if wanted.read > old.read || wanted.write > old.write {
-                        t.last_increase_ms = Some(now);
-                    }
-                    if !switching && (wanted.read < old.read || wanted.write < old.write) {
-                        t.decreases_today = decreases_on_day(old, now) + 1;
-                        t.last_decrease_ms = Some(now);
-                    }
-                    t.read = wanted.read;
-                    t.write = wanted.write;
-                    next.throughput = t;
+                    next.throughput = changed_throughput(old, &wanted, switching, now);
                 }
             }
         }
@@ -684,6 +778,22 @@ fn apply_update(current: &TableRecord, input: &UpdateTableInput, now: i64) -> Re
     Ok(next)
 }
 
+/// `old` throughput changed to `wanted`'s units, with the increase/decrease history
+/// DescribeTable reports (a billing-mode switch is not a decrease).
+fn changed_throughput(old: &Throughput, wanted: &Throughput, switching: bool, now: i64) -> Throughput {
+    let mut t = old.clone();
+    if wanted.read > old.read || wanted.write > old.write {
+        t.last_increase_ms = Some(now);
+    }
+    if !switching && (wanted.read < old.read || wanted.write < old.write) {
+        t.decreases_today = decreases_on_day(old, now) + 1;
+        t.last_decrease_ms = Some(now);
+    }
+    t.read = wanted.read;
+    t.write = wanted.write;
+    t
+}
+
 /// Decreases counted on the UTC day of `now_ms` (the count restarts each day).
 fn decreases_on_day(t: &Throughput, now_ms: i64) -> u32 {
     const DAY_MS: i64 = 86_400_000;
@@ -693,29 +803,34 @@ fn decreases_on_day(t: &Throughput, now_ms: i64) -> u32 {
     }
 }
 
+/// The throughput as DescribeTable reports it.
+fn throughput_description(t: &Throughput) -> ProvisionedThroughputDescription {
+    let seconds = |ms: i64| ms as f64 / 1000.0;
+    ProvisionedThroughputDescription {
+        last_increase_date_time: t.last_increase_ms.map(seconds),
+        last_decrease_date_time: t.last_decrease_ms.map(seconds),
+        number_of_decreases_today: decreases_on_day(t, now_ms()),
+        read_capacity_units: t.read,
+        write_capacity_units: t.write,
+    }
+}
+
 /// The `TableDescription` DynamoDB returns for `record`.
 fn describe(
     ctx: &RequestContext,
     record: &TableRecord,
-    stats: TableStats,
+    stats: &Stats,
     status: &'static str,
 ) -> TableDescription {
     let seconds = |ms: i64| ms as f64 / 1000.0;
-    let key_schema = record
-        .key_schema
-        .attributes()
-        .zip(["HASH", "RANGE"])
-        .map(|(a, key_type)| KeySchemaElementOut {
-            attribute_name: a.name.clone(),
-            key_type,
-        })
-        .collect();
     let billing_mode_summary = (record.billing_mode == BillingMode::PayPerRequest
         || record.billing_mode_explicit)
         .then(|| BillingModeSummary {
             billing_mode: record.billing_mode.wire(),
             last_update_to_pay_per_request_date_time: record.pay_per_request_since_ms.map(seconds),
         });
+    let (global_secondary_indexes, local_secondary_indexes) =
+        definition::describe_indexes(ctx, record, &stats.indexes, throughput_description);
     TableDescription {
         attribute_definitions: record
             .attribute_definitions
@@ -726,18 +841,12 @@ fn describe(
             })
             .collect(),
         table_name: record.name.clone(),
-        key_schema,
+        key_schema: definition::key_schema_out(&record.key_schema),
         table_status: status,
         creation_date_time: seconds(record.created_ms),
-        provisioned_throughput: ProvisionedThroughputDescription {
-            last_increase_date_time: record.throughput.last_increase_ms.map(seconds),
-            last_decrease_date_time: record.throughput.last_decrease_ms.map(seconds),
-            number_of_decreases_today: decreases_on_day(&record.throughput, crate::clock::now_ms()),
-            read_capacity_units: record.throughput.read,
-            write_capacity_units: record.throughput.write,
-        },
-        table_size_bytes: stats.size_bytes,
-        item_count: stats.item_count,
+        provisioned_throughput: throughput_description(&record.throughput),
+        table_size_bytes: stats.table.size_bytes,
+        item_count: stats.table.item_count,
         table_arn: ctx.table_arn(&record.name),
         table_id: record.uuid.clone(),
         billing_mode_summary,
@@ -746,6 +855,8 @@ fn describe(
             .clone()
             .map(|table_class| TableClassSummary { table_class }),
         deletion_protection_enabled: record.deletion_protection,
+        global_secondary_indexes,
+        local_secondary_indexes,
     }
 }
 

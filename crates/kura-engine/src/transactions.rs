@@ -26,8 +26,9 @@ use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
+use crate::indexes::entries::check_index_keys;
 use crate::items::{
-    check_table_still_there, read_current, read_snapshot, refuse_key_updates, write_item,
+    current_table, read_current, read_snapshot, refuse_key_updates, write_item,
 };
 use crate::keys;
 
@@ -170,7 +171,9 @@ impl Engine {
                 if item_size(&item) > limits::MAX_ITEM_SIZE {
                     return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
                 }
-                (table.key_schema.key_of_item(&item)?, Kind::Put(item))
+                let key = table.key_schema.key_of_item(&item)?;
+                check_index_keys(&table, &item)?;
+                (key, Kind::Put(item))
             }
             _ => {
                 let key = item_from_json(action.key.unwrap_or_default())?;
@@ -260,7 +263,7 @@ impl Engine {
     }
 
     /// Checks every action against the current items and applies all of them, or none.
-    async fn run_transaction(&self, actions: Vec<Action>) -> Result<BTreeMap<String, f64>> {
+    async fn run_transaction(&self, actions: Vec<Action>) -> Result<BTreeMap<String, Consumed>> {
         let catalog = self.catalog.clone();
         self.writer
             .submit(false, move |w| {
@@ -268,7 +271,7 @@ impl Engine {
                 let mut writes = Vec::new();
                 let mut failed = false;
                 for action in &actions {
-                    check_table_still_there(&catalog, &action.table)?;
+                    let table = current_table(&catalog, &action.table)?;
                     let current = read_current(w, &action.storage_key)?;
                     let empty = Item::new();
                     let holds = action
@@ -304,7 +307,14 @@ impl Engine {
                                         ));
                                         continue;
                                     }
-                                    Ok(item) => Some(Some(item)),
+                                    Ok(item) => match check_index_keys(&table, &item) {
+                                        Ok(()) => Some(Some(item)),
+                                        Err(e) => {
+                                            failed = true;
+                                            reasons.push(validation_reason(&e.to_string()));
+                                            continue;
+                                        }
+                                    },
                                     Err(e) => {
                                         failed = true;
                                         reasons.push(validation_reason(e.message()));
@@ -319,30 +329,34 @@ impl Engine {
                         message: None,
                         item: None,
                     });
-                    writes.push((action, new, current));
+                    writes.push((action, table, new, current));
                 }
                 if failed {
                     return Err(EngineError::TransactionCanceled { reasons });
                 }
-                let mut units: BTreeMap<String, f64> = BTreeMap::new();
-                for (action, new, current) in writes {
+                let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
+                for (action, table, new, current) in writes {
                     let old_size = current.as_ref().map_or(0, item_size);
                     let new_size = match &new {
                         Some(Some(item)) => item_size(item),
                         _ => 0,
                     };
-                    if let Some(new) = new {
-                        write_item(
+                    let mut consumed = match new {
+                        Some(new) => write_item(
                             w,
-                            action.table.id,
+                            &table,
                             action.storage_key.clone(),
                             current.as_ref(),
                             new,
-                        )?;
-                    }
+                        )?,
+                        None => Consumed::default(),
+                    };
+                    consumed.table = write_units(old_size.max(new_size));
                     // Transactional writes cost twice a standard write.
-                    *units.entry(action.table.name.clone()).or_default() +=
-                        2.0 * write_units(old_size.max(new_size));
+                    units
+                        .entry(table.name.clone())
+                        .or_default()
+                        .add(&consumed.scaled(2.0));
                 }
                 Ok(units)
             })
@@ -397,11 +411,11 @@ impl Engine {
             gets.push((table, storage_key, projection));
         }
         let snapshot = self.store.snapshot()?;
-        let mut units: BTreeMap<String, f64> = BTreeMap::new();
+        let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
         let mut responses = Vec::with_capacity(gets.len());
         for (table, storage_key, projection) in gets {
             let item = read_snapshot(snapshot.as_ref(), &storage_key)?;
-            *units.entry(table.name.clone()).or_default() +=
+            units.entry(table.name.clone()).or_default().table +=
                 2.0 * read_units(item.as_ref().map_or(0, item_size), true);
             let item = match (item, &projection) {
                 (Some(item), Some(paths)) => Some(project(&item, paths)),

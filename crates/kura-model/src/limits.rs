@@ -24,6 +24,17 @@ pub const MAX_TAG_KEY_LEN: usize = 128;
 pub const MAX_TAG_VALUE_LEN: usize = 256;
 /// ListTables page size bounds.
 pub const LIST_TABLES_MAX_LIMIT: i64 = 100;
+/// Secondary indexes per table.
+pub const MAX_GLOBAL_INDEXES: usize = 20;
+pub const MAX_LOCAL_INDEXES: usize = 5;
+/// NonKeyAttributes of one index (API constraint), and summed over all indexes of a table.
+pub const MAX_NON_KEY_ATTRIBUTES_PER_INDEX: usize = 20;
+pub const MAX_PROJECTED_ATTRIBUTES: usize = 100;
+/// Index names, in characters (as table names).
+pub const INDEX_NAME_MIN: usize = 3;
+pub const INDEX_NAME_MAX: usize = 255;
+/// An item collection (items and LSI entries of one partition key) on a table with LSIs.
+pub const MAX_ITEM_COLLECTION_BYTES: u64 = 10 * 1024 * 1024 * 1024;
 /// Account limits reported by DescribeLimits (DynamoDB's defaults).
 pub const ACCOUNT_MAX_READ_UNITS: i64 = 80_000;
 pub const ACCOUNT_MAX_WRITE_UNITS: i64 = 80_000;

@@ -48,15 +48,68 @@ pub struct CreateTableInput {
     pub tags: Option<Vec<Tag>>,
     pub deletion_protection_enabled: Option<bool>,
     pub table_class: Option<String>,
+    pub global_secondary_indexes: Option<Vec<GlobalSecondaryIndexInput>>,
+    pub local_secondary_indexes: Option<Vec<LocalSecondaryIndexInput>>,
     // Arrive with later issues; until then a request that uses them is refused.
-    pub global_secondary_indexes: Option<serde_json::Value>,
-    pub local_secondary_indexes: Option<serde_json::Value>,
     pub stream_specification: Option<StreamSpecificationInput>,
     #[serde(rename = "SSESpecification")]
     pub sse_specification: Option<serde_json::Value>,
     pub resource_policy: Option<serde_json::Value>,
     pub on_demand_throughput: Option<serde_json::Value>,
     pub warm_throughput: Option<serde_json::Value>,
+}
+
+/// `Projection` as sent.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct ProjectionInput {
+    pub projection_type: Option<String>,
+    pub non_key_attributes: Option<Vec<String>>,
+}
+
+/// `GlobalSecondaryIndex` (and UpdateTable's `CreateGlobalSecondaryIndexAction`) as sent.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct GlobalSecondaryIndexInput {
+    pub index_name: Option<String>,
+    pub key_schema: Option<Vec<KeySchemaElementInput>>,
+    pub projection: Option<ProjectionInput>,
+    pub provisioned_throughput: Option<ProvisionedThroughputInput>,
+    pub on_demand_throughput: Option<serde_json::Value>,
+    pub warm_throughput: Option<serde_json::Value>,
+}
+
+/// `LocalSecondaryIndex` as sent.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct LocalSecondaryIndexInput {
+    pub index_name: Option<String>,
+    pub key_schema: Option<Vec<KeySchemaElementInput>>,
+    pub projection: Option<ProjectionInput>,
+}
+
+/// One `GlobalSecondaryIndexUpdate` of UpdateTable: exactly one action.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct GlobalSecondaryIndexUpdateInput {
+    pub create: Option<GlobalSecondaryIndexInput>,
+    pub update: Option<UpdateGlobalSecondaryIndexInput>,
+    pub delete: Option<IndexNameInput>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct UpdateGlobalSecondaryIndexInput {
+    pub index_name: Option<String>,
+    pub provisioned_throughput: Option<ProvisionedThroughputInput>,
+    pub on_demand_throughput: Option<serde_json::Value>,
+    pub warm_throughput: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct IndexNameInput {
+    pub index_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -83,8 +136,8 @@ pub struct UpdateTableInput {
     pub provisioned_throughput: Option<ProvisionedThroughputInput>,
     pub deletion_protection_enabled: Option<bool>,
     pub table_class: Option<String>,
-    pub attribute_definitions: Option<serde_json::Value>,
-    pub global_secondary_index_updates: Option<serde_json::Value>,
+    pub attribute_definitions: Option<Vec<AttributeDefinitionInput>>,
+    pub global_secondary_index_updates: Option<Vec<GlobalSecondaryIndexUpdateInput>>,
     pub stream_specification: Option<StreamSpecificationInput>,
     #[serde(rename = "SSESpecification")]
     pub sse_specification: Option<serde_json::Value>,
@@ -156,6 +209,44 @@ pub struct TableDescription {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table_class_summary: Option<TableClassSummary>,
     pub deletion_protection_enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_secondary_indexes: Option<Vec<GlobalSecondaryIndexDescription>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_secondary_indexes: Option<Vec<LocalSecondaryIndexDescription>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ProjectionOut {
+    pub projection_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub non_key_attributes: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct GlobalSecondaryIndexDescription {
+    pub index_name: String,
+    pub key_schema: Vec<KeySchemaElementOut>,
+    pub projection: ProjectionOut,
+    pub index_status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backfilling: Option<bool>,
+    pub provisioned_throughput: ProvisionedThroughputDescription,
+    pub index_size_bytes: u64,
+    pub item_count: u64,
+    pub index_arn: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct LocalSecondaryIndexDescription {
+    pub index_name: String,
+    pub key_schema: Vec<KeySchemaElementOut>,
+    pub projection: ProjectionOut,
+    pub index_size_bytes: u64,
+    pub item_count: u64,
+    pub index_arn: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -25,10 +25,13 @@ pub enum Space {
     Catalog,
     /// Items of every table, keyed by table id, partition-key hash, partition key, sort key.
     Items,
+    /// Entries of every secondary index, keyed by table id, index number, then as `Items`
+    /// by the index key, with the table key last (index keys need not be unique).
+    Indexes,
 }
 
 impl Space {
-    pub const ALL: [Space; 3] = [Space::Meta, Space::Catalog, Space::Items];
+    pub const ALL: [Space; 4] = [Space::Meta, Space::Catalog, Space::Items, Space::Indexes];
 
     /// The space after this one in `Ord` order (the in-memory store keeps all in one map).
     pub fn next(self) -> Option<Space> {
@@ -42,6 +45,7 @@ impl Space {
             Space::Meta => "meta",
             Space::Catalog => "catalog",
             Space::Items => "items",
+            Space::Indexes => "indexes",
         }
     }
 }

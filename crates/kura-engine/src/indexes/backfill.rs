@@ -1,0 +1,169 @@
+//! Filling a GSI that UpdateTable added to a table with items, while writes go on.
+//!
+//! The index is in the table record (Backfilling) from the commit that created it, so
+//! every write from then on maintains its entries. This thread walks the table's items in
+//! key order, a chunk at a time; each chunk is one writer job that reads every item as it
+//! is *now* (not as the walk's snapshot saw it) and adds the entries still missing. An item
+//! written meanwhile already has its entry, an item deleted meanwhile has none, so the
+//! index ends exact. The last job marks the index ACTIVE. A restart walks again from the
+//! start: adding a missing entry is idempotent.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use parking_lot::Mutex;
+
+use crate::catalog::{Catalog, IndexRecord, TableRecord};
+use crate::error::Result;
+use crate::indexes::entries::{apply_entry_change, entry};
+use crate::items::read_current;
+use crate::keys;
+use crate::storage::{Direction, KeyRange, Space, Store};
+use crate::writer::Writer;
+
+/// Items per writer job: small enough that writes queued behind a job wait little.
+const CHUNK: usize = 256;
+
+/// One index to fill.
+#[derive(Debug, Clone)]
+pub struct BackfillJob {
+    pub table: String,
+    pub table_id: u64,
+    pub index_number: u32,
+}
+
+pub struct Backfiller {
+    queue: Mutex<Option<mpsc::Sender<BackfillJob>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Backfiller {
+    pub fn start(store: Arc<dyn Store>, writer: Arc<Writer>, catalog: Arc<Catalog>) -> Backfiller {
+        let (tx, rx) = mpsc::channel::<BackfillJob>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("kura-backfill".into())
+            .spawn(move || {
+                while let Ok(job) = rx.recv() {
+                    if let Err(e) = backfill(store.as_ref(), &writer, &catalog, &job, &flag) {
+                        tracing::warn!(?job, error = %e, "index backfill interrupted; resumes on restart");
+                    }
+                }
+            })
+            .inspect_err(|e| {
+                tracing::error!(error = %e, "cannot start the backfill thread; new indexes stay CREATING until restart");
+            })
+            .ok();
+        Backfiller {
+            queue: Mutex::new(Some(tx)),
+            thread: Mutex::new(thread),
+            stop,
+        }
+    }
+
+    /// Queues an index for filling (called once its creation is committed).
+    pub fn start_job(&self, job: BackfillJob) {
+        if let Some(tx) = self.queue.lock().as_ref() {
+            let _stopped = tx.send(job);
+        }
+    }
+
+    /// Stops after the current chunk; an unfinished backfill resumes on the next start.
+    pub fn shutdown(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        drop(self.queue.lock().take());
+        if let Some(handle) = self.thread.lock().take() {
+            let _panicked = handle.join();
+        }
+    }
+}
+
+/// The table and the index being filled, if both still exist as the job knew them.
+fn still_filling(catalog: &Catalog, job: &BackfillJob) -> Option<(Arc<TableRecord>, IndexRecord)> {
+    let table = catalog.get(&job.table).filter(|t| t.id == job.table_id)?;
+    let index = table
+        .indexes
+        .iter()
+        .find(|i| i.number == job.index_number && i.backfilling)?
+        .clone();
+    Some((table, index))
+}
+
+fn backfill(
+    store: &dyn Store,
+    writer: &Writer,
+    catalog: &Arc<Catalog>,
+    job: &BackfillJob,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let table_prefix = keys::table_prefix(job.table_id);
+    let mut range = KeyRange::prefix(&table_prefix);
+    let mut filled = 0usize;
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let snapshot = store.snapshot()?;
+        let chunk: Vec<Vec<u8>> = snapshot
+            .range(Space::Items, range.clone(), Direction::Forward)
+            .take(CHUNK)
+            .map(|row| row.map(|(k, _)| k))
+            .collect::<std::result::Result<_, _>>()?;
+        drop(snapshot);
+        let Some(last) = chunk.last().cloned() else {
+            break;
+        };
+        filled += chunk.len();
+        let catalog = catalog.clone();
+        let job_for_writer = job.clone();
+        let gone = writer.submit_blocking(false, move |w| {
+            let Some((table, index)) = still_filling(&catalog, &job_for_writer) else {
+                return Ok(true);
+            };
+            for storage_key in chunk {
+                let Some(item) = read_current(w, &storage_key)? else {
+                    continue;
+                };
+                let table_key = table.key_schema.key_of_item(&item)?;
+                // An item whose index key has the wrong type stays out of the index, as
+                // DynamoDB leaves it (it reports such items as violations).
+                let Ok(Some(new)) = entry(&table, &index, &table_key, &item) else {
+                    continue;
+                };
+                if w.get(Space::Indexes, &new.key)?.is_none() {
+                    apply_entry_change(w, table.id, &index, None, Some(new))?;
+                }
+            }
+            Ok(false)
+        })?;
+        if gone {
+            tracing::info!(?job, "index or table deleted during backfill");
+            return Ok(());
+        }
+        range.start = std::ops::Bound::Excluded(last);
+    }
+    let catalog_for_writer = catalog.clone();
+    let job_for_writer = job.clone();
+    writer.submit_blocking(true, move |w| {
+        let Some((table, _)) = still_filling(&catalog_for_writer, &job_for_writer) else {
+            return Ok(());
+        };
+        let mut next = table.as_ref().clone();
+        for index in &mut next.indexes {
+            if index.number == job_for_writer.index_number {
+                index.backfilling = false;
+            }
+        }
+        let next = Arc::new(next);
+        w.put(Space::Catalog, next.name.clone().into_bytes(), next.encode());
+        let name = next.name.clone();
+        w.after_commit(move || catalog_for_writer.publish(&name, Some(next)));
+        Ok(())
+    })?;
+    tracing::info!(?job, items = filled, "index backfill finished");
+    Ok(())
+}

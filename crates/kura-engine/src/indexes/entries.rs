@@ -1,0 +1,224 @@
+//! Index entries: what an item puts into each secondary index, and keeping every index in
+//! step with its table inside the item write's own batch.
+//!
+//! An item is in an index exactly when it has all of the index's key attributes (sparse
+//! indexes). The entry is keyed by the index key and then the table key, and carries the
+//! projected attributes: the table and index keys always, plus everything (ALL) or the
+//! listed attributes (INCLUDE).
+
+use kura_model::item_codec::encode_item;
+use kura_model::keycode::ScalarType;
+use kura_model::limits::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use kura_model::size::{item_size, value_size};
+use kura_model::{AttributeValue, Item, KeyAttribute, PrimaryKey, messages};
+
+use crate::api::{Consumed, write_units};
+use crate::catalog::{IndexProjection, IndexRecord, TableRecord};
+use crate::error::{EngineError, Result};
+use crate::keys::{self, TableStats};
+use crate::storage::Space;
+use crate::writer::WriteContext;
+
+/// One item's entry in one index.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct IndexEntry {
+    pub key: Vec<u8>,
+    pub item: Item,
+}
+
+impl IndexEntry {
+    pub fn size(&self) -> usize {
+        item_size(&self.item)
+    }
+}
+
+/// The value of one index key attribute of `item`: `None` when absent (the item is not in
+/// the index), an error when present with the wrong type, empty or too large.
+fn index_key_value<'i>(
+    index: &IndexRecord,
+    attr: &KeyAttribute,
+    item: &'i Item,
+    max_bytes: usize,
+    too_large: &str,
+) -> Result<Option<&'i AttributeValue>> {
+    let Some(value) = item.get(&attr.name) else {
+        return Ok(None);
+    };
+    if ScalarType::of(value) != Some(attr.ty) {
+        return Err(EngineError::validation(messages::index_key_type_mismatch(
+            &attr.name,
+            attr.ty.descriptor(),
+            value.value_type().descriptor(),
+            &index.name,
+        )));
+    }
+    let empty = match value {
+        AttributeValue::S(s) => s.is_empty().then_some("string"),
+        AttributeValue::B(b) => b.is_empty().then_some("binary"),
+        _ => None,
+    };
+    if let Some(kind) = empty {
+        return Err(EngineError::validation(messages::empty_index_key(
+            kind,
+            &index.name,
+            &attr.name,
+        )));
+    }
+    if value_size(value) > max_bytes {
+        return Err(EngineError::validation(too_large));
+    }
+    Ok(Some(value))
+}
+
+/// The index key of `item`, or `None` when the item lacks an index key attribute.
+pub(crate) fn index_key(index: &IndexRecord, item: &Item) -> Result<Option<PrimaryKey>> {
+    let schema = &index.key_schema;
+    let hash = index_key_value(
+        index,
+        &schema.hash,
+        item,
+        MAX_PARTITION_KEY_BYTES,
+        messages::PARTITION_KEY_TOO_LARGE,
+    )?;
+    let range = match &schema.range {
+        None => None,
+        Some(attr) => match index_key_value(
+            index,
+            attr,
+            item,
+            MAX_SORT_KEY_BYTES,
+            messages::SORT_KEY_TOO_LARGE,
+        )? {
+            None => return Ok(None),
+            some => some,
+        },
+    };
+    Ok(hash.map(|hash| PrimaryKey {
+        hash: hash.clone(),
+        range: range.cloned(),
+    }))
+}
+
+/// Whether `name` is a key attribute of the table or of the index.
+pub(crate) fn is_key_attribute(table: &TableRecord, index: &IndexRecord, name: &str) -> bool {
+    table
+        .key_schema
+        .attributes()
+        .chain(index.key_schema.attributes())
+        .any(|k| k.name == name)
+}
+
+/// Whether the index's entries carry attribute `name`.
+pub(crate) fn projects(table: &TableRecord, index: &IndexRecord, name: &str) -> bool {
+    match &index.projection {
+        IndexProjection::All => true,
+        IndexProjection::KeysOnly => is_key_attribute(table, index, name),
+        IndexProjection::Include(names) => {
+            is_key_attribute(table, index, name) || names.iter().any(|n| n == name)
+        }
+    }
+}
+
+/// `item`'s entry in `index`, or `None` when the item is not in the index.
+pub(crate) fn entry(
+    table: &TableRecord,
+    index: &IndexRecord,
+    table_key: &PrimaryKey,
+    item: &Item,
+) -> Result<Option<IndexEntry>> {
+    let Some(index_key) = index_key(index, item)? else {
+        return Ok(None);
+    };
+    let key = keys::index_entry_key(table.id, index.number, &index_key, table_key)?;
+    let item = match &index.projection {
+        IndexProjection::All => item.clone(),
+        _ => item
+            .iter()
+            .filter(|(name, _)| projects(table, index, name))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect(),
+    };
+    Ok(Some(IndexEntry { key, item }))
+}
+
+/// Refuses an item that cannot go into one of the table's indexes (a mistyped, empty or
+/// oversized index key), before anything is written.
+pub(crate) fn check_index_keys(table: &TableRecord, item: &Item) -> Result<()> {
+    for index in &table.indexes {
+        index_key(index, item)?;
+    }
+    Ok(())
+}
+
+/// Brings every index of `table` in step with one item change and returns the write units
+/// the indexes consumed. Runs in the item write's job, so entries commit with the item.
+pub(crate) fn update_indexes(
+    w: &mut WriteContext<'_>,
+    table: &TableRecord,
+    table_key: &PrimaryKey,
+    old: Option<&Item>,
+    new: Option<&Item>,
+) -> Result<Consumed> {
+    let mut consumed = Consumed::default();
+    for index in &table.indexes {
+        // An old item that never fitted the index (written before it existed) has no
+        // entry; only the new item must fit.
+        let old_entry = match old {
+            Some(item) => entry(table, index, table_key, item).ok().flatten(),
+            None => None,
+        };
+        let new_entry = match new {
+            Some(item) => entry(table, index, table_key, item)?,
+            None => None,
+        };
+        let units = apply_entry_change(w, table.id, index, old_entry, new_entry)?;
+        if units > 0.0 {
+            consumed.add_index(index.kind, &index.name, units);
+        }
+    }
+    Ok(consumed)
+}
+
+/// Replaces `old` by `new` in one index, keeping its statistics exact; returns the write
+/// units: one write per entry put or deleted, per KB of the entry.
+pub(crate) fn apply_entry_change(
+    w: &mut WriteContext<'_>,
+    table_id: u64,
+    index: &IndexRecord,
+    old: Option<IndexEntry>,
+    new: Option<IndexEntry>,
+) -> Result<f64> {
+    if old == new {
+        return Ok(0.0);
+    }
+    let stats_key = keys::index_stats_key(table_id, index.number);
+    let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;
+    let mut units = 0.0;
+    // While an index is being filled, an old item may not have its entry yet.
+    let old = match old {
+        Some(entry) if index.backfilling => w.get(Space::Indexes, &entry.key)?.map(|_| entry),
+        old => old,
+    };
+    let replaced = match (&old, &new) {
+        (Some(o), Some(n)) => o.key == n.key,
+        _ => false,
+    };
+    if let Some(o) = &old {
+        stats.apply(Some(o.size()), None);
+        if !replaced {
+            w.delete(Space::Indexes, o.key.clone());
+            units += write_units(o.size());
+        }
+    }
+    if let Some(n) = new {
+        let size = n.size();
+        stats.apply(None, Some(size));
+        units += write_units(match (&old, replaced) {
+            (Some(o), true) => o.size().max(size),
+            _ => size,
+        });
+        w.put(Space::Indexes, n.key, encode_item(&n.item));
+    }
+    w.put(Space::Meta, stats_key, stats.encode());
+    Ok(units)
+}
