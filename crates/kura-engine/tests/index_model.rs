@@ -439,8 +439,8 @@ proptest! {
     }
 }
 
-/// A GSI added by UpdateTable to a table with items fills in the background while writes
-/// go on, and ends equal to the index computed from the table.
+/// A GSI added by UpdateTable to a table of 100k items fills in the background while
+/// writes go on, and ends equal to the index computed from the table.
 #[test]
 fn backfill_under_writes_ends_exact() {
     let rt = runtime();
@@ -454,11 +454,23 @@ fn backfill_under_writes_ends_exact() {
         {"AttributeName": "sk", "AttributeType": "N"},
     ]);
     rt.block_on(engine.create_table(&ctx, input(create))).expect("create");
+    // 100,000 items in partitions other than the model's p0..p2, plus 600 in p0..p2
+    // that the writes below touch.
+    let mut requests = Vec::new();
+    for i in 0..100_000u32 {
+        let mut it = item(0, (i % 250) as u8, Some((i % 4) as u8), None, Some((i % 4) as u8), None, None);
+        it["pk"] = json!({"S": format!("bulk{}", i / 250)});
+        requests.push(json!({"PutRequest": {"Item": it}}));
+    }
     for p in 0..3u8 {
         for s in 0..200u8 {
-            let req = json!({"TableName": "Model", "Item": item(p, s, Some(s % 4), Some(s % 3), Some(s % 4), None, None)});
-            rt.block_on(engine.put_item(input(req))).expect("put");
+            let it = item(p, s, Some(s % 4), Some(s % 3), Some(s % 4), None, None);
+            requests.push(json!({"PutRequest": {"Item": it}}));
         }
+    }
+    for chunk in requests.chunks(25) {
+        let req = json!({"RequestItems": {"Model": chunk}});
+        rt.block_on(engine.batch_write_item(input(req))).expect("batch");
     }
     let update = json!({
         "TableName": "Model",
@@ -498,9 +510,10 @@ fn backfill_under_writes_ends_exact() {
         assert_eq!(described["Table"]["GlobalSecondaryIndexes"][0]["Backfilling"], true);
         assert!(step < 100_000, "backfill never finished");
     }
-    let table = scan_all(&engine, None, 1000);
+    assert!(step > 10, "the backfill should overlap some writes (took {step} steps)");
+    let table = scan_all(&engine, None, 5000);
     let index = INDEXES.iter().find(|i| i.name == "byColor").expect("index");
-    let scanned = scan_all(&engine, Some("byColor"), 1000);
+    let scanned = scan_all(&engine, Some("byColor"), 5000);
     let expected = expected_entries(index, &table);
     assert_eq!(sorted(scanned), sorted(expected.clone()));
     let described = serde_json::to_value(

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{batches, expressions, reads, scenarios, transactions};
+use common::{batches, expressions, indexes, reads, scenarios, transactions};
 
 #[tokio::test]
 async fn table_lifecycle_in_memory() {
@@ -53,4 +53,17 @@ async fn batch_reads_and_writes() {
 async fn transactions_in_process() {
     let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
     transactions::transactions(&client, "Bank").await;
+}
+
+#[tokio::test]
+async fn secondary_indexes_in_process() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    indexes::seed_single_table(&client, "SingleTable").await;
+    indexes::projections_and_errors(&client, "Projections").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn online_index_creation_in_process() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    indexes::online_index_creation(&client, "Backfill", 3_000).await;
 }

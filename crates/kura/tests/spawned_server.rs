@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{KuraProcess, batches, expressions, reads, scenarios, transactions};
+use common::{KuraProcess, batches, expressions, indexes, reads, scenarios, transactions};
 
 #[tokio::test]
 async fn scenarios_over_http() {
@@ -34,6 +34,16 @@ async fn transactions_over_http_on_disk() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = KuraProcess::start(Some(dir.path()));
     transactions::transactions(&server.client(), "Bank").await;
+}
+
+#[tokio::test]
+async fn secondary_indexes_over_http_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    indexes::seed_single_table(&client, "SingleTable").await;
+    indexes::projections_and_errors(&client, "Projections").await;
+    indexes::online_index_creation(&client, "Backfill", 1_000).await;
 }
 
 #[tokio::test]

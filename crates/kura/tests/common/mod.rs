@@ -144,6 +144,7 @@ where
 }
 pub mod batches;
 pub mod expressions;
+pub mod indexes;
 pub mod reads;
 pub mod scenarios;
 pub mod transactions;
