@@ -20,7 +20,7 @@ use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::indexes::entries::check_index_keys;
-use crate::items::{current_table, read_current, read_snapshot, write_item};
+use crate::items::{asks_metrics, current_table, read_current, read_snapshot, write_item};
 use crate::keys;
 
 const MAX_WRITE_REQUESTS: usize = 25;
@@ -116,27 +116,34 @@ impl Engine {
             }
         }
         let catalog = self.catalog.clone();
-        let units = self
+        let asked = asks_metrics(&input.return_item_collection_metrics);
+        let (units, metrics) = self
             .writer
             .submit(false, move |w| {
                 let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
+                let mut metrics: BTreeMap<String, Vec<ItemCollectionMetrics>> = BTreeMap::new();
                 for write in writes {
                     let table = current_table(&catalog, &write.table)?;
                     let new_size = write.item.as_ref().map_or(0, item_size);
                     let old = read_current(w, &write.storage_key)?;
                     let size = old.as_ref().map_or(0, item_size).max(new_size);
-                    let mut consumed =
+                    let written =
                         write_item(w, &table, write.storage_key, old.as_ref(), write.item)?;
+                    let mut consumed = written.indexes.clone();
                     consumed.table = write_units(size);
                     units.entry(table.name.clone()).or_default().add(&consumed);
+                    if let Some(m) = written.metrics(&table, asked) {
+                        metrics.entry(table.name.clone()).or_default().push(m);
+                    }
                 }
-                Ok(units)
+                Ok((units, metrics))
             })
             .await?;
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         Ok(BatchWriteItemOutput {
             unprocessed_items: BTreeMap::new(),
             consumed_capacity: ConsumedCapacity::per_table(mode, units, true),
+            item_collection_metrics: asked.then_some(metrics),
         })
     }
 

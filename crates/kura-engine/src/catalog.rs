@@ -113,7 +113,11 @@ pub struct IndexRecord {
 impl IndexRecord {
     /// DynamoDB's `IndexStatus`: a GSI being filled is CREATING.
     pub fn status(&self) -> &'static str {
-        if self.backfilling { "CREATING" } else { "ACTIVE" }
+        if self.backfilling {
+            "CREATING"
+        } else {
+            "ACTIVE"
+        }
     }
 }
 

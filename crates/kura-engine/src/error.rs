@@ -36,6 +36,9 @@ pub enum EngineError {
     /// `LimitExceededException`.
     #[error("{0}")]
     LimitExceeded(String),
+    /// `ItemCollectionSizeLimitExceededException`: an LSI table's partition outgrew 10 GB.
+    #[error("{0}")]
+    ItemCollectionSizeLimitExceeded(String),
     /// A sync failed earlier: the durable state is unknown, so no more writes are taken.
     #[error("the storage engine is poisoned by an earlier failed sync and refuses writes")]
     Poisoned,

@@ -19,15 +19,15 @@ use kura_model::constraint::Constraints;
 use kura_model::item_codec::{decode_item, encode_item};
 use kura_model::size::item_size;
 use kura_model::wire::{ItemJson, item_from_json};
-use kura_model::{Item, PrimaryKey, limits, messages};
+use kura_model::{AttributeValue, Item, PrimaryKey, limits, messages};
 
 use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
+use crate::indexes::entries::{check_index_keys, update_indexes};
 use crate::keys::{self, TableStats};
 use crate::storage::{Snapshot, Space};
-use crate::indexes::entries::{check_index_keys, update_indexes};
 use crate::writer::WriteContext;
 
 const RETURN_VALUES: [&str; 5] = ["NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"];
@@ -175,21 +175,24 @@ impl Engine {
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
-        let (old, mut consumed) = self
+        let metrics = asks_metrics(&input.return_item_collection_metrics);
+        let (old, written, table) = self
             .writer
             .submit(false, move |w| {
                 let table = current_table(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
-                let consumed = write_item(w, &table, storage_key, current.as_ref(), Some(item))?;
-                Ok((current, consumed))
+                let written = write_item(w, &table, storage_key, current.as_ref(), Some(item))?;
+                Ok((current, written, table))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size).max(size));
         Ok(PutItemOutput {
             attributes: if return_old { old } else { None },
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
+            item_collection_metrics: written.metrics(&table, metrics),
         })
     }
 
@@ -262,21 +265,24 @@ impl Engine {
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
-        let (old, mut consumed) = self
+        let metrics = asks_metrics(&input.return_item_collection_metrics);
+        let (old, written, table) = self
             .writer
             .submit(false, move |w| {
                 let table = current_table(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
-                let consumed = write_item(w, &table, storage_key, current.as_ref(), None)?;
-                Ok((current, consumed))
+                let written = write_item(w, &table, storage_key, current.as_ref(), None)?;
+                Ok((current, written, table))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size));
         Ok(DeleteItemOutput {
             attributes: if return_old { old } else { None },
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
+            item_collection_metrics: written.metrics(&table, metrics),
         })
     }
 
@@ -312,7 +318,8 @@ impl Engine {
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
-        let (old, new, mut consumed) = self
+        let metrics = asks_metrics(&input.return_item_collection_metrics);
+        let (old, new, written, table) = self
             .writer
             .submit(false, move |w| {
                 let table = current_table(&catalog, &table)?;
@@ -320,27 +327,22 @@ impl Engine {
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
                 // Removing from an item that does not exist creates nothing.
                 if current.is_none() && update.only_removes() {
-                    return Ok((None, None, Consumed::default()));
+                    return Ok((None, None, Written::default(), table));
                 }
                 let new = apply(&update, current.as_ref().unwrap_or(&key_item))?;
                 if item_size(&new) > limits::MAX_ITEM_SIZE {
                     return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
                 }
-                let consumed = if current.as_ref() != Some(&new) {
-                    write_item(
-                        w,
-                        &table,
-                        storage_key,
-                        current.as_ref(),
-                        Some(new.clone()),
-                    )?
+                let written = if current.as_ref() != Some(&new) {
+                    write_item(w, &table, storage_key, current.as_ref(), Some(new.clone()))?
                 } else {
-                    Consumed::default()
+                    Written::default()
                 };
-                Ok((current, Some(new), consumed))
+                Ok((current, Some(new), written, table))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        let mut consumed = written.indexes.clone();
         consumed.table = write_units(
             old.as_ref()
                 .map_or(0, item_size)
@@ -356,8 +358,14 @@ impl Engine {
         Ok(UpdateItemOutput {
             attributes,
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
+            item_collection_metrics: written.metrics(&table, metrics),
         })
     }
+}
+
+/// Whether `ReturnItemCollectionMetrics` asks for the metrics.
+pub(crate) fn asks_metrics(option: &Option<String>) -> bool {
+    option.as_deref() == Some("SIZE")
 }
 
 fn returns_item_on_failure(option: &Option<String>) -> bool {
@@ -383,32 +391,91 @@ pub(crate) fn decode_stored(bytes: &[u8]) -> Result<Item> {
     decode_item(bytes).map_err(|e| EngineError::Internal(format!("corrupt stored item: {e}")))
 }
 
+/// What one item write did besides writing the item.
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    /// Write units the table's indexes consumed (the caller adds the table's own).
+    pub indexes: Consumed,
+    /// The item's collection (partition key value) and its size after the write, on
+    /// tables with local secondary indexes.
+    pub collection: Option<(AttributeValue, u64)>,
+}
+
+impl Written {
+    /// The `ItemCollectionMetrics` of this write, when asked for and the table has LSIs.
+    pub fn metrics(&self, table: &TableRecord, asked: bool) -> Option<ItemCollectionMetrics> {
+        let (hash, bytes) = self.collection.as_ref().filter(|_| asked)?;
+        Some(ItemCollectionMetrics::new(
+            &table.key_schema.hash.name,
+            hash,
+            *bytes,
+        ))
+    }
+}
+
 /// Applies one item change (`new` = None deletes) and every side effect of it. `old` is
-/// the current item, which every caller has already read with [`read_current`]. Returns
-/// the write units the table's indexes consumed (the caller adds the table's own).
+/// the current item, which every caller has already read with [`read_current`].
 pub(crate) fn write_item(
     w: &mut WriteContext<'_>,
     table: &TableRecord,
     storage_key: Vec<u8>,
     old: Option<&Item>,
     new: Option<Item>,
-) -> Result<Consumed> {
+) -> Result<Written> {
     let Some(any) = new.as_ref().or(old) else {
-        return Ok(Consumed::default()); // deleting nothing changes nothing
+        return Ok(Written::default()); // deleting nothing changes nothing
     };
-    let consumed = if table.indexes.is_empty() {
-        Consumed::default()
-    } else {
+    let old_size = old.map(item_size);
+    let new_size = new.as_ref().map(item_size);
+    let mut written = Written::default();
+    if !table.indexes.is_empty() {
         let table_key = table.key_schema.key_of_item(any)?;
-        update_indexes(w, table, &table_key, old, new.as_ref())?
-    };
+        let changes = update_indexes(w, table, &table_key, old, new.as_ref())?;
+        written.indexes = changes.consumed;
+        if table.has_local_indexes() {
+            let delta =
+                new_size.unwrap_or(0) as i64 - old_size.unwrap_or(0) as i64 + changes.local_bytes;
+            let bytes = resize_collection(w, table, &table_key, delta)?;
+            written.collection = Some((table_key.hash, bytes));
+        }
+    }
     let stats_key = keys::stats_key(table.id);
     let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;
-    stats.apply(old.map(item_size), new.as_ref().map(item_size));
+    stats.apply(old_size, new_size);
     match &new {
         Some(item) => w.put(Space::Items, storage_key, encode_item(item)),
         None => w.delete(Space::Items, storage_key),
     }
     w.put(Space::Meta, stats_key, stats.encode());
-    Ok(consumed)
+    Ok(written)
+}
+
+/// Adds `delta` bytes to the item collection of `key`'s partition and returns its new
+/// size; growth past the limit is refused (shrinking never is).
+fn resize_collection(
+    w: &mut WriteContext<'_>,
+    table: &TableRecord,
+    key: &PrimaryKey,
+    delta: i64,
+) -> Result<u64> {
+    let record = keys::collection_key(table.id, &key.encode_hash()?);
+    let current =
+        match w.get(Space::Meta, &record)? {
+            Some(bytes) => u64::from_be_bytes(bytes.as_slice().try_into().map_err(|_| {
+                EngineError::Internal("corrupt item collection size record".into())
+            })?),
+            None => 0,
+        };
+    let next = current.saturating_add_signed(delta);
+    if delta > 0 && next > w.limits().max_item_collection_bytes {
+        return Err(EngineError::ItemCollectionSizeLimitExceeded(
+            messages::ITEM_COLLECTION_TOO_LARGE.into(),
+        ));
+    }
+    if next == 0 {
+        w.delete(Space::Meta, record);
+    } else {
+        w.put(Space::Meta, record, next.to_be_bytes().to_vec());
+    }
+    Ok(next)
 }

@@ -11,7 +11,8 @@
 //! - `Meta`: `format` → store format version; `next_table_id` → u64;
 //!   `stats/` ‖ table id → table statistics; `istats/` ‖ table id ‖ index number → index
 //!   statistics; `purge/` ‖ table id → a deleted table whose items are still being removed;
-//!   `ipurge/` ‖ table id ‖ index number → a deleted index whose entries are.
+//!   `ipurge/` ‖ table id ‖ index number → a deleted index whose entries are;
+//!   `coll/` ‖ table id ‖ encoded pk → bytes of that item collection (tables with LSIs).
 
 use kura_model::{ModelError, PrimaryKey};
 
@@ -21,6 +22,7 @@ const META_STATS: &[u8] = b"stats/";
 const META_PURGE: &[u8] = b"purge/";
 const META_INDEX_STATS: &[u8] = b"istats/";
 const META_INDEX_PURGE: &[u8] = b"ipurge/";
+const META_COLLECTION: &[u8] = b"coll/";
 
 /// The store format this build writes. Bump it with a migration when any layout changes.
 pub const STORE_FORMAT_VERSION: u32 = 1;
@@ -80,6 +82,16 @@ pub fn index_entry_key(
     out.extend_from_slice(&table_key.encode_hash()?);
     out.extend_from_slice(&table_key.encode_range()?);
     Ok(out)
+}
+
+/// The prefix of every item-collection size record of a table.
+pub fn collection_prefix(table_id: u64) -> Vec<u8> {
+    [META_COLLECTION, &table_prefix(table_id)].concat()
+}
+
+/// The size record of the item collection of one partition key.
+pub fn collection_key(table_id: u64, encoded_pk: &[u8]) -> Vec<u8> {
+    [collection_prefix(table_id).as_slice(), encoded_pk].concat()
 }
 
 pub fn index_stats_key(table_id: u64, index_number: u32) -> Vec<u8> {

@@ -52,7 +52,7 @@ use crate::catalog::{Catalog, TableRecord};
 use crate::indexes::backfill::{BackfillJob, Backfiller};
 use crate::purge::{PurgeTarget, Purger};
 use crate::storage::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store, WriteBatch};
-use crate::writer::Writer;
+use crate::writer::{WriteLimits, Writer};
 
 /// Who is asking: what ARNs in responses are built from.
 #[derive(Debug, Clone)]
@@ -118,8 +118,16 @@ impl Engine {
     }
 
     /// Opens the engine over any [`Store`]: checks the format, loads the catalog, resumes
-    /// unfinished table purges.
+    /// unfinished table purges and index backfills.
     pub fn with_store(store: Arc<dyn Store>) -> Result<Arc<Engine>> {
+        Engine::with_store_and_limits(store, WriteLimits::default())
+    }
+
+    /// [`Engine::with_store`] with write-path limits other than DynamoDB's.
+    pub fn with_store_and_limits(
+        store: Arc<dyn Store>,
+        limits: WriteLimits,
+    ) -> Result<Arc<Engine>> {
         let snapshot = store.snapshot()?;
         match snapshot.get(Space::Meta, keys::META_FORMAT)? {
             None => {
@@ -177,7 +185,7 @@ impl Engine {
             })
             .collect();
         let catalog = Arc::new(Catalog::new(tables));
-        let writer = Arc::new(Writer::start(store.clone()));
+        let writer = Arc::new(Writer::start(store.clone(), limits));
         let purger = Arc::new(Purger::start(store.clone(), writer.clone()));
         for target in purges {
             purger.wake(target);

@@ -38,7 +38,11 @@ impl PurgeTarget {
             PurgeTarget::Table(id) => {
                 let prefix = keys::table_prefix(id).to_vec();
                 (
-                    vec![(Space::Items, prefix.clone()), (Space::Indexes, prefix)],
+                    vec![
+                        (Space::Items, prefix.clone()),
+                        (Space::Indexes, prefix),
+                        (Space::Meta, keys::collection_prefix(id)),
+                    ],
                     keys::purge_key(id),
                 )
             }

@@ -58,7 +58,9 @@ struct Target {
 impl Target {
     /// The key schema the request's keys and conditions refer to.
     fn key_schema(&self) -> &KeySchema {
-        self.index.as_ref().map_or(&self.table.key_schema, |i| &i.key_schema)
+        self.index
+            .as_ref()
+            .map_or(&self.table.key_schema, |i| &i.key_schema)
     }
 
     fn space(&self) -> Space {
@@ -113,9 +115,10 @@ impl Target {
             .filter_map(|a| key.get_key_value(&a.name))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let table_key = table.key_schema.key_of_key_map(&table_part).map_err(|e| {
-            EngineError::validation(messages::invalid_start_key(&e.to_string()))
-        })?;
+        let table_key = table
+            .key_schema
+            .key_of_key_map(&table_part)
+            .map_err(|e| EngineError::validation(messages::invalid_start_key(&e.to_string())))?;
         let index_key = index_key(index, &key)
             .map_err(|_| mismatch())?
             .ok_or_else(mismatch)?;

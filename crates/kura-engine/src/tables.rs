@@ -437,7 +437,10 @@ impl Engine {
         let mut indexes = BTreeMap::new();
         for index in &table.indexes {
             let key = keys::index_stats_key(table.id, index.number);
-            indexes.insert(index.number, TableStats::read(snapshot.get(Space::Meta, &key)?)?);
+            indexes.insert(
+                index.number,
+                TableStats::read(snapshot.get(Space::Meta, &key)?)?,
+            );
         }
         Ok(Stats {
             table: TableStats::read(snapshot.get(Space::Meta, &keys::stats_key(table.id))?)?,
@@ -780,7 +783,12 @@ fn apply_update(current: &TableRecord, input: &UpdateTableInput, now: i64) -> Re
 
 /// `old` throughput changed to `wanted`'s units, with the increase/decrease history
 /// DescribeTable reports (a billing-mode switch is not a decrease).
-fn changed_throughput(old: &Throughput, wanted: &Throughput, switching: bool, now: i64) -> Throughput {
+fn changed_throughput(
+    old: &Throughput,
+    wanted: &Throughput,
+    switching: bool,
+    now: i64,
+) -> Throughput {
     let mut t = old.clone();
     if wanted.read > old.read || wanted.write > old.write {
         t.last_increase_ms = Some(now);

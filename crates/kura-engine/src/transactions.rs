@@ -28,7 +28,8 @@ use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::indexes::entries::check_index_keys;
 use crate::items::{
-    current_table, read_current, read_snapshot, refuse_key_updates, write_item,
+    Written, asks_metrics, current_table, read_current, read_snapshot, refuse_key_updates,
+    write_item,
 };
 use crate::keys;
 
@@ -251,10 +252,12 @@ impl Engine {
         {
             return Ok(previous);
         }
-        let result = self.run_transaction(actions).await;
+        let asked = asks_metrics(&input.return_item_collection_metrics);
+        let result = self.run_transaction(actions, asked).await;
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
-        let out = result.map(|units| TransactWriteItemsOutput {
+        let out = result.map(|(units, metrics)| TransactWriteItemsOutput {
             consumed_capacity: ConsumedCapacity::per_table(mode, units, true),
+            item_collection_metrics: asked.then_some(metrics),
         });
         if let Some(token) = input.client_request_token {
             self.tokens.finish(token, fingerprint, out.as_ref().ok());
@@ -263,7 +266,14 @@ impl Engine {
     }
 
     /// Checks every action against the current items and applies all of them, or none.
-    async fn run_transaction(&self, actions: Vec<Action>) -> Result<BTreeMap<String, Consumed>> {
+    async fn run_transaction(
+        &self,
+        actions: Vec<Action>,
+        asked_metrics: bool,
+    ) -> Result<(
+        BTreeMap<String, Consumed>,
+        BTreeMap<String, Vec<ItemCollectionMetrics>>,
+    )> {
         let catalog = self.catalog.clone();
         self.writer
             .submit(false, move |w| {
@@ -335,22 +345,25 @@ impl Engine {
                     return Err(EngineError::TransactionCanceled { reasons });
                 }
                 let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
-                for (action, table, new, current) in writes {
+                let mut metrics: BTreeMap<String, Vec<ItemCollectionMetrics>> = BTreeMap::new();
+                let count = reasons.len();
+                for (position, (action, table, new, current)) in writes.into_iter().enumerate() {
                     let old_size = current.as_ref().map_or(0, item_size);
                     let new_size = match &new {
                         Some(Some(item)) => item_size(item),
                         _ => 0,
                     };
-                    let mut consumed = match new {
-                        Some(new) => write_item(
-                            w,
-                            &table,
-                            action.storage_key.clone(),
-                            current.as_ref(),
-                            new,
-                        )?,
-                        None => Consumed::default(),
+                    let written = match new {
+                        Some(new) => {
+                            write_item(w, &table, action.storage_key.clone(), current.as_ref(), new)
+                                .map_err(|e| collection_cancel(e, position, count))?
+                        }
+                        None => Written::default(),
                     };
+                    if let Some(m) = written.metrics(&table, asked_metrics) {
+                        metrics.entry(table.name.clone()).or_default().push(m);
+                    }
+                    let mut consumed = written.indexes;
                     consumed.table = write_units(old_size.max(new_size));
                     // Transactional writes cost twice a standard write.
                     units
@@ -358,7 +371,7 @@ impl Engine {
                         .or_default()
                         .add(&consumed.scaled(2.0));
                 }
-                Ok(units)
+                Ok((units, metrics))
             })
             .await
     }
@@ -429,6 +442,26 @@ impl Engine {
             consumed_capacity: ConsumedCapacity::per_table(mode, units, false),
         })
     }
+}
+
+/// A write that would outgrow its item collection cancels the transaction, with the
+/// reason at its action's place.
+fn collection_cancel(error: EngineError, position: usize, count: usize) -> EngineError {
+    let EngineError::ItemCollectionSizeLimitExceeded(_) = error else {
+        return error;
+    };
+    let reasons = (0..count)
+        .map(|i| CancellationReason {
+            code: if i == position {
+                "ItemCollectionSizeLimitExceeded".into()
+            } else {
+                "None".into()
+            },
+            message: (i == position).then(|| messages::COLLECTION_SIZE_EXCEEDED.into()),
+            item: None,
+        })
+        .collect();
+    EngineError::TransactionCanceled { reasons }
 }
 
 fn validation_reason(message: &str) -> CancellationReason {

@@ -41,10 +41,27 @@ struct Job {
     run: RunJob,
 }
 
+/// Limits the write path enforces that a deployment may lower (tests do, to reach them).
+#[derive(Debug, Clone, Copy)]
+pub struct WriteLimits {
+    /// Bytes of one item collection (a partition key's items and LSI entries) on a table
+    /// with local secondary indexes.
+    pub max_item_collection_bytes: u64,
+}
+
+impl Default for WriteLimits {
+    fn default() -> Self {
+        WriteLimits {
+            max_item_collection_bytes: kura_model::limits::MAX_ITEM_COLLECTION_BYTES,
+        }
+    }
+}
+
 /// What a job sees and does: reads through the writes of earlier jobs in its group.
 pub struct WriteContext<'a> {
     snapshot: &'a dyn Snapshot,
     group: &'a WriteBatch,
+    limits: WriteLimits,
     job: WriteBatch,
     after_commit: Vec<AfterCommit>,
 }
@@ -59,6 +76,10 @@ impl WriteContext<'_> {
             return Ok(v.map(<[u8]>::to_vec));
         }
         Ok(self.snapshot.get(space, key)?)
+    }
+
+    pub fn limits(&self) -> WriteLimits {
+        self.limits
     }
 
     pub fn put(&mut self, space: Space, key: Vec<u8>, value: Vec<u8>) {
@@ -84,7 +105,7 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn start(store: Arc<dyn Store>) -> Writer {
+    pub fn start(store: Arc<dyn Store>, limits: WriteLimits) -> Writer {
         let (tx, rx) = mpsc::channel::<Job>();
         let poisoned = Arc::new(AtomicBool::new(false));
         let flag = poisoned.clone();
@@ -93,7 +114,7 @@ impl Writer {
             .spawn(move || {
                 // A panic here is a bug; the durable state of the group is unknown, so the
                 // engine must refuse writes rather than report ShuttingDown forever.
-                let run = std::panic::AssertUnwindSafe(|| run(store.as_ref(), &rx, &flag));
+                let run = std::panic::AssertUnwindSafe(|| run(store.as_ref(), &rx, &flag, limits));
                 if std::panic::catch_unwind(run).is_err() {
                     flag.store(true, Ordering::SeqCst);
                     tracing::error!("the writer thread panicked; refusing all further writes");
@@ -186,7 +207,7 @@ impl Drop for Writer {
     }
 }
 
-fn run(store: &dyn Store, rx: &mpsc::Receiver<Job>, poisoned: &AtomicBool) {
+fn run(store: &dyn Store, rx: &mpsc::Receiver<Job>, poisoned: &AtomicBool, limits: WriteLimits) {
     let mut pending: Vec<Job> = Vec::new();
     loop {
         if pending.is_empty() {
@@ -208,11 +229,11 @@ fn run(store: &dyn Store, rx: &mpsc::Receiver<Job>, poisoned: &AtomicBool) {
             None => pending.len(),
         };
         let group: Vec<Job> = pending.drain(..take).collect();
-        run_group(store, group, poisoned);
+        run_group(store, group, poisoned, limits);
     }
 }
 
-fn run_group(store: &dyn Store, group: Vec<Job>, poisoned: &AtomicBool) {
+fn run_group(store: &dyn Store, group: Vec<Job>, poisoned: &AtomicBool, limits: WriteLimits) {
     if poisoned.load(Ordering::SeqCst) {
         for job in group {
             refuse(job, EngineError::Poisoned);
@@ -235,6 +256,7 @@ fn run_group(store: &dyn Store, group: Vec<Job>, poisoned: &AtomicBool) {
         let mut ctx = WriteContext {
             snapshot: snapshot.as_ref(),
             group: &batch,
+            limits,
             job: WriteBatch::default(),
             after_commit: Vec::new(),
         };

@@ -73,9 +73,7 @@ fn create_table_request() -> Value {
         }
         ks
     };
-    let index = |i: &ModelIndex| {
-        json!({"IndexName": i.name, "KeySchema": key_schema(i), "Projection": projection(i)})
-    };
+    let index = |i: &ModelIndex| json!({"IndexName": i.name, "KeySchema": key_schema(i), "Projection": projection(i)});
     json!({
         "TableName": "Model",
         "BillingMode": "PAY_PER_REQUEST",
@@ -250,7 +248,10 @@ async fn apply(engine: &Engine, op: &Op) {
             let mut bad = item(p, s, Some(1), Some(1), None, None, None);
             bad["color"] = json!({"N": "7"});
             let req = json!({"TableName": "Model", "Item": bad});
-            let err = engine.put_item(input(req)).await.expect_err("type mismatch");
+            let err = engine
+                .put_item(input(req))
+                .await
+                .expect_err("type mismatch");
             assert!(
                 err.to_string()
                     .contains("Type mismatch for Index Key color Expected: S Actual: N"),
@@ -270,7 +271,10 @@ async fn apply(engine: &Engine, op: &Op) {
                 {"Put": {"TableName": "Model", "Item": item(put.0, put.1, put.2, Some(put.1), put.2, put.2, None)}},
                 {"Delete": {"TableName": "Model", "Key": {"pk": pk(delete.0), "sk": num(delete.1)}}},
             ]});
-            engine.transact_write_items(input(req)).await.expect("transact");
+            engine
+                .transact_write_items(input(req))
+                .await
+                .expect("transact");
         }
     }
 }
@@ -346,7 +350,10 @@ fn sorted(mut v: Vec<Value>) -> Vec<Value> {
 fn check_indexes(rt: &tokio::runtime::Runtime, engine: &Engine, limit: i64) {
     let table = scan_all(engine, None, 7);
     let described = rt
-        .block_on(engine.describe_table(&RequestContext::default(), input(json!({"TableName": "Model"}))))
+        .block_on(engine.describe_table(
+            &RequestContext::default(),
+            input(json!({"TableName": "Model"})),
+        ))
         .expect("describe");
     let described = serde_json::to_value(described).expect("json");
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
@@ -367,7 +374,12 @@ fn check_indexes(rt: &tokio::runtime::Runtime, engine: &Engine, limit: i64) {
             "index {} differs from the table",
             index.name
         );
-        assert_eq!(counts[index.name], expected.len() as u64, "ItemCount of {}", index.name);
+        assert_eq!(
+            counts[index.name],
+            expected.len() as u64,
+            "ItemCount of {}",
+            index.name
+        );
         // Each index partition, queried forward, comes in index sort-key order, then
         // table-key order; backward is the exact reverse.
         let mut partitions: Vec<Value> = expected.iter().map(|e| e[index.hash.0].clone()).collect();
@@ -383,7 +395,8 @@ fn check_indexes(rt: &tokio::runtime::Runtime, engine: &Engine, limit: i64) {
                     "ExpressionAttributeValues": {":h": partition},
                     "ScanIndexForward": forward,
                 });
-                let page = serde_json::to_value(engine.query(input(req)).expect("query")).expect("json");
+                let page =
+                    serde_json::to_value(engine.query(input(req)).expect("query")).expect("json");
                 page["Items"].as_array().cloned().unwrap_or_default()
             };
             let forward = query(true);
@@ -400,12 +413,25 @@ fn check_indexes(rt: &tokio::runtime::Runtime, engine: &Engine, limit: i64) {
                 )
             });
             let order = |items: &[Value]| -> Vec<(String, String)> {
-                items.iter().map(|e| (e["pk"].to_string(), e["sk"].to_string())).collect()
+                items
+                    .iter()
+                    .map(|e| (e["pk"].to_string(), e["sk"].to_string()))
+                    .collect()
             };
-            assert_eq!(order(&forward), order(&want), "order in {} partition {partition}", index.name);
+            assert_eq!(
+                order(&forward),
+                order(&want),
+                "order in {} partition {partition}",
+                index.name
+            );
             let mut backward = query(false);
             backward.reverse();
-            assert_eq!(order(&backward), order(&want), "reverse order in {}", index.name);
+            assert_eq!(
+                order(&backward),
+                order(&want),
+                "reverse order in {}",
+                index.name
+            );
         }
     }
 }
@@ -453,12 +479,21 @@ fn backfill_under_writes_ends_exact() {
         {"AttributeName": "pk", "AttributeType": "S"},
         {"AttributeName": "sk", "AttributeType": "N"},
     ]);
-    rt.block_on(engine.create_table(&ctx, input(create))).expect("create");
+    rt.block_on(engine.create_table(&ctx, input(create)))
+        .expect("create");
     // 100,000 items in partitions other than the model's p0..p2, plus 600 in p0..p2
     // that the writes below touch.
     let mut requests = Vec::new();
     for i in 0..100_000u32 {
-        let mut it = item(0, (i % 250) as u8, Some((i % 4) as u8), None, Some((i % 4) as u8), None, None);
+        let mut it = item(
+            0,
+            (i % 250) as u8,
+            Some((i % 4) as u8),
+            None,
+            Some((i % 4) as u8),
+            None,
+            None,
+        );
         it["pk"] = json!({"S": format!("bulk{}", i / 250)});
         requests.push(json!({"PutRequest": {"Item": it}}));
     }
@@ -470,7 +505,8 @@ fn backfill_under_writes_ends_exact() {
     }
     for chunk in requests.chunks(25) {
         let req = json!({"RequestItems": {"Model": chunk}});
-        rt.block_on(engine.batch_write_item(input(req))).expect("batch");
+        rt.block_on(engine.batch_write_item(input(req)))
+            .expect("batch");
     }
     let update = json!({
         "TableName": "Model",
@@ -481,19 +517,42 @@ fn backfill_under_writes_ends_exact() {
             "Projection": {"ProjectionType": "ALL"},
         }}],
     });
-    let out = rt.block_on(engine.update_table(&ctx, input(update))).expect("update table");
+    let out = rt
+        .block_on(engine.update_table(&ctx, input(update)))
+        .expect("update table");
     let out = serde_json::to_value(out).expect("json");
-    assert_eq!(out["TableDescription"]["GlobalSecondaryIndexes"][0]["IndexStatus"], "CREATING");
+    assert_eq!(
+        out["TableDescription"]["GlobalSecondaryIndexes"][0]["IndexStatus"],
+        "CREATING"
+    );
     // Writes while the index fills: moves, removals, deletes and new items.
     let mut step = 0u32;
     loop {
         let p = (step % 3) as u8;
         let s = (step * 7 % 220) as u8;
         let op = match step % 4 {
-            0 => Op::Update { pk: p, sk: s, action: 2, value: (step % 4) as u8 },
-            1 => Op::Update { pk: p, sk: s, action: 6, value: 0 },
+            0 => Op::Update {
+                pk: p,
+                sk: s,
+                action: 2,
+                value: (step % 4) as u8,
+            },
+            1 => Op::Update {
+                pk: p,
+                sk: s,
+                action: 6,
+                value: 0,
+            },
             2 => Op::Delete { pk: p, sk: s },
-            _ => Op::Put { pk: p, sk: s, rank: Some(1), tag: None, color: Some(2), blob: None, extra: None },
+            _ => Op::Put {
+                pk: p,
+                sk: s,
+                rank: Some(1),
+                tag: None,
+                color: Some(2),
+                blob: None,
+                extra: None,
+            },
         };
         rt.block_on(apply(&engine, &op));
         step += 1;
@@ -504,13 +563,23 @@ fn backfill_under_writes_ends_exact() {
         .expect("json");
         let status = described["Table"]["GlobalSecondaryIndexes"][0]["IndexStatus"].clone();
         if status == "ACTIVE" {
-            assert!(described["Table"]["GlobalSecondaryIndexes"][0].get("Backfilling").is_none());
+            assert!(
+                described["Table"]["GlobalSecondaryIndexes"][0]
+                    .get("Backfilling")
+                    .is_none()
+            );
             break;
         }
-        assert_eq!(described["Table"]["GlobalSecondaryIndexes"][0]["Backfilling"], true);
+        assert_eq!(
+            described["Table"]["GlobalSecondaryIndexes"][0]["Backfilling"],
+            true
+        );
         assert!(step < 100_000, "backfill never finished");
     }
-    assert!(step > 10, "the backfill should overlap some writes (took {step} steps)");
+    assert!(
+        step > 10,
+        "the backfill should overlap some writes (took {step} steps)"
+    );
     let table = scan_all(&engine, None, 5000);
     let index = INDEXES.iter().find(|i| i.name == "byColor").expect("index");
     let scanned = scan_all(&engine, Some("byColor"), 5000);

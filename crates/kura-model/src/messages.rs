@@ -283,8 +283,7 @@ pub fn gsi_update_same_index(index: &str) -> String {
     )
 }
 /// `LimitExceededException`. Captured.
-pub const ONE_ONLINE_INDEX: &str =
-    "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table";
+pub const ONE_ONLINE_INDEX: &str = "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table";
 /// `LimitExceededException`. Captured.
 pub const TOO_MANY_GSIS_ONLINE: &str =
     "Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of 20";
@@ -318,7 +317,13 @@ pub fn index_throughput_out_of_bounds(value: i64, which: &str, index: &str) -> S
     format!("Given value {value} for {which} is out of bounds for index {index}")
 }
 /// Captured (the tail follows the table variant).
-pub fn index_throughput_unchanged(index: &str, read: i64, write: i64, new_read: i64, new_write: i64) -> String {
+pub fn index_throughput_unchanged(
+    index: &str,
+    read: i64,
+    write: i64,
+    new_read: i64,
+    new_write: i64,
+) -> String {
     format!(
         "The provisioned throughput for the index {index} will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for index {index}: {read}. Requested ReadCapacityUnits: {new_read}. Current WriteCapacityUnits provisioned for index {index}: {write}. Requested WriteCapacityUnits: {new_write}. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits."
     )
@@ -333,6 +338,9 @@ pub fn index_being_created(table: &str, index: &str) -> String {
 }
 /// `ItemCollectionSizeLimitExceededException`. Not captured (the API Reference names the
 /// error without quoting it).
+/// Cancellation reason of a transaction write that outgrew its collection. Source: the
+/// API Reference (TransactWriteItems, CancellationReasons).
+pub const COLLECTION_SIZE_EXCEEDED: &str = "Collection size exceeded.";
 pub const ITEM_COLLECTION_TOO_LARGE: &str =
     "Item collection size limit exceeded. Reduce the item collection size to be under 10 GB";
 

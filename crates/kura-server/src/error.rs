@@ -142,6 +142,12 @@ impl From<EngineError> for ApiError {
             EngineError::LimitExceeded(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "LimitExceededException", message)
             }
+            EngineError::ItemCollectionSizeLimitExceeded(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "ItemCollectionSizeLimitExceededException",
+                message,
+            ),
             EngineError::Poisoned | EngineError::ShuttingDown | EngineError::Internal(_) => {
                 Self::new(
                     S::INTERNAL_SERVER_ERROR,

@@ -44,6 +44,8 @@ pub struct BatchWriteItemOutput {
     pub unprocessed_items: BTreeMap<String, Vec<serde_json::Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consumed_capacity: Option<Vec<ConsumedCapacity>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_collection_metrics: Option<BTreeMap<String, Vec<super::ItemCollectionMetrics>>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -28,6 +28,8 @@ pub struct PutItemOutput {
     pub attributes: Option<Item>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consumed_capacity: Option<ConsumedCapacity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_collection_metrics: Option<ItemCollectionMetrics>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -79,3 +81,25 @@ pub struct UpdateItemInput {
 }
 
 pub type UpdateItemOutput = PutItemOutput;
+
+/// `ItemCollectionMetrics`: the size of the item collection a write touched, on tables
+/// with local secondary indexes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ItemCollectionMetrics {
+    pub item_collection_key: Item,
+    #[serde(rename = "SizeEstimateRangeGB")]
+    pub size_estimate_range_gb: [f64; 2],
+}
+
+impl ItemCollectionMetrics {
+    /// DynamoDB reports a range of whole gigabytes around the collection's size.
+    pub fn new(hash_name: &str, hash: &kura_model::AttributeValue, bytes: u64) -> Self {
+        const GB: f64 = (1u64 << 30) as f64;
+        let low = (bytes as f64 / GB).floor();
+        ItemCollectionMetrics {
+            item_collection_key: Item::from([(hash_name.to_owned(), hash.clone())]),
+            size_estimate_range_gb: [low, low + 1.0],
+        }
+    }
+}

@@ -2,6 +2,8 @@
 
 use kura_model::Item;
 use kura_model::wire::ItemJson;
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use kura_expr::request::ExpressionParams;
@@ -44,6 +46,8 @@ pub struct TransactAction {
 pub struct TransactWriteItemsOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consumed_capacity: Option<Vec<ConsumedCapacity>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_collection_metrics: Option<BTreeMap<String, Vec<super::ItemCollectionMetrics>>>,
 }
 
 /// Why one action of a cancelled transaction failed (`None` when it did not).

@@ -159,7 +159,11 @@ fn backfill(
             }
         }
         let next = Arc::new(next);
-        w.put(Space::Catalog, next.name.clone().into_bytes(), next.encode());
+        w.put(
+            Space::Catalog,
+            next.name.clone().into_bytes(),
+            next.encode(),
+        );
         let name = next.name.clone();
         w.after_commit(move || catalog_for_writer.publish(&name, Some(next)));
         Ok(())

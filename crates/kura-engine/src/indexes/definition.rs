@@ -236,8 +236,7 @@ pub(crate) fn create_table_indexes(
         }
         for lsi in lsis {
             let name = lsi.index_name.clone().unwrap_or_default();
-            let key_schema =
-                index_key_schema(lsi.key_schema.as_deref().unwrap_or_default(), defs)?;
+            let key_schema = index_key_schema(lsi.key_schema.as_deref().unwrap_or_default(), defs)?;
             if key_schema.range.is_none() {
                 return Err(invalid(messages::index_without_range(&name)));
             }
@@ -268,7 +267,9 @@ pub(crate) fn create_table_indexes(
     }
     if let Some(gsis) = &input.global_secondary_indexes {
         if gsis.is_empty() {
-            return Err(invalid(messages::index_list_empty("GlobalSecondaryIndexes")));
+            return Err(invalid(messages::index_list_empty(
+                "GlobalSecondaryIndexes",
+            )));
         }
         for gsi in gsis {
             let record = global_index(gsi, defs, billing, records.len() as u32)?;
@@ -405,13 +406,17 @@ pub(crate) fn plan_gsi_updates(
         .filter(|u| u.create.is_some() || u.delete.is_some())
         .count();
     if online > 1 {
-        return Err(EngineError::LimitExceeded(messages::ONE_ONLINE_INDEX.into()));
+        return Err(EngineError::LimitExceeded(
+            messages::ONE_ONLINE_INDEX.into(),
+        ));
     }
     if online == 1 && updating_throughput {
         return Err(invalid(messages::INDEX_CHANGE_WITH_THROUGHPUT));
     }
     if online == 1 && table.indexes.iter().any(|i| i.backfilling) {
-        return Err(EngineError::LimitExceeded(messages::ONE_ONLINE_INDEX.into()));
+        return Err(EngineError::LimitExceeded(
+            messages::ONE_ONLINE_INDEX.into(),
+        ));
     }
     if let Some(create) = updates.iter().find_map(|u| u.create.as_ref()) {
         return plan_create(table, create, definitions.unwrap_or_default());
@@ -491,7 +496,11 @@ fn plan_create(
         defs.retain(|(n, _)| *n != name);
         defs.push((name, ty));
     }
-    let named = |attr: &str| definitions.iter().any(|d| d.attribute_name.as_deref() == Some(attr));
+    let named = |attr: &str| {
+        definitions
+            .iter()
+            .any(|d| d.attribute_name.as_deref() == Some(attr))
+    };
     let known = |attr: &str| table.attribute_definitions.iter().any(|(n, _)| n == attr);
     for k in create.key_schema.iter().flatten() {
         let attr = k.attribute_name.as_deref().unwrap_or_default();
@@ -572,9 +581,7 @@ pub(crate) fn describe_indexes(
                 projection: projection_out(&index.projection),
                 index_status: index.status(),
                 backfilling: index.backfilling.then_some(true),
-                provisioned_throughput: throughput(
-                    &index.throughput.clone().unwrap_or_default(),
-                ),
+                provisioned_throughput: throughput(&index.throughput.clone().unwrap_or_default()),
                 index_size_bytes: s.size_bytes,
                 item_count: s.item_count,
                 index_arn,

@@ -13,7 +13,7 @@ use kura_model::size::{item_size, value_size};
 use kura_model::{AttributeValue, Item, KeyAttribute, PrimaryKey, messages};
 
 use crate::api::{Consumed, write_units};
-use crate::catalog::{IndexProjection, IndexRecord, TableRecord};
+use crate::catalog::{IndexKind, IndexProjection, IndexRecord, TableRecord};
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
 use crate::storage::Space;
@@ -150,16 +150,25 @@ pub(crate) fn check_index_keys(table: &TableRecord, item: &Item) -> Result<()> {
     Ok(())
 }
 
-/// Brings every index of `table` in step with one item change and returns the write units
-/// the indexes consumed. Runs in the item write's job, so entries commit with the item.
+/// What one item change did to the table's indexes.
+#[derive(Debug, Default)]
+pub(crate) struct IndexChanges {
+    /// Write units per index.
+    pub consumed: Consumed,
+    /// Growth (or shrinkage) of the item's LSI entries, in bytes.
+    pub local_bytes: i64,
+}
+
+/// Brings every index of `table` in step with one item change. Runs in the item write's
+/// job, so entries commit with the item.
 pub(crate) fn update_indexes(
     w: &mut WriteContext<'_>,
     table: &TableRecord,
     table_key: &PrimaryKey,
     old: Option<&Item>,
     new: Option<&Item>,
-) -> Result<Consumed> {
-    let mut consumed = Consumed::default();
+) -> Result<IndexChanges> {
+    let mut changes = IndexChanges::default();
     for index in &table.indexes {
         // An old item that never fitted the index (written before it existed) has no
         // entry; only the new item must fit.
@@ -171,25 +180,29 @@ pub(crate) fn update_indexes(
             Some(item) => entry(table, index, table_key, item)?,
             None => None,
         };
-        let units = apply_entry_change(w, table.id, index, old_entry, new_entry)?;
+        let (units, bytes) = apply_entry_change(w, table.id, index, old_entry, new_entry)?;
         if units > 0.0 {
-            consumed.add_index(index.kind, &index.name, units);
+            changes.consumed.add_index(index.kind, &index.name, units);
+        }
+        if index.kind == IndexKind::Local {
+            changes.local_bytes += bytes;
         }
     }
-    Ok(consumed)
+    Ok(changes)
 }
 
 /// Replaces `old` by `new` in one index, keeping its statistics exact; returns the write
-/// units: one write per entry put or deleted, per KB of the entry.
+/// units (one write per entry put or deleted, per KB of the entry) and the change in the
+/// index's size in bytes.
 pub(crate) fn apply_entry_change(
     w: &mut WriteContext<'_>,
     table_id: u64,
     index: &IndexRecord,
     old: Option<IndexEntry>,
     new: Option<IndexEntry>,
-) -> Result<f64> {
+) -> Result<(f64, i64)> {
     if old == new {
-        return Ok(0.0);
+        return Ok((0.0, 0));
     }
     let stats_key = keys::index_stats_key(table_id, index.number);
     let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;
@@ -203,8 +216,10 @@ pub(crate) fn apply_entry_change(
         (Some(o), Some(n)) => o.key == n.key,
         _ => false,
     };
+    let mut bytes = 0i64;
     if let Some(o) = &old {
         stats.apply(Some(o.size()), None);
+        bytes -= o.size() as i64;
         if !replaced {
             w.delete(Space::Indexes, o.key.clone());
             units += write_units(o.size());
@@ -213,6 +228,7 @@ pub(crate) fn apply_entry_change(
     if let Some(n) = new {
         let size = n.size();
         stats.apply(None, Some(size));
+        bytes += size as i64;
         units += write_units(match (&old, replaced) {
             (Some(o), true) => o.size().max(size),
             _ => size,
@@ -220,5 +236,5 @@ pub(crate) fn apply_entry_change(
         w.put(Space::Indexes, n.key, encode_item(&n.item));
     }
     w.put(Space::Meta, stats_key, stats.encode());
-    Ok(units)
+    Ok((units, bytes))
 }

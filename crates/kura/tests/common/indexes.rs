@@ -288,7 +288,11 @@ pub async fn projections_and_errors(client: &Client, table: &str) {
         .await
         .expect("put");
     let consumed = put.consumed_capacity().expect("capacity");
-    assert_eq!(consumed.capacity_units(), Some(4.0), "table + 3 index entries");
+    assert_eq!(
+        consumed.capacity_units(),
+        Some(4.0),
+        "table + 3 index entries"
+    );
     assert_eq!(consumed.table().and_then(|t| t.capacity_units()), Some(1.0));
     let gsis = consumed.global_secondary_indexes().expect("gsi capacity");
     assert_eq!(gsis["byEmail"].capacity_units(), Some(1.0));
