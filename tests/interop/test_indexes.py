@@ -62,6 +62,17 @@ def query_all(table, **kwargs):
 
 
 @pytest.fixture()
+def table_name(table_name, ddb):
+    """conftest's table name; the table, if created, is deleted afterwards so that this
+    file's tables do not crowd the first ListTables page of the tests that follow."""
+    yield table_name
+    try:
+        ddb.delete_table(TableName=table_name)
+    except ddb.exceptions.ResourceNotFoundException:
+        pass
+
+
+@pytest.fixture()
 def dynamodb(endpoint, aws_env):
     return boto3.resource(
         "dynamodb",

@@ -25,7 +25,7 @@ use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
-use crate::indexes::entries::{check_index_keys, update_indexes};
+use crate::indexes::entries::{check_index_keys, check_updated_index_keys, update_indexes};
 use crate::keys::{self, TableStats};
 use crate::storage::{Snapshot, Space};
 use crate::writer::WriteContext;
@@ -333,6 +333,7 @@ impl Engine {
                 if item_size(&new) > limits::MAX_ITEM_SIZE {
                     return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
                 }
+                check_updated_index_keys(&table, &new)?;
                 let written = if current.as_ref() != Some(&new) {
                     write_item(w, &table, storage_key, current.as_ref(), Some(new.clone()))?
                 } else {

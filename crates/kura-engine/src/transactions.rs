@@ -26,7 +26,7 @@ use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
-use crate::indexes::entries::check_index_keys;
+use crate::indexes::entries::{check_index_keys, check_updated_index_keys};
 use crate::items::{
     Written, asks_metrics, current_table, read_current, read_snapshot, refuse_key_updates,
     write_item,
@@ -317,7 +317,7 @@ impl Engine {
                                         ));
                                         continue;
                                     }
-                                    Ok(item) => match check_index_keys(&table, &item) {
+                                    Ok(item) => match check_updated_index_keys(&table, &item) {
                                         Ok(()) => Some(Some(item)),
                                         Err(e) => {
                                             failed = true;

@@ -451,7 +451,10 @@ fn engine_with_table(rt: &tokio::runtime::Runtime) -> Arc<Engine> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    // 24 cases by default; PROPTEST_CASES raises it for long campaigns.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24)
+    ))]
 
     #[test]
     fn indexes_always_equal_a_recomputation(ops in proptest::collection::vec(op(), 1..40), limit in 1i64..5) {

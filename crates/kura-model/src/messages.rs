@@ -260,6 +260,12 @@ pub fn empty_index_key(kind: &str, index: &str, attr: &str) -> String {
         "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty {kind} value. IndexName: {index}, IndexKey: {attr}"
     )
 }
+/// Captured (UpdateItem that empties an index key); `kind` is `string` or `binary`.
+pub fn empty_index_key_update(kind: &str) -> String {
+    format!(
+        "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty {kind} value."
+    )
+}
 pub const GSI_CONSISTENT_READ: &str =
     "Consistent reads are not supported on global secondary indexes";
 pub fn select_all_on_gsi(index: &str) -> String {

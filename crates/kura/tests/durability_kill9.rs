@@ -31,7 +31,7 @@ async fn acknowledged_writes_survive_kill9() {
         let server = KuraProcess::start(Some(dir.path()));
         let client = server.client();
         if cycle == 0 {
-            common::create_table(&client, "Durable", "pk", None).await;
+            create_table_with_index(&client).await;
         }
         // Every item acknowledged in earlier cycles is still there.
         verify(&client, &expected).await;
@@ -48,6 +48,7 @@ async fn acknowledged_writes_survive_kill9() {
                         .table_name("Durable")
                         .item("pk", Av::S(format!("c{cycle}-w{writer}-{seq}")))
                         .item("seq", Av::N(seq.to_string()))
+                        .item("grp", Av::S(format!("w{writer}")))
                         .item("pad", Av::S("x".repeat(512)))
                         .send()
                         .await;
@@ -94,6 +95,62 @@ async fn acknowledged_writes_survive_kill9() {
         "ItemCount {count} < acknowledged {}",
         expected.len()
     );
+    // Index entries commit with their items: after every crash the GSI holds exactly one
+    // entry per item.
+    assert_eq!(scan_count(&client, None).await, count);
+    assert_eq!(scan_count(&client, Some("byGroup")).await, count);
+}
+
+async fn create_table_with_index(client: &aws_sdk_dynamodb::Client) {
+    use aws_sdk_dynamodb::types::{
+        BillingMode, GlobalSecondaryIndex, KeyType, Projection, ProjectionType, ScalarAttributeType,
+    };
+    client
+        .create_table()
+        .table_name("Durable")
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(common::def("pk", ScalarAttributeType::S))
+        .attribute_definitions(common::def("grp", ScalarAttributeType::S))
+        .attribute_definitions(common::def("seq", ScalarAttributeType::N))
+        .key_schema(common::key("pk", KeyType::Hash))
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("byGroup")
+                .key_schema(common::key("grp", KeyType::Hash))
+                .key_schema(common::key("seq", KeyType::Range))
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::KeysOnly)
+                        .build(),
+                )
+                .build()
+                .expect("index"),
+        )
+        .send()
+        .await
+        .expect("create table");
+}
+
+/// Items in the table or one of its indexes, by a paged Scan with Select COUNT.
+async fn scan_count(client: &aws_sdk_dynamodb::Client, index: Option<&str>) -> i64 {
+    let mut total = 0i64;
+    let mut start = None;
+    loop {
+        let page = client
+            .scan()
+            .table_name("Durable")
+            .set_index_name(index.map(str::to_owned))
+            .select(aws_sdk_dynamodb::types::Select::Count)
+            .set_exclusive_start_key(start.take())
+            .send()
+            .await
+            .expect("scan");
+        total += i64::from(page.count());
+        match page.last_evaluated_key() {
+            Some(key) => start = Some(key.clone()),
+            None => return total,
+        }
+    }
 }
 
 async fn verify(client: &aws_sdk_dynamodb::Client, expected: &[(usize, u64)]) {

@@ -159,6 +159,25 @@ pub(crate) struct IndexChanges {
     pub local_bytes: i64,
 }
 
+/// UpdateItem's check of an updated item: as [`check_index_keys`], except that an index
+/// key the update emptied gets DynamoDB's update wording.
+pub(crate) fn check_updated_index_keys(table: &TableRecord, item: &Item) -> Result<()> {
+    for index in &table.indexes {
+        for attr in index.key_schema.attributes() {
+            let kind = match item.get(&attr.name) {
+                Some(AttributeValue::S(s)) if s.is_empty() && attr.ty == ScalarType::S => "string",
+                Some(AttributeValue::B(b)) if b.is_empty() && attr.ty == ScalarType::B => "binary",
+                _ => continue,
+            };
+            return Err(EngineError::validation(messages::empty_index_key_update(
+                kind,
+            )));
+        }
+        index_key(index, item)?;
+    }
+    Ok(())
+}
+
 /// Brings every index of `table` in step with one item change. Runs in the item write's
 /// job, so entries commit with the item.
 pub(crate) fn update_indexes(

@@ -412,6 +412,20 @@ pub async fn projections_and_errors(client: &Client, table: &str) {
         message(&err),
         "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: byEmail, IndexKey: email"
     );
+    let err = client
+        .update_item()
+        .table_name(table)
+        .key("pk", s("p"))
+        .key("sk", V::N("1".into()))
+        .update_expression("SET email = :e")
+        .expression_attribute_values(":e", s(""))
+        .send()
+        .await
+        .expect_err("emptied index key");
+    assert_eq!(
+        message(&err),
+        "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value."
+    );
 }
 
 /// A GSI added to a table with items: CREATING with Backfilling, then ACTIVE and exact.
