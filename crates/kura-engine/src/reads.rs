@@ -40,11 +40,9 @@ const SELECT: [&str; 4] = [
 
 /// What to return for the items that pass the filter.
 enum Output {
-    /// The items (projected when a projection is given); `fetch` reads each item from the
-    /// table because an LSI entry lacks attributes that were asked for.
+    /// The items, projected when a projection is given.
     Items {
         projection: Option<Projection>,
-        fetch: bool,
     },
     Count,
 }
@@ -145,10 +143,7 @@ fn output(
     index: Option<&str>,
     projection: Option<Projection>,
 ) -> Result<Output> {
-    let items = |projection| Output::Items {
-        projection,
-        fetch: false,
-    };
+    let items = |projection| Output::Items { projection };
     match (select, &projection) {
         (Some("COUNT"), Some(_)) => Err(EngineError::validation(messages::COUNT_WITH_PROJECTION)),
         (Some("COUNT"), None) => Ok(Output::Count),
@@ -165,40 +160,56 @@ fn output(
     }
 }
 
-/// Decides, once the index is known, whether its entries answer the request or each item
-/// must be fetched from the table (LSIs only; a GSI refuses ALL_ATTRIBUTES instead).
-fn index_output(output: Output, select: Option<&str>, target: &Target) -> Result<Output> {
+/// When a Query or Scan on an LSI reads each item from the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fetch {
+    Never,
+    /// The filter names attributes the entries lack; results are still the entries.
+    ForFilter,
+    /// The results need attributes the entries lack.
+    ForOutput,
+}
+
+/// Whether each item must be fetched from the table because the index's entries lack
+/// attributes the request needs: LSIs fetch them (charged to the table), a GSI refuses
+/// ALL_ATTRIBUTES and otherwise returns what it projects.
+fn needs_fetch(
+    output: &Output,
+    select: Option<&str>,
+    filter: Option<&Condition>,
+    target: &Target,
+) -> Result<Fetch> {
     let Some(index) = &target.index else {
-        return Ok(output);
-    };
-    let Output::Items { projection, .. } = output else {
-        return Ok(output);
+        return Ok(Fetch::Never);
     };
     if index.projection == IndexProjection::All {
-        return Ok(Output::Items {
-            projection,
-            fetch: false,
-        });
+        return Ok(Fetch::Never);
     }
-    let fetch = match &projection {
-        Some(paths) => paths
-            .iter()
-            .any(|p| !projects(&target.table, index, p.top())),
-        None => select == Some("ALL_ATTRIBUTES"),
+    let missing = |top: &str| !projects(&target.table, index, top);
+    let wants_more = match output {
+        Output::Items {
+            projection: Some(paths),
+        } => paths.iter().any(|p| missing(p.top())),
+        Output::Items { projection: None } => select == Some("ALL_ATTRIBUTES"),
+        Output::Count => false,
     };
-    if fetch && index.kind == IndexKind::Global {
-        if select == Some("ALL_ATTRIBUTES") {
+    if index.kind == IndexKind::Global {
+        if wants_more && select == Some("ALL_ATTRIBUTES") {
             return Err(EngineError::validation(messages::select_all_on_gsi(
                 &index.name,
             )));
         }
-        // A GSI returns what it projects; attributes it lacks are simply absent.
-        return Ok(Output::Items {
-            projection,
-            fetch: false,
-        });
+        return Ok(Fetch::Never);
     }
-    Ok(Output::Items { projection, fetch })
+    if wants_more {
+        return Ok(Fetch::ForOutput);
+    }
+    let filter_wants_more = filter.is_some_and(|f| f.paths().iter().any(|p| missing(p.top())));
+    Ok(if filter_wants_more {
+        Fetch::ForFilter
+    } else {
+        Fetch::Never
+    })
 }
 
 /// The shared part of a Query or Scan request, once validated.
@@ -209,6 +220,7 @@ struct Page<'a> {
     sort: Option<SortCondition>,
     filter: Option<&'a Condition>,
     output: Output,
+    fetch: Fetch,
     limit: Option<usize>,
     consistent: bool,
     capacity: ReturnConsumedCapacity,
@@ -322,7 +334,7 @@ impl Engine {
                 range.end = Bound::Excluded(start);
             }
         }
-        let output = index_output(output, input.select.as_deref(), &target)?;
+        let fetch = needs_fetch(&output, input.select.as_deref(), filter.as_ref(), &target)?;
         self.read_page(
             &table_name,
             Page {
@@ -336,6 +348,7 @@ impl Engine {
                 sort,
                 filter: filter.as_ref(),
                 output,
+                fetch,
                 limit: input.limit.map(|l| l as usize),
                 consistent,
                 capacity: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
@@ -398,7 +411,7 @@ impl Engine {
                 range.start = Bound::Excluded(start);
             }
         }
-        let output = index_output(output, input.select.as_deref(), &target)?;
+        let fetch = needs_fetch(&output, input.select.as_deref(), filter.as_ref(), &target)?;
         self.read_page(
             &table_name,
             Page {
@@ -408,6 +421,7 @@ impl Engine {
                 sort: None,
                 filter: filter.as_ref(),
                 output,
+                fetch,
                 limit: input.limit.map(|l| l as usize),
                 consistent,
                 capacity: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
@@ -445,24 +459,27 @@ impl Engine {
             out.scanned_count += 1;
             bytes_read += item_size(&item);
             // An LSI entry lacking requested attributes is answered from the table item.
-            let full = match &page.output {
-                Output::Items { fetch: true, .. } => {
-                    let key = target.table.key_schema.key_of_item(&item)?;
-                    let storage_key = keys::item_key(target.table.id, &key)?;
-                    let fetched = read_snapshot(snapshot.as_ref(), &storage_key)?;
-                    let fetched = fetched.unwrap_or_else(|| item.clone());
-                    fetched_units += read_units(item_size(&fetched), page.consistent);
-                    Some(fetched)
-                }
-                _ => None,
+            let full = if page.fetch != Fetch::Never {
+                let key = target.table.key_schema.key_of_item(&item)?;
+                let storage_key = keys::item_key(target.table.id, &key)?;
+                let fetched = read_snapshot(snapshot.as_ref(), &storage_key)?;
+                let fetched = fetched.unwrap_or_else(|| item.clone());
+                fetched_units += read_units(item_size(&fetched), page.consistent);
+                Some(fetched)
+            } else {
+                None
             };
-            let visible = full.as_ref().unwrap_or(&item);
-            if page.filter.is_none_or(|f| evaluate(f, visible)) {
+            let filtered = full.as_ref().unwrap_or(&item);
+            let returned = match page.fetch {
+                Fetch::ForOutput => filtered,
+                _ => &item,
+            };
+            if page.filter.is_none_or(|f| evaluate(f, filtered)) {
                 out.count += 1;
                 if let Output::Items { projection, .. } = &page.output {
                     items.push(match projection {
-                        Some(paths) => project(visible, paths),
-                        None => visible.clone(),
+                        Some(paths) => project(returned, paths),
+                        None => returned.clone(),
                     });
                 }
             }

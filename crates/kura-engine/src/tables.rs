@@ -741,6 +741,10 @@ fn apply_update(current: &TableRecord, input: &UpdateTableInput, now: i64) -> Re
             if current.billing_mode != BillingMode::PayPerRequest {
                 next.pay_per_request_since_ms = Some(now);
                 next.throughput = Throughput::default();
+                // On-demand GSIs have no throughput of their own either.
+                for index in &mut next.indexes {
+                    index.throughput = None;
+                }
             }
         }
         (BillingMode::Provisioned, pt) => {
