@@ -10,5 +10,9 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 targets=$(cargo fuzz list)
 for target in $targets; do
   echo "== fuzzing $target for ${seconds}s"
+  # Committed seed inputs (valid requests) start the corpus where random bytes rarely go.
+  if [ -d "seeds/$target" ]; then
+    mkdir -p "corpus/$target" && cp -n "seeds/$target"/* "corpus/$target/"
+  fi
   cargo fuzz run -s none "$target" -- -max_total_time="$seconds"
 done
