@@ -92,6 +92,7 @@ async fn run(create: Value, items: usize) -> f64 {
     items as f64 / took.as_secs_f64()
 }
 
+#[allow(clippy::print_stdout)] // a benchmark's job is to print
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let items: usize = std::env::args()

@@ -13,7 +13,7 @@ use crate::catalog::{BillingMode, TABLE_RECORD_VERSION, TableRecord, Throughput}
 use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
 use crate::indexes::backfill::{BackfillJob, Backfiller};
-use crate::indexes::definition::{self, GsiChange, throughput_constraints};
+use crate::indexes::definition::{self, GsiPlan, OnlineChange, throughput_constraints};
 use crate::keys::{self, TableStats};
 use crate::purge::{PurgeTarget, Purger};
 use crate::storage::Space;
@@ -255,14 +255,14 @@ impl Engine {
                 let mut next = current.as_ref().clone();
                 let mut changing_index = false;
                 if let Some(updates) = &input.global_secondary_index_updates {
-                    let change = definition::plan_gsi_updates(
+                    let plan = definition::plan_gsi_updates(
                         &current,
                         updates,
                         input.attribute_definitions.as_deref(),
                         input.provisioned_throughput.is_some(),
                     )?;
-                    changing_index = !matches!(change, GsiChange::Throughput(_));
-                    apply_gsi_change(w, &mut next, change, &backfiller, &purger);
+                    changing_index = plan.online.is_some();
+                    apply_gsi_plan(w, &mut next, plan, &backfiller, &purger);
                 }
                 let next = Arc::new(apply_update(&next, &input, now_ms())?);
                 w.put(Space::Catalog, name.clone().into_bytes(), next.encode());
@@ -458,15 +458,23 @@ pub(crate) struct Stats {
 
 /// Applies a planned GSI change to the table record being written, with its storage side
 /// effects: a new index starts filling after the commit; a deleted one is purged.
-fn apply_gsi_change(
+fn apply_gsi_plan(
     w: &mut WriteContext<'_>,
     next: &mut TableRecord,
-    change: GsiChange,
+    plan: GsiPlan,
     backfiller: &Arc<Backfiller>,
     purger: &Arc<Purger>,
 ) {
-    match change {
-        GsiChange::Create { index, definitions } => {
+    let now = now_ms();
+    for (name, wanted) in plan.throughput {
+        if let Some(index) = next.indexes.iter_mut().find(|i| i.name == name) {
+            let old = index.throughput.clone().unwrap_or_default();
+            index.throughput = Some(changed_throughput(&old, &wanted, false, now));
+        }
+    }
+    match plan.online {
+        None => {}
+        Some(OnlineChange::Create { index, definitions }) => {
             tracing::info!(table = %next.name, index = %index.name, "creating index");
             next.attribute_definitions = definitions;
             next.next_index_number = index.number + 1;
@@ -479,7 +487,7 @@ fn apply_gsi_change(
             let backfiller = backfiller.clone();
             w.after_commit(move || backfiller.start_job(job));
         }
-        GsiChange::Delete(name) => {
+        Some(OnlineChange::Delete(name)) => {
             tracing::info!(table = %next.name, index = %name, "deleting index");
             let Some(position) = next.indexes.iter().position(|i| i.name == name) else {
                 return;
@@ -501,15 +509,6 @@ fn apply_gsi_change(
             let purger = purger.clone();
             let target = PurgeTarget::Index(next.id, index.number);
             w.after_commit(move || purger.wake(target));
-        }
-        GsiChange::Throughput(changes) => {
-            let now = now_ms();
-            for (name, wanted) in changes {
-                if let Some(index) = next.indexes.iter_mut().find(|i| i.name == name) {
-                    let old = index.throughput.clone().unwrap_or_default();
-                    index.throughput = Some(changed_throughput(&old, &wanted, false, now));
-                }
-            }
         }
     }
 }

@@ -336,12 +336,6 @@ pub fn index_throughput_unchanged(
 }
 /// Captured.
 pub const INDEX_CHANGE_WITH_THROUGHPUT: &str = "One or more parameter values were invalid: You cannot create or delete index while updating table IOPS";
-/// `ResourceInUseException`. Captured.
-pub fn index_being_created(table: &str, index: &str) -> String {
-    format!(
-        "Attempt to change a resource which is still in use: Index creation is in resource allocation phase. Retry deletion during backfilling phase or when the index is active. Table: {table} Index: {index}"
-    )
-}
 /// `ItemCollectionSizeLimitExceededException`. Not captured (the API Reference names the
 /// error without quoting it).
 /// Cancellation reason of a transaction write that outgrew its collection. Source: the

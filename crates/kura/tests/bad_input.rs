@@ -157,7 +157,7 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
             Some("CreateTable"),
             r#"{"TableName":"Tab2","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST","GlobalSecondaryIndexes":[]}"#.into(),
             "ValidationException",
-            Some("GlobalSecondaryIndexes is not supported by Kura yet"),
+            Some("One or more parameter values were invalid: List of GlobalSecondaryIndexes is empty"),
         ),
         (
             Some("ExecuteStatement"),

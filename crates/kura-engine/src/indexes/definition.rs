@@ -323,16 +323,22 @@ fn check_projected_total(indexes: &[IndexRecord]) -> Result<()> {
     Ok(())
 }
 
-/// What one UpdateTable call does to a table's GSIs.
-pub(crate) enum GsiChange {
+/// What one UpdateTable call does to a table's GSIs: at most one index created or
+/// deleted, and any number of throughput changes.
+#[derive(Default)]
+pub(crate) struct GsiPlan {
+    pub online: Option<OnlineChange>,
+    /// New throughput per index name.
+    pub throughput: Vec<(String, Throughput)>,
+}
+
+pub(crate) enum OnlineChange {
     /// A new GSI to fill from the table's items, with the definitions its keys need.
     Create {
         index: IndexRecord,
         definitions: Vec<(String, ScalarType)>,
     },
     Delete(String),
-    /// New throughput per index name.
-    Throughput(Vec<(String, Throughput)>),
 }
 
 /// Framework constraints of UpdateTable's GlobalSecondaryIndexUpdates.
@@ -378,7 +384,7 @@ pub(crate) fn plan_gsi_updates(
     updates: &[GlobalSecondaryIndexUpdateInput],
     definitions: Option<&[AttributeDefinitionInput]>,
     updating_throughput: bool,
-) -> Result<GsiChange> {
+) -> Result<GsiPlan> {
     if updates.is_empty() {
         return Err(invalid(messages::GSI_UPDATES_EMPTY));
     }
@@ -418,15 +424,15 @@ pub(crate) fn plan_gsi_updates(
             messages::ONE_ONLINE_INDEX.into(),
         ));
     }
+    let mut plan = GsiPlan::default();
     if let Some(create) = updates.iter().find_map(|u| u.create.as_ref()) {
-        return plan_create(table, create, definitions.unwrap_or_default());
+        plan.online = Some(plan_create(table, create, definitions.unwrap_or_default())?);
     }
     if let Some(delete) = updates.iter().find_map(|u| u.delete.as_ref()) {
         let name = delete.index_name.clone().unwrap_or_default();
         existing_gsi(table, &name, "delete")?;
-        return Ok(GsiChange::Delete(name));
+        plan.online = Some(OnlineChange::Delete(name));
     }
-    let mut changes = Vec::new();
     for update in updates.iter().filter_map(|u| u.update.as_ref()) {
         let name = update.index_name.clone().unwrap_or_default();
         let index = existing_gsi(table, &name, "update")?;
@@ -447,9 +453,9 @@ pub(crate) fn plan_gsi_updates(
                 wanted.write,
             )));
         }
-        changes.push((name, wanted));
+        plan.throughput.push((name, wanted));
     }
-    Ok(GsiChange::Throughput(changes))
+    Ok(plan)
 }
 
 fn existing_gsi<'t>(table: &'t TableRecord, name: &str, action: &str) -> Result<&'t IndexRecord> {
@@ -469,7 +475,7 @@ fn plan_create(
     table: &TableRecord,
     create: &GlobalSecondaryIndexInput,
     definitions: &[AttributeDefinitionInput],
-) -> Result<GsiChange> {
+) -> Result<OnlineChange> {
     let name = create.index_name.clone().unwrap_or_default();
     if table.index(&name).is_some() {
         return Err(invalid(messages::INDEX_EXISTS));
@@ -484,7 +490,8 @@ fn plan_create(
             messages::TOO_MANY_GSIS_ONLINE.into(),
         ));
     }
-    // The new keys' types come from this request's definitions, or from the table's.
+    // The new keys' types come from the table's definitions, else from this request's:
+    // a request cannot retype an attribute the table already keys on.
     let mut defs: Vec<(String, ScalarType)> = table.attribute_definitions.clone();
     for d in definitions {
         let name = d.attribute_name.clone().unwrap_or_default();
@@ -493,8 +500,9 @@ fn plan_create(
             Some("B") => ScalarType::B,
             _ => ScalarType::S,
         };
-        defs.retain(|(n, _)| *n != name);
-        defs.push((name, ty));
+        if !defs.iter().any(|(n, _)| *n == name) {
+            defs.push((name, ty));
+        }
     }
     let named = |attr: &str| {
         definitions
@@ -524,7 +532,7 @@ fn plan_create(
         .filter(|(n, _)| used.contains(n.as_str()))
         .cloned()
         .collect();
-    Ok(GsiChange::Create {
+    Ok(OnlineChange::Create {
         index: IndexRecord {
             backfilling: true,
             ..index

@@ -193,8 +193,8 @@ pub trait Snapshot: Send {
     fn range(&self, space: Space, range: KeyRange, direction: Direction) -> KvIter<'_>;
 }
 
-/// Longest key a store must accept. Kura's longest key (an item key with a 2 KB partition
-/// key and a 1 KB sort key, escaped) is far below it.
+/// Longest key a store must accept. Kura's longest key (an index entry key: an index key
+/// and a table key, each up to 2 KB + 1 KB before escaping) is far below it.
 pub const MAX_KEY_LEN: usize = 65_535;
 
 /// An ordered key-value store with atomic, durable batches. Keys are 1..=[`MAX_KEY_LEN`]
