@@ -437,6 +437,8 @@ impl Engine {
         let mut items = Vec::new();
         let mut bytes_read = 0usize;
         let mut fetched_units = 0.0;
+        // Items read from the table for an LSI count toward the page's 1 MB too.
+        let mut fetched_bytes = 0usize;
         let mut last_read: Option<Item> = None;
         let mut stopped_early = false;
         let rows = if page.range.is_empty() {
@@ -452,7 +454,9 @@ impl Engine {
             {
                 continue;
             }
-            if page.limit.is_some_and(|l| out.scanned_count >= l) || bytes_read >= PAGE_BYTES {
+            if page.limit.is_some_and(|l| out.scanned_count >= l)
+                || bytes_read + fetched_bytes >= PAGE_BYTES
+            {
                 stopped_early = true;
                 break;
             }
@@ -464,6 +468,7 @@ impl Engine {
                 let storage_key = keys::item_key(target.table.id, &key)?;
                 let fetched = read_snapshot(snapshot.as_ref(), &storage_key)?;
                 let fetched = fetched.unwrap_or_else(|| item.clone());
+                fetched_bytes += item_size(&fetched);
                 fetched_units += read_units(item_size(&fetched), page.consistent);
                 Some(fetched)
             } else {

@@ -38,22 +38,7 @@ impl Engine {
             None => c.not_null::<()>("keySchema", None),
             Some(ks) => c.length("keySchema", "[...]", ks.len(), 1, 2),
         }
-        for (i, def) in input.attribute_definitions.iter().flatten().enumerate() {
-            let path = format!("attributeDefinitions.{}.member", i + 1);
-            c.not_null(
-                &format!("{path}.attributeName"),
-                def.attribute_name.as_ref(),
-            );
-            c.not_null(
-                &format!("{path}.attributeType"),
-                def.attribute_type.as_ref(),
-            );
-            c.one_of(
-                &format!("{path}.attributeType"),
-                def.attribute_type.as_deref(),
-                &ATTRIBUTE_TYPES,
-            );
-        }
+        definitions_constraints(&mut c, input.attribute_definitions.as_deref());
         for (i, el) in input.key_schema.iter().flatten().enumerate() {
             let path = format!("keySchema.{}.member", i + 1);
             c.not_null(&format!("{path}.attributeName"), el.attribute_name.as_ref());
@@ -220,6 +205,7 @@ impl Engine {
             "provisionedThroughput",
             input.provisioned_throughput.as_ref(),
         );
+        definitions_constraints(&mut c, input.attribute_definitions.as_deref());
         if let Some(updates) = &input.global_secondary_index_updates {
             definition::update_constraints(&mut c, updates);
         }
@@ -255,8 +241,14 @@ impl Engine {
                 let mut next = current.as_ref().clone();
                 let mut changing_index = false;
                 if let Some(updates) = &input.global_secondary_index_updates {
+                    let billing = match input.billing_mode.as_deref() {
+                        Some("PAY_PER_REQUEST") => BillingMode::PayPerRequest,
+                        Some(_) => BillingMode::Provisioned,
+                        None => current.billing_mode,
+                    };
                     let plan = definition::plan_gsi_updates(
                         &current,
+                        billing,
                         updates,
                         input.attribute_definitions.as_deref(),
                         input.provisioned_throughput.is_some(),
@@ -265,6 +257,17 @@ impl Engine {
                     apply_gsi_plan(w, &mut next, plan, &backfiller, &purger);
                 }
                 let next = Arc::new(apply_update(&next, &input, now_ms())?);
+                // A provisioned table's GSIs each need their own throughput (a switch from
+                // on-demand gives it in GlobalSecondaryIndexUpdates).
+                if next.billing_mode == BillingMode::Provisioned
+                    && let Some(index) = next.indexes.iter().find(|i| {
+                        i.kind == crate::catalog::IndexKind::Global && i.throughput.is_none()
+                    })
+                {
+                    return Err(EngineError::validation(messages::index_throughput_missing(
+                        &index.name,
+                    )));
+                }
                 w.put(Space::Catalog, name.clone().into_bytes(), next.encode());
                 let published = next.clone();
                 w.after_commit(move || catalog.publish(&name, Some(published)));
@@ -558,6 +561,26 @@ fn refuse_unsupported(members: &[(bool, &str)]) -> Result<()> {
     match members.iter().find(|(present, _)| *present) {
         Some((_, name)) => Err(EngineError::validation(messages::not_supported_yet(name))),
         None => Ok(()),
+    }
+}
+
+/// Framework constraints of AttributeDefinitions (CreateTable and UpdateTable).
+fn definitions_constraints(c: &mut Constraints, definitions: Option<&[AttributeDefinitionInput]>) {
+    for (i, def) in definitions.into_iter().flatten().enumerate() {
+        let path = format!("attributeDefinitions.{}.member", i + 1);
+        c.not_null(
+            &format!("{path}.attributeName"),
+            def.attribute_name.as_ref(),
+        );
+        c.not_null(
+            &format!("{path}.attributeType"),
+            def.attribute_type.as_ref(),
+        );
+        c.one_of(
+            &format!("{path}.attributeType"),
+            def.attribute_type.as_deref(),
+            &ATTRIBUTE_TYPES,
+        );
     }
 }
 

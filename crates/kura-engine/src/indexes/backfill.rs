@@ -23,8 +23,10 @@ use crate::keys;
 use crate::storage::{Direction, KeyRange, Space, Store};
 use crate::writer::Writer;
 
-/// Items per writer job: small enough that writes queued behind a job wait little.
+/// Items, and bytes of items, per writer job: small enough that writes queued behind a
+/// job wait little, whatever the item sizes.
 const CHUNK: usize = 256;
+const CHUNK_BYTES: usize = 4 * 1024 * 1024;
 
 /// One index to fill.
 #[derive(Debug, Clone)]
@@ -108,11 +110,16 @@ fn backfill(
             return Ok(());
         }
         let snapshot = store.snapshot()?;
-        let chunk: Vec<Vec<u8>> = snapshot
-            .range(Space::Items, range.clone(), Direction::Forward)
-            .take(CHUNK)
-            .map(|row| row.map(|(k, _)| k))
-            .collect::<std::result::Result<_, _>>()?;
+        let mut chunk: Vec<Vec<u8>> = Vec::new();
+        let mut bytes = 0usize;
+        for row in snapshot.range(Space::Items, range.clone(), Direction::Forward) {
+            let (key, value) = row?;
+            bytes += value.len();
+            chunk.push(key);
+            if chunk.len() >= CHUNK || bytes >= CHUNK_BYTES {
+                break;
+            }
+        }
         drop(snapshot);
         let Some(last) = chunk.last().cloned() else {
             break;

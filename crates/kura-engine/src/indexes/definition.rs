@@ -379,8 +379,10 @@ pub(crate) fn update_constraints(c: &mut Constraints, updates: &[GlobalSecondary
 }
 
 /// Validates UpdateTable's GlobalSecondaryIndexUpdates against the table as it is now.
+/// `billing` is the table's billing mode once this UpdateTable applies.
 pub(crate) fn plan_gsi_updates(
     table: &TableRecord,
+    billing: BillingMode,
     updates: &[GlobalSecondaryIndexUpdateInput],
     definitions: Option<&[AttributeDefinitionInput]>,
     updating_throughput: bool,
@@ -426,7 +428,12 @@ pub(crate) fn plan_gsi_updates(
     }
     let mut plan = GsiPlan::default();
     if let Some(create) = updates.iter().find_map(|u| u.create.as_ref()) {
-        plan.online = Some(plan_create(table, create, definitions.unwrap_or_default())?);
+        plan.online = Some(plan_create(
+            table,
+            billing,
+            create,
+            definitions.unwrap_or_default(),
+        )?);
     }
     if let Some(delete) = updates.iter().find_map(|u| u.delete.as_ref()) {
         let name = delete.index_name.clone().unwrap_or_default();
@@ -436,7 +443,7 @@ pub(crate) fn plan_gsi_updates(
     for update in updates.iter().filter_map(|u| u.update.as_ref()) {
         let name = update.index_name.clone().unwrap_or_default();
         let index = existing_gsi(table, &name, "update")?;
-        if table.billing_mode == BillingMode::PayPerRequest {
+        if billing == BillingMode::PayPerRequest {
             return Err(invalid(messages::index_update_on_demand(&name)));
         }
         let Some(pt) = &update.provisioned_throughput else {
@@ -473,6 +480,7 @@ fn existing_gsi<'t>(table: &'t TableRecord, name: &str, action: &str) -> Result<
 
 fn plan_create(
     table: &TableRecord,
+    billing: BillingMode,
     create: &GlobalSecondaryIndexInput,
     definitions: &[AttributeDefinitionInput],
 ) -> Result<OnlineChange> {
@@ -516,7 +524,7 @@ fn plan_create(
             return Err(invalid(messages::index_definition_missing(&name)));
         }
     }
-    let index = global_index(create, &defs, table.billing_mode, table.next_index_number)?;
+    let index = global_index(create, &defs, billing, table.next_index_number)?;
     let mut all = table.indexes.clone();
     all.push(index.clone());
     check_projected_total(&all)?;
