@@ -23,6 +23,15 @@ pub enum BillingMode {
 }
 
 impl BillingMode {
+    /// The mode a request's `BillingMode` asks for; `current` when it names none.
+    pub fn requested(wire: Option<&str>, current: BillingMode) -> BillingMode {
+        match wire {
+            Some("PAY_PER_REQUEST") => BillingMode::PayPerRequest,
+            Some(_) => BillingMode::Provisioned,
+            None => current,
+        }
+    }
+
     pub fn wire(self) -> &'static str {
         match self {
             BillingMode::Provisioned => "PROVISIONED",

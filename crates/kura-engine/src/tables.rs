@@ -73,10 +73,8 @@ impl Engine {
             (input.warm_throughput.is_some(), "WarmThroughput"),
         ])?;
 
-        let billing_mode = match input.billing_mode.as_deref() {
-            Some("PAY_PER_REQUEST") => BillingMode::PayPerRequest,
-            _ => BillingMode::Provisioned,
-        };
+        let billing_mode =
+            BillingMode::requested(input.billing_mode.as_deref(), BillingMode::Provisioned);
         let throughput = check_billing(billing_mode, input.provisioned_throughput.as_ref())?;
         let has_indexes =
             input.global_secondary_indexes.is_some() || input.local_secondary_indexes.is_some();
@@ -241,11 +239,8 @@ impl Engine {
                 let mut next = current.as_ref().clone();
                 let mut changing_index = false;
                 if let Some(updates) = &input.global_secondary_index_updates {
-                    let billing = match input.billing_mode.as_deref() {
-                        Some("PAY_PER_REQUEST") => BillingMode::PayPerRequest,
-                        Some(_) => BillingMode::Provisioned,
-                        None => current.billing_mode,
-                    };
+                    let billing =
+                        BillingMode::requested(input.billing_mode.as_deref(), current.billing_mode);
                     let plan = definition::plan_gsi_updates(
                         &current,
                         billing,
@@ -631,14 +626,7 @@ fn check_key_schema(
 ) -> Result<(KeySchema, Vec<(String, ScalarType)>)> {
     let defs: Vec<(String, ScalarType)> = definitions
         .iter()
-        .map(|d| {
-            let ty = match d.attribute_type.as_deref() {
-                Some("N") => ScalarType::N,
-                Some("B") => ScalarType::B,
-                _ => ScalarType::S,
-            };
-            (d.attribute_name.clone().unwrap_or_default(), ty)
-        })
+        .map(AttributeDefinitionInput::definition)
         .collect();
     let def_names: Vec<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
     let key_names: Vec<&str> = schema
@@ -750,11 +738,7 @@ fn check_tags(tags: &[Tag]) -> Result<()> {
 
 fn apply_update(current: &TableRecord, input: &UpdateTableInput, now: i64) -> Result<TableRecord> {
     let mut next = current.clone();
-    let target_mode = match input.billing_mode.as_deref() {
-        Some("PAY_PER_REQUEST") => BillingMode::PayPerRequest,
-        Some(_) => BillingMode::Provisioned,
-        None => current.billing_mode,
-    };
+    let target_mode = BillingMode::requested(input.billing_mode.as_deref(), current.billing_mode);
     match (target_mode, input.provisioned_throughput.as_ref()) {
         (BillingMode::PayPerRequest, Some(_)) => {
             return Err(EngineError::validation(messages::PPR_WITH_THROUGHPUT));

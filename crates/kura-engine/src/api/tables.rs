@@ -11,6 +11,18 @@ pub struct AttributeDefinitionInput {
     pub attribute_type: Option<String>,
 }
 
+impl AttributeDefinitionInput {
+    /// The name and type, once the framework constraints have passed (S if unset).
+    pub fn definition(&self) -> (String, kura_model::keycode::ScalarType) {
+        let ty = self
+            .attribute_type
+            .as_deref()
+            .and_then(kura_model::keycode::ScalarType::from_descriptor)
+            .unwrap_or(kura_model::keycode::ScalarType::S);
+        (self.attribute_name.clone().unwrap_or_default(), ty)
+    }
+}
+
 /// `KeySchemaElement` as sent.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]

@@ -502,12 +502,7 @@ fn plan_create(
     // a request cannot retype an attribute the table already keys on.
     let mut defs: Vec<(String, ScalarType)> = table.attribute_definitions.clone();
     for d in definitions {
-        let name = d.attribute_name.clone().unwrap_or_default();
-        let ty = match d.attribute_type.as_deref() {
-            Some("N") => ScalarType::N,
-            Some("B") => ScalarType::B,
-            _ => ScalarType::S,
-        };
+        let (name, ty) = d.definition();
         if !defs.iter().any(|(n, _)| *n == name) {
             defs.push((name, ty));
         }
