@@ -13,6 +13,7 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
 use crate::api::Tag;
+use crate::streams::meta::StreamSpec;
 
 pub const TABLE_RECORD_VERSION: u32 = 1;
 
@@ -78,6 +79,30 @@ pub struct TableRecord {
     /// reused within a table, so a deleted index's leftovers stay unreachable.
     #[serde(default)]
     pub next_index_number: u32,
+    /// The table's latest stream, enabled or not (DescribeTable names it either way).
+    #[serde(default)]
+    pub stream: Option<StreamSpec>,
+    /// Time to live, once UpdateTimeToLive was called.
+    #[serde(default)]
+    pub ttl: Option<TtlSpec>,
+}
+
+/// A table's time-to-live setting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TtlSpec {
+    pub attribute: String,
+    pub enabled: bool,
+    /// When it was last enabled or disabled (DynamoDB allows one change per hour).
+    pub changed_ms: i64,
+    /// False until the items that were there when TTL was enabled are in the TTL index.
+    pub indexed: bool,
+}
+
+impl TtlSpec {
+    /// The attribute whose expiry the TTL index tracks, while TTL is enabled.
+    pub fn active_attribute(&self) -> Option<&str> {
+        self.enabled.then_some(self.attribute.as_str())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

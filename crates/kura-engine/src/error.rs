@@ -39,6 +39,12 @@ pub enum EngineError {
     /// `ItemCollectionSizeLimitExceededException`: an LSI table's partition outgrew 10 GB.
     #[error("{0}")]
     ItemCollectionSizeLimitExceeded(String),
+    /// `ExpiredIteratorException`: a shard iterator older than 15 minutes.
+    #[error("{0}")]
+    ExpiredIterator(String),
+    /// `TrimmedDataAccessException`: the records asked for are past the 24-hour retention.
+    #[error("{0}")]
+    TrimmedDataAccess(String),
     /// A sync failed earlier: the durable state is unknown, so no more writes are taken.
     #[error("the storage engine is poisoned by an earlier failed sync and refuses writes")]
     Poisoned,

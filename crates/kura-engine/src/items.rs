@@ -4,9 +4,9 @@
 //! change. Its side effects, all in the same atomic batch as the item:
 //! - the item itself in `Items`;
 //! - the table statistics (ItemCount, TableSizeBytes) in `Meta`;
-//! - the entries of every secondary index and their statistics.
-//!
-//! Later issues add the stream record and the TTL index entry here.
+//! - the entries of every secondary index and their statistics;
+//! - the stream record, when the table has an enabled stream;
+//! - the TTL index entry, when the table has TTL enabled.
 
 use std::sync::Arc;
 
@@ -28,7 +28,9 @@ use crate::error::{EngineError, Result};
 use crate::indexes::entries::{check_index_keys, check_updated_index_keys, update_indexes};
 use crate::keys::{self, TableStats};
 use crate::storage::{Snapshot, Space};
+use crate::streams::record::Origin;
 use crate::writer::WriteContext;
+use crate::{streams, ttl};
 
 const RETURN_VALUES: [&str; 5] = ["NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"];
 const RETURN_ITEM_COLLECTION_METRICS: [&str; 2] = ["SIZE", "NONE"];
@@ -414,14 +416,27 @@ impl Written {
     }
 }
 
-/// Applies one item change (`new` = None deletes) and every side effect of it. `old` is
-/// the current item, which every caller has already read with [`read_current`].
+/// Applies one item change a request made (`new` = None deletes) and every side effect
+/// of it. `old` is the current item, which every caller has already read with
+/// [`read_current`].
 pub(crate) fn write_item(
     w: &mut WriteContext<'_>,
     table: &TableRecord,
     storage_key: Vec<u8>,
     old: Option<&Item>,
     new: Option<Item>,
+) -> Result<Written> {
+    apply_item_change(w, table, storage_key, old, new, Origin::Request)
+}
+
+/// [`write_item`] for a change from `origin` (requests, or the TTL expirer).
+pub(crate) fn apply_item_change(
+    w: &mut WriteContext<'_>,
+    table: &TableRecord,
+    storage_key: Vec<u8>,
+    old: Option<&Item>,
+    new: Option<Item>,
+    origin: Origin,
 ) -> Result<Written> {
     let Some(any) = new.as_ref().or(old) else {
         return Ok(Written::default()); // deleting nothing changes nothing
@@ -440,6 +455,8 @@ pub(crate) fn write_item(
             written.collection = Some((table_key.hash, bytes));
         }
     }
+    streams::record::append(w, table, old, new.as_ref(), origin)?;
+    ttl::update_ttl_index(w, table, &storage_key, old, new.as_ref())?;
     let stats_key = keys::stats_key(table.id);
     let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;
     stats.apply(old_size, new_size);

@@ -12,12 +12,17 @@
 //!   `stats/` ‖ table id → table statistics; `istats/` ‖ table id ‖ index number → index
 //!   statistics; `purge/` ‖ table id → a deleted table whose items are still being removed;
 //!   `ipurge/` ‖ table id ‖ index number → a deleted index whose entries are;
-//!   `coll/` ‖ table id ‖ encoded pk → bytes of that item collection (tables with LSIs).
+//!   `coll/` ‖ table id ‖ encoded pk → bytes of that item collection (tables with LSIs);
+//!   `next_stream_id` → u64; `stream/` ‖ stream id → the stream's metadata.
+//! - `Streams`: stream id (u64 BE) ‖ sequence number (u64 BE) → stream record.
+//! - `Ttl`: table id (u64 BE) ‖ expiry, epoch seconds (u64 BE) ‖ `Items` key → empty.
 
 use kura_model::{ModelError, PrimaryKey};
 
 pub const META_FORMAT: &[u8] = b"format";
 pub const META_NEXT_TABLE_ID: &[u8] = b"next_table_id";
+pub const META_NEXT_STREAM_ID: &[u8] = b"next_stream_id";
+const META_STREAM: &[u8] = b"stream/";
 const META_STATS: &[u8] = b"stats/";
 const META_PURGE: &[u8] = b"purge/";
 const META_INDEX_STATS: &[u8] = b"istats/";
@@ -114,6 +119,40 @@ pub fn index_of_purge_key(key: &[u8]) -> Option<(u64, u32)> {
         u64::from_be_bytes(table.try_into().ok()?),
         u32::from_be_bytes(index.try_into().ok()?),
     ))
+}
+
+pub fn stream_meta_key(stream_id: u64) -> Vec<u8> {
+    [META_STREAM, &stream_id.to_be_bytes()].concat()
+}
+
+pub fn stream_meta_prefix() -> &'static [u8] {
+    META_STREAM
+}
+
+/// The `Streams` key of one record.
+pub fn stream_record_key(stream_id: u64, seq: u64) -> Vec<u8> {
+    [stream_id.to_be_bytes(), seq.to_be_bytes()].concat()
+}
+
+/// The sequence number of a `Streams` key.
+pub fn seq_of_record_key(key: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(key.get(8..16)?.try_into().ok()?))
+}
+
+/// The `Ttl` key of an item that expires at `expiry_s`.
+pub fn ttl_key(table_id: u64, expiry_s: u64, storage_key: &[u8]) -> Vec<u8> {
+    [
+        &table_prefix(table_id)[..],
+        &expiry_s.to_be_bytes(),
+        storage_key,
+    ]
+    .concat()
+}
+
+/// The expiry time and `Items` key of a `Ttl` key.
+pub fn parse_ttl_key(key: &[u8]) -> Option<(u64, &[u8])> {
+    let expiry = u64::from_be_bytes(key.get(8..16)?.try_into().ok()?);
+    Some((expiry, key.get(16..)?))
 }
 
 pub fn stats_key(table_id: u64) -> Vec<u8> {

@@ -30,7 +30,7 @@
 pub mod api;
 mod batch;
 pub mod catalog;
-mod clock;
+pub mod clock;
 pub mod error;
 mod indexes;
 mod items;
@@ -38,8 +38,11 @@ pub mod keys;
 mod purge;
 mod reads;
 pub mod storage;
+mod streams;
+mod sweeper;
 mod tables;
 mod transactions;
+mod ttl;
 pub mod writer;
 
 use std::collections::BTreeMap;
@@ -49,9 +52,11 @@ use std::sync::Arc;
 pub use error::{EngineError, Result};
 
 use crate::catalog::{Catalog, TableRecord};
+use crate::clock::{Clock, SystemClock};
 use crate::indexes::backfill::{BackfillJob, Backfiller};
 use crate::purge::{PurgeTarget, Purger};
 use crate::storage::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store, WriteBatch};
+use crate::sweeper::Sweeper;
 use crate::writer::{WriteLimits, Writer};
 
 /// Who is asking: what ARNs in responses are built from.
@@ -89,6 +94,25 @@ pub enum Health {
     Poisoned,
 }
 
+/// How an engine runs. The defaults are DynamoDB's limits and the system clock.
+#[derive(Clone)]
+pub struct EngineOptions {
+    pub limits: WriteLimits,
+    pub clock: Arc<dyn Clock>,
+    /// How often expired items are deleted and old stream records trimmed.
+    pub sweep_interval: std::time::Duration,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            limits: WriteLimits::default(),
+            clock: Arc::new(SystemClock),
+            sweep_interval: std::time::Duration::from_secs(1),
+        }
+    }
+}
+
 /// The database.
 pub struct Engine {
     store: Arc<dyn Store>,
@@ -96,7 +120,9 @@ pub struct Engine {
     catalog: Arc<Catalog>,
     purger: Arc<Purger>,
     backfiller: Arc<Backfiller>,
+    sweeper: Arc<Sweeper>,
     tokens: transactions::Tokens,
+    clock: Arc<dyn Clock>,
 }
 
 impl Engine {
@@ -120,14 +146,17 @@ impl Engine {
     /// Opens the engine over any [`Store`]: checks the format, loads the catalog, resumes
     /// unfinished table purges and index backfills.
     pub fn with_store(store: Arc<dyn Store>) -> Result<Arc<Engine>> {
-        Engine::with_store_and_limits(store, WriteLimits::default())
+        Engine::with_options(store, EngineOptions::default())
     }
 
-    /// [`Engine::with_store`] with write-path limits other than DynamoDB's.
-    pub fn with_store_and_limits(
-        store: Arc<dyn Store>,
-        limits: WriteLimits,
-    ) -> Result<Arc<Engine>> {
+    /// [`Engine::with_store`] with options other than the defaults (tests lower limits and
+    /// drive time by hand).
+    pub fn with_options(store: Arc<dyn Store>, options: EngineOptions) -> Result<Arc<Engine>> {
+        let EngineOptions {
+            limits,
+            clock,
+            sweep_interval,
+        } = options;
         let snapshot = store.snapshot()?;
         match snapshot.get(Space::Meta, keys::META_FORMAT)? {
             None => {
@@ -185,7 +214,7 @@ impl Engine {
             })
             .collect();
         let catalog = Arc::new(Catalog::new(tables));
-        let writer = Arc::new(Writer::start(store.clone(), limits));
+        let writer = Arc::new(Writer::start(store.clone(), limits, clock.clone()));
         let purger = Arc::new(Purger::start(store.clone(), writer.clone()));
         for target in purges {
             purger.wake(target);
@@ -198,6 +227,13 @@ impl Engine {
         for job in backfills {
             backfiller.start_job(job);
         }
+        let sweeper = Arc::new(Sweeper::start(
+            store.clone(),
+            writer.clone(),
+            catalog.clone(),
+            clock.clone(),
+            sweep_interval,
+        ));
         tracing::info!(
             tables = catalog.all().len(),
             durable = store.is_durable(),
@@ -209,7 +245,9 @@ impl Engine {
             catalog,
             purger,
             backfiller,
+            sweeper,
             tokens: transactions::Tokens::default(),
+            clock,
         }))
     }
 
@@ -233,6 +271,7 @@ impl Engine {
     /// Finishes queued writes and stops the background threads. Every acknowledged write
     /// is already durable; this only lets in-flight ones complete.
     pub fn shutdown(&self) {
+        self.sweeper.shutdown();
         self.backfiller.shutdown();
         self.purger.shutdown();
         self.writer.shutdown();

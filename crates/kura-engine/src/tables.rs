@@ -17,6 +17,7 @@ use crate::indexes::definition::{self, GsiPlan, OnlineChange, throughput_constra
 use crate::keys::{self, TableStats};
 use crate::purge::{PurgeTarget, Purger};
 use crate::storage::Space;
+use crate::streams::control as stream_control;
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
 
@@ -57,16 +58,10 @@ impl Engine {
             input.provisioned_throughput.as_ref(),
         );
         definition::create_table_constraints(&mut c, &input);
+        stream_control::constraints(&mut c, input.stream_specification.as_ref());
         c.finish()?;
 
         refuse_unsupported(&[
-            (
-                input
-                    .stream_specification
-                    .as_ref()
-                    .is_some_and(|s| s.stream_enabled == Some(true)),
-                "StreamSpecification with StreamEnabled",
-            ),
             (input.sse_specification.is_some(), "SSESpecification"),
             (input.resource_policy.is_some(), "ResourcePolicy"),
             (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
@@ -85,6 +80,7 @@ impl Engine {
         )?;
         let indexes =
             definition::create_table_indexes(&input, &key_schema, &definitions, billing_mode)?;
+        let stream_change = stream_control::requested(input.stream_specification.as_ref(), true)?;
         let tags = input.tags.unwrap_or_default();
         check_tags(&tags)?;
 
@@ -107,6 +103,8 @@ impl Engine {
             tags,
             next_index_number: indexes.len() as u32,
             indexes,
+            stream: None,
+            ttl: None,
         };
         let catalog = self.catalog.clone();
         let record = self
@@ -127,6 +125,9 @@ impl Engine {
                     keys::META_NEXT_TABLE_ID.to_vec(),
                     (next_id + 1).to_be_bytes().to_vec(),
                 );
+                if let Some(change) = stream_change {
+                    stream_control::apply(w, &mut record, change)?;
+                }
                 w.put(
                     Space::Catalog,
                     record.name.clone().into_bytes(),
@@ -204,12 +205,12 @@ impl Engine {
             input.provisioned_throughput.as_ref(),
         );
         definitions_constraints(&mut c, input.attribute_definitions.as_deref());
+        stream_control::constraints(&mut c, input.stream_specification.as_ref());
         if let Some(updates) = &input.global_secondary_index_updates {
             definition::update_constraints(&mut c, updates);
         }
         c.finish()?;
         refuse_unsupported(&[
-            (input.stream_specification.is_some(), "StreamSpecification"),
             (input.sse_specification.is_some(), "SSESpecification"),
             (input.replica_updates.is_some(), "ReplicaUpdates"),
             (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
@@ -219,12 +220,20 @@ impl Engine {
             && input.provisioned_throughput.is_none()
             && input.deletion_protection_enabled.is_none()
             && input.table_class.is_none()
+            && input.stream_specification.is_none()
             && input
                 .global_secondary_index_updates
                 .as_ref()
                 .is_none_or(Vec::is_empty);
         if nothing {
             return Err(EngineError::validation(messages::UPDATE_TABLE_NOTHING));
+        }
+        let stream_change = stream_control::requested(input.stream_specification.as_ref(), false)?;
+        if stream_change.is_some()
+            && (input.provisioned_throughput.is_some()
+                || input.billing_mode.as_deref() == Some("PROVISIONED"))
+        {
+            return Err(EngineError::validation(messages::STREAM_WITH_THROUGHPUT));
         }
         let name = input.table_name.clone().unwrap_or_default();
         let catalog = self.catalog.clone();
@@ -249,7 +258,14 @@ impl Engine {
                         input.provisioned_throughput.is_some(),
                     )?;
                     changing_index = plan.online.is_some();
+                    if changing_index && stream_change.is_some() {
+                        return Err(EngineError::validation(messages::INDEX_CHANGE_WITH_STREAM));
+                    }
                     apply_gsi_plan(w, &mut next, plan, &backfiller, &purger);
+                }
+                if let Some(change) = stream_change {
+                    stream_control::apply(w, &mut next, change)?;
+                    changing_index = true;
                 }
                 let next = Arc::new(apply_update(&next, &input, now_ms())?);
                 // A provisioned table's GSIs each need their own throughput (a switch from
@@ -300,6 +316,8 @@ impl Engine {
                     table: TableStats::read(w.get(Space::Meta, &keys::stats_key(record.id))?)?,
                     indexes: BTreeMap::new(),
                 };
+                // The stream outlives its table: readable, as DISABLED, for 24 hours.
+                stream_control::disable(w, &mut record.as_ref().clone())?;
                 w.delete(Space::Catalog, name.clone().into_bytes());
                 w.delete(Space::Meta, keys::stats_key(record.id));
                 for index in &record.indexes {
@@ -849,6 +867,8 @@ fn describe(
         });
     let (global_secondary_indexes, local_secondary_indexes) =
         definition::describe_indexes(ctx, record, &stats.indexes, throughput_description);
+    let (stream_specification, latest_stream_label, latest_stream_arn) =
+        stream_control::describe(ctx, record);
     TableDescription {
         attribute_definitions: record
             .attribute_definitions
@@ -875,6 +895,9 @@ fn describe(
         deletion_protection_enabled: record.deletion_protection,
         global_secondary_indexes,
         local_secondary_indexes,
+        stream_specification,
+        latest_stream_label,
+        latest_stream_arn,
     }
 }
 

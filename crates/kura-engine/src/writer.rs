@@ -19,6 +19,7 @@ use std::thread::JoinHandle;
 use parking_lot::Mutex;
 use tokio::sync::oneshot;
 
+use crate::clock::Clock;
 use crate::error::{EngineError, Result};
 use crate::storage::{Snapshot, Space, Store, WriteBatch};
 
@@ -47,12 +48,15 @@ pub struct WriteLimits {
     /// Bytes of one item collection (a partition key's items and LSI entries) on a table
     /// with local secondary indexes.
     pub max_item_collection_bytes: u64,
+    /// Age after which a stream's open shard is closed and a child shard opened.
+    pub max_shard_age_ms: i64,
 }
 
 impl Default for WriteLimits {
     fn default() -> Self {
         WriteLimits {
             max_item_collection_bytes: kura_model::limits::MAX_ITEM_COLLECTION_BYTES,
+            max_shard_age_ms: kura_model::limits::STREAM_SHARD_AGE_MS,
         }
     }
 }
@@ -62,6 +66,7 @@ pub struct WriteContext<'a> {
     snapshot: &'a dyn Snapshot,
     group: &'a WriteBatch,
     limits: WriteLimits,
+    clock: &'a dyn Clock,
     job: WriteBatch,
     after_commit: Vec<AfterCommit>,
 }
@@ -80,6 +85,11 @@ impl WriteContext<'_> {
 
     pub fn limits(&self) -> WriteLimits {
         self.limits
+    }
+
+    /// The engine's clock: stream record times, shard ages, item expiry.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 
     pub fn put(&mut self, space: Space, key: Vec<u8>, value: Vec<u8>) {
@@ -105,7 +115,7 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn start(store: Arc<dyn Store>, limits: WriteLimits) -> Writer {
+    pub fn start(store: Arc<dyn Store>, limits: WriteLimits, clock: Arc<dyn Clock>) -> Writer {
         let (tx, rx) = mpsc::channel::<Job>();
         let poisoned = Arc::new(AtomicBool::new(false));
         let flag = poisoned.clone();
@@ -114,7 +124,9 @@ impl Writer {
             .spawn(move || {
                 // A panic here is a bug; the durable state of the group is unknown, so the
                 // engine must refuse writes rather than report ShuttingDown forever.
-                let run = std::panic::AssertUnwindSafe(|| run(store.as_ref(), &rx, &flag, limits));
+                let run = std::panic::AssertUnwindSafe(|| {
+                    run(store.as_ref(), &rx, &flag, limits, clock.as_ref())
+                });
                 if std::panic::catch_unwind(run).is_err() {
                     flag.store(true, Ordering::SeqCst);
                     tracing::error!("the writer thread panicked; refusing all further writes");
@@ -207,7 +219,13 @@ impl Drop for Writer {
     }
 }
 
-fn run(store: &dyn Store, rx: &mpsc::Receiver<Job>, poisoned: &AtomicBool, limits: WriteLimits) {
+fn run(
+    store: &dyn Store,
+    rx: &mpsc::Receiver<Job>,
+    poisoned: &AtomicBool,
+    limits: WriteLimits,
+    clock: &dyn Clock,
+) {
     let mut pending: Vec<Job> = Vec::new();
     loop {
         if pending.is_empty() {
@@ -229,11 +247,17 @@ fn run(store: &dyn Store, rx: &mpsc::Receiver<Job>, poisoned: &AtomicBool, limit
             None => pending.len(),
         };
         let group: Vec<Job> = pending.drain(..take).collect();
-        run_group(store, group, poisoned, limits);
+        run_group(store, group, poisoned, limits, clock);
     }
 }
 
-fn run_group(store: &dyn Store, group: Vec<Job>, poisoned: &AtomicBool, limits: WriteLimits) {
+fn run_group(
+    store: &dyn Store,
+    group: Vec<Job>,
+    poisoned: &AtomicBool,
+    limits: WriteLimits,
+    clock: &dyn Clock,
+) {
     if poisoned.load(Ordering::SeqCst) {
         for job in group {
             refuse(job, EngineError::Poisoned);
@@ -257,6 +281,7 @@ fn run_group(store: &dyn Store, group: Vec<Job>, poisoned: &AtomicBool, limits: 
             snapshot: snapshot.as_ref(),
             group: &batch,
             limits,
+            clock,
             job: WriteBatch::default(),
             after_commit: Vec::new(),
         };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use kura_engine::storage::MemoryStore;
 use kura_engine::writer::WriteLimits;
-use kura_engine::{Engine, EngineError, RequestContext};
+use kura_engine::{Engine, EngineError, EngineOptions, RequestContext};
 use serde_json::{Value, json};
 
 const LIMIT: u64 = 4_000;
@@ -25,10 +25,14 @@ fn put(pk: &str, sk: u32, pad: usize) -> Value {
 
 #[tokio::test]
 async fn collections_are_measured_and_capped() {
-    let limits = WriteLimits {
-        max_item_collection_bytes: LIMIT,
+    let options = EngineOptions {
+        limits: WriteLimits {
+            max_item_collection_bytes: LIMIT,
+            ..WriteLimits::default()
+        },
+        ..EngineOptions::default()
     };
-    let engine = Engine::with_store_and_limits(Arc::new(MemoryStore::new()), limits).expect("open");
+    let engine = Engine::with_options(Arc::new(MemoryStore::new()), options).expect("open");
     let create = json!({
         "TableName": "Coll",
         "BillingMode": "PAY_PER_REQUEST",

@@ -35,6 +35,14 @@ pub const INDEX_NAME_MIN: usize = 3;
 pub const INDEX_NAME_MAX: usize = 255;
 /// An item collection (items and LSI entries of one partition key) on a table with LSIs.
 pub const MAX_ITEM_COLLECTION_BYTES: u64 = 10 * 1024 * 1024 * 1024;
+/// Streams: a shard is closed and a child opened after about four hours; records are kept
+/// 24 hours; a shard iterator is valid for 15 minutes; GetRecords returns at most 1,000.
+pub const STREAM_SHARD_AGE_MS: i64 = 4 * 3600 * 1000;
+pub const STREAM_RETENTION_MS: i64 = 24 * 3600 * 1000;
+pub const SHARD_ITERATOR_LIFETIME_MS: i64 = 15 * 60 * 1000;
+pub const MAX_GET_RECORDS: i64 = 1000;
+/// TTL: values more than five years in the past are ignored (Developer Guide).
+pub const TTL_IGNORE_OLDER_THAN_S: i64 = 5 * 365 * 24 * 3600;
 /// Account limits reported by DescribeLimits (DynamoDB's defaults).
 pub const ACCOUNT_MAX_READ_UNITS: i64 = 80_000;
 pub const ACCOUNT_MAX_WRITE_UNITS: i64 = 80_000;

@@ -344,6 +344,80 @@ pub const COLLECTION_SIZE_EXCEEDED: &str = "Collection size exceeded.";
 pub const ITEM_COLLECTION_TOO_LARGE: &str =
     "Item collection size limit exceeded. Reduce the item collection size to be under 10 GB";
 
+// ---- streams and time to live ----
+// Sources: live captures (us-east-1/us-west-2, 2026) and real-AWS error reports, noted
+// "captured"; DynamoDB Local's validator, noted "DynamoDB Local". Research notes:
+// docs/compat.md, "Streams" and "Time to live".
+
+/// Captured.
+pub const STREAM_CREATE_NEEDS_VIEW_TYPE: &str = "One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required";
+/// Captured.
+pub const STREAM_CREATE_DISABLED_WITH_VIEW_TYPE: &str = "One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should not be specified";
+/// Captured.
+pub const STREAM_ENABLE_NEEDS_VIEW_TYPE: &str = "One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required";
+/// Captured.
+pub const STREAM_DISABLE_WITH_VIEW_TYPE: &str = "One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified";
+/// Captured.
+pub fn stream_already_enabled(table: &str) -> String {
+    format!("Table already has an enabled stream: TableName: {table}")
+}
+/// Captured.
+pub fn no_stream_to_disable(table: &str) -> String {
+    format!("Table has no stream to disable: TableName: {table}")
+}
+/// Captured.
+pub const STREAM_WITH_THROUGHPUT: &str = "One or more parameter values were invalid: You cannot modify stream status while updating table IOPS";
+/// Captured.
+pub const INDEX_CHANGE_WITH_STREAM: &str = "One or more parameter values were invalid: You cannot create or delete index while changing stream status";
+/// `ResourceNotFoundException`. Captured.
+pub fn stream_not_found(arn: &str) -> String {
+    format!("Requested resource not found: Stream: {arn} not found")
+}
+/// `ResourceNotFoundException`. Captured.
+pub const SHARD_NOT_FOUND: &str = "Requested resource not found: Shard does not exist";
+/// `ExpiredIteratorException`. Captured.
+pub const ITERATOR_EXPIRED: &str = "Shard iterator has expired";
+/// `TrimmedDataAccessException`. Captured.
+pub const DATA_TRIMMED: &str = "The data you are trying to access has been trimmed";
+/// DynamoDB Local (AWS returns a ValidationException; its text is not captured).
+pub const INVALID_ITERATOR: &str = "Invalid ShardIterator";
+/// `ResourceNotFoundException`. DynamoDB Local; reported against AWS.
+pub const ITERATOR_SHARD_GONE: &str = "Invalid ShardId in ShardIterator";
+/// DynamoDB Local (AWS returns a ValidationException; its text is not captured).
+pub const INVALID_SEQUENCE_NUMBER: &str = "Invalid SequenceNumber for the shard";
+/// Kura's wording (AWS returns a ValidationException; its text is not captured).
+pub fn sequence_number_required(iterator_type: &str) -> String {
+    format!("SequenceNumber is required for ShardIteratorType {iterator_type}")
+}
+/// Kura's wording (as above).
+pub fn sequence_number_not_allowed(iterator_type: &str) -> String {
+    format!("SequenceNumber must not be specified for ShardIteratorType {iterator_type}")
+}
+/// Kura's wording for a malformed stream ARN (AWS: ValidationException, text not captured).
+pub fn invalid_stream_arn(arn: &str) -> String {
+    format!("Invalid StreamArn: {arn}")
+}
+/// DynamoDB Local.
+pub const GET_RECORDS_LIMIT: &str =
+    "One or more parameter values were invalid: Limit should be less than or equal to 1000";
+/// DynamoDB Local.
+pub const LIST_STREAMS_LIMIT: &str = "One or more parameter values were invalid: Limit cannot be greater than the maximum allowed size: 100";
+/// DynamoDB Local.
+pub fn describe_stream_limit(max: i64) -> String {
+    format!("{INVALID}Limit cannot be greater than the maximum: {max}")
+}
+/// Captured.
+pub const TTL_ALREADY_ENABLED: &str = "TimeToLive is already enabled";
+/// Captured.
+pub const TTL_ALREADY_DISABLED: &str = "TimeToLive is already disabled";
+/// Captured.
+pub fn ttl_other_attribute(current: &str) -> String {
+    format!("TimeToLive is active on a different AttributeName: current AttributeName is {current}")
+}
+/// Captured.
+pub const TTL_CHANGED_RECENTLY: &str =
+    "Time to live has been modified multiple times within a fixed interval";
+
 // ---- tags ----
 
 /// Source: DynamoDB TagResource/ListTagsOfResource with a malformed ARN.

@@ -148,6 +148,18 @@ impl From<EngineError> for ApiError {
                 "ItemCollectionSizeLimitExceededException",
                 message,
             ),
+            EngineError::ExpiredIterator(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "ExpiredIteratorException",
+                message,
+            ),
+            EngineError::TrimmedDataAccess(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "TrimmedDataAccessException",
+                message,
+            ),
             EngineError::Poisoned | EngineError::ShuttingDown | EngineError::Internal(_) => {
                 Self::new(
                     S::INTERNAL_SERVER_ERROR,

@@ -18,6 +18,14 @@ use crate::error::ApiError;
 use crate::ops::{self, Call};
 
 const DYNAMODB_PREFIX: &str = "DynamoDB_20120810.";
+const STREAMS_PREFIX: &str = "DynamoDBStreams_20120810.";
+
+/// The API an `X-Amz-Target` addresses, and the operation in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target<'a> {
+    DynamoDb(&'a str),
+    Streams(&'a str),
+}
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
 pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Response {
@@ -39,7 +47,7 @@ pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Resp
             let operation = target_operation(&parts.headers);
             match operation {
                 None => Err(ApiError::unknown_operation()),
-                Some(op) => {
+                Some(target) => {
                     let call = Call {
                         engine: &engine,
                         ctx: RequestContext {
@@ -50,8 +58,16 @@ pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Resp
                             .to_owned(),
                         body,
                     };
-                    let span = tracing::debug_span!("request", op, id = %request_id);
-                    ops::dispatch(op, call).instrument(span).await
+                    match target {
+                        Target::DynamoDb(op) => {
+                            let span = tracing::debug_span!("request", op, id = %request_id);
+                            ops::dispatch(op, call).instrument(span).await
+                        }
+                        Target::Streams(op) => {
+                            let span = tracing::debug_span!("streams", op, id = %request_id);
+                            ops::dispatch_streams(op, call).instrument(span).await
+                        }
+                    }
                 }
             }
         }
@@ -86,9 +102,14 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// The operation named by `X-Amz-Target`, if it addresses DynamoDB.
-fn target_operation(headers: &HeaderMap) -> Option<&str> {
-    header_str(headers, "x-amz-target")?.strip_prefix(DYNAMODB_PREFIX)
+/// The operation named by `X-Amz-Target`, if it addresses DynamoDB or DynamoDB Streams
+/// (both share the port, as DynamoDB Local does).
+fn target_operation(headers: &HeaderMap) -> Option<Target<'_>> {
+    let target = header_str(headers, "x-amz-target")?;
+    if let Some(op) = target.strip_prefix(DYNAMODB_PREFIX) {
+        return Some(Target::DynamoDb(op));
+    }
+    target.strip_prefix(STREAMS_PREFIX).map(Target::Streams)
 }
 
 /// The region from a SigV4 `Authorization` header's credential scope
@@ -131,7 +152,7 @@ mod tests {
             "x-amz-target",
             HeaderValue::from_static("DynamoDB_20120810.PutItem"),
         );
-        assert_eq!(target_operation(&h), Some("PutItem"));
+        assert_eq!(target_operation(&h), Some(Target::DynamoDb("PutItem")));
         h.insert("x-amz-target", HeaderValue::from_static("Other.PutItem"));
         assert_eq!(target_operation(&h), None);
     }

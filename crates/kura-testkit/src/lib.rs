@@ -53,6 +53,41 @@ pub fn endpoint_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
     )
 }
 
+/// A DynamoDB Streams client whose requests are served in-process by `engine`.
+pub fn in_process_streams_client(
+    engine: Arc<kura_engine::Engine>,
+) -> aws_sdk_dynamodbstreams::Client {
+    let connector = InProcess {
+        router: kura_server::router(engine),
+    };
+    streams_client(
+        "http://kura.in-process",
+        SharedHttpClient::new(Fixed(SharedHttpConnector::new(connector))),
+    )
+}
+
+/// A DynamoDB Streams client for an endpoint over plain HTTP (Kura serves both APIs on
+/// one port).
+pub fn endpoint_streams_client(endpoint: &str) -> aws_sdk_dynamodbstreams::Client {
+    let hyper = HyperClient::builder(TokioExecutor::new()).build(HyperHttpConnector::new());
+    streams_client(
+        endpoint,
+        SharedHttpClient::new(Fixed(SharedHttpConnector::new(PlainHttp { hyper }))),
+    )
+}
+
+fn streams_client(endpoint: &str, http: SharedHttpClient) -> aws_sdk_dynamodbstreams::Client {
+    use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
+    let config = aws_sdk_dynamodbstreams::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("kura", "kura", None, None, "kura-testkit"))
+        .endpoint_url(endpoint)
+        .http_client(http)
+        .build();
+    aws_sdk_dynamodbstreams::Client::from_conf(config)
+}
+
 fn client(endpoint: &str, http: SharedHttpClient) -> aws_sdk_dynamodb::Client {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())

@@ -9,12 +9,14 @@
 pub mod batch;
 pub mod items;
 pub mod reads;
+pub mod streams;
 pub mod tables;
 pub mod transactions;
 
 pub use batch::*;
 pub use items::*;
 pub use reads::*;
+pub use streams::*;
 pub use tables::*;
 pub use transactions::*;
 

@@ -225,6 +225,12 @@ pub struct TableDescription {
     pub global_secondary_indexes: Option<Vec<GlobalSecondaryIndexDescription>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local_secondary_indexes: Option<Vec<LocalSecondaryIndexDescription>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_specification: Option<super::StreamSpecificationOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latest_stream_label: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latest_stream_arn: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

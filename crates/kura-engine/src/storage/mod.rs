@@ -28,10 +28,21 @@ pub enum Space {
     /// Entries of every secondary index, keyed by table id, index number, then as `Items`
     /// by the index key, with the table key last (index keys need not be unique).
     Indexes,
+    /// Stream records, keyed by stream id and sequence number.
+    Streams,
+    /// The TTL index: table id, expiry time, item key; found by expiry, never by a scan.
+    Ttl,
 }
 
 impl Space {
-    pub const ALL: [Space; 4] = [Space::Meta, Space::Catalog, Space::Items, Space::Indexes];
+    pub const ALL: [Space; 6] = [
+        Space::Meta,
+        Space::Catalog,
+        Space::Items,
+        Space::Indexes,
+        Space::Streams,
+        Space::Ttl,
+    ];
 
     /// The space after this one in `Ord` order (the in-memory store keeps all in one map).
     pub fn next(self) -> Option<Space> {
@@ -46,6 +57,8 @@ impl Space {
             Space::Catalog => "catalog",
             Space::Items => "items",
             Space::Indexes => "indexes",
+            Space::Streams => "streams",
+            Space::Ttl => "ttl",
         }
     }
 }

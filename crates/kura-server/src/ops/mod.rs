@@ -2,6 +2,7 @@
 //! (`tables`, `items`); each parses its input, calls the engine, serialises its output.
 
 mod items;
+mod streams;
 mod tables;
 
 use bytes::Bytes;
@@ -70,9 +71,22 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "BatchWriteItem" => items::batch_write_item(call).await,
         "TransactWriteItems" => items::transact_write_items(call).await,
         "TransactGetItems" => items::transact_get_items(call),
+        "UpdateTimeToLive" => tables::update_time_to_live(call).await,
+        "DescribeTimeToLive" => tables::describe_time_to_live(call),
         other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
             &format!("The {other} operation"),
         ))),
+        _ => Err(ApiError::unknown_operation()),
+    }
+}
+
+/// The DynamoDBStreams_20120810 operations.
+pub async fn dispatch_streams(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    match operation {
+        "ListStreams" => streams::list_streams(call),
+        "DescribeStream" => streams::describe_stream(call),
+        "GetShardIterator" => streams::get_shard_iterator(call),
+        "GetRecords" => streams::get_records(call),
         _ => Err(ApiError::unknown_operation()),
     }
 }
@@ -82,8 +96,6 @@ const LATER: &[&str] = &[
     "ExecuteStatement",
     "BatchExecuteStatement",
     "ExecuteTransaction",
-    "UpdateTimeToLive",
-    "DescribeTimeToLive",
     "CreateBackup",
     "DescribeBackup",
     "ListBackups",

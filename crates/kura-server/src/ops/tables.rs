@@ -12,6 +12,14 @@ pub async fn describe_table(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.describe_table(&call.ctx, call.input()?).await?)
 }
 
+pub async fn update_time_to_live(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.update_time_to_live(call.input()?).await?)
+}
+
+pub fn describe_time_to_live(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.describe_time_to_live(call.input()?)?)
+}
+
 pub fn list_tables(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.list_tables(call.input()?)?)
 }

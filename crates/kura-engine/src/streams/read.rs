@@ -1,0 +1,453 @@
+//! The DynamoDBStreams_20120810 operations: ListStreams, DescribeStream, GetShardIterator,
+//! GetRecords. All read one snapshot; none waits on a write.
+//!
+//! A shard iterator is opaque to clients: hex of (version, stream id, shard number, the
+//! next sequence number to read, when it was issued, a check value). It expires 15 minutes
+//! after it was issued, by the engine's clock.
+
+use std::ops::Bound;
+
+use kura_model::constraint::Constraints;
+use kura_model::size::item_size;
+use kura_model::{limits, messages};
+
+use crate::Engine;
+use crate::RequestContext;
+use crate::api::*;
+use crate::error::{EngineError, Result};
+use crate::indexes::definition::key_schema_out;
+use crate::keys;
+use crate::storage::{Direction, KeyRange, Snapshot, Space};
+use crate::streams::meta::{Shard, StreamMeta, ViewType, parse_stream_arn, sequence_string};
+use crate::streams::record::{Origin, StoredRecord};
+
+const ITERATOR_TYPES: [&str; 4] = [
+    "TRIM_HORIZON",
+    "LATEST",
+    "AT_SEQUENCE_NUMBER",
+    "AFTER_SEQUENCE_NUMBER",
+];
+const ITERATOR_VERSION: u8 = 1;
+const MAX_DESCRIBE_SHARDS: i64 = 100;
+const MAX_LIST_STREAMS: i64 = 100;
+/// GetRecords returns at most this many bytes of records.
+const MAX_RECORDS_BYTES: usize = 1024 * 1024;
+
+/// Where a reader is: the next record to read in one shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Iterator {
+    stream_id: u64,
+    shard: u32,
+    next_seq: u64,
+    issued_ms: i64,
+}
+
+impl Iterator {
+    fn encode(&self) -> String {
+        let mut bytes = vec![ITERATOR_VERSION];
+        bytes.extend_from_slice(&self.stream_id.to_be_bytes());
+        bytes.extend_from_slice(&self.shard.to_be_bytes());
+        bytes.extend_from_slice(&self.next_seq.to_be_bytes());
+        bytes.extend_from_slice(&self.issued_ms.to_be_bytes());
+        let check = keys::partition_hash(&bytes);
+        bytes.extend_from_slice(&check.to_be_bytes());
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn decode(text: &str) -> Option<Iterator> {
+        if text.len() != 66 || !text.is_ascii() {
+            return None;
+        }
+        let bytes: Vec<u8> = (0..text.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+            .collect::<Option<_>>()?;
+        let (body, check) = bytes.split_at_checked(29)?;
+        if body.first() != Some(&ITERATOR_VERSION)
+            || u32::from_be_bytes(check.try_into().ok()?) != keys::partition_hash(body)
+        {
+            return None;
+        }
+        Some(Iterator {
+            stream_id: u64::from_be_bytes(body.get(1..9)?.try_into().ok()?),
+            shard: u32::from_be_bytes(body.get(9..13)?.try_into().ok()?),
+            next_seq: u64::from_be_bytes(body.get(13..21)?.try_into().ok()?),
+            issued_ms: i64::from_be_bytes(body.get(21..29)?.try_into().ok()?),
+        })
+    }
+}
+
+/// Every stream's metadata, in stream id order (creation order).
+fn all_streams(snapshot: &dyn Snapshot) -> Result<Vec<StreamMeta>> {
+    let range = KeyRange::prefix(keys::stream_meta_prefix());
+    snapshot
+        .range(Space::Meta, range, Direction::Forward)
+        .map(|row| StreamMeta::decode(&row?.1))
+        .collect()
+}
+
+fn stream_meta(snapshot: &dyn Snapshot, id: u64) -> Result<Option<StreamMeta>> {
+    match snapshot.get(Space::Meta, &keys::stream_meta_key(id))? {
+        Some(bytes) => Ok(Some(StreamMeta::decode(&bytes)?)),
+        None => Ok(None),
+    }
+}
+
+/// The stream an ARN names, with DynamoDB's not-found error.
+fn stream_by_arn(snapshot: &dyn Snapshot, arn: &str) -> Result<StreamMeta> {
+    let (table, label) = parse_stream_arn(arn)
+        .ok_or_else(|| EngineError::validation(messages::invalid_stream_arn(arn)))?;
+    all_streams(snapshot)?
+        .into_iter()
+        .find(|m| m.table == table && m.label == label)
+        .ok_or_else(|| EngineError::ResourceNotFound(messages::stream_not_found(arn)))
+}
+
+fn parse_sequence(text: &str) -> Result<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(EngineError::validation(messages::INVALID_SEQUENCE_NUMBER));
+    }
+    // Kura's numbers fit u64; longer ones (up to DynamoDB's 40 digits) are beyond any shard.
+    text.trim_start_matches('0')
+        .parse::<u64>()
+        .or_else(|_| {
+            if text.bytes().all(|b| b == b'0') {
+                Ok(0)
+            } else {
+                Err(())
+            }
+        })
+        .map_err(|()| EngineError::validation(messages::INVALID_SEQUENCE_NUMBER))
+}
+
+fn status(meta: &StreamMeta) -> &'static str {
+    if meta.disabled_ms.is_some() {
+        "DISABLED"
+    } else {
+        "ENABLED"
+    }
+}
+
+/// Whether `seq` lies in `shard` (an open shard holds everything from its first number).
+fn in_shard(shard: &Shard, seq: u64) -> bool {
+    seq >= shard.first_seq && shard.last_seq.is_none_or(|last| seq <= last)
+}
+
+impl Engine {
+    pub fn list_streams(
+        &self,
+        ctx: &RequestContext,
+        input: ListStreamsInput,
+    ) -> Result<ListStreamsOutput> {
+        let mut c = Constraints::new();
+        c.at_least("limit", input.limit, 1);
+        if let Some(name) = input.table_name.as_deref() {
+            c.name("tableName", Some(name));
+        }
+        c.finish()?;
+        if input.limit.is_some_and(|l| l > MAX_LIST_STREAMS) {
+            return Err(EngineError::validation(messages::LIST_STREAMS_LIMIT));
+        }
+        let limit = input.limit.unwrap_or(MAX_LIST_STREAMS) as usize;
+        let snapshot = self.store.snapshot()?;
+        let mut streams: Vec<StreamMeta> = all_streams(snapshot.as_ref())?
+            .into_iter()
+            .filter(|m| input.table_name.as_deref().is_none_or(|t| m.table == t))
+            .collect();
+        if let Some(start) = &input.exclusive_start_stream_arn
+            && let Some(position) = streams.iter().position(|m| m.arn(&ctx.region) == *start)
+        {
+            streams.drain(..=position);
+        }
+        let more = streams.len() > limit;
+        streams.truncate(limit);
+        let out: Vec<StreamSummary> = streams
+            .iter()
+            .map(|m| StreamSummary {
+                stream_arn: m.arn(&ctx.region),
+                table_name: m.table.clone(),
+                stream_label: m.label.clone(),
+            })
+            .collect();
+        Ok(ListStreamsOutput {
+            last_evaluated_stream_arn: more
+                .then(|| out.last().map(|s| s.stream_arn.clone()))
+                .flatten(),
+            streams: out,
+        })
+    }
+
+    pub fn describe_stream(
+        &self,
+        ctx: &RequestContext,
+        input: DescribeStreamInput,
+    ) -> Result<DescribeStreamOutput> {
+        let mut c = Constraints::new();
+        c.not_null("streamArn", input.stream_arn.as_ref());
+        c.at_least("limit", input.limit, 1);
+        c.finish()?;
+        if input.limit.is_some_and(|l| l > MAX_DESCRIBE_SHARDS) {
+            return Err(EngineError::validation(messages::describe_stream_limit(
+                MAX_DESCRIBE_SHARDS,
+            )));
+        }
+        let arn = input.stream_arn.unwrap_or_default();
+        let snapshot = self.store.snapshot()?;
+        let meta = stream_by_arn(snapshot.as_ref(), &arn)?;
+        let limit = input.limit.unwrap_or(MAX_DESCRIBE_SHARDS) as usize;
+        // Shards whose records are all trimmed are gone.
+        let mut shards: Vec<&Shard> = meta
+            .shards
+            .iter()
+            .filter(|s| s.last_seq.is_none_or(|last| last >= meta.trim_seq))
+            .collect();
+        if let Some(start) = &input.exclusive_start_shard_id {
+            // An unknown start shard gives an empty list, as DynamoDB does.
+            match shards.iter().position(|s| meta.shard_id(s) == *start) {
+                Some(position) => {
+                    shards.drain(..=position);
+                }
+                None => shards.clear(),
+            }
+        }
+        let more = shards.len() > limit;
+        shards.truncate(limit);
+        let described: Vec<ShardDescription> = shards
+            .iter()
+            .map(|s| ShardDescription {
+                shard_id: meta.shard_id(s),
+                parent_shard_id: meta.parent_id(s),
+                sequence_number_range: SequenceNumberRange {
+                    starting_sequence_number: sequence_string(s.first_seq),
+                    ending_sequence_number: s.last_seq.map(sequence_string),
+                },
+            })
+            .collect();
+        Ok(DescribeStreamOutput {
+            stream_description: StreamDescription {
+                stream_arn: meta.arn(&ctx.region),
+                stream_label: meta.label.clone(),
+                stream_status: status(&meta),
+                stream_view_type: meta.view_type.wire(),
+                creation_request_date_time: meta.created_ms as f64 / 1000.0,
+                table_name: meta.table.clone(),
+                key_schema: key_schema_out(&meta.key_schema),
+                last_evaluated_shard_id: more
+                    .then(|| described.last().map(|s| s.shard_id.clone()))
+                    .flatten(),
+                shards: described,
+            },
+        })
+    }
+
+    pub fn get_shard_iterator(
+        &self,
+        input: GetShardIteratorInput,
+    ) -> Result<GetShardIteratorOutput> {
+        let mut c = Constraints::new();
+        c.not_null("streamArn", input.stream_arn.as_ref());
+        c.not_null("shardId", input.shard_id.as_ref());
+        c.not_null("shardIteratorType", input.shard_iterator_type.as_ref());
+        c.one_of(
+            "shardIteratorType",
+            input.shard_iterator_type.as_deref(),
+            &ITERATOR_TYPES,
+        );
+        c.finish()?;
+        let kind = input.shard_iterator_type.as_deref().unwrap_or_default();
+        let at_number = matches!(kind, "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER");
+        let sequence = match (&input.sequence_number, at_number) {
+            (None, true) => {
+                return Err(EngineError::validation(messages::sequence_number_required(
+                    kind,
+                )));
+            }
+            (Some(_), false) => {
+                return Err(EngineError::validation(
+                    messages::sequence_number_not_allowed(kind),
+                ));
+            }
+            (Some(text), true) => Some(parse_sequence(text)?),
+            (None, false) => None,
+        };
+        let snapshot = self.store.snapshot()?;
+        let meta = stream_by_arn(
+            snapshot.as_ref(),
+            input.stream_arn.as_deref().unwrap_or_default(),
+        )?;
+        let shard = meta
+            .shard(input.shard_id.as_deref().unwrap_or_default())
+            .filter(|s| s.last_seq.is_none_or(|last| last >= meta.trim_seq))
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::SHARD_NOT_FOUND.into()))?;
+        let next_seq = match (kind, sequence) {
+            ("TRIM_HORIZON", _) => shard.first_seq.max(meta.trim_seq),
+            ("LATEST", _) => shard.last_seq.map_or(meta.next_seq, |last| last + 1),
+            (_, Some(seq)) => {
+                if !in_shard(shard, seq) || (shard.last_seq.is_none() && seq >= meta.next_seq) {
+                    return Err(EngineError::validation(messages::INVALID_SEQUENCE_NUMBER));
+                }
+                if seq < meta.trim_seq {
+                    return Err(EngineError::TrimmedDataAccess(
+                        messages::DATA_TRIMMED.into(),
+                    ));
+                }
+                if kind == "AT_SEQUENCE_NUMBER" {
+                    seq
+                } else {
+                    seq + 1
+                }
+            }
+            _ => return Err(EngineError::validation(messages::INVALID_ITERATOR)),
+        };
+        let iterator = Iterator {
+            stream_id: meta.id,
+            shard: shard.number,
+            next_seq,
+            issued_ms: self.clock.now_ms(),
+        };
+        Ok(GetShardIteratorOutput {
+            shard_iterator: iterator.encode(),
+        })
+    }
+
+    pub fn get_records(
+        &self,
+        ctx: &RequestContext,
+        input: GetRecordsInput,
+    ) -> Result<GetRecordsOutput> {
+        let mut c = Constraints::new();
+        match &input.shard_iterator {
+            None => c.not_null::<()>("shardIterator", None),
+            Some(text) => c.length("shardIterator", text, text.len(), 1, 2048),
+        }
+        c.at_least("limit", input.limit, 1);
+        c.finish()?;
+        let text = input.shard_iterator.unwrap_or_default();
+        let iterator = Iterator::decode(&text)
+            .ok_or_else(|| EngineError::validation(messages::INVALID_ITERATOR))?;
+        let now = self.clock.now_ms();
+        if now.saturating_sub(iterator.issued_ms) > limits::SHARD_ITERATOR_LIFETIME_MS {
+            return Err(EngineError::ExpiredIterator(
+                messages::ITERATOR_EXPIRED.into(),
+            ));
+        }
+        if input.limit.is_some_and(|l| l > limits::MAX_GET_RECORDS) {
+            return Err(EngineError::validation(messages::GET_RECORDS_LIMIT));
+        }
+        let limit = input.limit.unwrap_or(limits::MAX_GET_RECORDS) as usize;
+        let snapshot = self.store.snapshot()?;
+        let meta = stream_meta(snapshot.as_ref(), iterator.stream_id)?
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::ITERATOR_SHARD_GONE.into()))?;
+        let shard = meta
+            .shard_by_number(iterator.shard)
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::ITERATOR_SHARD_GONE.into()))?;
+        if iterator.next_seq < meta.trim_seq {
+            return Err(EngineError::TrimmedDataAccess(
+                messages::DATA_TRIMMED.into(),
+            ));
+        }
+        let start = keys::stream_record_key(meta.id, iterator.next_seq);
+        let end = match shard.last_seq {
+            Some(last) => Bound::Included(keys::stream_record_key(meta.id, last)),
+            None => KeyRange::prefix(&meta.id.to_be_bytes()).end,
+        };
+        let range = KeyRange {
+            start: Bound::Included(start),
+            end,
+        };
+        let mut records = Vec::new();
+        let mut bytes = 0usize;
+        let mut next_seq = iterator.next_seq;
+        if !range.is_empty() {
+            for row in snapshot.range(Space::Streams, range, Direction::Forward) {
+                if records.len() >= limit || bytes >= MAX_RECORDS_BYTES {
+                    break;
+                }
+                let (key, value) = row?;
+                let seq = keys::seq_of_record_key(&key)
+                    .ok_or_else(|| EngineError::Internal("corrupt stream record key".into()))?;
+                let stored = StoredRecord::decode(&value)?;
+                let record = wire_record(&meta, seq, stored, &ctx.region);
+                bytes += record.dynamodb.size_bytes as usize;
+                records.push(record);
+                next_seq = seq + 1;
+            }
+        }
+        // A closed shard read to its end has no next iterator: readers go on to its child.
+        let finished = shard.last_seq.is_some_and(|last| next_seq > last);
+        let next_shard_iterator = (!finished).then(|| {
+            Iterator {
+                next_seq,
+                issued_ms: now,
+                ..iterator
+            }
+            .encode()
+        });
+        Ok(GetRecordsOutput {
+            records,
+            next_shard_iterator,
+        })
+    }
+}
+
+/// A stored record as GetRecords returns it.
+fn wire_record(meta: &StreamMeta, seq: u64, stored: StoredRecord, region: &str) -> Record {
+    let size = item_size(&stored.keys)
+        + stored.new_image.as_ref().map_or(0, item_size)
+        + stored.old_image.as_ref().map_or(0, item_size);
+    let view: ViewType = meta.view_type;
+    Record {
+        event_id: format!("{:016x}{:016x}", meta.id, seq),
+        event_name: stored.event.wire(),
+        event_version: "1.1",
+        event_source: "aws:dynamodb",
+        aws_region: region.to_owned(),
+        dynamodb: StreamRecord {
+            // DynamoDB reports whole seconds.
+            approximate_creation_date_time: stored.created_ms.div_euclid(1000) as f64,
+            keys: stored.keys,
+            new_image: stored.new_image,
+            old_image: stored.old_image,
+            sequence_number: sequence_string(seq),
+            size_bytes: size as u64,
+            stream_view_type: view.wire(),
+        },
+        user_identity: (stored.origin == Origin::Ttl).then_some(Identity {
+            principal_id: "dynamodb.amazonaws.com",
+            kind: "Service",
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iterators_round_trip_and_reject_tampering() {
+        let it = Iterator {
+            stream_id: 7,
+            shard: 3,
+            next_seq: 42,
+            issued_ms: 1_700_000_000_000,
+        };
+        let text = it.encode();
+        assert_eq!(Iterator::decode(&text), Some(it));
+        let mut tampered = text.clone().into_bytes();
+        tampered[20] = if tampered[20] == b'0' { b'1' } else { b'0' };
+        assert_eq!(
+            Iterator::decode(&String::from_utf8(tampered).expect("ascii")),
+            None
+        );
+        assert_eq!(Iterator::decode("nope"), None);
+        assert_eq!(Iterator::decode(&"é".repeat(33)), None);
+    }
+
+    #[test]
+    fn sequence_numbers_parse() {
+        assert_eq!(parse_sequence("000000000000000000042").ok(), Some(42));
+        assert!(parse_sequence("12a").is_err());
+        assert!(parse_sequence("").is_err());
+        assert!(parse_sequence("99999999999999999999999999").is_err());
+    }
+}

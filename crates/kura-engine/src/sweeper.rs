@@ -1,0 +1,327 @@
+//! The sweeper: a background thread that, every sweep interval (and when woken),
+//! - indexes the items of a table whose TTL was just enabled,
+//! - deletes expired items, found through the TTL index, through the write path (indexes
+//!   and streams follow; the stream record says the TTL service made it),
+//! - trims stream records older than 24 hours, and forgets disabled streams once empty.
+//!
+//! Every change goes through the writer in small jobs that re-read what they change, so
+//! the sweeper never races a client write.
+
+use std::ops::Bound;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::catalog::{Catalog, TableRecord};
+use crate::clock::Clock;
+use crate::error::Result;
+use crate::items::{apply_item_change, read_current};
+use crate::keys;
+use crate::storage::{Direction, KeyRange, Space, Store};
+use crate::streams::meta::StreamMeta;
+use crate::streams::record::{Origin, StoredRecord};
+use crate::ttl::{expiry_of, is_due};
+use crate::writer::Writer;
+
+/// Keys handled per writer job.
+const CHUNK: usize = 256;
+
+struct Shared {
+    store: Arc<dyn Store>,
+    writer: Arc<Writer>,
+    catalog: Arc<Catalog>,
+    clock: Arc<dyn Clock>,
+    stop: AtomicBool,
+    wake: Mutex<bool>,
+    signal: Condvar,
+}
+
+pub struct Sweeper {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Sweeper {
+    pub fn start(
+        store: Arc<dyn Store>,
+        writer: Arc<Writer>,
+        catalog: Arc<Catalog>,
+        clock: Arc<dyn Clock>,
+        interval: Duration,
+    ) -> Sweeper {
+        let shared = Arc::new(Shared {
+            store,
+            writer,
+            catalog,
+            clock,
+            stop: AtomicBool::new(false),
+            wake: Mutex::new(false),
+            signal: Condvar::new(),
+        });
+        let worker = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("kura-sweeper".into())
+            .spawn(move || {
+                while !worker.stop.load(Ordering::SeqCst) {
+                    if let Err(e) = sweep(&worker) {
+                        tracing::warn!(error = %e, "sweep failed; retrying at the next interval");
+                    }
+                    let mut woken = worker.wake.lock();
+                    if !*woken && !worker.stop.load(Ordering::SeqCst) {
+                        worker.signal.wait_for(&mut woken, interval);
+                    }
+                    *woken = false;
+                }
+            })
+            .inspect_err(|e| {
+                tracing::error!(error = %e, "cannot start the sweeper; items do not expire and streams are not trimmed");
+            })
+            .ok();
+        Sweeper {
+            shared,
+            thread: Mutex::new(thread),
+        }
+    }
+
+    /// Runs a sweep now rather than at the next interval.
+    pub fn wake(&self) {
+        *self.shared.wake.lock() = true;
+        self.shared.signal.notify_one();
+    }
+
+    /// Stops after the current job.
+    pub fn shutdown(&self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.wake();
+        if let Some(handle) = self.thread.lock().take() {
+            let _panicked = handle.join();
+        }
+    }
+}
+
+fn sweep(shared: &Shared) -> Result<()> {
+    for table in shared.catalog.all().values() {
+        if shared.stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let Some(ttl) = table.ttl.as_ref().filter(|t| t.enabled) else {
+            continue;
+        };
+        if !ttl.indexed {
+            index_existing_items(shared, table)?;
+        }
+        expire(shared, table)?;
+    }
+    trim_streams(shared)
+}
+
+/// The table as published now, if it is still the same table with TTL enabled on the
+/// same attribute.
+fn ttl_table(catalog: &Catalog, table: &TableRecord) -> Option<(Arc<TableRecord>, String)> {
+    let current = catalog.get(&table.name).filter(|t| t.id == table.id)?;
+    let attribute = current.ttl.as_ref()?.active_attribute()?.to_owned();
+    let wanted = table.ttl.as_ref()?.active_attribute()?;
+    (attribute == wanted).then_some((current, attribute))
+}
+
+/// Adds TTL entries for the items a table held when TTL was enabled (later writes add
+/// their own), then marks the table indexed.
+fn index_existing_items(shared: &Shared, table: &Arc<TableRecord>) -> Result<()> {
+    let mut range = KeyRange::prefix(&keys::table_prefix(table.id));
+    loop {
+        if shared.stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let snapshot = shared.store.snapshot()?;
+        let chunk: Vec<Vec<u8>> = snapshot
+            .range(Space::Items, range.clone(), Direction::Forward)
+            .take(CHUNK)
+            .map(|row| row.map(|(k, _)| k))
+            .collect::<std::result::Result<_, _>>()?;
+        drop(snapshot);
+        let Some(last) = chunk.last().cloned() else {
+            break;
+        };
+        let catalog = shared.catalog.clone();
+        let table_then = table.clone();
+        let gone = shared.writer.submit_blocking(false, move |w| {
+            let Some((table, attribute)) = ttl_table(&catalog, &table_then) else {
+                return Ok(true);
+            };
+            for storage_key in chunk {
+                let Some(item) = read_current(w, &storage_key)? else {
+                    continue;
+                };
+                if let Some(expiry) = expiry_of(&item, &attribute) {
+                    w.put(
+                        Space::Ttl,
+                        keys::ttl_key(table.id, expiry, &storage_key),
+                        Vec::new(),
+                    );
+                }
+            }
+            Ok(false)
+        })?;
+        if gone {
+            return Ok(());
+        }
+        range.start = Bound::Excluded(last);
+    }
+    let catalog = shared.catalog.clone();
+    let table_then = table.clone();
+    shared.writer.submit_blocking(true, move |w| {
+        let Some((table, _)) = ttl_table(&catalog, &table_then) else {
+            return Ok(());
+        };
+        let mut next = table.as_ref().clone();
+        if let Some(ttl) = next.ttl.as_mut() {
+            ttl.indexed = true;
+        }
+        let next = Arc::new(next);
+        w.put(
+            Space::Catalog,
+            next.name.clone().into_bytes(),
+            next.encode(),
+        );
+        let name = next.name.clone();
+        w.after_commit(move || catalog.publish(&name, Some(next)));
+        Ok(())
+    })?;
+    tracing::debug!(table = %table.name, "TTL index filled");
+    Ok(())
+}
+
+/// Deletes the table's items whose TTL is due, oldest expiry first.
+fn expire(shared: &Shared, table: &Arc<TableRecord>) -> Result<()> {
+    loop {
+        if shared.stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let now = shared.clock.now_ms();
+        let now_s = now.div_euclid(1000);
+        let oldest = now_s
+            .saturating_sub(kura_model::limits::TTL_IGNORE_OLDER_THAN_S)
+            .max(0) as u64;
+        let range = KeyRange {
+            start: Bound::Included(keys::ttl_key(table.id, oldest, &[])),
+            end: Bound::Excluded(keys::ttl_key(table.id, now_s.max(0) as u64, &[])),
+        };
+        if range.is_empty() {
+            return Ok(());
+        }
+        let snapshot = shared.store.snapshot()?;
+        let due: Vec<Vec<u8>> = snapshot
+            .range(Space::Ttl, range, Direction::Forward)
+            .take(CHUNK)
+            .map(|row| row.map(|(k, _)| k))
+            .collect::<std::result::Result<_, _>>()?;
+        drop(snapshot);
+        if due.is_empty() {
+            return Ok(());
+        }
+        let catalog = shared.catalog.clone();
+        let table_then = table.clone();
+        let gone = shared.writer.submit_blocking(false, move |w| {
+            let Some((table, attribute)) = ttl_table(&catalog, &table_then) else {
+                return Ok(true);
+            };
+            let now = w.now_ms();
+            for entry in due {
+                let Some((expiry, storage_key)) = keys::parse_ttl_key(&entry) else {
+                    continue;
+                };
+                let item = read_current(w, storage_key)?;
+                let current_expiry = item.as_ref().and_then(|i| expiry_of(i, &attribute));
+                match item {
+                    Some(item) if current_expiry == Some(expiry) && is_due(expiry, now) => {
+                        // Deleting the item removes its TTL entry too.
+                        apply_item_change(
+                            w,
+                            &table,
+                            storage_key.to_vec(),
+                            Some(&item),
+                            None,
+                            Origin::Ttl,
+                        )?;
+                    }
+                    // The item is gone or now expires at another time: a stale entry.
+                    _ if current_expiry != Some(expiry) => w.delete(Space::Ttl, entry.clone()),
+                    _ => {}
+                }
+            }
+            Ok(false)
+        })?;
+        if gone {
+            return Ok(());
+        }
+    }
+}
+
+/// Trims every stream's records older than 24 hours; forgets disabled streams whose
+/// records are all gone.
+fn trim_streams(shared: &Shared) -> Result<()> {
+    let cutoff = shared
+        .clock
+        .now_ms()
+        .saturating_sub(kura_model::limits::STREAM_RETENTION_MS);
+    let snapshot = shared.store.snapshot()?;
+    let metas: Vec<StreamMeta> = snapshot
+        .range(
+            Space::Meta,
+            KeyRange::prefix(keys::stream_meta_prefix()),
+            Direction::Forward,
+        )
+        .map(|row| {
+            row.map_err(Into::into)
+                .and_then(|(_, v)| StreamMeta::decode(&v))
+        })
+        .collect::<Result<_>>()?;
+    for meta in metas {
+        let start = keys::stream_record_key(meta.id, meta.trim_seq);
+        let end = KeyRange::prefix(&meta.id.to_be_bytes()).end;
+        let old: Vec<(Vec<u8>, u64)> = snapshot
+            .range(
+                Space::Streams,
+                KeyRange {
+                    start: Bound::Included(start),
+                    end,
+                },
+                Direction::Forward,
+            )
+            .take(CHUNK * 4)
+            .map_while(|row| match row {
+                Ok((k, v)) if StoredRecord::created_ms_of(&v).is_some_and(|t| t < cutoff) => {
+                    keys::seq_of_record_key(&k).map(|seq| (k, seq))
+                }
+                _ => None,
+            })
+            .collect();
+        let retired = meta.disabled_ms.is_some_and(|d| d < cutoff);
+        if old.is_empty() && !retired {
+            continue;
+        }
+        let id = meta.id;
+        shared.writer.submit_blocking(false, move |w| {
+            let key = keys::stream_meta_key(id);
+            let Some(bytes) = w.get(Space::Meta, &key)? else {
+                return Ok(());
+            };
+            let mut meta = StreamMeta::decode(&bytes)?;
+            for (record, seq) in &old {
+                w.delete(Space::Streams, record.clone());
+                meta.trim_seq = meta.trim_seq.max(seq + 1);
+            }
+            let empty = meta.trim_seq >= meta.next_seq;
+            if retired && empty {
+                w.delete(Space::Meta, key);
+            } else {
+                w.put(Space::Meta, key, meta.encode());
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
