@@ -128,16 +128,26 @@ pub struct Engine {
 impl Engine {
     /// Opens (or creates) a durable database in `dir`.
     pub fn open(dir: &Path) -> Result<Arc<Engine>> {
+        Engine::open_with_options(dir, EngineOptions::default())
+    }
+
+    /// [`Engine::open`] with options other than the defaults.
+    pub fn open_with_options(dir: &Path, options: EngineOptions) -> Result<Arc<Engine>> {
         std::fs::create_dir_all(dir)
             .map_err(|e| EngineError::Internal(format!("cannot create {}: {e}", dir.display())))?;
         let store = FjallStore::open(dir)?;
-        Engine::with_store(Arc::new(store))
+        Engine::with_options(Arc::new(store), options)
     }
 
     /// A database that lives in memory only.
     pub fn in_memory() -> Arc<Engine> {
+        Engine::in_memory_with_options(EngineOptions::default())
+    }
+
+    /// [`Engine::in_memory`] with options other than the defaults.
+    pub fn in_memory_with_options(options: EngineOptions) -> Arc<Engine> {
         // An empty in-memory store cannot fail to open.
-        match Engine::with_store(Arc::new(MemoryStore::new())) {
+        match Engine::with_options(Arc::new(MemoryStore::new()), options) {
             Ok(engine) => engine,
             Err(e) => unreachable!("in-memory engine failed to open: {e}"),
         }

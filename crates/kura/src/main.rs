@@ -4,9 +4,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use kura_engine::Engine;
+use kura_engine::writer::WriteLimits;
+use kura_engine::{Engine, EngineOptions};
 use tracing_subscriber::EnvFilter;
 
 #[derive(Parser)]
@@ -45,6 +47,21 @@ struct ServeArgs {
     /// Keep everything in memory: nothing survives a restart (for tests).
     #[arg(long, env = "KURA_IN_MEMORY")]
     in_memory: bool,
+    /// Seconds between sweeps that delete expired (TTL) items and trim stream records.
+    #[arg(long, default_value_t = 1.0, env = "KURA_TTL_INTERVAL", value_parser = positive_seconds)]
+    ttl_interval: f64,
+    /// Seconds after which a stream shard is closed and a child shard opened (DynamoDB:
+    /// about four hours).
+    #[arg(long, default_value_t = 14_400.0, env = "KURA_STREAM_SHARD_SECONDS", value_parser = positive_seconds)]
+    stream_shard_seconds: f64,
+}
+
+/// A duration in seconds: positive and finite.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
+        _ => Err(format!("{text:?} is not a positive number of seconds")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -73,10 +90,18 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let options = EngineOptions {
+        limits: WriteLimits {
+            max_shard_age_ms: (args.stream_shard_seconds * 1000.0) as i64,
+            ..WriteLimits::default()
+        },
+        sweep_interval: Duration::from_secs_f64(args.ttl_interval),
+        ..EngineOptions::default()
+    };
     let engine: Arc<Engine> = if args.in_memory {
-        Engine::in_memory()
+        Engine::in_memory_with_options(options)
     } else {
-        Engine::open(&args.data_dir)
+        Engine::open_with_options(&args.data_dir, options)
             .map_err(|e| format!("cannot open {}: {e}", args.data_dir.display()))?
     };
     runtime.block_on(async move {

@@ -21,8 +21,13 @@ pub struct KuraProcess {
 impl KuraProcess {
     /// Starts the server on `data_dir` (or in memory) and waits for its readiness line.
     pub fn start(data_dir: Option<&Path>) -> KuraProcess {
+        KuraProcess::start_with(data_dir, &[])
+    }
+
+    /// [`KuraProcess::start`] with more `kura serve` arguments.
+    pub fn start_with(data_dir: Option<&Path>, args: &[&str]) -> KuraProcess {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_kura"));
-        cmd.args(["serve", "--port", "0"]);
+        cmd.args(["serve", "--port", "0"]).args(args);
         match data_dir {
             Some(dir) => cmd.arg("--data-dir").arg(dir),
             None => cmd.arg("--in-memory"),
@@ -52,6 +57,10 @@ impl KuraProcess {
 
     pub fn client(&self) -> Client {
         kura_testkit::endpoint_client(&self.endpoint)
+    }
+
+    pub fn streams_client(&self) -> aws_sdk_dynamodbstreams::Client {
+        kura_testkit::endpoint_streams_client(&self.endpoint)
     }
 
     /// `kill -9`: no shutdown code runs.
@@ -147,4 +156,5 @@ pub mod expressions;
 pub mod indexes;
 pub mod reads;
 pub mod scenarios;
+pub mod streams;
 pub mod transactions;

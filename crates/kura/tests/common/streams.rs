@@ -1,0 +1,250 @@
+//! Streams through aws-sdk-dynamodb and aws-sdk-dynamodbstreams: a consumer that follows
+//! shard lineage as one written for AWS does, and the exactly-once, in-order check of
+//! what it reads against what writers were acknowledged.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{
+    AttributeValue as V, BillingMode, KeyType, ReturnValue, ScalarAttributeType,
+    StreamSpecification, StreamViewType,
+};
+use aws_sdk_dynamodbstreams::Client as StreamsClient;
+use aws_sdk_dynamodbstreams::types::{AttributeValue as SV, Record, ShardIteratorType};
+
+use super::{def, key};
+
+pub const ITEMS_PER_WRITER: usize = 10;
+pub const WRITERS: usize = 8;
+
+/// Creates `table` (string key `pk`) with a NEW_AND_OLD_IMAGES stream.
+pub async fn create_streamed_table(client: &Client, table: &str) {
+    client
+        .create_table()
+        .table_name(table)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(def("pk", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(StreamViewType::NewAndOldImages)
+                .build()
+                .expect("stream specification"),
+        )
+        .send()
+        .await
+        .expect("create table");
+}
+
+/// Every record of the table's latest stream, shard by shard, parents before children,
+/// each shard from TRIM_HORIZON to its end (closed) or to the present (open); and the
+/// number of shards.
+pub async fn read_all(
+    client: &Client,
+    streams: &StreamsClient,
+    table: &str,
+) -> (Vec<Record>, usize) {
+    let arn = client
+        .describe_table()
+        .table_name(table)
+        .send()
+        .await
+        .expect("describe table")
+        .table()
+        .and_then(|t| t.latest_stream_arn())
+        .expect("a stream")
+        .to_owned();
+    let mut shards = Vec::new();
+    let mut start: Option<String> = None;
+    loop {
+        let page = streams
+            .describe_stream()
+            .stream_arn(&arn)
+            .set_exclusive_start_shard_id(start.take())
+            .send()
+            .await
+            .expect("describe stream");
+        let description = page.stream_description().expect("description");
+        shards.extend(description.shards().iter().cloned());
+        match description.last_evaluated_shard_id() {
+            Some(last) => start = Some(last.to_owned()),
+            None => break,
+        }
+    }
+    // Lineage: every parent comes before its children.
+    for (i, shard) in shards.iter().enumerate() {
+        if let Some(parent) = shard.parent_shard_id() {
+            assert!(
+                shards[..i].iter().any(|s| s.shard_id() == Some(parent)),
+                "shard {i} lists its parent after it"
+            );
+        }
+    }
+    let mut records = Vec::new();
+    for shard in &shards {
+        let mut iterator = streams
+            .get_shard_iterator()
+            .stream_arn(&arn)
+            .shard_id(shard.shard_id().expect("shard id"))
+            .shard_iterator_type(ShardIteratorType::TrimHorizon)
+            .send()
+            .await
+            .expect("iterator")
+            .shard_iterator()
+            .map(str::to_owned);
+        while let Some(current) = iterator.take() {
+            let page = streams
+                .get_records()
+                .shard_iterator(current)
+                .limit(100)
+                .send()
+                .await
+                .expect("records");
+            let got = page.records().to_vec();
+            let empty = got.is_empty();
+            records.extend(got);
+            // An open shard is read up to the present; a closed one to its end.
+            let closed = shard
+                .sequence_number_range()
+                .and_then(|r| r.ending_sequence_number())
+                .is_some();
+            if !empty || closed {
+                iterator = page.next_shard_iterator().map(str::to_owned);
+            }
+        }
+    }
+    (records, shards.len())
+}
+
+fn counter(image: Option<&std::collections::HashMap<String, SV>>) -> Option<u64> {
+    match image?.get("v")? {
+        SV::N(n) => n.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Checks the stream against the items: per item, the records' NewImage counters run
+/// 1, 2, ... without gap or repeat up to the item's final value, each OldImage one
+/// behind; so every write is there exactly once, in order. `acked` values must be among
+/// them (a write cut off by a crash may be there without its acknowledgement).
+pub fn check_exactly_once(
+    records: &[Record],
+    finals: &BTreeMap<String, u64>,
+    acked: &BTreeMap<String, Vec<u64>>,
+) {
+    let mut seen: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut last_seq: Option<u128> = None;
+    for r in records {
+        let data = r.dynamodb().expect("stream record");
+        let seq: u128 = data
+            .sequence_number()
+            .expect("seq")
+            .parse()
+            .expect("digits");
+        assert!(
+            last_seq.is_none_or(|l| l < seq),
+            "sequence numbers increase"
+        );
+        last_seq = Some(seq);
+        let pk = match data.keys().and_then(|k| k.get("pk")) {
+            Some(SV::S(pk)) => pk.clone(),
+            other => panic!("record without its key: {other:?}"),
+        };
+        let new = counter(data.new_image()).expect("a NewImage counter");
+        assert_eq!(
+            counter(data.old_image()),
+            new.checked_sub(1).filter(|v| *v > 0)
+        );
+        seen.entry(pk).or_default().push(new);
+    }
+    for (pk, last) in finals {
+        let values = seen.remove(pk).unwrap_or_default();
+        let expected: Vec<u64> = (1..=*last).collect();
+        assert_eq!(values, expected, "item {pk}: every write once, in order");
+        for value in acked.get(pk).into_iter().flatten() {
+            assert!(value <= last, "item {pk}: acknowledged {value} lost");
+        }
+    }
+    assert!(seen.is_empty(), "records for unknown items: {seen:?}");
+}
+
+/// `WRITERS` concurrent writers, each incrementing its own items round robin until
+/// `stop`, recording every acknowledged value. Returns when the writers stop or fail.
+pub async fn write_counters(
+    client: &Client,
+    table: &str,
+    tag: &str,
+    run_for: Duration,
+    acked: Arc<Mutex<BTreeMap<String, Vec<u64>>>>,
+) {
+    let deadline = Instant::now() + run_for;
+    let mut tasks = Vec::new();
+    for writer in 0..WRITERS {
+        let client = client.clone();
+        let table = table.to_owned();
+        let acked = acked.clone();
+        let tag = tag.to_owned();
+        tasks.push(tokio::spawn(async move {
+            let mut round = 0usize;
+            while Instant::now() < deadline {
+                let pk = format!("{tag}w{writer}-i{}", round % ITEMS_PER_WRITER);
+                round += 1;
+                let result = client
+                    .update_item()
+                    .table_name(&table)
+                    .key("pk", V::S(pk.clone()))
+                    .update_expression("ADD v :one")
+                    .expression_attribute_values(":one", V::N("1".into()))
+                    .return_values(ReturnValue::UpdatedNew)
+                    .send()
+                    .await;
+                match result {
+                    Ok(out) => {
+                        let value = match out.attributes().and_then(|a| a.get("v")) {
+                            Some(V::N(n)) => n.parse().expect("counter"),
+                            other => panic!("no counter: {other:?}"),
+                        };
+                        acked
+                            .lock()
+                            .expect("lock")
+                            .entry(pk)
+                            .or_default()
+                            .push(value);
+                    }
+                    Err(_) => break, // the server is gone
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.expect("writer");
+    }
+}
+
+/// The current counter of every item of the table (a consistent scan).
+pub async fn final_counters(client: &Client, table: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let mut start = None;
+    loop {
+        let page = client
+            .scan()
+            .table_name(table)
+            .consistent_read(true)
+            .set_exclusive_start_key(start.take())
+            .send()
+            .await
+            .expect("scan");
+        for item in page.items() {
+            if let (Some(V::S(pk)), Some(V::N(v))) = (item.get("pk"), item.get("v")) {
+                out.insert(pk.clone(), v.parse().expect("counter"));
+            }
+        }
+        match page.last_evaluated_key() {
+            Some(k) => start = Some(k.clone()),
+            None => return out,
+        }
+    }
+}
