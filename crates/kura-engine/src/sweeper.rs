@@ -279,31 +279,47 @@ fn trim_streams(shared: &Shared) -> Result<()> {
                 .and_then(|(_, v)| StreamMeta::decode(&v))
         })
         .collect::<Result<_>>()?;
+    drop(snapshot);
     for meta in metas {
-        let start = keys::stream_record_key(meta.id, meta.trim_seq);
-        let end = KeyRange::prefix(&meta.id.to_be_bytes()).end;
-        let old: Vec<(Vec<u8>, u64)> = snapshot
-            .range(
-                Space::Streams,
-                KeyRange {
-                    start: Bound::Included(start),
-                    end,
-                },
-                Direction::Forward,
-            )
-            .take(CHUNK * 4)
-            .map_while(|row| match row {
-                Ok((k, v)) if StoredRecord::created_ms_of(&v).is_some_and(|t| t < cutoff) => {
-                    keys::seq_of_record_key(&k).map(|seq| (k, seq))
-                }
-                _ => None,
-            })
-            .collect();
+        if shared.stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        trim_stream(shared, meta.id, cutoff)?;
+    }
+    Ok(())
+}
+
+/// Trims one stream's records created before `cutoff`, a chunk per writer job, until none
+/// is left; forgets the stream once it is empty and was disabled before `cutoff`.
+fn trim_stream(shared: &Shared, id: u64, cutoff: i64) -> Result<()> {
+    loop {
+        let snapshot = shared.store.snapshot()?;
+        let Some(bytes) = snapshot.get(Space::Meta, &keys::stream_meta_key(id))? else {
+            return Ok(());
+        };
+        let meta = StreamMeta::decode(&bytes)?;
+        let range = KeyRange {
+            start: Bound::Included(keys::stream_record_key(id, meta.trim_seq)),
+            end: KeyRange::prefix(&id.to_be_bytes()).end,
+        };
+        let mut old: Vec<(Vec<u8>, u64)> = Vec::new();
+        for row in snapshot.range(Space::Streams, range, Direction::Forward) {
+            let (key, value) = row?;
+            let expired = StoredRecord::created_ms_of(&value).is_some_and(|t| t < cutoff);
+            let Some(seq) = keys::seq_of_record_key(&key).filter(|_| expired) else {
+                break;
+            };
+            old.push((key, seq));
+            if old.len() >= CHUNK * 4 {
+                break;
+            }
+        }
+        drop(snapshot);
         let retired = meta.disabled_ms.is_some_and(|d| d < cutoff);
         if old.is_empty() && !retired {
-            continue;
+            return Ok(());
         }
-        let id = meta.id;
+        let more = old.len() >= CHUNK * 4;
         shared.writer.submit_blocking(false, move |w| {
             let key = keys::stream_meta_key(id);
             let Some(bytes) = w.get(Space::Meta, &key)? else {
@@ -314,14 +330,15 @@ fn trim_streams(shared: &Shared) -> Result<()> {
                 w.delete(Space::Streams, record.clone());
                 meta.trim_seq = meta.trim_seq.max(seq + 1);
             }
-            let empty = meta.trim_seq >= meta.next_seq;
-            if retired && empty {
+            if retired && meta.trim_seq >= meta.next_seq {
                 w.delete(Space::Meta, key);
             } else {
                 w.put(Space::Meta, key, meta.encode());
             }
             Ok(())
         })?;
+        if !more {
+            return Ok(());
+        }
     }
-    Ok(())
 }
