@@ -1,7 +1,8 @@
-//! What secondary indexes cost on the write path: PutItem throughput on a durable engine
-//! for a table without indexes (the baseline), with one KEYS_ONLY GSI, and with three
-//! GSIs (ALL projections) plus an LSI. Concurrent writers share group commits, as clients
-//! of `kura serve` do. Figures are printed as ratios to the baseline run in this process.
+//! What secondary indexes and streams cost on the write path: PutItem throughput on a
+//! durable engine for a table without indexes (the baseline), with one KEYS_ONLY GSI,
+//! with three GSIs (ALL projections) plus an LSI, and with a NEW_AND_OLD_IMAGES stream.
+//! Concurrent writers share group commits, as clients of `kura serve` do. Figures are
+//! printed as ratios to the baseline run in this process.
 //!
 //! Run: `cargo run --release -p kura-bench --bin index-cost [-- ITEMS]`
 
@@ -106,12 +107,17 @@ async fn main() {
         items,
     )
     .await;
+    let mut streamed = table(&[], false);
+    streamed["StreamSpecification"] =
+        json!({"StreamEnabled": true, "StreamViewType": "NEW_AND_OLD_IMAGES"});
+    let stream = run(streamed, items).await;
     println!("PutItem, {items} items of ~1 KB, {WRITERS} concurrent writers, durable store");
     println!("{:<36}{:>12}{:>12}", "table", "puts/s", "ratio");
     for (name, rate) in [
         ("no index (baseline)", baseline),
         ("1 GSI, KEYS_ONLY", one),
         ("3 GSIs ALL + 1 LSI KEYS_ONLY", four),
+        ("stream, NEW_AND_OLD_IMAGES", stream),
     ] {
         println!("{name:<36}{rate:>12.0}{:>12.2}", rate / baseline);
     }

@@ -15,6 +15,7 @@ import json
 import re
 import subprocess
 import time
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -459,12 +460,13 @@ def test_no_record_for_a_write_that_changes_nothing(ddb, streams, new_table):
     item = {**k, "v": {"N": "2"}, "tags": {"SS": ["a", "b"]}, "doc": {"M": {"x": {"L": [{"S": "y"}]}}}}
     ddb.put_item(TableName=name, Item=item)  # INSERT
     ddb.put_item(TableName=name, Item=item)  # identical
-    # The same item written differently: a number with a trailing zero, a set in another order.
-    ddb.put_item(TableName=name, Item={**item, "v": {"N": "2.0"}, "tags": {"SS": ["b", "a"]}})
+    # The same item written differently: a number with a trailing zero, attributes in
+    # another order.
+    ddb.put_item(TableName=name, Item={"doc": item["doc"], "tags": item["tags"], **k, "v": {"N": "2.0"}})
     ddb.update_item(
         TableName=name, Key=k, UpdateExpression="SET v = :v", ExpressionAttributeValues={":v": {"N": "2"}}
     )
-    ddb.update_item(TableName=name, Key=k, UpdateExpression="REMOVE missing")
+    ddb.update_item(TableName=name, Key=k, UpdateExpression="REMOVE nothing_here")
     ddb.delete_item(TableName=name, Key={"PK": {"S": "same"}, "SK": {"S": "absent"}})
     ddb.batch_write_item(
         RequestItems={name: [{"DeleteRequest": {"Key": {"PK": {"S": "nobody"}, "SK": {"S": "x"}}}}]}
@@ -696,13 +698,21 @@ def test_ttl_expires_due_items_only(ddb, streams, new_table):
     put("text", expires_at={"S": str(now - 60)})  # not a Number: never expires
     put("ancient", expires_at={"N": str(now - 6 * 365 * 86400)})  # over five years old: ignored
     put("none")
+    put("moved", expires_at={"N": str(now + 3600)})
+    ddb.update_item(  # its expiry moves into the past
+        TableName=name,
+        Key=k("moved"),
+        UpdateExpression="SET expires_at = :t",
+        ExpressionAttributeValues={":t": {"N": str(now - 60)}},
+    )
     put("deleted", expires_at={"N": str(now + 3600)})
     ddb.delete_item(TableName=name, Key=k("deleted"))  # an ordinary delete
 
     def present(sk):
         return "Item" in ddb.get_item(TableName=name, Key=k(sk), ConsistentRead=True)
 
-    wait_for("the expired items to go", lambda: not present("past") and not present("before"))
+    expired = ["before", "moved", "past"]
+    wait_for("the expired items to go", lambda: not any(present(sk) for sk in expired))
     remaining = ["ancient", "future", "none", "text"]
     for sk in remaining:
         assert present(sk), f"{sk} must stay"
@@ -710,16 +720,16 @@ def test_ttl_expires_due_items_only(ddb, streams, new_table):
     assert sorted(i["SK"]["S"] for i in indexed) == remaining
 
     records = read_all_records(streams, stream_arn(streams, name))
-    assert [r["eventName"] for r in records].count("INSERT") == 7
+    assert Counter(r["eventName"] for r in records) == {"INSERT": 8, "MODIFY": 1, "REMOVE": 4}
     assert not any("userIdentity" in r for r in records if r["eventName"] != "REMOVE")
     removes = {r["dynamodb"]["Keys"]["SK"]["S"]: r for r in records if r["eventName"] == "REMOVE"}
-    assert sorted(removes) == ["before", "deleted", "past"]
+    assert sorted(removes) == ["before", "deleted", "moved", "past"]
     assert "userIdentity" not in removes["deleted"]  # a client's delete
-    for sk in ["before", "past"]:
+    for sk in expired:
         record = removes[sk]
         assert record["userIdentity"] == TTL_SERVICE
-        expired = {**k(sk), "kind": {"S": "session"}, "expires_at": {"N": str(now - 60)}}
-        assert record["dynamodb"]["OldImage"] == expired
+        image = {**k(sk), "kind": {"S": "session"}, "expires_at": {"N": str(now - 60)}}
+        assert record["dynamodb"]["OldImage"] == image
         assert "NewImage" not in record["dynamodb"]
 
 
