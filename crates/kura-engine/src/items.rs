@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use kura_expr::eval::compare::items_equal;
 use kura_expr::eval::condition::evaluate;
 use kura_expr::eval::projection::project;
 use kura_expr::eval::update::apply;
@@ -336,7 +337,8 @@ impl Engine {
                     return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
                 }
                 check_updated_index_keys(&table, &new)?;
-                let written = if current.as_ref() != Some(&new) {
+                let unchanged = current.as_ref().is_some_and(|c| items_equal(c, &new));
+                let written = if !unchanged {
                     write_item(w, &table, storage_key, current.as_ref(), Some(new.clone()))?
                 } else {
                     Written::default()

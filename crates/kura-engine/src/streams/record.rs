@@ -6,6 +6,7 @@
 //! u32 BE length and an `item_codec` item, or `u32::MAX` when absent: keys, new image, old
 //! image. Images are stored as the stream's view type asks.
 
+use kura_expr::eval::compare::items_equal;
 use kura_model::item_codec::{decode_item, encode_item};
 use kura_model::{Item, KeySchema};
 
@@ -158,7 +159,8 @@ pub(crate) fn append(
     };
     let event = match (old, new) {
         (None, Some(_)) => EventName::Insert,
-        (Some(o), Some(n)) if o != n => EventName::Modify,
+        // A write that changes no data has no record; set order is not data.
+        (Some(o), Some(n)) if !items_equal(o, n) => EventName::Modify,
         (Some(_), None) => EventName::Remove,
         _ => return Ok(()),
     };

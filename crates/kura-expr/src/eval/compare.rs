@@ -37,6 +37,11 @@ pub fn equal(a: &AttributeValue, b: &AttributeValue) -> bool {
     }
 }
 
+/// Whether two items hold the same data by DynamoDB's rules (set order does not count).
+pub fn items_equal(a: &kura_model::Item, b: &kura_model::Item) -> bool {
+    a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| equal(v, w)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
