@@ -40,7 +40,8 @@ impl PurgeTarget {
                 (
                     vec![
                         (Space::Items, prefix.clone()),
-                        (Space::Indexes, prefix),
+                        (Space::Indexes, prefix.clone()),
+                        (Space::Ttl, prefix),
                         (Space::Meta, keys::collection_prefix(id)),
                     ],
                     keys::purge_key(id),

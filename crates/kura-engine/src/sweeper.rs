@@ -330,6 +330,7 @@ fn trim_stream(shared: &Shared, id: u64, cutoff: i64) -> Result<()> {
                 w.delete(Space::Streams, record.clone());
                 meta.trim_seq = meta.trim_seq.max(seq + 1);
             }
+            meta.forget_trimmed_shards();
             if retired && meta.trim_seq >= meta.next_seq {
                 w.delete(Space::Meta, key);
             } else {

@@ -19,8 +19,9 @@ pub enum ViewType {
 }
 
 impl ViewType {
+    /// In the order DynamoDB lists them in its enum constraint message.
     pub const WIRE: [&'static str; 4] =
-        ["NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY"];
+        ["OLD_IMAGE", "KEYS_ONLY", "NEW_AND_OLD_IMAGES", "NEW_IMAGE"];
 
     pub fn parse(wire: &str) -> Option<ViewType> {
         match wire {
@@ -189,8 +190,25 @@ impl StreamMeta {
         }
     }
 
+    /// The shard named `shard_id`, unless it is trimmed.
     pub fn shard(&self, shard_id: &str) -> Option<&Shard> {
-        self.shards.iter().find(|s| self.shard_id(s) == shard_id)
+        self.live_shards().find(|s| self.shard_id(s) == shard_id)
+    }
+
+    /// Shards that still hold (or may still get) records: a closed shard is gone once
+    /// every record it held, if any, is trimmed.
+    pub fn live_shards(&self) -> impl Iterator<Item = &Shard> {
+        self.shards.iter().filter(|s| !self.is_trimmed(s))
+    }
+
+    fn is_trimmed(&self, shard: &Shard) -> bool {
+        shard.last_seq.is_some_and(|last| last < self.trim_seq) && shard.first_seq < self.trim_seq
+    }
+
+    /// Forgets trimmed shards (a child may still name one as its parent).
+    pub fn forget_trimmed_shards(&mut self) {
+        let keep: Vec<Shard> = self.live_shards().cloned().collect();
+        self.shards = keep;
     }
 
     pub fn shard_by_number(&self, number: u32) -> Option<&Shard> {

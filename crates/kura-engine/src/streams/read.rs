@@ -196,11 +196,7 @@ impl Engine {
         let meta = stream_by_arn(snapshot.as_ref(), &arn)?;
         let limit = input.limit.unwrap_or(MAX_DESCRIBE_SHARDS) as usize;
         // Shards whose records are all trimmed are gone.
-        let mut shards: Vec<&Shard> = meta
-            .shards
-            .iter()
-            .filter(|s| s.last_seq.is_none_or(|last| last >= meta.trim_seq))
-            .collect();
+        let mut shards: Vec<&Shard> = meta.live_shards().collect();
         if let Some(start) = &input.exclusive_start_shard_id {
             // An unknown start shard gives an empty list, as DynamoDB does.
             match shards.iter().position(|s| meta.shard_id(s) == *start) {
@@ -277,7 +273,6 @@ impl Engine {
         )?;
         let shard = meta
             .shard(input.shard_id.as_deref().unwrap_or_default())
-            .filter(|s| s.last_seq.is_none_or(|last| last >= meta.trim_seq))
             .ok_or_else(|| EngineError::ResourceNotFound(messages::SHARD_NOT_FOUND.into()))?;
         let next_seq = match (kind, sequence) {
             ("TRIM_HORIZON", _) => shard.first_seq.max(meta.trim_seq),
@@ -338,14 +333,15 @@ impl Engine {
         let snapshot = self.store.snapshot()?;
         let meta = stream_meta(snapshot.as_ref(), iterator.stream_id)?
             .ok_or_else(|| EngineError::ResourceNotFound(messages::ITERATOR_SHARD_GONE.into()))?;
-        let shard = meta
-            .shard_by_number(iterator.shard)
-            .ok_or_else(|| EngineError::ResourceNotFound(messages::ITERATOR_SHARD_GONE.into()))?;
+        // Checked first: a trimmed shard is forgotten with its records.
         if iterator.next_seq < meta.trim_seq {
             return Err(EngineError::TrimmedDataAccess(
                 messages::DATA_TRIMMED.into(),
             ));
         }
+        let shard = meta
+            .shard_by_number(iterator.shard)
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::ITERATOR_SHARD_GONE.into()))?;
         let start = keys::stream_record_key(meta.id, iterator.next_seq);
         let end = match shard.last_seq {
             Some(last) => Bound::Included(keys::stream_record_key(meta.id, last)),
