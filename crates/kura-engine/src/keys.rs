@@ -13,7 +13,8 @@
 //!   statistics; `purge/` ‖ table id → a deleted table whose items are still being removed;
 //!   `ipurge/` ‖ table id ‖ index number → a deleted index whose entries are;
 //!   `coll/` ‖ table id ‖ encoded pk → bytes of that item collection (tables with LSIs);
-//!   `next_stream_id` → u64; `stream/` ‖ stream id → the stream's metadata.
+//!   `next_stream_id` → u64; `stream/` ‖ stream id → the stream's metadata;
+//!   `slabel/` ‖ table name → creation time of that name's last stream.
 //! - `Streams`: stream id (u64 BE) ‖ sequence number (u64 BE) → stream record.
 //! - `Ttl`: table id (u64 BE) ‖ expiry, epoch seconds (u64 BE) ‖ `Items` key → empty.
 
@@ -23,6 +24,7 @@ pub const META_FORMAT: &[u8] = b"format";
 pub const META_NEXT_TABLE_ID: &[u8] = b"next_table_id";
 pub const META_NEXT_STREAM_ID: &[u8] = b"next_stream_id";
 const META_STREAM: &[u8] = b"stream/";
+const META_STREAM_LABEL: &[u8] = b"slabel/";
 const META_STATS: &[u8] = b"stats/";
 const META_PURGE: &[u8] = b"purge/";
 const META_INDEX_STATS: &[u8] = b"istats/";
@@ -123,6 +125,12 @@ pub fn index_of_purge_key(key: &[u8]) -> Option<(u64, u32)> {
 
 pub fn stream_meta_key(stream_id: u64) -> Vec<u8> {
     [META_STREAM, &stream_id.to_be_bytes()].concat()
+}
+
+/// The creation time (ms, i64 BE) of the last stream of the tables named `table`: stream
+/// labels are creation times, and two streams of one name must never share one.
+pub fn stream_label_key(table: &str) -> Vec<u8> {
+    [META_STREAM_LABEL, table.as_bytes()].concat()
 }
 
 pub fn stream_meta_prefix() -> &'static [u8] {

@@ -298,7 +298,7 @@ async fn stream_records_shards_expiry_and_trimming() {
             .expect("describe"),
     );
     assert_eq!(status["StreamDescription"]["StreamStatus"], "DISABLED");
-    clock.advance_ms(1000);
+    // Re-enabled in the same millisecond: still a new stream with its own ARN.
     let enable = json!({"TableName": "Tbl", "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "KEYS_ONLY"}});
     engine
         .update_table(&RequestContext::default(), input(enable.clone()))
@@ -320,7 +320,14 @@ async fn stream_records_shards_expiry_and_trimming() {
             )
             .expect("list"),
     );
-    assert_eq!(listed["Streams"].as_array().expect("streams").len(), 2);
+    let arns: Vec<&str> = listed["Streams"]
+        .as_array()
+        .expect("streams")
+        .iter()
+        .map(|s| s["StreamArn"].as_str().expect("arn"))
+        .collect();
+    assert_eq!(arns.len(), 2);
+    assert_ne!(arns[0], arns[1], "each stream has its own ARN");
     engine.shutdown();
 }
 

@@ -56,11 +56,13 @@ struct ServeArgs {
     stream_shard_seconds: f64,
 }
 
-/// A duration in seconds: positive and finite.
+/// A duration in seconds: positive, and at most about 30 years.
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
-        _ => Err(format!("{text:?} is not a positive number of seconds")),
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 1e9 => Ok(s),
+        _ => Err(format!(
+            "{text:?} is not a number of seconds between 0 and 1e9"
+        )),
     }
 }
 

@@ -86,13 +86,27 @@ pub(crate) fn apply(
                 keys::META_NEXT_STREAM_ID.to_vec(),
                 (id + 1).to_be_bytes().to_vec(),
             );
+            // The label is the creation time; a name's streams never share one, even
+            // when enabled twice in a millisecond or across a clock step back.
+            let label_key = keys::stream_label_key(&table.name);
+            let last = match w.get(Space::Meta, &label_key)? {
+                Some(bytes) => i64::from_be_bytes(
+                    bytes
+                        .as_slice()
+                        .try_into()
+                        .map_err(|_| EngineError::Internal("corrupt stream label record".into()))?,
+                ),
+                None => i64::MIN,
+            };
+            let created = w.now_ms().max(last.saturating_add(1));
+            w.put(Space::Meta, label_key, created.to_be_bytes().to_vec());
             let meta = StreamMeta::new(
                 id,
                 &table.name,
                 table.id,
                 table.key_schema.clone(),
                 view,
-                w.now_ms(),
+                created,
             );
             w.put(Space::Meta, meta.key(), meta.encode());
             table.stream = Some(meta.spec());

@@ -72,6 +72,9 @@ pub struct Shard {
     /// Set when the shard is closed: the last sequence number it holds (`first_seq - 1`
     /// when it holds none).
     pub last_seq: Option<u64>,
+    /// The parent's shard id, kept here so it outlives the parent's trimming.
+    #[serde(default)]
+    pub parent: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,6 +121,7 @@ impl StreamMeta {
                 created_ms: now_ms,
                 first_seq: 1,
                 last_seq: None,
+                parent: None,
             }],
         }
     }
@@ -169,6 +173,7 @@ impl StreamMeta {
     /// Closes the open shard and opens a child after it.
     fn roll(&mut self, now_ms: i64) {
         let next_number = self.shards.last().map_or(0, |s| s.number + 1);
+        let parent = self.shards.last().map(|s| self.shard_id(s));
         if let Some(open) = self.shards.last_mut() {
             open.last_seq = Some(self.next_seq - 1);
         }
@@ -177,6 +182,7 @@ impl StreamMeta {
             created_ms: now_ms,
             first_seq: self.next_seq,
             last_seq: None,
+            parent,
         });
     }
 
@@ -224,8 +230,7 @@ impl StreamMeta {
     }
 
     pub fn parent_id(&self, shard: &Shard) -> Option<String> {
-        let parent = shard.number.checked_sub(1)?;
-        self.shard_by_number(parent).map(|p| self.shard_id(p))
+        shard.parent.clone()
     }
 
     pub fn arn(&self, region: &str) -> String {

@@ -128,6 +128,12 @@ fn status(meta: &StreamMeta) -> &'static str {
     }
 }
 
+/// The creation time a shard id carries (`shardId-<20 digits>-<8 hex>`).
+fn created_ms_of_shard_id(id: &str) -> Option<i64> {
+    let digits = id.strip_prefix("shardId-")?.split('-').next()?;
+    (digits.len() == 20).then(|| digits.parse().ok()).flatten()
+}
+
 /// Whether `seq` lies in `shard` (an open shard holds everything from its first number).
 fn in_shard(shard: &Shard, seq: u64) -> bool {
     seq >= shard.first_seq && shard.last_seq.is_none_or(|last| seq <= last)
@@ -198,12 +204,20 @@ impl Engine {
         // Shards whose records are all trimmed are gone.
         let mut shards: Vec<&Shard> = meta.live_shards().collect();
         if let Some(start) = &input.exclusive_start_shard_id {
-            // An unknown start shard gives an empty list, as DynamoDB does.
             match shards.iter().position(|s| meta.shard_id(s) == *start) {
                 Some(position) => {
                     shards.drain(..=position);
                 }
-                None => shards.clear(),
+                // A shard trimmed away since: the live shards created after it follow.
+                // Anything else is unknown and gives an empty list, as DynamoDB does.
+                None => match created_ms_of_shard_id(start) {
+                    Some(created)
+                        if meta.shards.first().is_some_and(|s| created < s.created_ms) =>
+                    {
+                        shards.retain(|s| s.created_ms > created);
+                    }
+                    _ => shards.clear(),
+                },
             }
         }
         let more = shards.len() > limit;
@@ -249,6 +263,12 @@ impl Engine {
             input.shard_iterator_type.as_deref(),
             &ITERATOR_TYPES,
         );
+        if let Some(id) = &input.shard_id {
+            c.length("shardId", id, id.len(), 28, 65);
+        }
+        if let Some(seq) = &input.sequence_number {
+            c.length("sequenceNumber", seq, seq.len(), 21, 40);
+        }
         c.finish()?;
         let kind = input.shard_iterator_type.as_deref().unwrap_or_default();
         let at_number = matches!(kind, "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER");
@@ -339,9 +359,11 @@ impl Engine {
                 messages::DATA_TRIMMED.into(),
             ));
         }
-        let shard = meta
-            .shard_by_number(iterator.shard)
-            .ok_or_else(|| EngineError::ResourceNotFound(messages::ITERATOR_SHARD_GONE.into()))?;
+        // A shard forgotten by trimming was closed and read to its end by this iterator
+        // (an earlier position would have been trimmed): nothing more, no next iterator.
+        let Some(shard) = meta.shard_by_number(iterator.shard) else {
+            return Ok(GetRecordsOutput::default());
+        };
         let start = keys::stream_record_key(meta.id, iterator.next_seq);
         let end = match shard.last_seq {
             Some(last) => Bound::Included(keys::stream_record_key(meta.id, last)),
