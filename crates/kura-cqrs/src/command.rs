@@ -1,0 +1,388 @@
+//! Commands: what a client publishes, the stored command row, and the pure decision of
+//! what publishing means given the latest version (tested without I/O).
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde_json::{Map, Value};
+
+use crate::attributes::{from_item, to_attribute};
+use crate::error::{CqrsError, Result};
+use crate::keys::{
+    VERSION_FIRST, VERSION_LATEST, add_sort_key_version, check_base_sk, generate_id,
+    get_sort_key_version, normalize_tenant, remove_sort_key_version,
+};
+
+/// What a client publishes: one version of an entity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandInput {
+    pub pk: String,
+    /// The base sort key (no version).
+    pub sk: String,
+    pub code: String,
+    pub name: String,
+    /// 0 creates, -1 goes on top of the latest, N goes on top of version N.
+    pub version: i64,
+    pub tenant_code: String,
+    /// The entity type (the seed's `type`).
+    pub kind: String,
+    pub is_deleted: bool,
+    pub seq: Option<i64>,
+    pub ttl: Option<i64>,
+    pub attributes: Map<String, Value>,
+}
+
+/// Who asked, for the audit fields.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Invoker {
+    pub user_id: String,
+    pub ip: String,
+    pub request_id: String,
+    pub source: String,
+}
+
+/// Audit fields of a stored row (timestamps: RFC 3339, UTC, milliseconds).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Audit {
+    pub created_at: String,
+    pub created_by: String,
+    pub created_ip: String,
+    pub updated_at: String,
+    pub updated_by: String,
+    pub updated_ip: String,
+    pub request_id: String,
+    pub source: String,
+}
+
+/// A stored command: one version of an entity, `sk` = `base@version`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandModel {
+    pub pk: String,
+    pub sk: String,
+    pub id: String,
+    pub code: String,
+    pub name: String,
+    pub version: i64,
+    pub tenant_code: String,
+    pub kind: String,
+    pub is_deleted: bool,
+    pub seq: Option<i64>,
+    pub ttl: Option<i64>,
+    pub attributes: Map<String, Value>,
+    pub audit: Audit,
+}
+
+/// What publishing a command does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Write this version.
+    Write { version: i64 },
+    /// The input equals the latest version: write nothing (the seed's "not dirty" rule).
+    NotDirty,
+}
+
+/// Decides what publishing `input` does when the entity's latest version is `latest`.
+pub fn decide(input: &CommandInput, latest: Option<&CommandModel>) -> Result<Decision> {
+    check_base_sk(&input.sk)?;
+    let current = latest.map_or(0, |l| l.version);
+    let base = match input.version {
+        VERSION_FIRST if latest.is_none() => 0,
+        VERSION_LATEST => current,
+        v if v > 0 && v == current => v,
+        v if v < VERSION_LATEST => {
+            return Err(CqrsError::InvalidKey(format!(
+                "version {v} is neither a version, 0 (create) nor -1 (latest)"
+            )));
+        }
+        expected => {
+            return Err(CqrsError::VersionConflict {
+                expected,
+                actual: current,
+            });
+        }
+    };
+    if let Some(latest) = latest
+        && !is_dirty(input, latest)
+    {
+        return Ok(Decision::NotDirty);
+    }
+    Ok(Decision::Write { version: base + 1 })
+}
+
+/// Whether `input` differs from `latest` in what the seed compares: id, code, name,
+/// tenantCode, type, isDeleted, seq, ttl and attributes.
+pub fn is_dirty(input: &CommandInput, latest: &CommandModel) -> bool {
+    generate_id(&input.pk, &input.sk) != latest.id
+        || input.code != latest.code
+        || input.name != latest.name
+        || normalize_tenant(&input.tenant_code) != latest.tenant_code
+        || input.kind != latest.kind
+        || input.is_deleted != latest.is_deleted
+        || input.seq != latest.seq
+        || input.ttl != latest.ttl
+        || input.attributes != latest.attributes
+}
+
+/// The current time as the framework stores it: RFC 3339, UTC, with milliseconds.
+pub fn now_timestamp() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    now.format(&format).unwrap_or_default()
+}
+
+impl CommandModel {
+    /// The row for `version` of `input`; created* come from `first` (the entity's first
+    /// version) when there is one.
+    pub fn from_input(
+        input: &CommandInput,
+        version: i64,
+        invoker: &Invoker,
+        created: Option<&Audit>,
+        now: &str,
+    ) -> CommandModel {
+        let audit = Audit {
+            created_at: created.map_or_else(|| now.to_owned(), |c| c.created_at.clone()),
+            created_by: created.map_or_else(|| invoker.user_id.clone(), |c| c.created_by.clone()),
+            created_ip: created.map_or_else(|| invoker.ip.clone(), |c| c.created_ip.clone()),
+            updated_at: now.to_owned(),
+            updated_by: invoker.user_id.clone(),
+            updated_ip: invoker.ip.clone(),
+            request_id: invoker.request_id.clone(),
+            source: invoker.source.clone(),
+        };
+        CommandModel {
+            pk: input.pk.clone(),
+            sk: add_sort_key_version(&input.sk, version),
+            id: generate_id(&input.pk, &input.sk),
+            code: input.code.clone(),
+            name: input.name.clone(),
+            version,
+            tenant_code: normalize_tenant(&input.tenant_code),
+            kind: input.kind.clone(),
+            is_deleted: input.is_deleted,
+            seq: input.seq,
+            ttl: input.ttl,
+            attributes: input.attributes.clone(),
+            audit,
+        }
+    }
+
+    /// The base sort key (without version).
+    pub fn base_sk(&self) -> &str {
+        remove_sort_key_version(&self.sk)
+    }
+
+    /// The row as a DynamoDB item, attribute names as the seed framework stores them.
+    pub fn to_item(&self) -> HashMap<String, AttributeValue> {
+        let mut item = HashMap::new();
+        let s = |v: &str| AttributeValue::S(v.to_owned());
+        item.insert("pk".into(), s(&self.pk));
+        item.insert("sk".into(), s(&self.sk));
+        item.insert("id".into(), s(&self.id));
+        item.insert("code".into(), s(&self.code));
+        item.insert("name".into(), s(&self.name));
+        item.insert(
+            "version".into(),
+            AttributeValue::N(self.version.to_string()),
+        );
+        item.insert("tenantCode".into(), s(&self.tenant_code));
+        item.insert("type".into(), s(&self.kind));
+        item.insert("isDeleted".into(), AttributeValue::Bool(self.is_deleted));
+        if let Some(seq) = self.seq {
+            item.insert("seq".into(), AttributeValue::N(seq.to_string()));
+        }
+        if let Some(ttl) = self.ttl {
+            item.insert("ttl".into(), AttributeValue::N(ttl.to_string()));
+        }
+        item.insert(
+            "attributes".into(),
+            to_attribute(&Value::Object(self.attributes.clone())),
+        );
+        let a = &self.audit;
+        for (name, value) in [
+            ("createdAt", &a.created_at),
+            ("createdBy", &a.created_by),
+            ("createdIp", &a.created_ip),
+            ("updatedAt", &a.updated_at),
+            ("updatedBy", &a.updated_by),
+            ("updatedIp", &a.updated_ip),
+            ("requestId", &a.request_id),
+            ("source", &a.source),
+        ] {
+            item.insert(name.into(), s(value));
+        }
+        item
+    }
+
+    /// Reads a row back (command rows, and data and history rows, which share the shape).
+    pub fn from_item(item: &HashMap<String, AttributeValue>) -> Result<CommandModel> {
+        let text = |name: &str| -> String {
+            match item.get(name) {
+                Some(AttributeValue::S(s)) => s.clone(),
+                _ => String::new(),
+            }
+        };
+        let number = |name: &str| -> Option<i64> {
+            match item.get(name) {
+                Some(AttributeValue::N(n)) => n.parse().ok(),
+                _ => None,
+            }
+        };
+        let pk = text("pk");
+        let sk = text("sk");
+        if pk.is_empty() || sk.is_empty() {
+            return Err(CqrsError::Malformed(format!(
+                "a row without its key: {item:?}"
+            )));
+        }
+        let attributes = match item.get("attributes") {
+            Some(AttributeValue::M(map)) => from_item(map),
+            _ => Map::new(),
+        };
+        Ok(CommandModel {
+            version: number("version").unwrap_or_else(|| get_sort_key_version(&sk).max(0)),
+            id: text("id"),
+            code: text("code"),
+            name: text("name"),
+            tenant_code: text("tenantCode"),
+            kind: text("type"),
+            is_deleted: matches!(item.get("isDeleted"), Some(AttributeValue::Bool(true))),
+            seq: number("seq"),
+            ttl: number("ttl"),
+            attributes,
+            audit: Audit {
+                created_at: text("createdAt"),
+                created_by: text("createdBy"),
+                created_ip: text("createdIp"),
+                updated_at: text("updatedAt"),
+                updated_by: text("updatedBy"),
+                updated_ip: text("updatedIp"),
+                request_id: text("requestId"),
+                source: text("source"),
+            },
+            pk,
+            sk,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn input(version: i64, name: &str) -> CommandInput {
+        CommandInput {
+            pk: "ORDER#tenant001".into(),
+            sk: "ORDER#1".into(),
+            code: "1".into(),
+            name: name.into(),
+            version,
+            tenant_code: "Tenant001".into(),
+            kind: "ORDER".into(),
+            is_deleted: false,
+            seq: None,
+            ttl: None,
+            attributes: json!({"total": 10})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+
+    fn stored(version: i64, name: &str) -> CommandModel {
+        CommandModel::from_input(
+            &input(version, name),
+            version,
+            &Invoker::default(),
+            None,
+            "t",
+        )
+    }
+
+    // Given no entity, when version 0 is published, then version 1 is written.
+    #[test]
+    fn create() {
+        assert_eq!(
+            decide(&input(0, "a"), None).ok(),
+            Some(Decision::Write { version: 1 })
+        );
+        assert_eq!(
+            decide(&input(-1, "a"), None).ok(),
+            Some(Decision::Write { version: 1 })
+        );
+    }
+
+    // Given version 3, a create or a stale version conflicts; the right base writes 4.
+    #[test]
+    fn optimistic_locking() {
+        let latest = stored(3, "a");
+        assert!(matches!(
+            decide(&input(0, "b"), Some(&latest)),
+            Err(CqrsError::VersionConflict {
+                expected: 0,
+                actual: 3
+            })
+        ));
+        assert!(matches!(
+            decide(&input(2, "b"), Some(&latest)),
+            Err(CqrsError::VersionConflict {
+                expected: 2,
+                actual: 3
+            })
+        ));
+        assert!(matches!(
+            decide(&input(5, "b"), None),
+            Err(CqrsError::VersionConflict {
+                expected: 5,
+                actual: 0
+            })
+        ));
+        assert_eq!(
+            decide(&input(3, "b"), Some(&latest)).ok(),
+            Some(Decision::Write { version: 4 })
+        );
+        assert_eq!(
+            decide(&input(-1, "b"), Some(&latest)).ok(),
+            Some(Decision::Write { version: 4 })
+        );
+        assert!(decide(&input(-2, "b"), Some(&latest)).is_err());
+    }
+
+    // Given version 3, an identical input writes nothing, whatever version it names.
+    #[test]
+    fn not_dirty() {
+        let latest = stored(3, "a");
+        assert_eq!(
+            decide(&input(3, "a"), Some(&latest)).ok(),
+            Some(Decision::NotDirty)
+        );
+        assert_eq!(
+            decide(&input(-1, "a"), Some(&latest)).ok(),
+            Some(Decision::NotDirty)
+        );
+        let mut changed = input(3, "a");
+        changed.attributes.insert("total".into(), json!(11));
+        assert_eq!(
+            decide(&changed, Some(&latest)).ok(),
+            Some(Decision::Write { version: 4 })
+        );
+    }
+
+    #[test]
+    fn rows_round_trip() {
+        let row = stored(12, "a");
+        assert_eq!(row.sk, "ORDER#1@12");
+        assert_eq!(row.tenant_code, "tenant001");
+        assert_eq!(CommandModel::from_item(&row.to_item()).ok(), Some(row));
+    }
+
+    #[test]
+    fn a_base_sort_key_with_a_version_is_refused() {
+        let mut bad = input(0, "a");
+        bad.sk = "ORDER#1@2".into();
+        assert!(matches!(decide(&bad, None), Err(CqrsError::InvalidKey(_))));
+    }
+}

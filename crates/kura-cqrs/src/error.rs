@@ -1,0 +1,52 @@
+//! The framework's one error type.
+
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CqrsError {
+    /// A key breaks the key design (a base sort key with `@`, an empty one, ...).
+    #[error("invalid key: {0}")]
+    InvalidKey(String),
+    /// Optimistic locking lost: the command was based on `expected`, the entity is at
+    /// `actual` (0 when it does not exist).
+    #[error("version conflict: the command expected version {expected}, the entity is at {actual}")]
+    VersionConflict { expected: i64, actual: i64 },
+    /// A version or row that was asked for does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// An existing table does not have the shape the framework needs.
+    #[error("table {table}: {problem}")]
+    TableMismatch { table: String, problem: String },
+    /// A stored row the framework cannot read back.
+    #[error("malformed row: {0}")]
+    Malformed(String),
+    /// DynamoDB (or Kura) refused or failed a call.
+    #[error("DynamoDB {code}: {message}")]
+    Dynamo { code: String, message: String },
+}
+
+pub type Result<T, E = CqrsError> = std::result::Result<T, E>;
+
+impl CqrsError {
+    /// Wraps an SDK error, keeping DynamoDB's error code.
+    pub fn dynamo<E, R>(error: SdkError<E, R>) -> CqrsError
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+        R: std::fmt::Debug,
+    {
+        let code = error.code().unwrap_or("Unknown").to_owned();
+        let message = match error.message() {
+            Some(m) => m.to_owned(),
+            None => format!("{error:?}"),
+        };
+        CqrsError::Dynamo { code, message }
+    }
+
+    /// The DynamoDB error code, for DynamoDB errors.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            CqrsError::Dynamo { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The seed's key design: `PK = PREFIX#TENANT`, `SK = IDENTIFIER[@VERSION]`,
+//! `ID = PK#SK`, its constants and helpers (with the seed's exact results), and typed
+//! builders for its six key patterns.
+
+use crate::error::{CqrsError, Result};
+
+/// Separates key components (PK segments, SK segments, ID).
+pub const KEY_SEPARATOR: &str = "#";
+/// Separates a sort key from its version number.
+pub const VER_SEPARATOR: &str = "@";
+/// The input version of a command that creates an entity.
+pub const VERSION_FIRST: i64 = 0;
+/// The input version meaning "on top of the latest"; also what a sort key without a
+/// version reports.
+pub const VERSION_LATEST: i64 = -1;
+/// The tenant of data shared by all tenants.
+pub const TENANT_COMMON: &str = "common";
+/// The tenant of single-tenant applications.
+pub const DEFAULT_TENANT_CODE: &str = "single";
+
+/// `pk#sk`: an entity's id.
+pub fn generate_id(pk: &str, sk: &str) -> String {
+    format!("{pk}{KEY_SEPARATOR}{sk}")
+}
+
+/// The tenant code of a partition key: the segment after its last `#`; `None` without one.
+pub fn get_tenant_code(pk: &str) -> Option<&str> {
+    pk.rsplit_once(KEY_SEPARATOR).map(|(_, tenant)| tenant)
+}
+
+/// `sk@version`.
+pub fn add_sort_key_version(sk: &str, version: i64) -> String {
+    format!("{sk}{VER_SEPARATOR}{version}")
+}
+
+/// The sort key without its version: everything before the last `@`.
+pub fn remove_sort_key_version(sk: &str) -> &str {
+    sk.rsplit_once(VER_SEPARATOR).map_or(sk, |(base, _)| base)
+}
+
+/// The version after the last `@`; [`VERSION_LATEST`] when there is none (or it is not a
+/// number).
+pub fn get_sort_key_version(sk: &str) -> i64 {
+    sk.rsplit_once(VER_SEPARATOR)
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(VERSION_LATEST)
+}
+
+/// `MASTER#tenant` (the default tenant when none is given).
+pub fn master_pk(tenant_code: Option<&str>) -> String {
+    with_tenant("MASTER", tenant_code)
+}
+
+/// `SEQ#tenant` (the default tenant when none is given).
+pub fn seq_pk(tenant_code: Option<&str>) -> String {
+    with_tenant("SEQ", tenant_code)
+}
+
+/// `TTL#tableType`: the sort key of a table type's TTL setting.
+pub fn ttl_sk(table_type: &str) -> String {
+    format!("TTL{KEY_SEPARATOR}{table_type}")
+}
+
+fn with_tenant(prefix: &str, tenant_code: Option<&str>) -> String {
+    let tenant = normalize_tenant(tenant_code.unwrap_or(DEFAULT_TENANT_CODE));
+    format!("{prefix}{KEY_SEPARATOR}{tenant}")
+}
+
+/// Tenant codes are case-insensitive: this is the one place they are lower-cased.
+pub fn normalize_tenant(code: &str) -> String {
+    code.to_lowercase()
+}
+
+/// A base sort key (no version): `@` is reserved for versions.
+pub fn check_base_sk(sk: &str) -> Result<()> {
+    if sk.is_empty() {
+        return Err(CqrsError::InvalidKey("a sort key must not be empty".into()));
+    }
+    if sk.contains(VER_SEPARATOR) {
+        return Err(CqrsError::InvalidKey(format!(
+            "the base sort key {sk:?} contains {VER_SEPARATOR:?}, which separates versions"
+        )));
+    }
+    Ok(())
+}
+
+/// A new sortable unique id (ULID): what the seed uses for sort keys.
+pub fn new_ulid() -> String {
+    ulid::Ulid::new().to_string()
+}
+
+/// A primary key of the data and history tables (`sk` without version).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key {
+    pub pk: String,
+    pub sk: String,
+}
+
+impl Key {
+    /// `PREFIX#tenant` and `sk`, with the tenant normalised and the sort key checked.
+    pub fn new(prefix: &str, tenant_code: &str, sk: impl Into<String>) -> Result<Key> {
+        let sk = sk.into();
+        check_base_sk(&sk)?;
+        Ok(Key {
+            pk: format!("{prefix}{KEY_SEPARATOR}{}", normalize_tenant(tenant_code)),
+            sk,
+        })
+    }
+
+    pub fn id(&self) -> String {
+        generate_id(&self.pk, &self.sk)
+    }
+
+    pub fn tenant_code(&self) -> Option<&str> {
+        get_tenant_code(&self.pk)
+    }
+}
+
+fn join(parts: &[&str]) -> String {
+    parts.join(KEY_SEPARATOR)
+}
+
+/// Pattern 1, simple entity: `ENTITY#tenant` / `<ulid>`.
+pub fn simple_entity(prefix: &str, tenant_code: &str) -> Result<Key> {
+    Key::new(prefix, tenant_code, new_ulid())
+}
+
+/// Pattern 2, hierarchical entity: the parent `PARENT#tenant` / `PARENT#parentId`.
+pub fn parent(prefix: &str, tenant_code: &str, parent_id: &str) -> Result<Key> {
+    Key::new(prefix, tenant_code, join(&[prefix, parent_id]))
+}
+
+/// Pattern 2, a child in its parent's partition: `PARENT#tenant` /
+/// `CHILD#parentId#childId`.
+pub fn child(
+    parent_prefix: &str,
+    child_prefix: &str,
+    tenant_code: &str,
+    parent_id: &str,
+    child_id: &str,
+) -> Result<Key> {
+    Key::new(
+        parent_prefix,
+        tenant_code,
+        join(&[child_prefix, parent_id, child_id]),
+    )
+}
+
+/// The sort-key prefix of every child of one parent (for `begins_with`).
+pub fn children_prefix(child_prefix: &str, parent_id: &str) -> String {
+    format!("{}{KEY_SEPARATOR}", join(&[child_prefix, parent_id]))
+}
+
+/// Pattern 3, composite variant sort key: `ENTITY#tenant` / `variant#identifier`.
+pub fn variant(prefix: &str, tenant_code: &str, variant: &str, identifier: &str) -> Result<Key> {
+    Key::new(prefix, tenant_code, join(&[variant, identifier]))
+}
+
+/// Pattern 4, association in the common tenant: `ENTITY#common` / `tenant#identifier`.
+pub fn common_association(prefix: &str, tenant_code: &str, identifier: &str) -> Result<Key> {
+    Key::new(
+        prefix,
+        TENANT_COMMON,
+        join(&[&normalize_tenant(tenant_code), identifier]),
+    )
+}
+
+/// Pattern 5, master data: `MASTER#tenant` / `TYPE#category#code`.
+pub fn master_data(tenant_code: &str, kind: &str, category: &str, code: &str) -> Result<Key> {
+    Key::new("MASTER", tenant_code, join(&[kind, category, code]))
+}
+
+/// Pattern 6, time series: `LOG#tenant#YYYY-MM` / `timestamp#eventId`, the month taken
+/// from the timestamp (RFC 3339, UTC).
+pub fn time_series(
+    prefix: &str,
+    tenant_code: &str,
+    timestamp: &str,
+    event_id: &str,
+) -> Result<Key> {
+    let month = timestamp
+        .get(..7)
+        .filter(|m| m.as_bytes().get(4) == Some(&b'-'))
+        .ok_or_else(|| {
+            CqrsError::InvalidKey(format!("{timestamp:?} is not an RFC 3339 timestamp"))
+        })?;
+    let sk = join(&[timestamp, event_id]);
+    check_base_sk(&sk)?;
+    Ok(Key {
+        pk: join(&[prefix, &normalize_tenant(tenant_code), month]),
+        sk,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The seed's examples (key-design-patterns.en.md), verbatim.
+    #[test]
+    fn seed_examples() {
+        assert_eq!(master_pk(Some("tenant001")), "MASTER#tenant001");
+        assert_eq!(master_pk(None), "MASTER#single");
+        assert_eq!(seq_pk(Some("tenant001")), "SEQ#tenant001");
+        assert_eq!(ttl_sk("product"), "TTL#product");
+        assert_eq!(
+            generate_id("PRODUCT#tenant001", "01HX7MBJK3V9WQBZ7XNDK5ZT2M"),
+            "PRODUCT#tenant001#01HX7MBJK3V9WQBZ7XNDK5ZT2M"
+        );
+        let sk = "01HX7MBJK3V9WQBZ7XNDK5ZT2M";
+        let with_version = add_sort_key_version(sk, 3);
+        assert_eq!(with_version, "01HX7MBJK3V9WQBZ7XNDK5ZT2M@3");
+        assert_eq!(remove_sort_key_version(&with_version), sk);
+        assert_eq!(get_sort_key_version(&with_version), 3);
+        assert_eq!(get_sort_key_version(sk), -1);
+        assert_eq!(get_tenant_code("PRODUCT#tenant001"), Some("tenant001"));
+        assert_eq!(get_tenant_code("PRODUCT"), None);
+        assert_eq!(KEY_SEPARATOR, "#");
+        assert_eq!(VER_SEPARATOR, "@");
+        assert_eq!((VERSION_FIRST, VERSION_LATEST), (0, -1));
+        assert_eq!((TENANT_COMMON, DEFAULT_TENANT_CODE), ("common", "single"));
+    }
+
+    #[test]
+    fn edge_cases() {
+        // The last separator decides.
+        assert_eq!(get_tenant_code("LOG#tenant001#2024-01"), Some("2024-01"));
+        assert_eq!(remove_sort_key_version("a@b@7"), "a@b");
+        assert_eq!(get_sort_key_version("a@b@7"), 7);
+        assert_eq!(get_sort_key_version("ORDER#x@10"), 10);
+        assert_eq!(get_sort_key_version("x@"), VERSION_LATEST);
+        assert_eq!(get_sort_key_version("x@v2"), VERSION_LATEST);
+        assert_eq!(remove_sort_key_version("plain"), "plain");
+        assert_eq!(get_tenant_code("#"), Some(""));
+        assert!(check_base_sk("ORDER#1@2").is_err());
+        assert!(check_base_sk("").is_err());
+        assert_eq!(master_pk(Some("Tenant001")), "MASTER#tenant001");
+    }
+
+    #[test]
+    fn the_six_patterns() {
+        let product = simple_entity("PRODUCT", "Tenant001").expect("key");
+        assert_eq!(product.pk, "PRODUCT#tenant001");
+        assert_eq!(product.sk.len(), 26);
+        let order = parent("ORDER", "tenant001", "01HX7MBJK3V9WQBZ7XNDK5ZT2M").expect("key");
+        assert_eq!(
+            (order.pk.as_str(), order.sk.as_str()),
+            ("ORDER#tenant001", "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M")
+        );
+        let item = child(
+            "ORDER",
+            "ORDER_ITEM",
+            "tenant001",
+            "01HX7MBJK3V9WQBZ7XNDK5ZT2M",
+            "001",
+        )
+        .expect("key");
+        assert_eq!(item.pk, "ORDER#tenant001");
+        assert_eq!(item.sk, "ORDER_ITEM#01HX7MBJK3V9WQBZ7XNDK5ZT2M#001");
+        assert!(
+            item.sk
+                .starts_with(&children_prefix("ORDER_ITEM", "01HX7MBJK3V9WQBZ7XNDK5ZT2M"))
+        );
+        let user = variant("USER", "common", "sso", "abc123def456").expect("key");
+        assert_eq!(
+            (user.pk.as_str(), user.sk.as_str()),
+            ("USER#common", "sso#abc123def456")
+        );
+        let member = common_association("USER_TENANT", "tenant002", "user123").expect("key");
+        assert_eq!(
+            (member.pk.as_str(), member.sk.as_str()),
+            ("USER_TENANT#common", "tenant002#user123")
+        );
+        let setting =
+            master_data("tenant001", "DATA", "product_category", "electronics").expect("key");
+        assert_eq!(
+            (setting.pk.as_str(), setting.sk.as_str()),
+            ("MASTER#tenant001", "DATA#product_category#electronics")
+        );
+        let log = time_series("LOG", "tenant001", "2024-01-15T10:30:00Z", "evt001").expect("key");
+        assert_eq!(
+            (log.pk.as_str(), log.sk.as_str()),
+            ("LOG#tenant001#2024-01", "2024-01-15T10:30:00Z#evt001")
+        );
+        assert!(time_series("LOG", "t", "15/01/2024", "e").is_err());
+        assert!(parent("ORDER", "t", "bad@id").is_err());
+    }
+}

@@ -1,0 +1,46 @@
+//! `kura-cqrs`: the CQRS single-table data layer of the seed key design, over
+//! `aws-sdk-dynamodb` only, so it runs on Kura and unchanged on AWS DynamoDB.
+//!
+//! - [`keys`]: `PK = PREFIX#TENANT`, `SK = IDENTIFIER[@VERSION]`, `ID = PK#SK`, the seed's
+//!   helpers and constants, and builders for its six key patterns.
+//! - [`tables`]: a module's command, data and history tables, created or checked.
+//! - [`command`]: commands, their stored rows, and the pure publishing decision
+//!   (optimistic locking by version, the "not dirty" rule).
+//! - [`service`]: publishing (async through the command table's stream, or sync in one
+//!   transaction) and reading commands and data rows.
+//!
+//! ```no_run
+//! # async fn example(client: aws_sdk_dynamodb::Client) -> Result<(), kura_cqrs::CqrsError> {
+//! use kura_cqrs::{CommandInput, CommandService, Invoker, TableNames, ensure_tables, keys};
+//! let tables = TableNames::new("dev", "shop", "order");
+//! ensure_tables(&client, &tables).await?;
+//! let service = CommandService::new(client, tables);
+//! let key = keys::parent("ORDER", "tenant001", &keys::new_ulid())?;
+//! let input = CommandInput {
+//!     pk: key.pk,
+//!     sk: key.sk,
+//!     code: "A-1".into(),
+//!     name: "first order".into(),
+//!     version: keys::VERSION_FIRST,
+//!     tenant_code: "tenant001".into(),
+//!     kind: "ORDER".into(),
+//!     is_deleted: false,
+//!     seq: None,
+//!     ttl: None,
+//!     attributes: serde_json::Map::new(),
+//! };
+//! let stored = service.publish_sync(&input, &Invoker::default()).await?;
+//! # Ok(()) }
+//! ```
+
+pub mod attributes;
+pub mod command;
+pub mod error;
+pub mod keys;
+pub mod service;
+pub mod tables;
+
+pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};
+pub use error::{CqrsError, Result};
+pub use service::CommandService;
+pub use tables::{TableKind, TableNames, ensure_tables};

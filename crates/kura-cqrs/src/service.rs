@@ -1,0 +1,299 @@
+//! Publishing commands and reading them back, over aws-sdk-dynamodb only.
+//!
+//! - `publish_async` writes the next version to the command table; the projector applies
+//!   it to the data table from the stream.
+//! - `publish_sync` writes the command, the previous data row to history and the new data
+//!   row in one transaction; the projector then finds the data row already at that version
+//!   and does nothing.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+
+use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
+use crate::error::{CqrsError, Result};
+use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
+use crate::tables::TableNames;
+
+/// Publishes and reads the commands of one module.
+#[derive(Debug, Clone)]
+pub struct CommandService {
+    client: Client,
+    tables: TableNames,
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn is_conditional_failure<E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(e: &E) -> bool {
+    e.code() == Some("ConditionalCheckFailedException")
+}
+
+impl CommandService {
+    pub fn new(client: Client, tables: TableNames) -> CommandService {
+        CommandService { client, tables }
+    }
+
+    pub fn tables(&self) -> &TableNames {
+        &self.tables
+    }
+
+    /// Writes the next version of the entity to the command table. Returns the stored
+    /// command, or `None` when the input equals the latest version (nothing is written).
+    pub async fn publish_async(
+        &self,
+        input: &CommandInput,
+        invoker: &Invoker,
+    ) -> Result<Option<CommandModel>> {
+        check_base_sk(&input.sk)?;
+        let latest = self.latest_command(&input.pk, &input.sk).await?;
+        let version = match decide(input, latest.as_ref())? {
+            Decision::NotDirty => return Ok(None),
+            Decision::Write { version } => version,
+        };
+        let first = match &latest {
+            Some(_) => self.command(&input.pk, &input.sk, 1).await?,
+            None => None,
+        };
+        let model = CommandModel::from_input(
+            input,
+            version,
+            invoker,
+            first.as_ref().map(|f| &f.audit),
+            &now_timestamp(),
+        );
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.tables.command)
+            .set_item(Some(model.to_item()))
+            .condition_expression("attribute_not_exists(pk) AND attribute_not_exists(sk)")
+            .send()
+            .await;
+        match put {
+            Ok(_) => Ok(Some(model)),
+            Err(e) if e.as_service_error().is_some_and(is_conditional_failure) => {
+                // Another writer took this version first.
+                let actual = self
+                    .latest_command(&input.pk, &input.sk)
+                    .await?
+                    .map_or(0, |l| l.version);
+                Err(CqrsError::VersionConflict {
+                    expected: version - 1,
+                    actual,
+                })
+            }
+            Err(e) => Err(CqrsError::dynamo(e)),
+        }
+    }
+
+    /// Validates against the data table, then writes the command, the previous data row
+    /// to history and the new data row in one transaction.
+    pub async fn publish_sync(
+        &self,
+        input: &CommandInput,
+        invoker: &Invoker,
+    ) -> Result<Option<CommandModel>> {
+        check_base_sk(&input.sk)?;
+        let current = self.data_row(&input.pk, &input.sk).await?;
+        let version = match decide(input, current.as_ref())? {
+            Decision::NotDirty => return Ok(None),
+            Decision::Write { version } => version,
+        };
+        let now = now_timestamp();
+        let model = CommandModel::from_input(
+            input,
+            version,
+            invoker,
+            current.as_ref().map(|c| &c.audit),
+            &now,
+        );
+        let mut actions = vec![put(
+            &self.tables.command,
+            model.to_item(),
+            "attribute_not_exists(pk) AND attribute_not_exists(sk)",
+            None,
+        )?];
+        let data_condition = match &current {
+            Some(old) => {
+                let mut history = old.to_item();
+                history.insert("sk".into(), s(&add_sort_key_version(&old.sk, old.version)));
+                actions.push(put(
+                    &self.tables.history,
+                    history,
+                    "attribute_not_exists(pk)",
+                    None,
+                )?);
+                (
+                    "version = :v",
+                    Some(AttributeValue::N(old.version.to_string())),
+                )
+            }
+            None => ("attribute_not_exists(pk)", None),
+        };
+        actions.push(put(
+            &self.tables.data,
+            data_item(&model),
+            data_condition.0,
+            data_condition.1,
+        )?);
+        let sent = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(actions))
+            .send()
+            .await;
+        match sent {
+            Ok(_) => Ok(Some(model)),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_transaction_canceled_exception()) =>
+            {
+                let actual = self
+                    .data_row(&input.pk, &input.sk)
+                    .await?
+                    .map_or(0, |r| r.version);
+                Err(CqrsError::VersionConflict {
+                    expected: version - 1,
+                    actual,
+                })
+            }
+            Err(e) => Err(CqrsError::dynamo(e)),
+        }
+    }
+
+    /// One version of a command.
+    pub async fn command(
+        &self,
+        pk: &str,
+        base_sk: &str,
+        version: i64,
+    ) -> Result<Option<CommandModel>> {
+        let got = self
+            .client
+            .get_item()
+            .table_name(&self.tables.command)
+            .key("pk", s(pk))
+            .key("sk", s(&add_sort_key_version(base_sk, version)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        got.item().map(CommandModel::from_item).transpose()
+    }
+
+    /// The latest version of a command, by version number (so `@10` is after `@9`).
+    pub async fn latest_command(&self, pk: &str, base_sk: &str) -> Result<Option<CommandModel>> {
+        let mut best: Option<(i64, String)> = None;
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        let prefix = format!("{base_sk}{VER_SEPARATOR}");
+        loop {
+            let page = self
+                .client
+                .query()
+                .table_name(&self.tables.command)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
+                .expression_attribute_values(":pk", s(pk))
+                .expression_attribute_values(":prefix", s(&prefix))
+                .projection_expression("sk")
+                .consistent_read(true)
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(CqrsError::dynamo)?;
+            for item in page.items() {
+                if let Some(AttributeValue::S(sk)) = item.get("sk") {
+                    let version = sk.strip_prefix(&prefix).and_then(|v| v.parse::<i64>().ok());
+                    if let Some(v) = version
+                        && best.as_ref().is_none_or(|(b, _)| v > *b)
+                    {
+                        best = Some((v, sk.clone()));
+                    }
+                }
+            }
+            match page.last_evaluated_key() {
+                Some(k) => start = Some(k.clone()),
+                None => break,
+            }
+        }
+        match best {
+            Some((version, _)) => self.command(pk, base_sk, version).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The version the next publish on top of the latest would get.
+    pub async fn next_version(&self, pk: &str, base_sk: &str) -> Result<i64> {
+        Ok(self
+            .latest_command(pk, base_sk)
+            .await?
+            .map_or(1, |l| l.version + 1))
+    }
+
+    /// The data row of an entity as it was at `version`, from the history table (the
+    /// latest version is in the data table, not here).
+    pub async fn history_row(
+        &self,
+        pk: &str,
+        base_sk: &str,
+        version: i64,
+    ) -> Result<Option<CommandModel>> {
+        let got = self
+            .client
+            .get_item()
+            .table_name(&self.tables.history)
+            .key("pk", s(pk))
+            .key("sk", s(&add_sort_key_version(base_sk, version)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        got.item().map(CommandModel::from_item).transpose()
+    }
+
+    /// The data row (latest applied state) of an entity.
+    pub async fn data_row(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
+        let got = self
+            .client
+            .get_item()
+            .table_name(&self.tables.data)
+            .key("pk", s(pk))
+            .key("sk", s(sk))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        got.item().map(CommandModel::from_item).transpose()
+    }
+}
+
+/// The data row of an applied command: its key without version, the command's fields,
+/// and `cpk`/`csk` naming the command applied.
+pub fn data_item(command: &CommandModel) -> HashMap<String, AttributeValue> {
+    let mut item = command.to_item();
+    item.insert("sk".into(), s(command.base_sk()));
+    item.insert("cpk".into(), s(&command.pk));
+    item.insert("csk".into(), s(&command.sk));
+    item
+}
+
+fn put(
+    table: &str,
+    item: HashMap<String, AttributeValue>,
+    condition: &str,
+    version: Option<AttributeValue>,
+) -> Result<TransactWriteItem> {
+    let mut put = Put::builder()
+        .table_name(table)
+        .set_item(Some(item))
+        .condition_expression(condition);
+    if let Some(v) = version {
+        put = put.expression_attribute_values(":v", v);
+    }
+    let put = put
+        .build()
+        .map_err(|e| CqrsError::InvalidKey(e.to_string()))?;
+    Ok(TransactWriteItem::builder().put(put).build())
+}

@@ -1,0 +1,243 @@
+//! A module's three tables, `{env}-{app}-{module}-command|data|history`: string keys `pk`
+//! and `sk`, TTL on the attribute `ttl`, and a stream on the command table (the
+//! projector's input).
+
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+    StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
+};
+
+use crate::error::{CqrsError, Result};
+
+/// The TTL attribute of every table.
+pub const TTL_ATTRIBUTE: &str = "ttl";
+
+/// The table names of one module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableNames {
+    pub command: String,
+    pub data: String,
+    pub history: String,
+}
+
+/// Which of a module's tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableKind {
+    Command,
+    Data,
+    History,
+}
+
+impl TableKind {
+    pub const ALL: [TableKind; 3] = [TableKind::Command, TableKind::Data, TableKind::History];
+
+    /// The name the seed gives the table type (`command`, `data`, `history`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TableKind::Command => "command",
+            TableKind::Data => "data",
+            TableKind::History => "history",
+        }
+    }
+}
+
+impl TableNames {
+    pub fn new(env: &str, app: &str, module: &str) -> TableNames {
+        let name = |kind: &str| format!("{env}-{app}-{module}-{kind}");
+        TableNames {
+            command: name("command"),
+            data: name("data"),
+            history: name("history"),
+        }
+    }
+
+    pub fn of(&self, kind: TableKind) -> &str {
+        match kind {
+            TableKind::Command => &self.command,
+            TableKind::Data => &self.data,
+            TableKind::History => &self.history,
+        }
+    }
+}
+
+fn key(name: &str, kind: KeyType) -> Result<KeySchemaElement> {
+    KeySchemaElement::builder()
+        .attribute_name(name)
+        .key_type(kind)
+        .build()
+        .map_err(|e| CqrsError::InvalidKey(e.to_string()))
+}
+
+fn definition(name: &str) -> Result<AttributeDefinition> {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ScalarAttributeType::S)
+        .build()
+        .map_err(|e| CqrsError::InvalidKey(e.to_string()))
+}
+
+/// Creates the module's tables that are missing and checks the ones that exist; enables
+/// TTL on each. Safe to call at every start.
+pub async fn ensure_tables(client: &Client, names: &TableNames) -> Result<()> {
+    for kind in TableKind::ALL {
+        let name = names.of(kind);
+        ensure_table(client, name, kind == TableKind::Command).await?;
+        ensure_ttl(client, name).await?;
+    }
+    Ok(())
+}
+
+async fn ensure_table(client: &Client, name: &str, streamed: bool) -> Result<()> {
+    match client.describe_table().table_name(name).send().await {
+        Ok(found) => {
+            let table = found
+                .table()
+                .ok_or_else(|| mismatch(name, "no description"))?;
+            check_table(name, table, streamed)?;
+        }
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|s| s.is_resource_not_found_exception()) =>
+        {
+            let mut create = client
+                .create_table()
+                .table_name(name)
+                .billing_mode(BillingMode::PayPerRequest)
+                .attribute_definitions(definition("pk")?)
+                .attribute_definitions(definition("sk")?)
+                .key_schema(key("pk", KeyType::Hash)?)
+                .key_schema(key("sk", KeyType::Range)?);
+            if streamed {
+                create = create.stream_specification(
+                    StreamSpecification::builder()
+                        .stream_enabled(true)
+                        .stream_view_type(StreamViewType::NewImage)
+                        .build()
+                        .map_err(|e| mismatch(name, &e.to_string()))?,
+                );
+            }
+            match create.send().await {
+                Ok(_) => tracing::info!(table = name, "created table"),
+                // Another process created it meanwhile: check it like any existing one.
+                Err(e)
+                    if e.as_service_error()
+                        .is_some_and(|s| s.is_resource_in_use_exception()) => {}
+                Err(e) => return Err(CqrsError::dynamo(e)),
+            }
+            wait_active(client, name).await?;
+        }
+        Err(e) => return Err(CqrsError::dynamo(e)),
+    }
+    Ok(())
+}
+
+fn mismatch(table: &str, problem: &str) -> CqrsError {
+    CqrsError::TableMismatch {
+        table: table.to_owned(),
+        problem: problem.to_owned(),
+    }
+}
+
+fn check_table(
+    name: &str,
+    table: &aws_sdk_dynamodb::types::TableDescription,
+    streamed: bool,
+) -> Result<()> {
+    let keys: Vec<(&str, &KeyType)> = table
+        .key_schema()
+        .iter()
+        .map(|k| (k.attribute_name(), k.key_type()))
+        .collect();
+    if keys != [("pk", &KeyType::Hash), ("sk", &KeyType::Range)] {
+        return Err(mismatch(
+            name,
+            "the key schema must be pk (HASH) and sk (RANGE)",
+        ));
+    }
+    let strings = ["pk", "sk"].iter().all(|k| {
+        table
+            .attribute_definitions()
+            .iter()
+            .any(|d| d.attribute_name() == *k && d.attribute_type() == &ScalarAttributeType::S)
+    });
+    if !strings {
+        return Err(mismatch(name, "pk and sk must be strings"));
+    }
+    if streamed {
+        let view = table
+            .stream_specification()
+            .filter(|s| s.stream_enabled())
+            .and_then(|s| s.stream_view_type());
+        if !matches!(
+            view,
+            Some(StreamViewType::NewImage | StreamViewType::NewAndOldImages)
+        ) {
+            return Err(mismatch(
+                name,
+                "the command table needs a stream with NEW_IMAGE or NEW_AND_OLD_IMAGES",
+            ));
+        }
+    }
+    Ok(())
+}
+
+async fn wait_active(client: &Client, name: &str) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let table = client
+            .describe_table()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        if table.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(mismatch(name, "did not become ACTIVE within 5 minutes"));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+async fn ensure_ttl(client: &Client, name: &str) -> Result<()> {
+    let current = client
+        .describe_time_to_live()
+        .table_name(name)
+        .send()
+        .await
+        .map_err(CqrsError::dynamo)?;
+    let description = current.time_to_live_description();
+    let status = description.and_then(|d| d.time_to_live_status());
+    let attribute = description.and_then(|d| d.attribute_name());
+    match status {
+        Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling) => {
+            if attribute == Some(TTL_ATTRIBUTE) {
+                Ok(())
+            } else {
+                Err(mismatch(
+                    name,
+                    "TTL is enabled on another attribute than `ttl`",
+                ))
+            }
+        }
+        _ => {
+            let spec = TimeToLiveSpecification::builder()
+                .enabled(true)
+                .attribute_name(TTL_ATTRIBUTE)
+                .build()
+                .map_err(|e| mismatch(name, &e.to_string()))?;
+            client
+                .update_time_to_live()
+                .table_name(name)
+                .time_to_live_specification(spec)
+                .send()
+                .await
+                .map_err(CqrsError::dynamo)?;
+            Ok(())
+        }
+    }
+}
