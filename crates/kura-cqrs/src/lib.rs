@@ -8,6 +8,8 @@
 //!   (optimistic locking by version, the "not dirty" rule).
 //! - [`service`]: publishing (async through the command table's stream, or sync in one
 //!   transaction) and reading commands and data rows.
+//! - [`projector`]: the stream-driven worker that applies commands to the data table and
+//!   the registered sync handlers, with checkpoints and a dead-letter table.
 //!
 //! ```no_run
 //! # async fn example(client: aws_sdk_dynamodb::Client) -> Result<(), kura_cqrs::CqrsError> {
@@ -37,10 +39,12 @@ pub mod attributes;
 pub mod command;
 pub mod error;
 pub mod keys;
+pub mod projector;
 pub mod service;
 pub mod tables;
 
 pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};
 pub use error::{CqrsError, Result};
+pub use projector::{Projector, ProjectorOptions, SyncHandler};
 pub use service::CommandService;
 pub use tables::{TableKind, TableNames, ensure_tables};

@@ -1,6 +1,7 @@
 //! A module's three tables, `{env}-{app}-{module}-command|data|history`: string keys `pk`
 //! and `sk`, TTL on the attribute `ttl`, and a stream on the command table (the
-//! projector's input).
+//! projector's input); plus the projector's own two, `-projector` (checkpoints) and
+//! `-dead-letter` (parked records).
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,8 @@ pub struct TableNames {
     pub command: String,
     pub data: String,
     pub history: String,
+    pub projector: String,
+    pub dead_letter: String,
 }
 
 /// Which of a module's tables.
@@ -51,6 +54,8 @@ impl TableNames {
             command: name("command"),
             data: name("data"),
             history: name("history"),
+            projector: name("projector"),
+            dead_letter: name("dead-letter"),
         }
     }
 
@@ -87,6 +92,8 @@ pub async fn ensure_tables(client: &Client, names: &TableNames) -> Result<()> {
         ensure_table(client, name, kind == TableKind::Command).await?;
         ensure_ttl(client, name).await?;
     }
+    ensure_table(client, &names.projector, false).await?;
+    ensure_table(client, &names.dead_letter, false).await?;
     Ok(())
 }
 

@@ -1,0 +1,222 @@
+//! The projector against Kura (in process, through aws-sdk-dynamodb and
+//! aws-sdk-dynamodbstreams): the data table and a read model end equal to the command
+//! log; a poison record is parked while the others flow; redelivery after lost
+//! checkpoints changes nothing; commands published in sync are not applied twice.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kura_cqrs::keys::VERSION_LATEST;
+use kura_cqrs::{
+    CommandInput, CommandModel, CommandService, Invoker, Projector, ProjectorOptions, SyncHandler,
+    TableNames, ensure_tables,
+};
+use serde_json::json;
+
+/// A read model: the latest version and total of each entity, idempotent by version.
+#[derive(Default)]
+struct ReadModel {
+    rows: Mutex<BTreeMap<String, (i64, serde_json::Value)>>,
+    deliveries: Mutex<u64>,
+}
+
+impl SyncHandler for ReadModel {
+    fn id(&self) -> &str {
+        "read-model"
+    }
+
+    fn up<'a>(
+        &'a self,
+        command: &'a CommandModel,
+    ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
+        Box::pin(async move {
+            *self.deliveries.lock().expect("lock") += 1;
+            if command.pk == "ORDER#poison" {
+                return Err("this read model cannot store poison".into());
+            }
+            let mut rows = self.rows.lock().expect("lock");
+            let entry = rows
+                .entry(command.id.clone())
+                .or_insert((0, serde_json::Value::Null));
+            if command.version > entry.0 {
+                *entry = (command.version, command.attributes["total"].clone());
+            }
+            Ok(())
+        })
+    }
+}
+
+fn command(pk: &str, sk: &str, version: i64, total: i64) -> CommandInput {
+    CommandInput {
+        pk: pk.into(),
+        sk: sk.into(),
+        code: sk.into(),
+        name: "order".into(),
+        version,
+        tenant_code: "tenant001".into(),
+        kind: "ORDER".into(),
+        is_deleted: false,
+        seq: None,
+        ttl: None,
+        attributes: json!({"total": total})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    }
+}
+
+async fn run_until_idle(projector: &Projector) -> u64 {
+    let mut total = 0;
+    loop {
+        let done = projector.run_once().await.expect("projector round");
+        if done == 0 {
+            return total;
+        }
+        total += done;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn projection_matches_the_command_log() {
+    let engine = kura_engine::Engine::in_memory();
+    let client = kura_testkit::in_process_client(engine.clone());
+    let streams = kura_testkit::in_process_streams_client(engine.clone());
+    let tables = TableNames::new("test", "shop", "order");
+    ensure_tables(&client, &tables).await.expect("tables");
+    let service = CommandService::new(client.clone(), tables.clone());
+    let invoker = Invoker::default();
+    for entity in 0..10 {
+        for total in 0..4 {
+            service
+                .publish_async(
+                    &command(
+                        "ORDER#tenant001",
+                        &format!("ORDER#{entity}"),
+                        VERSION_LATEST,
+                        total,
+                    ),
+                    &invoker,
+                )
+                .await
+                .expect("publish");
+        }
+    }
+    service
+        .publish_async(
+            &command("ORDER#poison", "ORDER#p", VERSION_LATEST, 1),
+            &invoker,
+        )
+        .await
+        .expect("publish poison");
+    // Published in sync: already in the data table when the projector reads it.
+    service
+        .publish_sync(&command("ORDER#tenant001", "ORDER#sync", 0, 7), &invoker)
+        .await
+        .expect("sync");
+
+    let model = Arc::new(ReadModel::default());
+    let mut projector = Projector::new(
+        client.clone(),
+        streams,
+        tables.clone(),
+        ProjectorOptions {
+            attempts: 3,
+            first_backoff: Duration::from_millis(1),
+            page: 7,
+        },
+    );
+    projector.register(model.clone());
+    let finished = run_until_idle(&projector).await;
+    assert_eq!(finished, 42, "40 versions, the poison one and the sync one");
+
+    // The data table holds every entity's latest version, history the earlier ones.
+    for entity in 0..10 {
+        let sk = format!("ORDER#{entity}");
+        let row = service
+            .data_row("ORDER#tenant001", &sk)
+            .await
+            .expect("data")
+            .expect("row");
+        assert_eq!(
+            (row.version, row.attributes["total"].clone()),
+            (4, json!(3))
+        );
+        assert_eq!(row.sk, sk);
+        for version in 1..4 {
+            let old = service
+                .history_row("ORDER#tenant001", &sk, version)
+                .await
+                .expect("history")
+                .expect("history row");
+            assert_eq!(old.attributes["total"], json!(version - 1));
+        }
+        let id = format!("ORDER#tenant001#{sk}");
+        assert_eq!(model.rows.lock().expect("lock")[&id], (4, json!(3)));
+    }
+    let sync_row = service
+        .data_row("ORDER#tenant001", "ORDER#sync")
+        .await
+        .expect("data")
+        .expect("row");
+    assert_eq!(sync_row.version, 1);
+    // The poison record is parked with its error; everything else flowed past it.
+    let parked = client
+        .scan()
+        .table_name(&tables.dead_letter)
+        .send()
+        .await
+        .expect("scan");
+    assert_eq!(parked.count(), 1);
+    let error = match parked.items()[0].get("error") {
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(e)) => e.clone(),
+        other => panic!("no error: {other:?}"),
+    };
+    assert!(error.contains("read-model"), "{error}");
+    let stats = projector.stats();
+    assert_eq!(
+        stats
+            .dead_lettered
+            .load(std::sync::atomic::Ordering::Relaxed),
+        1
+    );
+
+    // Nothing new: a second round finishes nothing.
+    assert_eq!(run_until_idle(&projector).await, 0);
+
+    // Checkpoints lost (a crash before the write): everything is redelivered, and the
+    // data table and the read model stay as they were.
+    let checkpoints = client
+        .scan()
+        .table_name(&tables.projector)
+        .send()
+        .await
+        .expect("scan");
+    for item in checkpoints.items() {
+        client
+            .delete_item()
+            .table_name(&tables.projector)
+            .key("pk", item["pk"].clone())
+            .key("sk", item["sk"].clone())
+            .send()
+            .await
+            .expect("delete checkpoint");
+    }
+    let before = *model.deliveries.lock().expect("lock");
+    assert_eq!(run_until_idle(&projector).await, 42);
+    assert!(
+        *model.deliveries.lock().expect("lock") > before,
+        "handlers see redeliveries"
+    );
+    for entity in 0..10 {
+        let row = service
+            .data_row("ORDER#tenant001", &format!("ORDER#{entity}"))
+            .await
+            .expect("data")
+            .expect("row");
+        assert_eq!(row.version, 4, "a redelivered version changes nothing");
+    }
+    engine.shutdown();
+}
