@@ -8,6 +8,8 @@
 //!   (optimistic locking by version, the "not dirty" rule).
 //! - [`service`]: publishing (async through the command table's stream, or sync in one
 //!   transaction) and reading commands and data rows.
+//! - [`partial`]: partial updates merged onto the latest version.
+//! - [`data`]: reading the data table (pages and cursors, sort-key conditions) and history.
 //! - [`projector`]: the stream-driven worker that applies commands to the data table and
 //!   the registered sync handlers, with checkpoints and a dead-letter table.
 //!
@@ -37,14 +39,18 @@
 
 pub mod attributes;
 pub mod command;
+pub mod data;
 pub mod error;
 pub mod keys;
+pub mod partial;
 pub mod projector;
 pub mod service;
 pub mod tables;
 
 pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};
+pub use data::{DataService, ListOptions, Page, SkCondition};
 pub use error::{CqrsError, Result};
+pub use partial::{PartialUpdate, merge};
 pub use projector::{Projector, ProjectorOptions, SyncHandler};
 pub use service::CommandService;
 pub use tables::{TableKind, TableNames, ensure_tables};

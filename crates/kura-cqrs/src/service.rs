@@ -14,6 +14,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
+use crate::partial::PartialUpdate;
 use crate::tables::TableNames;
 
 /// Publishes and reads the commands of one module.
@@ -64,29 +65,8 @@ impl CommandService {
             first.as_ref().map(|f| &f.audit),
             &now_timestamp(),
         );
-        let put = self
-            .client
-            .put_item()
-            .table_name(&self.tables.command)
-            .set_item(Some(model.to_item()))
-            .condition_expression("attribute_not_exists(pk) AND attribute_not_exists(sk)")
-            .send()
-            .await;
-        match put {
-            Ok(_) => Ok(Some(model)),
-            Err(e) if e.as_service_error().is_some_and(is_conditional_failure) => {
-                // Another writer took this version first.
-                let actual = self
-                    .latest_command(&input.pk, &input.sk)
-                    .await?
-                    .map_or(0, |l| l.version);
-                Err(CqrsError::VersionConflict {
-                    expected: version - 1,
-                    actual,
-                })
-            }
-            Err(e) => Err(CqrsError::dynamo(e)),
-        }
+        self.put_command(&model).await?;
+        Ok(Some(model))
     }
 
     /// Validates against the data table, then writes the command, the previous data row
@@ -157,6 +137,95 @@ impl CommandService {
                     .map_or(0, |r| r.version);
                 Err(CqrsError::VersionConflict {
                     expected: version - 1,
+                    actual,
+                })
+            }
+            Err(e) => Err(CqrsError::dynamo(e)),
+        }
+    }
+
+    /// Merges `patch` onto the latest command and publishes the result asynchronously.
+    pub async fn publish_partial_update_async(
+        &self,
+        patch: &PartialUpdate,
+        invoker: &Invoker,
+    ) -> Result<Option<CommandModel>> {
+        let latest = self
+            .latest_command(&patch.pk, &patch.sk)
+            .await?
+            .ok_or_else(|| CqrsError::NotFound(format!("{} {}", patch.pk, patch.sk)))?;
+        self.publish_async(&patch.apply_to(&latest), invoker).await
+    }
+
+    /// Merges `patch` onto the data row and publishes the result in sync.
+    pub async fn publish_partial_update_sync(
+        &self,
+        patch: &PartialUpdate,
+        invoker: &Invoker,
+    ) -> Result<Option<CommandModel>> {
+        let current = self
+            .data_row(&patch.pk, &patch.sk)
+            .await?
+            .ok_or_else(|| CqrsError::NotFound(format!("{} {}", patch.pk, patch.sk)))?;
+        self.publish_sync(&patch.apply_to(&current), invoker).await
+    }
+
+    /// Publishes the latest command again as a new version, unchanged (to replay its
+    /// projection); the "not dirty" rule does not apply.
+    pub async fn duplicate(
+        &self,
+        pk: &str,
+        base_sk: &str,
+        invoker: &Invoker,
+    ) -> Result<CommandModel> {
+        let latest = self
+            .latest_command(pk, base_sk)
+            .await?
+            .ok_or_else(|| CqrsError::NotFound(format!("{pk} {base_sk}")))?;
+        let input = CommandInput {
+            pk: latest.pk.clone(),
+            sk: latest.base_sk().to_owned(),
+            code: latest.code.clone(),
+            name: latest.name.clone(),
+            version: latest.version,
+            tenant_code: latest.tenant_code.clone(),
+            kind: latest.kind.clone(),
+            is_deleted: latest.is_deleted,
+            seq: latest.seq,
+            ttl: latest.ttl,
+            attributes: latest.attributes.clone(),
+        };
+        let model = CommandModel::from_input(
+            &input,
+            latest.version + 1,
+            invoker,
+            Some(&latest.audit),
+            &now_timestamp(),
+        );
+        self.put_command(&model).await?;
+        Ok(model)
+    }
+
+    /// Writes a command version that must not exist yet.
+    async fn put_command(&self, model: &CommandModel) -> Result<()> {
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.tables.command)
+            .set_item(Some(model.to_item()))
+            .condition_expression("attribute_not_exists(pk) AND attribute_not_exists(sk)")
+            .send()
+            .await;
+        match put {
+            Ok(_) => Ok(()),
+            Err(e) if e.as_service_error().is_some_and(is_conditional_failure) => {
+                // Another writer took this version first.
+                let actual = self
+                    .latest_command(&model.pk, model.base_sk())
+                    .await?
+                    .map_or(0, |l| l.version);
+                Err(CqrsError::VersionConflict {
+                    expected: model.version - 1,
                     actual,
                 })
             }

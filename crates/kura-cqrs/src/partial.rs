@@ -1,0 +1,88 @@
+//! Partial updates: a patch merged onto the latest version (maps merged recursively,
+//! lists and other values replaced, an explicit null removing a field).
+
+use serde_json::{Map, Value};
+
+use crate::command::{CommandInput, CommandModel};
+
+/// What a partial update changes; `None` keeps the latest value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartialUpdate {
+    pub pk: String,
+    pub sk: String,
+    /// As for a full command: -1 on top of the latest, N on top of N.
+    pub version: i64,
+    pub code: Option<String>,
+    pub name: Option<String>,
+    pub is_deleted: Option<bool>,
+    pub seq: Option<i64>,
+    pub ttl: Option<i64>,
+    /// Merged onto the latest attributes.
+    pub attributes: Map<String, Value>,
+}
+
+/// `patch` merged onto `base`: objects recursively, null removes, anything else replaces.
+pub fn merge(base: &Map<String, Value>, patch: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = base.clone();
+    for (key, value) in patch {
+        match (out.get(key), value) {
+            (_, Value::Null) => {
+                out.remove(key);
+            }
+            (Some(Value::Object(old)), Value::Object(new)) => {
+                let merged = merge(old, new);
+                out.insert(key.clone(), Value::Object(merged));
+            }
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    out
+}
+
+impl PartialUpdate {
+    /// The full command this patch makes of `latest`.
+    pub fn apply_to(&self, latest: &CommandModel) -> CommandInput {
+        CommandInput {
+            pk: self.pk.clone(),
+            sk: self.sk.clone(),
+            code: self.code.clone().unwrap_or_else(|| latest.code.clone()),
+            name: self.name.clone().unwrap_or_else(|| latest.name.clone()),
+            version: self.version,
+            tenant_code: latest.tenant_code.clone(),
+            kind: latest.kind.clone(),
+            is_deleted: self.is_deleted.unwrap_or(latest.is_deleted),
+            seq: self.seq.or(latest.seq),
+            ttl: self.ttl.or(latest.ttl),
+            attributes: merge(&latest.attributes, &self.attributes),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn maps_merge_lists_replace_nulls_remove() {
+        let base = map(json!({"a": {"x": 1, "y": 2}, "list": [1, 2], "gone": true, "keep": "k"}));
+        let patch = map(json!({"a": {"y": 3, "z": 4}, "list": [9], "gone": null, "new": 5}));
+        assert_eq!(
+            Value::Object(merge(&base, &patch)),
+            json!({"a": {"x": 1, "y": 3, "z": 4}, "list": [9], "keep": "k", "new": 5})
+        );
+        // A map replaces a scalar and the other way round.
+        let base = map(json!({"a": 1, "b": {"c": 1}}));
+        let patch = map(json!({"a": {"n": 1}, "b": 2}));
+        assert_eq!(
+            Value::Object(merge(&base, &patch)),
+            json!({"a": {"n": 1}, "b": 2})
+        );
+    }
+}
