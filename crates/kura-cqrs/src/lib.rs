@@ -10,6 +10,8 @@
 //!   transaction) and reading commands and data rows.
 //! - [`partial`]: partial updates merged onto the latest version.
 //! - [`data`]: reading the data table (pages and cursors, sort-key conditions) and history.
+//! - [`sequence`]: atomic counters rotated by day, month, year or fiscal year, and the
+//!   format mini-language.
 //! - [`projector`]: the stream-driven worker that applies commands to the data table and
 //!   the registered sync handlers, with checkpoints and a dead-letter table.
 //!
@@ -44,6 +46,7 @@ pub mod error;
 pub mod keys;
 pub mod partial;
 pub mod projector;
+pub mod sequence;
 pub mod service;
 pub mod tables;
 
@@ -52,5 +55,6 @@ pub use data::{DataService, ListOptions, Page, SkCondition};
 pub use error::{CqrsError, Result};
 pub use partial::{PartialUpdate, merge};
 pub use projector::{Projector, ProjectorOptions, SyncHandler};
+pub use sequence::{RotateBy, Sequence, SequenceService, SequenceSettings};
 pub use service::CommandService;
 pub use tables::{TableKind, TableNames, ensure_tables};
