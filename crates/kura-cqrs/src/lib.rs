@@ -10,6 +10,8 @@
 //!   transaction) and reading commands and data rows.
 //! - [`partial`]: partial updates merged onto the latest version.
 //! - [`data`]: reading the data table (pages and cursors, sort-key conditions) and history.
+//! - [`master`]: master data, settings resolved user → group → tenant → common, and TTL
+//!   policies per table type.
 //! - [`sequence`]: atomic counters rotated by day, month, year or fiscal year, and the
 //!   format mini-language.
 //! - [`projector`]: the stream-driven worker that applies commands to the data table and
@@ -44,6 +46,7 @@ pub mod command;
 pub mod data;
 pub mod error;
 pub mod keys;
+pub mod master;
 pub mod partial;
 pub mod projector;
 pub mod sequence;
@@ -53,6 +56,7 @@ pub mod tables;
 pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};
 pub use data::{DataService, ListOptions, Page, SkCondition};
 pub use error::{CqrsError, Result};
+pub use master::{MasterService, SettingScope};
 pub use partial::{PartialUpdate, merge};
 pub use projector::{Projector, ProjectorOptions, SyncHandler};
 pub use sequence::{RotateBy, Sequence, SequenceService, SequenceSettings};

@@ -30,7 +30,7 @@ use aws_sdk_dynamodbstreams::types::{
 use crate::command::{CommandModel, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::keys::add_sort_key_version;
-use crate::service::data_item;
+use crate::service::{STATUS, STATUS_FAILED, STATUS_FINISHED, data_item};
 use crate::tables::TableNames;
 
 /// A read model fed by the projector (a SQLite or PostgreSQL table, a search index...).
@@ -242,8 +242,9 @@ impl Projector {
                 .map_err(CqrsError::dynamo)?;
             let records = page.records();
             for record in records {
-                self.finish(record).await?;
-                done += 1;
+                if self.finish(record).await? {
+                    done += 1;
+                }
             }
             let next = page.next_shard_iterator().map(str::to_owned);
             let last = records
@@ -264,13 +265,14 @@ impl Projector {
         Ok(done)
     }
 
-    /// Applies one record with retries; parks it in the dead-letter table when they run out.
-    async fn finish(&self, record: &Record) -> Result<()> {
+    /// Applies one record with retries; parks it in the dead-letter table when they run
+    /// out. Returns whether the record was a command (status updates are not).
+    async fn finish(&self, record: &Record) -> Result<bool> {
         if record.event_name() != Some(&OperationType::Insert) {
-            return Ok(()); // commands are only ever inserted
+            return Ok(false); // commands are only ever inserted
         }
         let Some(image) = record.dynamodb().and_then(|d| d.new_image()) else {
-            return Ok(());
+            return Ok(false);
         };
         let command = CommandModel::from_item(&convert_item(image))?;
         let mut backoff = self.options.first_backoff;
@@ -278,9 +280,10 @@ impl Projector {
         for attempt in 1..=self.options.attempts.max(1) {
             match self.apply(&command).await {
                 Ok(()) => {
+                    self.mark(&command, STATUS_FINISHED).await?;
                     self.stats.applied.fetch_add(1, Ordering::Relaxed);
                     self.note_time(record);
-                    return Ok(());
+                    return Ok(true);
                 }
                 Err(e) => {
                     tracing::warn!(pk = %command.pk, sk = %command.sk, attempt, error = %e, "projection failed");
@@ -293,9 +296,10 @@ impl Projector {
             }
         }
         self.park(&command, &last_error).await?;
+        self.mark(&command, STATUS_FAILED).await?;
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);
         self.note_time(record);
-        Ok(())
+        Ok(true)
     }
 
     fn note_time(&self, record: &Record) {
@@ -376,6 +380,33 @@ impl Projector {
             Err(e)
                 if e.as_service_error()
                     .is_some_and(|s| s.is_transaction_canceled_exception()) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(CqrsError::dynamo(e)),
+        }
+    }
+
+    /// Records how a command ended on its row in the command table (clients wait on it).
+    async fn mark(&self, command: &CommandModel, status: &str) -> Result<()> {
+        let update = self
+            .client
+            .update_item()
+            .table_name(&self.tables.command)
+            .key("pk", s(&command.pk))
+            .key("sk", s(&command.sk))
+            .update_expression("SET #status = :status")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_names("#status", STATUS)
+            .expression_attribute_values(":status", s(status))
+            .send()
+            .await;
+        match update {
+            Ok(_) => Ok(()),
+            // The command row expired or was removed meanwhile: nothing to mark.
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
             {
                 Ok(())
             }

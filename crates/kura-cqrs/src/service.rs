@@ -90,9 +90,12 @@ impl CommandService {
             current.as_ref().map(|c| &c.audit),
             &now,
         );
+        // Applied here and now: the command is finished when the transaction commits.
+        let mut command_item = model.to_item();
+        command_item.insert(STATUS.into(), s(STATUS_FINISHED));
         let mut actions = vec![put(
             &self.tables.command,
-            model.to_item(),
+            command_item,
             "attribute_not_exists(pk) AND attribute_not_exists(sk)",
             None,
         )?];
@@ -206,13 +209,15 @@ impl CommandService {
         Ok(model)
     }
 
-    /// Writes a command version that must not exist yet.
+    /// Writes a command version that must not exist yet; the projector will finish it.
     async fn put_command(&self, model: &CommandModel) -> Result<()> {
+        let mut item = model.to_item();
+        item.insert(STATUS.into(), s(STATUS_STARTED));
         let put = self
             .client
             .put_item()
             .table_name(&self.tables.command)
-            .set_item(Some(model.to_item()))
+            .set_item(Some(item))
             .condition_expression("attribute_not_exists(pk) AND attribute_not_exists(sk)")
             .send()
             .await;
@@ -230,6 +235,53 @@ impl CommandService {
                 })
             }
             Err(e) => Err(CqrsError::dynamo(e)),
+        }
+    }
+
+    /// The status of one command version (`projection:STARTED`, `finish:FINISHED`,
+    /// `finish:FAILED`), if the version exists.
+    pub async fn status(&self, pk: &str, base_sk: &str, version: i64) -> Result<Option<String>> {
+        let got = self
+            .client
+            .get_item()
+            .table_name(&self.tables.command)
+            .key("pk", s(pk))
+            .key("sk", s(&add_sort_key_version(base_sk, version)))
+            .projection_expression("#status")
+            .expression_attribute_names("#status", STATUS)
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        Ok(match got.item().and_then(|i| i.get(STATUS)) {
+            Some(AttributeValue::S(status)) => Some(status.clone()),
+            _ => None,
+        })
+    }
+
+    /// Waits until the projector has finished a command version (or parked it), polling
+    /// every `every` for at most `timeout`; returns the final status.
+    pub async fn wait_finished(
+        &self,
+        pk: &str,
+        base_sk: &str,
+        version: i64,
+        every: std::time::Duration,
+        timeout: std::time::Duration,
+    ) -> Result<String> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.status(pk, base_sk, version).await?
+                && status.starts_with("finish:")
+            {
+                return Ok(status);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(CqrsError::NotFound(format!(
+                    "{pk} {base_sk}@{version} did not finish within {timeout:?}"
+                )));
+            }
+            tokio::time::sleep(every).await;
         }
     }
 
@@ -337,6 +389,15 @@ impl CommandService {
         got.item().map(CommandModel::from_item).transpose()
     }
 }
+
+/// The command attribute recording how far a command got, as `{step}:{state}`.
+pub const STATUS: &str = "status";
+/// Published and waiting for the projector.
+pub const STATUS_STARTED: &str = "projection:STARTED";
+/// Applied to the data table and every handler (or published in sync).
+pub const STATUS_FINISHED: &str = "finish:FINISHED";
+/// Parked in the dead-letter table.
+pub const STATUS_FAILED: &str = "finish:FAILED";
 
 /// The data row of an applied command: its key without version, the command's fields,
 /// and `cpk`/`csk` naming the command applied.

@@ -117,6 +117,23 @@ async fn projection_matches_the_command_log() {
         .await
         .expect("sync");
 
+    assert_eq!(
+        service
+            .status("ORDER#tenant001", "ORDER#0", 1)
+            .await
+            .expect("status")
+            .as_deref(),
+        Some("projection:STARTED")
+    );
+    assert_eq!(
+        service
+            .status("ORDER#tenant001", "ORDER#sync", 1)
+            .await
+            .expect("status")
+            .as_deref(),
+        Some("finish:FINISHED"),
+        "a sync publish is finished when it returns"
+    );
     let model = Arc::new(ReadModel::default());
     let mut projector = Projector::new(
         client.clone(),
@@ -175,6 +192,22 @@ async fn projection_matches_the_command_log() {
         other => panic!("no error: {other:?}"),
     };
     assert!(error.contains("read-model"), "{error}");
+    assert_eq!(
+        service
+            .status("ORDER#tenant001", "ORDER#0", 4)
+            .await
+            .expect("status")
+            .as_deref(),
+        Some("finish:FINISHED")
+    );
+    assert_eq!(
+        service
+            .status("ORDER#poison", "ORDER#p", 1)
+            .await
+            .expect("status")
+            .as_deref(),
+        Some("finish:FAILED")
+    );
     let stats = projector.stats();
     assert_eq!(
         stats
@@ -218,5 +251,49 @@ async fn projection_matches_the_command_log() {
             .expect("row");
         assert_eq!(row.version, 4, "a redelivered version changes nothing");
     }
+
+    // Running in the background: a client publishes and waits for its command to finish.
+    let projector = Arc::new(projector);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let worker = {
+        let projector = projector.clone();
+        tokio::spawn(async move {
+            projector
+                .run(Duration::from_millis(10), async {
+                    let _ = stopped.await;
+                })
+                .await
+        })
+    };
+    let published = service
+        .publish_async(
+            &command("ORDER#tenant001", "ORDER#0", VERSION_LATEST, 99),
+            &invoker,
+        )
+        .await
+        .expect("publish")
+        .expect("written");
+    let status = service
+        .wait_finished(
+            "ORDER#tenant001",
+            "ORDER#0",
+            published.version,
+            Duration::from_millis(5),
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("finished");
+    assert_eq!(status, "finish:FINISHED");
+    let row = service
+        .data_row("ORDER#tenant001", "ORDER#0")
+        .await
+        .expect("data")
+        .expect("row");
+    assert_eq!(
+        (row.version, row.attributes["total"].clone()),
+        (5, json!(99))
+    );
+    let _ = stop.send(());
+    worker.await.expect("worker").expect("projector");
     engine.shutdown();
 }

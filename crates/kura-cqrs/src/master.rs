@@ -1,0 +1,138 @@
+//! Master data, settings and TTL policies, read from a master module's data table.
+//!
+//! - Master data rows: `MASTER#tenant` / `TYPE#category#code` (key pattern 5).
+//! - Settings: `MASTER#tenant` / `SETTING#name`, with per-user and per-group overrides at
+//!   `SETTING#name#USER#id` and `SETTING#name#GROUP#id`; resolved user → group → tenant →
+//!   common tenant, the first found winning.
+//! - TTL policies: `MASTER#tenant` / `TTL#tableType` (`ttl_sk`) with `attributes.days`;
+//!   resolved tenant → common. A policy sets the `ttl` of rows written for that table type.
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::AttributeValue;
+use serde_json::{Map, Value};
+
+use crate::command::CommandModel;
+use crate::error::{CqrsError, Result};
+use crate::keys::{KEY_SEPARATOR, TENANT_COMMON, master_pk, ttl_sk};
+use crate::tables::TableKind;
+
+/// Who a setting is resolved for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettingScope {
+    pub tenant_code: String,
+    pub group_id: Option<String>,
+    pub user_id: Option<String>,
+}
+
+/// Reads master data, settings and TTL policies from one table (a master module's data
+/// table, whose rows the projector or `publish_sync` keeps current).
+#[derive(Debug, Clone)]
+pub struct MasterService {
+    client: Client,
+    table: String,
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+/// The sort key of a setting, at a level (`None` = the tenant's own).
+pub fn setting_sk(name: &str, level: Option<(&str, &str)>) -> String {
+    match level {
+        None => format!("SETTING{KEY_SEPARATOR}{name}"),
+        Some((kind, id)) => {
+            format!("SETTING{KEY_SEPARATOR}{name}{KEY_SEPARATOR}{kind}{KEY_SEPARATOR}{id}")
+        }
+    }
+}
+
+impl MasterService {
+    pub fn new(client: Client, table: impl Into<String>) -> MasterService {
+        MasterService {
+            client,
+            table: table.into(),
+        }
+    }
+
+    async fn row(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
+        let got = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key("pk", s(pk))
+            .key("sk", s(sk))
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        let row = got.item().map(CommandModel::from_item).transpose()?;
+        Ok(row.filter(|r| !r.is_deleted))
+    }
+
+    /// A master data row (`TYPE#category#code`) of a tenant, else of the common tenant.
+    pub async fn master_data(
+        &self,
+        tenant_code: &str,
+        kind: &str,
+        category: &str,
+        code: &str,
+    ) -> Result<Option<CommandModel>> {
+        let sk = [kind, category, code].join(KEY_SEPARATOR);
+        for tenant in [tenant_code, TENANT_COMMON] {
+            if let Some(row) = self.row(&master_pk(Some(tenant)), &sk).await? {
+                return Ok(Some(row));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A setting's attributes, resolved user → group → tenant → common.
+    pub async fn setting(
+        &self,
+        name: &str,
+        scope: &SettingScope,
+    ) -> Result<Option<Map<String, Value>>> {
+        let tenant_pk = master_pk(Some(&scope.tenant_code));
+        let mut candidates = Vec::new();
+        if let Some(user) = &scope.user_id {
+            candidates.push((tenant_pk.clone(), setting_sk(name, Some(("USER", user)))));
+        }
+        if let Some(group) = &scope.group_id {
+            candidates.push((tenant_pk.clone(), setting_sk(name, Some(("GROUP", group)))));
+        }
+        candidates.push((tenant_pk, setting_sk(name, None)));
+        candidates.push((master_pk(Some(TENANT_COMMON)), setting_sk(name, None)));
+        for (pk, sk) in candidates {
+            if let Some(row) = self.row(&pk, &sk).await? {
+                return Ok(Some(row.attributes));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The retention in days of `kind` rows of a tenant (its own policy, else the common
+    /// tenant's), if any.
+    pub async fn ttl_days(&self, tenant_code: &str, kind: TableKind) -> Result<Option<i64>> {
+        for tenant in [tenant_code, TENANT_COMMON] {
+            if let Some(row) = self
+                .row(&master_pk(Some(tenant)), &ttl_sk(kind.name()))
+                .await?
+            {
+                return Ok(row.attributes.get("days").and_then(Value::as_i64));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The `ttl` (epoch seconds) a `kind` row written at `now_s` gets under its policy.
+    pub async fn ttl_for(
+        &self,
+        tenant_code: &str,
+        kind: TableKind,
+        now_s: i64,
+    ) -> Result<Option<i64>> {
+        Ok(self
+            .ttl_days(tenant_code, kind)
+            .await?
+            .map(|days| now_s + days * 86_400))
+    }
+}
