@@ -16,6 +16,9 @@ use crate::command::now_timestamp;
 use crate::error::{CqrsError, Result};
 use crate::keys::{KEY_SEPARATOR, seq_pk};
 
+/// The widest padding a format field may ask for.
+pub const MAX_WIDTH: usize = 64;
+
 /// When a sequence starts again from 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RotateBy {
@@ -165,7 +168,13 @@ fn render(
     if chars.next() != Some('>') {
         return Err(bad());
     }
-    let width: usize = chars.as_str().parse().map_err(|_| bad())?;
+    // Widths are for number fields; a huge one would only allocate.
+    let width: usize = chars
+        .as_str()
+        .parse()
+        .ok()
+        .filter(|w| *w <= MAX_WIDTH)
+        .ok_or_else(bad)?;
     let len = value.chars().count();
     Ok(std::iter::repeat_n(fill, width.saturating_sub(len))
         .chain(value.chars())
@@ -312,6 +321,7 @@ mod tests {
         assert!(format_number(&s("%%code6%%"), 1, d(2024, 1, 1), &[]).is_err());
         assert!(format_number(&s("%%no#:0<3%%"), 1, d(2024, 1, 1), &[]).is_err());
         assert!(format_number(&s("%%color%%"), 1, d(2024, 1, 1), &[]).is_err());
+        assert!(format_number(&s("%%no#:0>999999999%%"), 1, d(2024, 1, 1), &[]).is_err());
     }
 
     #[test]
