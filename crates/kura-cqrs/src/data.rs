@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
 use crate::keys::{VER_SEPARATOR, add_sort_key_version};
+use crate::service::read_row;
 use crate::tables::TableNames;
 
 /// A condition on the sort key of `list_items_by_pk`.
@@ -75,16 +76,7 @@ impl DataService {
 
     /// The latest state of one entity.
     pub async fn get_item(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
-        let got = self
-            .client
-            .get_item()
-            .table_name(&self.tables.data)
-            .key("pk", s(pk))
-            .key("sk", s(sk))
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        got.item().map(CommandModel::from_item).transpose()
+        read_row(&self.client, &self.tables.data, pk, sk).await
     }
 
     /// One page of the entities of a partition, in sort-key order.
@@ -198,15 +190,12 @@ impl DataService {
         base_sk: &str,
         version: i64,
     ) -> Result<Option<CommandModel>> {
-        let got = self
-            .client
-            .get_item()
-            .table_name(&self.tables.history)
-            .key("pk", s(pk))
-            .key("sk", s(&add_sort_key_version(base_sk, version)))
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        got.item().map(CommandModel::from_item).transpose()
+        read_row(
+            &self.client,
+            &self.tables.history,
+            pk,
+            &add_sort_key_version(base_sk, version),
+        )
+        .await
     }
 }

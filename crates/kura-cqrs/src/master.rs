@@ -8,12 +8,12 @@
 //!   resolved tenant → common. A policy sets the `ttl` of rows written for that table type.
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::{Map, Value};
 
 use crate::command::CommandModel;
-use crate::error::{CqrsError, Result};
+use crate::error::Result;
 use crate::keys::{KEY_SEPARATOR, TENANT_COMMON, master_pk, ttl_sk};
+use crate::service::read_row;
 use crate::tables::TableKind;
 
 /// Who a setting is resolved for.
@@ -30,10 +30,6 @@ pub struct SettingScope {
 pub struct MasterService {
     client: Client,
     table: String,
-}
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
 }
 
 /// The sort key of a setting, at a level (`None` = the tenant's own).
@@ -55,16 +51,7 @@ impl MasterService {
     }
 
     async fn row(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
-        let got = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key("pk", s(pk))
-            .key("sk", s(sk))
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        let row = got.item().map(CommandModel::from_item).transpose()?;
+        let row = read_row(&self.client, &self.table, pk, sk).await?;
         Ok(row.filter(|r| !r.is_deleted))
     }
 

@@ -292,17 +292,13 @@ impl CommandService {
         base_sk: &str,
         version: i64,
     ) -> Result<Option<CommandModel>> {
-        let got = self
-            .client
-            .get_item()
-            .table_name(&self.tables.command)
-            .key("pk", s(pk))
-            .key("sk", s(&add_sort_key_version(base_sk, version)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        got.item().map(CommandModel::from_item).transpose()
+        read_row(
+            &self.client,
+            &self.tables.command,
+            pk,
+            &add_sort_key_version(base_sk, version),
+        )
+        .await
     }
 
     /// The latest version of a command, by version number (so `@10` is after `@9`).
@@ -361,33 +357,38 @@ impl CommandService {
         base_sk: &str,
         version: i64,
     ) -> Result<Option<CommandModel>> {
-        let got = self
-            .client
-            .get_item()
-            .table_name(&self.tables.history)
-            .key("pk", s(pk))
-            .key("sk", s(&add_sort_key_version(base_sk, version)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        got.item().map(CommandModel::from_item).transpose()
+        read_row(
+            &self.client,
+            &self.tables.history,
+            pk,
+            &add_sort_key_version(base_sk, version),
+        )
+        .await
     }
 
     /// The data row (latest applied state) of an entity.
     pub async fn data_row(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
-        let got = self
-            .client
-            .get_item()
-            .table_name(&self.tables.data)
-            .key("pk", s(pk))
-            .key("sk", s(sk))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        got.item().map(CommandModel::from_item).transpose()
+        read_row(&self.client, &self.tables.data, pk, sk).await
     }
+}
+
+/// One row of a framework table, read consistently (`None` when absent).
+pub(crate) async fn read_row(
+    client: &Client,
+    table: &str,
+    pk: &str,
+    sk: &str,
+) -> Result<Option<CommandModel>> {
+    let got = client
+        .get_item()
+        .table_name(table)
+        .key("pk", s(pk))
+        .key("sk", s(sk))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(CqrsError::dynamo)?;
+    got.item().map(CommandModel::from_item).transpose()
 }
 
 /// The command attribute recording how far a command got, as `{step}:{state}`.
