@@ -51,6 +51,8 @@ pub mod partial;
 pub mod projector;
 pub mod sequence;
 pub mod service;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 pub mod tables;
 
 pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};

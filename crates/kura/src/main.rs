@@ -26,6 +26,38 @@ struct Cli {
 enum Command {
     /// Serve the DynamoDB API over HTTP (use it with --endpoint-url http://HOST:PORT).
     Serve(ServeArgs),
+    /// The kura-cqrs framework's tools.
+    #[command(subcommand)]
+    Cqrs(CqrsCommand),
+}
+
+#[derive(Subcommand)]
+enum CqrsCommand {
+    /// Run a module's projector: apply the command table's stream to the data table (and
+    /// an optional SQLite read model) until SIGINT or SIGTERM.
+    Project(ProjectArgs),
+}
+
+#[derive(Args)]
+struct ProjectArgs {
+    /// The DynamoDB endpoint (plain HTTP), e.g. a `kura serve`.
+    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT")]
+    endpoint: String,
+    /// The environment part of the table names (`{env}-{app}-{module}-command`, ...).
+    #[arg(long)]
+    env: String,
+    /// The application part of the table names.
+    #[arg(long)]
+    app: String,
+    /// The module part of the table names.
+    #[arg(long)]
+    module: String,
+    /// Also keep a SQLite read model in this file.
+    #[arg(long)]
+    sqlite: Option<PathBuf>,
+    /// Milliseconds to wait when the stream has nothing new.
+    #[arg(long, default_value_t = 100)]
+    idle_ms: u64,
 }
 
 #[derive(Args)]
@@ -77,6 +109,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve(args),
+        Command::Cqrs(CqrsCommand::Project(args)) => project(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -124,6 +157,38 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             .map_err(|e| format!("server error: {e}"))?;
         tracing::info!("kura stopped");
         Ok(())
+    })
+}
+
+fn project(args: ProjectArgs) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async move {
+        let client = kura_testkit::endpoint_client(&args.endpoint);
+        let streams = kura_testkit::endpoint_streams_client(&args.endpoint);
+        let tables = kura_cqrs::TableNames::new(&args.env, &args.app, &args.module);
+        kura_cqrs::ensure_tables(&client, &tables)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut projector = kura_cqrs::Projector::new(
+            client,
+            streams,
+            tables.clone(),
+            kura_cqrs::ProjectorOptions::default(),
+        );
+        if let Some(path) = &args.sqlite {
+            let model = kura_cqrs::sqlite::SqliteReadModel::open(path)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            projector.register(Arc::new(model));
+        }
+        // The readiness line scripts wait for; keep its wording stable.
+        tracing::info!("kura projector running for {}", tables.command);
+        projector
+            .run(Duration::from_millis(args.idle_ms), shutdown_signal())
+            .await
+            .map_err(|e| e.to_string())
     })
 }
 
