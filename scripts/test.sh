@@ -42,3 +42,7 @@ for _ in $(seq 1 300); do
 done
 [ -n "$endpoint" ] || { cat "$server_log"; echo "kura did not become ready" >&2; exit 1; }
 KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
+
+log "kura-cqrs examples against the same server"
+KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items
+KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --example single_table

@@ -1,0 +1,148 @@
+//! The seed's Order → OrderItems hierarchy with multi-tenant keys, through kura-cqrs:
+//! commands published to the command table, the projector applying them to the data
+//! table and a SQLite read model, then the items of an order listed by sort-key prefix.
+//!
+//! Run against a Kura server (`kura serve` in another terminal):
+//!
+//! ```sh
+//! cargo run -p kura-cqrs --features sqlite --example order_items
+//! ```
+//!
+//! `KURA_ENDPOINT` picks another endpoint (default `http://127.0.0.1:8000`). To run it on
+//! AWS DynamoDB, build the two clients with `aws-config` instead of `kura_testkit` (the
+//! framework only needs an `aws_sdk_dynamodb::Client` and an
+//! `aws_sdk_dynamodbstreams::Client`).
+#![allow(clippy::print_stdout)] // an example's output is the point
+
+use std::sync::Arc;
+
+use kura_cqrs::keys::{self, VERSION_FIRST, VERSION_LATEST};
+use kura_cqrs::sqlite::SqliteReadModel;
+use kura_cqrs::{
+    CommandInput, CommandService, DataService, Invoker, ListOptions, Projector, ProjectorOptions,
+    SkCondition, TableNames, ensure_tables,
+};
+use serde_json::json;
+
+fn command(
+    key: &keys::Key,
+    kind: &str,
+    version: i64,
+    attributes: serde_json::Value,
+) -> CommandInput {
+    CommandInput {
+        pk: key.pk.clone(),
+        sk: key.sk.clone(),
+        code: key.sk.clone(),
+        name: kind.to_lowercase(),
+        version,
+        tenant_code: key.tenant_code().unwrap_or_default().to_owned(),
+        kind: kind.into(),
+        is_deleted: false,
+        seq: None,
+        ttl: None,
+        attributes: attributes.as_object().cloned().unwrap_or_default(),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let endpoint =
+        std::env::var("KURA_ENDPOINT").unwrap_or_else(|_| "http://127.0.0.1:8000".into());
+    let client = kura_testkit::endpoint_client(&endpoint);
+    let streams = kura_testkit::endpoint_streams_client(&endpoint);
+    let tables = TableNames::new("example", "shop", "order");
+    ensure_tables(&client, &tables).await?;
+    let commands = CommandService::new(client.clone(), tables.clone());
+    let invoker = Invoker {
+        user_id: "example".into(),
+        ..Invoker::default()
+    };
+
+    // One order with three items, in tenant "Tenant001" (normalised to lower case).
+    let order_id = keys::new_ulid();
+    let order = keys::parent("ORDER", "Tenant001", &order_id)?;
+    commands
+        .publish_async(
+            &command(&order, "ORDER", VERSION_FIRST, json!({"status": "NEW"})),
+            &invoker,
+        )
+        .await?;
+    for (n, product) in ["tea", "cup", "pot"].iter().enumerate() {
+        let item = keys::child(
+            "ORDER",
+            "ORDER_ITEM",
+            "tenant001",
+            &order_id,
+            &format!("{:03}", n + 1),
+        )?;
+        commands
+            .publish_async(
+                &command(
+                    &item,
+                    "ORDER_ITEM",
+                    VERSION_FIRST,
+                    json!({"product": product, "qty": n + 1}),
+                ),
+                &invoker,
+            )
+            .await?;
+    }
+    // A second version of the order, on top of the latest.
+    commands
+        .publish_async(
+            &command(&order, "ORDER", VERSION_LATEST, json!({"status": "PAID"})),
+            &invoker,
+        )
+        .await?;
+
+    // The projector: data table, history and a SQLite read model.
+    let sqlite = std::env::temp_dir().join(format!("kura-example-{order_id}.db"));
+    let read_model = Arc::new(SqliteReadModel::open(&sqlite)?);
+    let mut projector = Projector::new(
+        client.clone(),
+        streams,
+        tables.clone(),
+        ProjectorOptions::default(),
+    );
+    projector.register(read_model.clone());
+    while projector.run_once().await? > 0 {}
+
+    let data = DataService::new(client, tables);
+    let the_order = data
+        .get_item(&order.pk, &order.sk)
+        .await?
+        .ok_or("order missing")?;
+    println!(
+        "order {} version {}: {}",
+        the_order.sk,
+        the_order.version,
+        serde_json::Value::Object(the_order.attributes)
+    );
+    let items = data
+        .list_all_by_pk(
+            &order.pk,
+            &ListOptions {
+                sk: Some(SkCondition::BeginsWith(keys::children_prefix(
+                    "ORDER_ITEM",
+                    &order_id,
+                ))),
+                ..ListOptions::default()
+            },
+        )
+        .await?;
+    for item in items {
+        println!(
+            "  item {}: {}",
+            item.sk,
+            serde_json::Value::Object(item.attributes)
+        );
+    }
+    println!("SQLite read model at {}:", sqlite.display());
+    for (id, version, attributes) in read_model.entities()? {
+        if id.contains(&order_id) {
+            println!("  {id} v{version} {attributes}");
+        }
+    }
+    Ok(())
+}
