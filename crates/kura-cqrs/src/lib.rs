@@ -12,6 +12,7 @@
 //! - [`data`]: reading the data table (pages and cursors, sort-key conditions) and history.
 //! - [`master`]: master data, settings resolved user → group → tenant → common, and TTL
 //!   policies per table type.
+//! - [`tenants`]: tenant records and the common tenant.
 //! - [`sequence`]: atomic counters rotated by day, month, year or fiscal year, and the
 //!   format mini-language.
 //! - [`projector`]: the stream-driven worker that applies commands to the data table and
@@ -54,13 +55,15 @@ pub mod service;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod tables;
+pub mod tenants;
 
 pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};
 pub use data::{DataService, ListOptions, Page, SkCondition};
 pub use error::{CqrsError, Result};
-pub use master::{MasterService, SettingScope};
+pub use master::{MasterService, SettingScope, TtlPolicies};
 pub use partial::{PartialUpdate, merge};
 pub use projector::{Projector, ProjectorOptions, SyncHandler};
 pub use sequence::{RotateBy, Sequence, SequenceService, SequenceSettings};
 pub use service::CommandService;
 pub use tables::{TableKind, TableNames, ensure_tables};
+pub use tenants::TenantService;

@@ -30,7 +30,9 @@ use aws_sdk_dynamodbstreams::types::{
 use crate::command::{CommandModel, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::keys::add_sort_key_version;
+use crate::master::{TtlPolicies, apply_ttl};
 use crate::service::{STATUS, STATUS_FAILED, STATUS_FINISHED, data_item};
+use crate::tables::TableKind;
 use crate::tables::TableNames;
 
 /// A read model fed by the projector (a SQLite or PostgreSQL table, a search index...).
@@ -78,6 +80,7 @@ pub struct Projector {
     client: Client,
     streams: StreamsClient,
     tables: TableNames,
+    ttl: Option<TtlPolicies>,
     handlers: Vec<Arc<dyn SyncHandler>>,
     options: ProjectorOptions,
     stats: Arc<ProjectorStats>,
@@ -119,10 +122,17 @@ impl Projector {
             client,
             streams,
             tables,
+            ttl: None,
             handlers: Vec::new(),
             options,
             stats: Arc::new(ProjectorStats::default()),
         }
+    }
+
+    /// Applies TTL retention policies to the data and history rows it writes.
+    pub fn with_ttl_policies(mut self, policies: TtlPolicies) -> Projector {
+        self.ttl = Some(policies);
+        self
     }
 
     pub fn register(&mut self, handler: Arc<dyn SyncHandler>) {
@@ -357,10 +367,13 @@ impl Projector {
                 row.insert(name.into(), s(value));
             }
         }
+        let tenant = command.tenant_code.as_str();
+        apply_ttl(self.ttl.as_ref(), &mut row, tenant, TableKind::Data).await?;
         let mut actions = Vec::new();
         if let Some(old) = &current {
             let mut history = old.to_item();
             history.insert("sk".into(), s(&add_sort_key_version(&old.sk, old.version)));
+            apply_ttl(self.ttl.as_ref(), &mut history, tenant, TableKind::History).await?;
             actions.push(put(&self.tables.history, history, None)?);
         }
         actions.push(put(

@@ -14,7 +14,9 @@ use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
+use crate::master::{TtlPolicies, apply_ttl};
 use crate::partial::PartialUpdate;
+use crate::tables::TableKind;
 use crate::tables::TableNames;
 
 /// Publishes and reads the commands of one module.
@@ -22,6 +24,7 @@ use crate::tables::TableNames;
 pub struct CommandService {
     client: Client,
     tables: TableNames,
+    ttl: Option<TtlPolicies>,
 }
 
 fn s(v: &str) -> AttributeValue {
@@ -34,7 +37,17 @@ fn is_conditional_failure<E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(e: &
 
 impl CommandService {
     pub fn new(client: Client, tables: TableNames) -> CommandService {
-        CommandService { client, tables }
+        CommandService {
+            client,
+            tables,
+            ttl: None,
+        }
+    }
+
+    /// Applies TTL retention policies to the command, data and history rows it writes.
+    pub fn with_ttl_policies(mut self, policies: TtlPolicies) -> CommandService {
+        self.ttl = Some(policies);
+        self
     }
 
     pub fn tables(&self) -> &TableNames {
@@ -91,8 +104,11 @@ impl CommandService {
             &now,
         );
         // Applied here and now: the command is finished when the transaction commits.
+        let tenant = model.tenant_code.as_str();
+        let policies = self.ttl.as_ref();
         let mut command_item = model.to_item();
         command_item.insert(STATUS.into(), s(STATUS_FINISHED));
+        apply_ttl(policies, &mut command_item, tenant, TableKind::Command).await?;
         let mut actions = vec![put(
             &self.tables.command,
             command_item,
@@ -103,6 +119,7 @@ impl CommandService {
             Some(old) => {
                 let mut history = old.to_item();
                 history.insert("sk".into(), s(&add_sort_key_version(&old.sk, old.version)));
+                apply_ttl(policies, &mut history, tenant, TableKind::History).await?;
                 actions.push(put(
                     &self.tables.history,
                     history,
@@ -116,9 +133,11 @@ impl CommandService {
             }
             None => ("attribute_not_exists(pk)", None),
         };
+        let mut data = data_item(&model);
+        apply_ttl(policies, &mut data, tenant, TableKind::Data).await?;
         actions.push(put(
             &self.tables.data,
-            data_item(&model),
+            data,
             data_condition.0,
             data_condition.1,
         )?);
@@ -213,6 +232,13 @@ impl CommandService {
     async fn put_command(&self, model: &CommandModel) -> Result<()> {
         let mut item = model.to_item();
         item.insert(STATUS.into(), s(STATUS_STARTED));
+        apply_ttl(
+            self.ttl.as_ref(),
+            &mut item,
+            &model.tenant_code,
+            TableKind::Command,
+        )
+        .await?;
         let put = self
             .client
             .put_item()

@@ -136,3 +136,186 @@ async fn settings_resolve_user_group_tenant_common() {
         Some(1_000 + 30 * 86_400)
     );
 }
+
+/// TTL policies applied on write: command, data and history rows of a tenant get now +
+/// the policy's days for their table type, unless they carry a ttl of their own.
+#[tokio::test]
+async fn ttl_policies_apply_to_the_rows_written() {
+    use kura_cqrs::{Projector, ProjectorOptions, TtlPolicies};
+    let engine = kura_engine::Engine::in_memory();
+    let client = kura_testkit::in_process_client(engine.clone());
+    let streams = kura_testkit::in_process_streams_client(engine.clone());
+    let master_tables = TableNames::new("test", "app", "master");
+    ensure_tables(&client, &master_tables)
+        .await
+        .expect("tables");
+    let invoker = Invoker::default();
+    let master_commands = CommandService::new(client.clone(), master_tables.clone());
+    for (kind, days) in [("command", 90), ("data", 365), ("history", 30)] {
+        master_commands
+            .publish_sync(
+                &row(TENANT_COMMON, &ttl_sk(kind), json!({"days": days})),
+                &invoker,
+            )
+            .await
+            .expect("policy");
+    }
+    let policies = TtlPolicies::new(MasterService::new(
+        client.clone(),
+        master_tables.data.clone(),
+    ));
+    let orders = TableNames::new("test", "app", "order");
+    ensure_tables(&client, &orders).await.expect("tables");
+    let commands =
+        CommandService::new(client.clone(), orders.clone()).with_ttl_policies(policies.clone());
+    let order = |version: i64, total: i64, ttl: Option<i64>| CommandInput {
+        pk: "ORDER#t1".into(),
+        sk: "ORDER#1".into(),
+        code: "1".into(),
+        name: "order".into(),
+        version,
+        tenant_code: "t1".into(),
+        kind: "ORDER".into(),
+        is_deleted: false,
+        seq: None,
+        ttl,
+        attributes: json!({"total": total})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    commands
+        .publish_sync(&order(0, 1, None), &invoker)
+        .await
+        .expect("v1");
+    commands
+        .publish_sync(&order(1, 2, None), &invoker)
+        .await
+        .expect("v2");
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let near = |ttl: Option<i64>, days: i64| {
+        let ttl = ttl.expect("a ttl");
+        let want = now + days * 86_400;
+        assert!(
+            (ttl - want).abs() < 120,
+            "ttl {ttl} is not now + {days} days"
+        );
+    };
+    near(
+        commands
+            .command("ORDER#t1", "ORDER#1", 2)
+            .await
+            .expect("cmd")
+            .expect("row")
+            .ttl,
+        90,
+    );
+    near(
+        commands
+            .data_row("ORDER#t1", "ORDER#1")
+            .await
+            .expect("data")
+            .expect("row")
+            .ttl,
+        365,
+    );
+    near(
+        commands
+            .history_row("ORDER#t1", "ORDER#1", 1)
+            .await
+            .expect("hist")
+            .expect("row")
+            .ttl,
+        30,
+    );
+    // A row with its own ttl keeps it.
+    commands
+        .publish_sync(&order(2, 3, Some(42)), &invoker)
+        .await
+        .expect("v3");
+    assert_eq!(
+        commands
+            .data_row("ORDER#t1", "ORDER#1")
+            .await
+            .expect("data")
+            .expect("row")
+            .ttl,
+        Some(42)
+    );
+    // The projector applies the same policies to what it writes.
+    let async_commands = CommandService::new(client.clone(), orders.clone());
+    let mut other = order(0, 9, None);
+    other.sk = "ORDER#2".into();
+    async_commands
+        .publish_async(&other, &invoker)
+        .await
+        .expect("async");
+    let projector = Projector::new(
+        client.clone(),
+        streams,
+        orders.clone(),
+        ProjectorOptions::default(),
+    )
+    .with_ttl_policies(policies);
+    while projector.run_once().await.expect("round") > 0 {}
+    near(
+        commands
+            .data_row("ORDER#t1", "ORDER#2")
+            .await
+            .expect("data")
+            .expect("row")
+            .ttl,
+        365,
+    );
+    engine.shutdown();
+}
+
+#[tokio::test]
+async fn tenant_records() {
+    use kura_cqrs::{CqrsError, DataService, TenantService};
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    let tables = TableNames::new("test", "app", "tenant");
+    ensure_tables(&client, &tables).await.expect("tables");
+    let tenants = TenantService::new(
+        CommandService::new(client.clone(), tables.clone()),
+        DataService::new(client, tables),
+    );
+    let invoker = Invoker::default();
+    tenants.ensure_common(&invoker).await.expect("common");
+    tenants.ensure_common(&invoker).await.expect("common again");
+    tenants
+        .create("Tenant001", "First", serde_json::Map::new(), &invoker)
+        .await
+        .expect("create");
+    let err = tenants
+        .create("TENANT001", "Again", serde_json::Map::new(), &invoker)
+        .await
+        .expect_err("the code is taken, whatever its case");
+    assert!(matches!(err, CqrsError::VersionConflict { .. }), "{err}");
+    tenants
+        .create("t2", "Second", serde_json::Map::new(), &invoker)
+        .await
+        .expect("t2");
+    let codes =
+        |list: Vec<kura_cqrs::CommandModel>| list.into_iter().map(|t| t.code).collect::<Vec<_>>();
+    assert_eq!(
+        codes(tenants.list().await.expect("list")),
+        ["common", "t2", "tenant001"]
+    );
+    tenants
+        .deactivate("T2", &invoker)
+        .await
+        .expect("deactivate");
+    assert_eq!(
+        codes(tenants.list().await.expect("list")),
+        ["common", "tenant001"]
+    );
+    assert!(
+        tenants
+            .get("t2")
+            .await
+            .expect("get")
+            .expect("kept")
+            .is_deleted
+    );
+}
