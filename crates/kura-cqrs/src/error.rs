@@ -17,6 +17,10 @@ pub enum CqrsError {
     /// An existing table does not have the shape the framework needs.
     #[error("table {table}: {problem}")]
     TableMismatch { table: String, problem: String },
+    /// A sync handler failed on a command published in sync (the command and data rows
+    /// are written; the command is marked `finish:FAILED`).
+    #[error("sync handler {handler}: {message}")]
+    Handler { handler: String, message: String },
     /// A stored row the framework cannot read back.
     #[error("malformed row: {0}")]
     Malformed(String),

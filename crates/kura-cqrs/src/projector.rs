@@ -284,6 +284,10 @@ impl Projector {
         let Some(image) = record.dynamodb().and_then(|d| d.new_image()) else {
             return Ok(false);
         };
+        // Published in sync: data and handlers were applied before the publish returned.
+        if matches!(image.get(STATUS), Some(StreamValue::S(status)) if status == STATUS_FINISHED) {
+            return Ok(true);
+        }
         let command = CommandModel::from_item(&convert_item(image))?;
         let mut backoff = self.options.first_backoff;
         let mut last_error = String::new();

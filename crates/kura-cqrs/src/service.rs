@@ -7,6 +7,7 @@
 //!   and does nothing.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
@@ -16,6 +17,7 @@ use crate::error::{CqrsError, Result};
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
 use crate::master::{TtlPolicies, apply_ttl};
 use crate::partial::PartialUpdate;
+use crate::projector::SyncHandler;
 use crate::tables::TableKind;
 use crate::tables::TableNames;
 
@@ -25,6 +27,19 @@ pub struct CommandService {
     client: Client,
     tables: TableNames,
     ttl: Option<TtlPolicies>,
+    handlers: Handlers,
+}
+
+/// The sync handlers `publish_sync` runs before it returns.
+#[derive(Clone, Default)]
+struct Handlers(Vec<Arc<dyn SyncHandler>>);
+
+impl std::fmt::Debug for Handlers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|h| h.id()))
+            .finish()
+    }
 }
 
 fn s(v: &str) -> AttributeValue {
@@ -41,7 +56,15 @@ impl CommandService {
             client,
             tables,
             ttl: None,
+            handlers: Handlers::default(),
         }
+    }
+
+    /// A handler `publish_sync` runs before it returns (register the same ones with the
+    /// projector: it leaves commands published in sync to them).
+    pub fn with_sync_handler(mut self, handler: Arc<dyn SyncHandler>) -> CommandService {
+        self.handlers.0.push(handler);
+        self
     }
 
     /// Applies TTL retention policies to the command, data and history rows it writes.
@@ -148,7 +171,18 @@ impl CommandService {
             .send()
             .await;
         match sent {
-            Ok(_) => Ok(Some(model)),
+            Ok(_) => {
+                for handler in &self.handlers.0 {
+                    if let Err(message) = handler.up(&model).await {
+                        self.set_status(&model, STATUS_FAILED).await?;
+                        return Err(CqrsError::Handler {
+                            handler: handler.id().to_owned(),
+                            message,
+                        });
+                    }
+                }
+                Ok(Some(model))
+            }
             Err(e)
                 if e.as_service_error()
                     .is_some_and(|s| s.is_transaction_canceled_exception()) =>
@@ -262,6 +296,22 @@ impl CommandService {
             }
             Err(e) => Err(CqrsError::dynamo(e)),
         }
+    }
+
+    /// Records how a command ended.
+    async fn set_status(&self, model: &CommandModel, status: &str) -> Result<()> {
+        self.client
+            .update_item()
+            .table_name(&self.tables.command)
+            .key("pk", s(&model.pk))
+            .key("sk", s(&model.sk))
+            .update_expression("SET #status = :status")
+            .expression_attribute_names("#status", STATUS)
+            .expression_attribute_values(":status", s(status))
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        Ok(())
     }
 
     /// The status of one command version (`projection:STARTED`, `finish:FINISHED`,

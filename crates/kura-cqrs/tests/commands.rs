@@ -301,3 +301,66 @@ async fn publish_sync_writes_command_history_and_data_together() {
         "not dirty against the data row"
     );
 }
+
+/// Handlers registered with the command service run inside `publish_sync`; a failing one
+/// is reported and marks the command `finish:FAILED`.
+#[tokio::test]
+async fn publish_sync_runs_the_sync_handlers() {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<(String, i64)>>);
+    impl kura_cqrs::SyncHandler for Recorder {
+        fn id(&self) -> &str {
+            "recorder"
+        }
+        fn up<'a>(
+            &'a self,
+            command: &'a kura_cqrs::CommandModel,
+        ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
+            Box::pin(async move {
+                if command.attributes["total"] == json!(13) {
+                    return Err("unlucky".into());
+                }
+                self.0
+                    .lock()
+                    .expect("lock")
+                    .push((command.id.clone(), command.version));
+                Ok(())
+            })
+        }
+    }
+    let recorder = Arc::new(Recorder::default());
+    let service = service().await.with_sync_handler(recorder.clone());
+    service
+        .publish_sync(&order(VERSION_FIRST, 1), &invoker("a"))
+        .await
+        .expect("v1");
+    service
+        .publish_sync(&order(1, 2), &invoker("a"))
+        .await
+        .expect("v2");
+    let id = "ORDER#tenant001#ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M".to_owned();
+    assert_eq!(
+        *recorder.0.lock().expect("lock"),
+        [(id.clone(), 1), (id, 2)]
+    );
+    let err = service
+        .publish_sync(&order(2, 13), &invoker("a"))
+        .await
+        .expect_err("handler fails");
+    assert!(
+        matches!(&err, CqrsError::Handler { handler, .. } if handler == "recorder"),
+        "{err}"
+    );
+    assert_eq!(
+        service
+            .status("ORDER#tenant001", "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M", 3)
+            .await
+            .expect("status")
+            .as_deref(),
+        Some("finish:FAILED")
+    );
+}

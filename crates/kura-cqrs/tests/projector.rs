@@ -179,6 +179,14 @@ async fn projection_matches_the_command_log() {
         .expect("data")
         .expect("row");
     assert_eq!(sync_row.version, 1);
+    // The projector leaves a command published in sync to the handlers publish_sync ran.
+    assert!(
+        !model
+            .rows
+            .lock()
+            .expect("lock")
+            .contains_key("ORDER#tenant001#ORDER#sync")
+    );
     // The poison record is parked with its error; everything else flowed past it.
     let parked = client
         .scan()
