@@ -76,6 +76,19 @@ pub struct ProjectorStats {
     pub last_record_time: AtomicU64,
 }
 
+impl ProjectorStats {
+    /// How far behind the stream the projector is: now minus the creation time of the
+    /// last record it finished (`None` before the first).
+    pub fn lag(&self) -> Option<Duration> {
+        let last = self.last_record_time.load(Ordering::Relaxed);
+        if last == 0 {
+            return None;
+        }
+        let now = time::OffsetDateTime::now_utc().unix_timestamp().max(0) as u64;
+        Some(Duration::from_secs(now.saturating_sub(last)))
+    }
+}
+
 pub struct Projector {
     client: Client,
     streams: StreamsClient,

@@ -223,6 +223,8 @@ async fn projection_matches_the_command_log() {
             .load(std::sync::atomic::Ordering::Relaxed),
         1
     );
+    let lag = stats.lag().expect("a lag once records are finished");
+    assert!(lag < Duration::from_secs(60), "{lag:?}");
 
     // Nothing new: a second round finishes nothing.
     assert_eq!(run_until_idle(&projector).await, 0);

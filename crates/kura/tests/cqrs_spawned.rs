@@ -1,7 +1,11 @@
-//! The kura-cqrs projector as its own process (`kura cqrs project`), killed with kill -9 at
-//! varying points while commands keep coming: in the end the data table, the history
-//! table and a SQLite read model equal the command log, with no version lost or applied
-//! twice.
+//! kura-cqrs against a spawned `kura serve` over HTTP:
+//! - the projector as its own process (`kura cqrs project`), killed with kill -9 at
+//!   varying points while commands keep coming: in the end the data table, the history
+//!   table and a SQLite read model equal the command log, with no version lost or applied
+//!   twice;
+//! - concurrent publishers of one entity: exactly one wins each version;
+//! - a poison record (a handler that fails for one item) is parked in the dead-letter
+//!   table while other items keep flowing; versions 1..12 give the right latest.
 
 mod common;
 
@@ -190,4 +194,142 @@ async fn projector_survives_kill9() {
             command.id
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_winner_per_version_over_http() {
+    let server = KuraProcess::start(None);
+    let client = server.client();
+    let tables = TableNames::new("t", "shop", "race");
+    ensure_tables(&client, &tables).await.expect("tables");
+    let service = Arc::new(CommandService::new(client, tables));
+    let mut first = command(0, 0);
+    first.version = 0;
+    service
+        .publish_async(&first, &Invoker::default())
+        .await
+        .expect("create");
+    let mut tasks = Vec::new();
+    for writer in 0..6u64 {
+        let service = service.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut won = Vec::new();
+            for round in 0..10u64 {
+                let base = service
+                    .latest_command("ORDER#tenant001", "ORDER#00")
+                    .await
+                    .expect("latest")
+                    .map_or(0, |l| l.version);
+                let mut next = command(0, writer * 100 + round + 1);
+                next.version = base;
+                match service.publish_async(&next, &Invoker::default()).await {
+                    Ok(Some(stored)) => won.push(stored.version),
+                    Ok(None) => {}
+                    Err(kura_cqrs::CqrsError::VersionConflict { .. }) => {}
+                    Err(e) => panic!("unexpected: {e}"),
+                }
+            }
+            won
+        }));
+    }
+    let mut won = Vec::new();
+    for task in tasks {
+        won.extend(task.await.expect("task"));
+    }
+    won.sort_unstable();
+    let latest = service
+        .latest_command("ORDER#tenant001", "ORDER#00")
+        .await
+        .expect("latest")
+        .expect("exists")
+        .version;
+    assert_eq!(
+        won,
+        (2..=latest).collect::<Vec<_>>(),
+        "exactly one winner per version"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poison_is_parked_and_others_flow_over_http() {
+    use std::future::Future;
+    use std::pin::Pin;
+
+    struct Picky;
+    impl kura_cqrs::SyncHandler for Picky {
+        fn id(&self) -> &str {
+            "picky"
+        }
+        fn up<'a>(
+            &'a self,
+            command: &'a kura_cqrs::CommandModel,
+        ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
+            Box::pin(async move {
+                if command.sk.starts_with("ORDER#03@") {
+                    Err("entity 3 is poison".into())
+                } else {
+                    Ok(())
+                }
+            })
+        }
+    }
+    let server = KuraProcess::start(None);
+    let client = server.client();
+    let tables = TableNames::new("t", "shop", "poison");
+    ensure_tables(&client, &tables).await.expect("tables");
+    let service = CommandService::new(client.clone(), tables.clone());
+    for round in 0..12u64 {
+        for entity in 0..5 {
+            service
+                .publish_async(&command(entity, round), &Invoker::default())
+                .await
+                .expect("publish");
+        }
+    }
+    let mut projector = kura_cqrs::Projector::new(
+        client.clone(),
+        server.streams_client(),
+        tables.clone(),
+        kura_cqrs::ProjectorOptions {
+            attempts: 2,
+            first_backoff: Duration::from_millis(1),
+            page: 16,
+        },
+    );
+    projector.register(Arc::new(Picky));
+    while projector.run_once().await.expect("round") > 0 {}
+    for entity in 0..5usize {
+        let sk = format!("ORDER#{entity:02}");
+        let latest = service
+            .latest_command("ORDER#tenant001", &sk)
+            .await
+            .expect("latest")
+            .expect("exists");
+        assert_eq!(latest.version, 12, "versions 1..12: @12 is the latest");
+        let row = service
+            .data_row("ORDER#tenant001", &sk)
+            .await
+            .expect("data")
+            .expect("row");
+        assert_eq!(row.version, 12, "{sk} reached its latest version");
+    }
+    let parked = client
+        .scan()
+        .table_name(&tables.dead_letter)
+        .send()
+        .await
+        .expect("scan");
+    assert_eq!(
+        parked.count(),
+        12,
+        "each version of entity 3 parked, nothing else"
+    );
+    assert_eq!(
+        service
+            .status("ORDER#tenant001", "ORDER#03", 12)
+            .await
+            .expect("status")
+            .as_deref(),
+        Some("finish:FAILED")
+    );
 }
