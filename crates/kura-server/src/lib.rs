@@ -46,6 +46,23 @@ async fn ready(State(engine): State<Arc<Engine>>) -> (StatusCode, &'static str) 
     }
 }
 
+/// Runs one DynamoDB operation without HTTP: the JSON request body in, the JSON response
+/// body out, exactly as `POST /` would answer it (for embedding, and the benchmark's
+/// embedded mode). `operation` is the part of `X-Amz-Target` after the dot.
+pub async fn invoke(
+    engine: &Engine,
+    operation: &str,
+    body: bytes::Bytes,
+) -> Result<Vec<u8>, error::ApiError> {
+    let call = ops::Call {
+        engine,
+        ctx: kura_engine::RequestContext::default(),
+        host: "localhost:8000".to_owned(),
+        body,
+    };
+    ops::dispatch(operation, call).await
+}
+
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the engine.
 pub async fn serve(
     listener: tokio::net::TcpListener,

@@ -1,0 +1,144 @@
+//! How requests reach a target: DynamoDB's JSON protocol over HTTP (any endpoint), or the
+//! engine called in process with the same JSON bodies and no HTTP.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde::Deserialize;
+
+use crate::workload::Request;
+
+/// Every local peer wants an Authorization header with a credential scope (DynamoDB Local
+/// refuses requests without one); none of them checks the signature.
+const AUTHORIZATION: &str = "AWS4-HMAC-SHA256 Credential=bench/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000000000000000000000000000000000000000000000000000000000000000";
+
+/// What came back: success, or the error's short `__type` (`ValidationException`,
+/// `http 500`, `io`).
+pub struct Outcome {
+    pub error: Option<String>,
+    pub body: Bytes,
+}
+
+pub enum Driver {
+    Http {
+        client: Client<HttpConnector, Full<Bytes>>,
+        uri: http::Uri,
+    },
+    Embedded(Arc<kura_engine::Engine>),
+}
+
+impl Driver {
+    pub fn http(endpoint: &str) -> Result<Self, String> {
+        let uri: http::Uri = endpoint
+            .parse()
+            .map_err(|e| format!("bad endpoint {endpoint}: {e}"))?;
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = Client::builder(TokioExecutor::new())
+            .pool_max_idle_per_host(1024)
+            .build(connector);
+        Ok(Driver::Http { client, uri })
+    }
+
+    pub async fn call(&self, request: &Request) -> Outcome {
+        match self {
+            Driver::Http { client, uri } => {
+                let built = http::Request::post(uri.clone())
+                    .header("content-type", "application/x-amz-json-1.0")
+                    .header(
+                        "x-amz-target",
+                        format!("DynamoDB_20120810.{}", request.operation),
+                    )
+                    .header("x-amz-date", "20260101T000000Z")
+                    .header("authorization", AUTHORIZATION)
+                    .body(Full::new(request.body.clone()));
+                let built = match built {
+                    Ok(b) => b,
+                    Err(e) => return failed(format!("request: {e}")),
+                };
+                let response = match client.request(built).await {
+                    Ok(r) => r,
+                    Err(_) => return failed("io".into()),
+                };
+                let status = response.status();
+                let body = match response.into_body().collect().await {
+                    Ok(b) => b.to_bytes(),
+                    Err(_) => return failed("io".into()),
+                };
+                if status.is_success() {
+                    Outcome { error: None, body }
+                } else {
+                    Outcome {
+                        error: Some(error_type(&body).unwrap_or_else(|| format!("http {status}"))),
+                        body,
+                    }
+                }
+            }
+            Driver::Embedded(engine) => {
+                match kura_server::invoke(engine, request.operation, request.body.clone()).await {
+                    Ok(body) => Outcome {
+                        error: None,
+                        body: Bytes::from(body),
+                    },
+                    Err(e) => Outcome {
+                        error: Some(e.name().to_owned()),
+                        body: Bytes::new(),
+                    },
+                }
+            }
+        }
+    }
+
+    /// Calls and insists on success (set-up requests).
+    pub async fn must(&self, request: &Request) -> Result<Bytes, String> {
+        let out = self.call(request).await;
+        match out.error {
+            None => Ok(out.body),
+            Some(e) => Err(format!(
+                "{} failed: {e}: {}",
+                request.operation,
+                String::from_utf8_lossy(&out.body)
+            )),
+        }
+    }
+}
+
+fn failed(error: String) -> Outcome {
+    Outcome {
+        error: Some(error),
+        body: Bytes::new(),
+    }
+}
+
+/// The part of `__type` after `#`: `com.amazonaws.dynamodb.v20120810#X` → `X`.
+fn error_type(body: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct ErrorBody {
+        #[serde(rename = "__type")]
+        kind: String,
+    }
+    let parsed: ErrorBody = serde_json::from_slice(body).ok()?;
+    Some(
+        parsed
+            .kind
+            .rsplit('#')
+            .next()
+            .unwrap_or(&parsed.kind)
+            .to_owned(),
+    )
+}
+
+/// The loopback baseline: an HTTP server that reads each request whole and answers with
+/// its body, on the same stack Kura uses (hyper via axum, two worker threads).
+pub async fn serve_echo(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    use axum::routing::post;
+    async fn echo(body: Bytes) -> ([(&'static str, &'static str); 1], Bytes) {
+        ([("content-type", "application/x-amz-json-1.0")], body)
+    }
+    let app = axum::Router::new().route("/", post(echo));
+    axum::serve(listener, app).await
+}

@@ -1,0 +1,209 @@
+//! Kura's own figures: time from process start to `/ready`, resident memory idle and after
+//! a bulk load, the size on disk, the bulk load rate, and how Query latency grows from a
+//! small table to a large one.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::driver::Driver;
+use crate::runner::{RunResult, summarise};
+use crate::targets::{self, Kind, Target};
+use crate::workload::{self, PER_PARTITION, Request, Workload};
+
+const BULK_TABLE: &str = "kura_bench_bulk";
+/// Items in the small table whose Query latency is the reference.
+const SMALL: usize = 10_000;
+
+#[derive(Debug, Serialize)]
+pub struct Footprint {
+    /// Milliseconds from spawning `kura serve` to the first 200 from `/ready`, each start.
+    pub ready_ms: Vec<f64>,
+    pub ready_median_ms: f64,
+    pub rss_idle_kb: u64,
+    pub items: usize,
+    pub bulk_load_items_per_sec: f64,
+    pub rss_loaded_kb: u64,
+    pub rss_peak_kb: u64,
+    pub disk_bytes: u64,
+    pub query_small: RunResult,
+    pub query_large: RunResult,
+    /// p50 at `items` over p50 at the small table.
+    pub query_p50_growth: f64,
+}
+
+pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, String> {
+    let items = items.max(SMALL) / 25 * 25;
+    let mut ready_ms = Vec::new();
+    for _ in 0..5 {
+        ready_ms.push(time_to_ready(kura_args)?);
+    }
+    let mut sorted = ready_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let ready_median_ms = sorted[sorted.len() / 2];
+
+    let target = targets::start(Kind::Kura, kura_args).await?;
+    let pid = target.pid().ok_or("kura has no pid")?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_idle_kb = status_kb(pid, "VmRSS")?;
+
+    let create = workload::create_tables().remove(0);
+    let create = Request::new(
+        "CreateTable",
+        &serde_json::from_slice::<serde_json::Value>(&create.body)
+            .map(|mut v| {
+                v["TableName"] = BULK_TABLE.into();
+                v
+            })
+            .map_err(|e| e.to_string())?,
+    );
+    target.driver.must(&create).await?;
+    targets::wait_active(&target.driver, BULK_TABLE).await?;
+
+    bulk_load(&target, 0, SMALL).await?;
+    let query_small = query_latency(&target, SMALL).await;
+    let started = Instant::now();
+    bulk_load(&target, SMALL, items).await?;
+    let bulk_load_items_per_sec = (items - SMALL) as f64 / started.elapsed().as_secs_f64();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss_loaded_kb = status_kb(pid, "VmRSS")?;
+    let rss_peak_kb = status_kb(pid, "VmHWM")?;
+    let query_large = query_latency(&target, items).await;
+    let disk_bytes = dir_size(&target.data_dir().ok_or("no data dir")?);
+    let query_p50_growth = query_large.p50_ms / query_small.p50_ms.max(1e-9);
+    Ok(Footprint {
+        ready_ms,
+        ready_median_ms,
+        rss_idle_kb,
+        items,
+        bulk_load_items_per_sec,
+        rss_loaded_kb,
+        rss_peak_kb,
+        disk_bytes,
+        query_small,
+        query_large,
+        query_p50_growth,
+    })
+}
+
+/// Spawns `kura serve` on a fresh directory and polls `/ready` as fast as it can.
+fn time_to_ready(kura_args: &[String]) -> Result<f64, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let port = targets::free_port()?;
+    let started = Instant::now();
+    let mut child = Command::new(targets::kura_binary()?)
+        .arg("serve")
+        .args(["--port", &port.to_string(), "--data-dir"])
+        .arg(dir.path().join("data"))
+        .args(kura_args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let result = loop {
+        if ready_once(port) {
+            break Ok(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            break Err("kura did not become ready in 30 s".to_owned());
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    result
+}
+
+fn ready_once(port: u16) -> bool {
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let request = b"GET /ready HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    if stream.write_all(request).is_err() {
+        return false;
+    }
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    answer.starts_with(b"HTTP/1.1 200")
+}
+
+/// Loads items `from..to` with BatchWriteItem from 16 concurrent writers.
+async fn bulk_load(target: &Target, from: usize, to: usize) -> Result<(), String> {
+    const WRITERS: usize = 16;
+    let mut tasks = Vec::new();
+    for writer in 0..WRITERS {
+        let driver: Arc<Driver> = target.driver.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut rng = fastrand::Rng::with_seed(writer as u64);
+            let mut first = from + writer * 25;
+            while first < to {
+                let batch = workload::bulk_batch(BULK_TABLE, first, &mut rng);
+                targets::write_batch(&driver, batch).await?;
+                first += WRITERS * 25;
+            }
+            Ok::<(), String>(())
+        }));
+    }
+    for task in tasks {
+        task.await.map_err(|e| e.to_string())??;
+    }
+    Ok(())
+}
+
+/// Query latency, one client at a time, over partitions spread across `items`.
+async fn query_latency(target: &Target, items: usize) -> RunResult {
+    let partitions = items / PER_PARTITION;
+    let mut rng = fastrand::Rng::with_seed(99);
+    let mut latencies = Vec::new();
+    let mut errors: BTreeMap<String, usize> = BTreeMap::new();
+    let measure = Duration::from_secs(3);
+    let started = Instant::now();
+    while started.elapsed() < measure {
+        let request = workload::query_page(BULK_TABLE, rng.usize(..partitions));
+        let sent = Instant::now();
+        let outcome = target.driver.call(&request).await;
+        latencies.push(u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX));
+        if let Some(e) = outcome.error {
+            *errors.entry(e).or_default() += 1;
+        }
+    }
+    summarise(
+        &format!("kura, {items} items"),
+        Workload::Query,
+        1,
+        measure.as_secs_f64(),
+        &mut latencies,
+        errors,
+    )
+}
+
+/// A `/proc/PID/status` field in kB (VmRSS: resident now; VmHWM: the peak).
+fn status_kb(pid: u32, field: &str) -> Result<u64, String> {
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| e.to_string())?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("no {field} in /proc/{pid}/status"))
+}
+
+fn dir_size(path: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_size(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}

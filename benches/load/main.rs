@@ -1,0 +1,404 @@
+//! Kura's load generator and same-run comparison.
+//!
+//! - `compare`: starts the loopback echo baseline, `kura serve`, the embedded engine and
+//!   every installed peer (dynalite, moto, DynamoDB Local) one after another, runs the same
+//!   workloads against each, and prints the figures with ratios to the echo baseline and
+//!   to the best peer. Peers that are not installed are skipped with a message.
+//! - `endpoint URL`: the workloads against any running DynamoDB-compatible endpoint
+//!   (requests carry a fixed, unsigned Authorization header).
+//! - `footprint`: Kura's own figures: start-to-ready time, memory, disk, bulk load rate,
+//!   Query latency growth with the table's size.
+//!
+//! Run everything: `./benches/run.sh` (installs the peers, builds, runs both).
+
+#![allow(clippy::print_stdout)] // a benchmark's job is to print
+
+mod driver;
+mod footprint;
+mod runner;
+mod targets;
+mod workload;
+
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use serde::Serialize;
+
+use runner::{RunResult, Timing};
+use targets::Kind;
+use workload::Workload;
+
+#[derive(Parser)]
+#[command(
+    name = "kura-load",
+    about = "Kura's load generator and same-run comparison"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the workloads against the echo baseline, Kura and each installed peer in turn.
+    Compare {
+        #[command(flatten)]
+        load: LoadArgs,
+        /// Targets, in order.
+        #[arg(long, value_delimiter = ',', default_values_t = [Kind::Echo, Kind::Kura, Kind::KuraEmbedded, Kind::Dynalite, Kind::Moto, Kind::DynamodbLocal].map(KindArg))]
+        targets: Vec<KindArg>,
+    },
+    /// Run the workloads against a running endpoint.
+    Endpoint {
+        url: String,
+        #[command(flatten)]
+        load: LoadArgs,
+    },
+    /// Kura's start-to-ready time, memory, disk size, bulk load rate and Query growth.
+    Footprint {
+        /// Items to bulk load (1 KB each).
+        #[arg(long, default_value_t = 100_000)]
+        items: usize,
+        /// Extra arguments for `kura serve`, e.g. `--kura-arg=--cache-mb=8`.
+        #[arg(long = "kura-arg", allow_hyphen_values = true)]
+        kura_args: Vec<String>,
+        /// Also write the figures as JSON to this file.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
+    },
+    /// (internal) The echo baseline server.
+    Echo {
+        #[arg(long)]
+        port: u16,
+    },
+}
+
+#[derive(Args)]
+struct LoadArgs {
+    /// Workloads, in order.
+    #[arg(long, value_delimiter = ',', default_values_t = Workload::ALL.map(WorkloadArg))]
+    workloads: Vec<WorkloadArg>,
+    /// Concurrency levels (concurrent clients, each with one request in flight).
+    #[arg(long, value_delimiter = ',', default_values_t = [16])]
+    concurrency: Vec<usize>,
+    /// Seconds measured per workload and level.
+    #[arg(long, default_value_t = 5.0)]
+    seconds: f64,
+    /// Seconds run before measuring (not counted).
+    #[arg(long, default_value_t = 1.0)]
+    warmup: f64,
+    /// Extra arguments for `kura serve`.
+    #[arg(long = "kura-arg", allow_hyphen_values = true)]
+    kura_args: Vec<String>,
+    /// Also write every figure as JSON to this file.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+}
+
+/// clap's value parsing for the enums, with their kebab-case names.
+#[derive(Clone, Copy)]
+struct KindArg(Kind);
+#[derive(Clone, Copy)]
+struct WorkloadArg(Workload);
+
+macro_rules! value_arg {
+    ($wrapper:ident, $inner:ty) => {
+        impl std::str::FromStr for $wrapper {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                <$inner as clap::ValueEnum>::from_str(s, true).map($wrapper)
+            }
+        }
+        impl std::fmt::Display for $wrapper {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let value = clap::ValueEnum::to_possible_value(&self.0).ok_or(std::fmt::Error)?;
+                f.write_str(value.get_name())
+            }
+        }
+    };
+}
+value_arg!(KindArg, Kind);
+value_arg!(WorkloadArg, Workload);
+
+#[derive(Serialize)]
+struct Report<'a> {
+    machine: Machine,
+    seconds: f64,
+    skipped: &'a [String],
+    results: &'a [RunResult],
+}
+
+#[derive(Serialize)]
+struct Machine {
+    cpus: usize,
+    kernel: String,
+}
+
+fn machine() -> Machine {
+    Machine {
+        cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
+        kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .unwrap_or_default()
+            .trim()
+            .to_owned(),
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    // The echo server gets Kura's shape: two async workers.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build();
+    let Ok(runtime) = runtime else {
+        eprintln!("could not start the async runtime");
+        return std::process::ExitCode::FAILURE;
+    };
+    let outcome = runtime.block_on(async move {
+        match cli.command {
+            Cmd::Echo { port } => {
+                let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                driver::serve_echo(listener)
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+            Cmd::Compare { load, targets } => {
+                compare(&load, &targets.iter().map(|k| k.0).collect::<Vec<_>>()).await
+            }
+            Cmd::Endpoint { url, load } => endpoint(&url, &load).await,
+            Cmd::Footprint {
+                items,
+                kura_args,
+                json,
+            } => {
+                let figures = footprint::measure(items, &kura_args).await?;
+                print_footprint(&figures);
+                if let Some(path) = json {
+                    let text = serde_json::to_string_pretty(&figures).map_err(|e| e.to_string())?;
+                    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            }
+        }
+    });
+    match outcome {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn timing(load: &LoadArgs) -> Timing {
+    Timing {
+        warmup: Duration::from_secs_f64(load.warmup),
+        measure: Duration::from_secs_f64(load.seconds),
+    }
+}
+
+/// Every workload at every level against one started target.
+async fn run_all(target: &targets::Target, load: &LoadArgs, out: &mut Vec<RunResult>) {
+    for (wi, w) in load.workloads.iter().enumerate() {
+        for (ci, &c) in load.concurrency.iter().enumerate() {
+            let run_id = wi * 100 + ci;
+            if target.needs_setup {
+                for request in w.0.setup(run_id, c) {
+                    if let Err(e) = target.driver.must(&request).await {
+                        eprintln!("{}: set-up of {} failed: {e}", target.name, w.0.label());
+                    }
+                }
+            }
+            let result = runner::run(
+                &target.name,
+                target.driver.clone(),
+                w.0,
+                run_id,
+                c,
+                timing(load),
+            )
+            .await;
+            eprintln!(
+                "{:<16}{:<22}C={:<4}{:>10.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  errors {}",
+                result.target,
+                w.0.label(),
+                c,
+                result.ops_per_sec,
+                result.p50_ms,
+                result.p99_ms,
+                result.error_count()
+            );
+            out.push(result);
+        }
+    }
+}
+
+async fn compare(load: &LoadArgs, kinds: &[Kind]) -> Result<(), String> {
+    let mut results = Vec::new();
+    let mut skipped = Vec::new();
+    for &kind in kinds {
+        let target = match targets::start(kind, &load.kura_args).await {
+            Ok(t) => t,
+            Err(why) => {
+                let line = format!("{} skipped: {why}", kind.name());
+                eprintln!("{line}");
+                skipped.push(line);
+                continue;
+            }
+        };
+        if target.needs_setup
+            && let Err(why) = targets::prepare(&target).await
+        {
+            let line = format!("{} skipped: set-up failed: {why}", kind.name());
+            eprintln!("{line}");
+            skipped.push(line);
+            continue;
+        }
+        run_all(&target, load, &mut results).await;
+        drop(target);
+    }
+    print_results(&results);
+    print_ratios(&results, load);
+    for line in &skipped {
+        println!("{line}");
+    }
+    write_json(load, &skipped, &results)
+}
+
+async fn endpoint(url: &str, load: &LoadArgs) -> Result<(), String> {
+    let target = targets::Target::remote(url)?;
+    targets::prepare(&target).await?;
+    let mut results = Vec::new();
+    run_all(&target, load, &mut results).await;
+    print_results(&results);
+    write_json(load, &[], &results)
+}
+
+fn write_json(load: &LoadArgs, skipped: &[String], results: &[RunResult]) -> Result<(), String> {
+    let Some(path) = &load.json else {
+        return Ok(());
+    };
+    let report = Report {
+        machine: machine(),
+        seconds: load.seconds,
+        skipped,
+        results,
+    };
+    let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    std::fs::write(path, text).map_err(|e| e.to_string())
+}
+
+fn print_results(results: &[RunResult]) {
+    println!(
+        "\n{:<16}{:<22}{:>5}{:>11}{:>9}{:>9}{:>9}  errors",
+        "target", "workload", "C", "ops/s", "p50 ms", "p99 ms", "max ms"
+    );
+    for r in results {
+        let errors = if r.errors.is_empty() {
+            "0".to_owned()
+        } else {
+            r.errors
+                .iter()
+                .map(|(k, v)| format!("{v} {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        println!(
+            "{:<16}{:<22}{:>5}{:>11.0}{:>9.2}{:>9.2}{:>9.2}  {errors}",
+            r.target,
+            r.workload.label(),
+            r.concurrency,
+            r.ops_per_sec,
+            r.p50_ms,
+            r.p99_ms,
+            r.max_ms
+        );
+    }
+}
+
+/// Kura against the echo baseline and against the best peer, workload by workload.
+fn print_ratios(results: &[RunResult], load: &LoadArgs) {
+    let find = |target: &str, w: Workload, c: usize| {
+        results
+            .iter()
+            .find(|r| r.target == target && r.workload == w && r.concurrency == c)
+    };
+    println!(
+        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}",
+        "workload", "C", "kura ops/s", "echo ops/s", "k/echo", "embedded", "best peer", "k/peer"
+    );
+    for w in &load.workloads {
+        for &c in &load.concurrency {
+            let Some(kura) = find("kura", w.0, c) else {
+                continue;
+            };
+            let ratio = |other: Option<&RunResult>| {
+                other.map_or("-".to_owned(), |o| {
+                    format!("{:.2}", kura.ops_per_sec / o.ops_per_sec.max(1e-9))
+                })
+            };
+            let echo = find("echo", w.0, c);
+            let embedded = find("kura-embedded", w.0, c);
+            // A peer's figure counts only if its requests succeeded.
+            let best_peer = results
+                .iter()
+                .filter(|r| {
+                    r.workload == w.0
+                        && r.concurrency == c
+                        && Kind::from_name(&r.target).is_some_and(Kind::is_peer)
+                        && r.error_count() * 10 < r.requests.max(1)
+                })
+                .max_by(|a, b| a.ops_per_sec.total_cmp(&b.ops_per_sec));
+            println!(
+                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>17}{:>10}",
+                w.0.label(),
+                c,
+                kura.ops_per_sec,
+                echo.map_or("-".into(), |e| format!("{:.0}", e.ops_per_sec)),
+                ratio(echo),
+                embedded.map_or("-".into(), |e| format!("{:.0}", e.ops_per_sec)),
+                best_peer.map_or("-".into(), |p| format!("{} {:.0}", p.target, p.ops_per_sec)),
+                ratio(best_peer),
+            );
+        }
+    }
+}
+
+fn print_footprint(f: &footprint::Footprint) {
+    println!("\nkura footprint ({} items of ~1 KB)", f.items);
+    println!(
+        "start to /ready        {:.1} ms median of {:?}",
+        f.ready_median_ms,
+        f.ready_ms
+            .iter()
+            .map(|m| (m * 10.0).round() / 10.0)
+            .collect::<Vec<_>>()
+    );
+    println!(
+        "RSS idle               {:.1} MB",
+        f.rss_idle_kb as f64 / 1024.0
+    );
+    println!(
+        "RSS after the load     {:.1} MB (peak {:.1} MB)",
+        f.rss_loaded_kb as f64 / 1024.0,
+        f.rss_peak_kb as f64 / 1024.0
+    );
+    println!("on disk                {:.1} MB", f.disk_bytes as f64 / 1e6);
+    println!(
+        "bulk load              {:.0} items/s (BatchWriteItem 25, 16 clients)",
+        f.bulk_load_items_per_sec
+    );
+    println!(
+        "Query p50 / p99        {:.3} / {:.3} ms at {} items; {:.3} / {:.3} ms at {} items; p50 growth {:.2}x",
+        f.query_small.p50_ms,
+        f.query_small.p99_ms,
+        f.query_small.target.trim_start_matches("kura, "),
+        f.query_large.p50_ms,
+        f.query_large.p99_ms,
+        f.items,
+        f.query_p50_growth
+    );
+}

@@ -1,0 +1,128 @@
+//! Runs one workload at one concurrency against one target and summarises it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::driver::Driver;
+use crate::workload::{WorkerState, Workload};
+
+/// The figures of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub target: String,
+    pub workload: Workload,
+    pub concurrency: usize,
+    pub seconds: f64,
+    /// Completed requests per second, errors included.
+    pub ops_per_sec: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub requests: usize,
+    /// Failed requests by error type.
+    pub errors: BTreeMap<String, usize>,
+}
+
+impl RunResult {
+    pub fn error_count(&self) -> usize {
+        self.errors.values().sum()
+    }
+}
+
+/// How long to run: `warmup` first (not counted), then `measure`.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    pub warmup: Duration,
+    pub measure: Duration,
+}
+
+pub async fn run(
+    target: &str,
+    driver: Arc<Driver>,
+    workload: Workload,
+    run_id: usize,
+    concurrency: usize,
+    timing: Timing,
+) -> RunResult {
+    let started = Instant::now();
+    let measure_from = started + timing.warmup;
+    let end = measure_from + timing.measure;
+    let mut tasks = Vec::with_capacity(concurrency);
+    for worker in 0..concurrency {
+        let driver = driver.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut state = WorkerState::new(run_id, worker);
+            let mut latencies: Vec<u32> = Vec::new();
+            let mut errors: BTreeMap<String, usize> = BTreeMap::new();
+            loop {
+                let sent = Instant::now();
+                if sent >= end {
+                    break;
+                }
+                let request = workload.next(&mut state);
+                let outcome = driver.call(&request).await;
+                let took = sent.elapsed();
+                workload.observe(&mut state, outcome.error.is_none(), &outcome.body);
+                if sent >= measure_from {
+                    latencies.push(u32::try_from(took.as_micros()).unwrap_or(u32::MAX));
+                    if let Some(e) = outcome.error {
+                        *errors.entry(e).or_default() += 1;
+                    }
+                }
+            }
+            (latencies, errors)
+        }));
+    }
+    let mut latencies = Vec::new();
+    let mut errors: BTreeMap<String, usize> = BTreeMap::new();
+    for task in tasks {
+        if let Ok((l, e)) = task.await {
+            latencies.extend(l);
+            for (k, v) in e {
+                *errors.entry(k).or_default() += v;
+            }
+        }
+    }
+    let seconds = timing.measure.as_secs_f64();
+    summarise(
+        target,
+        workload,
+        concurrency,
+        seconds,
+        &mut latencies,
+        errors,
+    )
+}
+
+pub fn summarise(
+    target: &str,
+    workload: Workload,
+    concurrency: usize,
+    seconds: f64,
+    latencies_us: &mut [u32],
+    errors: BTreeMap<String, usize>,
+) -> RunResult {
+    latencies_us.sort_unstable();
+    let at = |q: f64| -> f64 {
+        if latencies_us.is_empty() {
+            return 0.0;
+        }
+        let i = ((latencies_us.len() as f64 * q).ceil() as usize).clamp(1, latencies_us.len());
+        f64::from(latencies_us[i - 1]) / 1000.0
+    };
+    RunResult {
+        target: target.to_owned(),
+        workload,
+        concurrency,
+        seconds,
+        ops_per_sec: latencies_us.len() as f64 / seconds,
+        p50_ms: at(0.50),
+        p99_ms: at(0.99),
+        max_ms: at(1.0),
+        requests: latencies_us.len(),
+        errors,
+    }
+}
