@@ -25,6 +25,9 @@ pub struct Footprint {
     /// Milliseconds from spawning `kura serve` to the first 200 from `/ready`, each start.
     pub ready_ms: Vec<f64>,
     pub ready_median_ms: f64,
+    /// The same on the loaded data directory, after a kill -9.
+    pub restart_ms: Vec<f64>,
+    pub restart_median_ms: f64,
     pub rss_idle_kb: u64,
     pub items: usize,
     pub bulk_load_items_per_sec: f64,
@@ -41,11 +44,10 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
     let items = items.max(SMALL) / 25 * 25;
     let mut ready_ms = Vec::new();
     for _ in 0..5 {
-        ready_ms.push(time_to_ready(kura_args)?);
+        let fresh = tempfile::tempdir().map_err(|e| e.to_string())?;
+        ready_ms.push(time_to_ready(&fresh.path().join("data"), kura_args)?);
     }
-    let mut sorted = ready_ms.clone();
-    sorted.sort_by(f64::total_cmp);
-    let ready_median_ms = sorted[sorted.len() / 2];
+    let ready_median_ms = median(&ready_ms);
 
     let target = targets::start(Kind::Kura, kura_args).await?;
     let pid = target.pid().ok_or("kura has no pid")?;
@@ -76,9 +78,19 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
     let query_large = query_latency(&target, items).await;
     let disk_bytes = dir_size(&target.data_dir().ok_or("no data dir")?);
     let query_p50_growth = query_large.p50_ms / query_small.p50_ms.max(1e-9);
+    // Restarts on the loaded directory, each after a kill -9 (the journal is replayed).
+    let data = target.data_dir().ok_or("no data dir")?;
+    let kept = target.kill_keeping_data();
+    let mut restart_ms = Vec::new();
+    for _ in 0..5 {
+        restart_ms.push(time_to_ready(&data, kura_args)?);
+    }
+    drop(kept);
     Ok(Footprint {
         ready_ms,
         ready_median_ms,
+        restart_median_ms: median(&restart_ms),
+        restart_ms,
         rss_idle_kb,
         items,
         bulk_load_items_per_sec,
@@ -91,15 +103,20 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
     })
 }
 
-/// Spawns `kura serve` on a fresh directory and polls `/ready` as fast as it can.
-fn time_to_ready(kura_args: &[String]) -> Result<f64, String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Spawns `kura serve` on `data` and polls `/ready` as fast as it can; then kills it.
+fn time_to_ready(data: &Path, kura_args: &[String]) -> Result<f64, String> {
     let port = targets::free_port()?;
     let started = Instant::now();
     let mut child = Command::new(targets::kura_binary()?)
         .arg("serve")
         .args(["--port", &port.to_string(), "--data-dir"])
-        .arg(dir.path().join("data"))
+        .arg(data)
         .args(kura_args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

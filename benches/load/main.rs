@@ -353,7 +353,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 })
                 .max_by(|a, b| a.ops_per_sec.total_cmp(&b.ops_per_sec));
             println!(
-                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>17}{:>10}",
+                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}",
                 w.0.label(),
                 c,
                 kura.ops_per_sec,
@@ -370,12 +370,16 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
 fn print_footprint(f: &footprint::Footprint) {
     println!("\nkura footprint ({} items of ~1 KB)", f.items);
     println!(
-        "start to /ready        {:.1} ms median of {:?}",
+        "start to /ready        {:.1} ms median of {:?} (new data directory)",
         f.ready_median_ms,
         f.ready_ms
             .iter()
             .map(|m| (m * 10.0).round() / 10.0)
             .collect::<Vec<_>>()
+    );
+    println!(
+        "restart to /ready      {:.1} ms median, {} items, after kill -9",
+        f.restart_median_ms, f.items
     );
     println!(
         "RSS idle               {:.1} MB",
@@ -395,7 +399,10 @@ fn print_footprint(f: &footprint::Footprint) {
         "Query p50 / p99        {:.3} / {:.3} ms at {} items; {:.3} / {:.3} ms at {} items; p50 growth {:.2}x",
         f.query_small.p50_ms,
         f.query_small.p99_ms,
-        f.query_small.target.trim_start_matches("kura, "),
+        f.query_small
+            .target
+            .trim_start_matches("kura, ")
+            .trim_end_matches(" items"),
         f.query_large.p50_ms,
         f.query_large.p99_ms,
         f.items,

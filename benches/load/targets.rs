@@ -73,6 +73,15 @@ impl Target {
         self.child.as_ref().map(Child::id)
     }
 
+    /// Kills the process (`kill -9`) and hands over its directory instead of deleting it.
+    pub fn kill_keeping_data(mut self) -> Option<tempfile::TempDir> {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self._dir.take()
+    }
+
     /// An endpoint someone else runs.
     pub fn remote(endpoint: &str) -> Result<Target, String> {
         Ok(Target {

@@ -101,6 +101,8 @@ pub struct EngineOptions {
     pub clock: Arc<dyn Clock>,
     /// How often expired items are deleted and old stream records trimmed.
     pub sweep_interval: std::time::Duration,
+    /// Memory bounds of the durable store (unused in memory).
+    pub store: storage::StoreOptions,
 }
 
 impl Default for EngineOptions {
@@ -109,6 +111,7 @@ impl Default for EngineOptions {
             limits: WriteLimits::default(),
             clock: Arc::new(SystemClock),
             sweep_interval: std::time::Duration::from_secs(1),
+            store: storage::StoreOptions::default(),
         }
     }
 }
@@ -135,7 +138,7 @@ impl Engine {
     pub fn open_with_options(dir: &Path, options: EngineOptions) -> Result<Arc<Engine>> {
         std::fs::create_dir_all(dir)
             .map_err(|e| EngineError::Internal(format!("cannot create {}: {e}", dir.display())))?;
-        let store = FjallStore::open(dir)?;
+        let store = FjallStore::open_with(dir, options.store)?;
         Engine::with_options(Arc::new(store), options)
     }
 
@@ -166,6 +169,7 @@ impl Engine {
             limits,
             clock,
             sweep_interval,
+            store: _,
         } = options;
         let snapshot = store.snapshot()?;
         match snapshot.get(Space::Meta, keys::META_FORMAT)? {

@@ -15,6 +15,8 @@
 //! # });
 //! ```
 
+pub mod faults;
+
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};

@@ -86,6 +86,13 @@ struct ServeArgs {
     /// about four hours).
     #[arg(long, default_value_t = 14_400.0, env = "KURA_STREAM_SHARD_SECONDS", value_parser = positive_seconds)]
     stream_shard_seconds: f64,
+    /// Megabytes of block cache: reads of data not in memory go to disk beyond it.
+    #[arg(long, default_value_t = 8, env = "KURA_CACHE_MB")]
+    cache_mb: u64,
+    /// Megabytes a table space's write buffer holds before it is flushed to disk; applies
+    /// to data directories created with it.
+    #[arg(long, default_value_t = 4, env = "KURA_MEMTABLE_MB", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    memtable_mb: u64,
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
@@ -131,6 +138,10 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             ..WriteLimits::default()
         },
         sweep_interval: Duration::from_secs_f64(args.ttl_interval),
+        store: kura_engine::storage::StoreOptions {
+            cache_bytes: args.cache_mb << 20,
+            memtable_bytes: args.memtable_mb << 20,
+        },
         ..EngineOptions::default()
     };
     let engine: Arc<Engine> = if args.in_memory {

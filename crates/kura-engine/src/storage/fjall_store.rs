@@ -14,6 +14,25 @@ use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode, Readable};
 
 use super::{Direction, KeyRange, KvIter, Snapshot, Space, Store, StoreError, WriteBatch};
 
+/// How much memory the store may hold; memory is bounded by these, not by the data size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// The block cache shared by every key space.
+    pub cache_bytes: u64,
+    /// The size at which a key space's memtable is flushed to disk. fjall records it when
+    /// the key space is created, so it applies to new data directories.
+    pub memtable_bytes: u64,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions {
+            cache_bytes: 8 << 20,
+            memtable_bytes: 4 << 20,
+        }
+    }
+}
+
 /// A fjall database in a directory.
 pub struct FjallStore {
     db: Database,
@@ -23,16 +42,25 @@ pub struct FjallStore {
 impl FjallStore {
     /// Opens (or creates) the store in `dir`, recovering the journal after a crash.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
+        FjallStore::open_with(dir, StoreOptions::default())
+    }
+
+    /// [`FjallStore::open`] with memory bounds other than the defaults.
+    pub fn open_with(dir: &Path, options: StoreOptions) -> Result<Self, StoreError> {
         let db = Database::builder(dir)
             // Every commit syncs itself (see `commit`); no background journal syncing.
             .manual_journal_persist(true)
+            .cache_size(options.cache_bytes)
+            // The journal is replayed after a crash: keep it short (fjall's minimum) so a
+            // restart takes milliseconds, by flushing key spaces that hold old journals.
+            .max_journaling_size(64 << 20)
             .open()
             .map_err(StoreError::new)?;
         let mut spaces = HashMap::new();
         for space in Space::ALL {
-            let ks = db
-                .keyspace(space.name(), KeyspaceCreateOptions::default)
-                .map_err(StoreError::new)?;
+            let create =
+                || KeyspaceCreateOptions::default().max_memtable_size(options.memtable_bytes);
+            let ks = db.keyspace(space.name(), create).map_err(StoreError::new)?;
             spaces.insert(space, ks);
         }
         Ok(FjallStore { db, spaces })

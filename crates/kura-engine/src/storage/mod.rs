@@ -13,7 +13,7 @@ pub mod memory;
 #[cfg(test)]
 pub(crate) mod conformance;
 
-pub use fjall_store::FjallStore;
+pub use fjall_store::{FjallStore, StoreOptions};
 pub use memory::MemoryStore;
 
 /// A key space. Each holds keys of one layout (see `docs/design.md`).
