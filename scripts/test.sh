@@ -22,7 +22,7 @@ log "cargo fmt --check and clippy"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9)"
+log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture)"
 cargo test --workspace --locked
 
 log "Interop tests: boto3 and the AWS CLI against kura serve"
@@ -42,6 +42,9 @@ for _ in $(seq 1 300); do
 done
 [ -n "$endpoint" ] || { cat "$server_log"; echo "kura did not become ready" >&2; exit 1; }
 KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
+
+log "Fuzz smoke run: every fuzz target for ${FUZZ_SMOKE_SECONDS:-10}s from its committed seeds"
+FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" ./scripts/fuzz.sh
 
 log "kura-cqrs examples against the same server"
 KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items

@@ -1,0 +1,153 @@
+//! Micro-benchmarks of the hot pure functions: key encoding, item encoding, DynamoDB JSON
+//! decoding, expression parsing and evaluation. `serde_json` parsing the same item is the
+//! in-process baseline to read the item codec's figures against.
+//!
+//! Run: `cargo bench -p kura-bench --bench micro`
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use kura_expr::bindings::Bindings;
+use kura_expr::eval;
+use kura_expr::parse::condition::parse_condition;
+use kura_expr::parse::update::parse_update;
+use kura_model::item_codec::{decode_item, encode_item};
+use kura_model::keycode::{ScalarType, decode_key_value, encode_key_value};
+use kura_model::wire::{ItemJson, item_from_json};
+use kura_model::{AttributeValue, Item, Number};
+
+/// An item of about 1 KB with every common type, as the load benchmark writes.
+fn item_json() -> String {
+    let payload: String = (0..900).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+    format!(
+        r#"{{"pk": {{"S": "customer#0001234"}}, "sk": {{"S": "order#2026-11-22#000042"}},
+            "v": {{"N": "17"}}, "total": {{"N": "1234.56"}}, "paid": {{"BOOL": true}},
+            "tags": {{"SS": ["new", "gift", "express"]}},
+            "lines": {{"L": [{{"M": {{"sku": {{"S": "A-1"}}, "qty": {{"N": "2"}}}}}},
+                             {{"M": {{"sku": {{"S": "B-7"}}, "qty": {{"N": "1"}}}}}}]}},
+            "payload": {{"S": "{payload}"}}}}"#
+    )
+}
+
+fn item() -> Item {
+    item_from_json(serde_json::from_str::<ItemJson>(&item_json()).expect("json")).expect("item")
+}
+
+fn bindings() -> Bindings {
+    let names: BTreeMap<String, String> = [
+        ("#v", "v"),
+        ("#t", "tags"),
+        ("#l", "lines"),
+        ("#tot", "total"),
+        ("#paid", "paid"),
+        ("#gone", "gone"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let values: BTreeMap<String, AttributeValue> = [
+        (":v", AttributeValue::N(Number::from_i64(17))),
+        (":one", AttributeValue::N(Number::from_i64(1))),
+        (":p", AttributeValue::s("order#2026")),
+        (":tag", AttributeValue::Ss(vec!["vip".into()])),
+        (":min", AttributeValue::N(Number::from_i64(100))),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    Bindings::from_parts(names, values)
+}
+
+fn keys(c: &mut Criterion) {
+    let s = AttributeValue::s("customer#0001234/order#2026-11-22");
+    let n = AttributeValue::N(Number::from_i64(1_234_567));
+    let mut encoded_s = Vec::new();
+    encode_key_value(&s, &mut encoded_s).expect("encode");
+    let mut encoded_n = Vec::new();
+    encode_key_value(&n, &mut encoded_n).expect("encode");
+    c.bench_function("key encode S", |b| {
+        b.iter(|| {
+            let mut out = Vec::with_capacity(64);
+            encode_key_value(black_box(&s), &mut out).expect("encode");
+            out
+        })
+    });
+    c.bench_function("key encode N", |b| {
+        b.iter(|| {
+            let mut out = Vec::with_capacity(32);
+            encode_key_value(black_box(&n), &mut out).expect("encode");
+            out
+        })
+    });
+    c.bench_function("key decode S", |b| {
+        b.iter(|| decode_key_value(ScalarType::S, &mut black_box(encoded_s.as_slice())))
+    });
+    c.bench_function("key decode N", |b| {
+        b.iter(|| decode_key_value(ScalarType::N, &mut black_box(encoded_n.as_slice())))
+    });
+}
+
+fn items(c: &mut Criterion) {
+    let json = item_json();
+    let item = item();
+    let stored = encode_item(&item);
+    c.bench_function("item JSON parse (serde_json::Value, baseline)", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&json)).expect("json"))
+    });
+    c.bench_function("item JSON decode (DynamoDB JSON to Item)", |b| {
+        b.iter(|| {
+            item_from_json(serde_json::from_str::<ItemJson>(black_box(&json)).expect("json"))
+                .expect("item")
+        })
+    });
+    c.bench_function("item encode (storage)", |b| {
+        b.iter(|| encode_item(black_box(&item)))
+    });
+    c.bench_function("item decode (storage)", |b| {
+        b.iter(|| decode_item(black_box(&stored)).expect("decode"))
+    });
+}
+
+const CONDITION: &str = "#v = :v AND begins_with(sk, :p) AND (attribute_not_exists(#gone) OR #tot > :min) AND size(#l) > :one";
+const UPDATE: &str = "SET #v = #v + :one, #paid = :one ADD #t :tag REMOVE #gone";
+
+fn expressions(c: &mut Criterion) {
+    let item = item();
+    let condition =
+        parse_condition(CONDITION, &mut bindings(), "ConditionExpression").expect("condition");
+    let update = parse_update(UPDATE, &mut bindings()).expect("update");
+    // Bindings are built outside the timed part (parsing marks the ones it uses).
+    c.bench_function("expression parse condition", |b| {
+        b.iter_batched(
+            bindings,
+            |mut names_and_values| {
+                parse_condition(
+                    black_box(CONDITION),
+                    &mut names_and_values,
+                    "ConditionExpression",
+                )
+                .expect("parse")
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    c.bench_function("expression parse update", |b| {
+        b.iter_batched(
+            bindings,
+            |mut names_and_values| {
+                parse_update(black_box(UPDATE), &mut names_and_values).expect("parse")
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    c.bench_function("expression eval condition", |b| {
+        b.iter(|| eval::condition::evaluate(black_box(&condition), black_box(&item)))
+    });
+    c.bench_function("expression apply update", |b| {
+        b.iter(|| eval::update::apply(black_box(&update), black_box(&item)).expect("apply"))
+    });
+}
+
+criterion_group!(benches, keys, items, expressions);
+criterion_main!(benches);
