@@ -26,6 +26,7 @@ fn engine(clock: Arc<ManualClock>) -> Arc<Engine> {
         },
         clock,
         sweep_interval: Duration::from_millis(5),
+        ..EngineOptions::default()
     };
     Engine::with_options(Arc::new(MemoryStore::new()), options).expect("open")
 }
