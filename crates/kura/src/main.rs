@@ -161,9 +161,10 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         } else {
             args.data_dir.display().to_string()
         };
+        let shutdown = shutdown_signal();
         // The readiness line scripts wait for; keep its wording stable.
         tracing::info!("kura ready on http://{local} (storage: {storage})");
-        kura_server::serve(listener, engine, shutdown_signal())
+        kura_server::serve(listener, engine, shutdown)
             .await
             .map_err(|e| format!("server error: {e}"))?;
         tracing::info!("kura stopped");
@@ -194,34 +195,44 @@ fn project(args: ProjectArgs) -> Result<(), String> {
                 .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
             projector.register(Arc::new(model));
         }
+        let shutdown = shutdown_signal();
         // The readiness line scripts wait for; keep its wording stable.
         tracing::info!("kura projector running for {}", tables.command);
         projector
-            .run(Duration::from_millis(args.idle_ms), shutdown_signal())
+            .run(Duration::from_millis(args.idle_ms), shutdown)
             .await
             .map_err(|e| e.to_string())
     })
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
+/// Installs the SIGINT and SIGTERM handlers at once, so that a signal sent right after the
+/// readiness line is not met by the default action (death by signal), and resolves when
+/// either arrives. Call it inside the runtime, before announcing readiness.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        async fn arrival(signal: Option<Signal>) {
+            match signal {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            tokio::select! {
+                () = arrival(interrupt) => tracing::info!("SIGINT: shutting down"),
+                () = arrival(terminate) => tracing::info!("SIGTERM: shutting down"),
+            }
+        }
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => tracing::info!("SIGINT: shutting down"),
-        () = term => tracing::info!("SIGTERM: shutting down"),
+    async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            tracing::info!("Ctrl-C: shutting down");
+        }
     }
 }
