@@ -269,9 +269,9 @@ async fn concurrent_read_modify_writes_are_serial() {
     let counter = get(&engine, "Pipe", "counter").expect("counter");
     assert_eq!(
         counter.get("n"),
-        Some(&kura_model::AttributeValue::N(kura_model::Number::from_i64(
-            (WRITERS * ROUNDS) as i64
-        )))
+        Some(&kura_model::AttributeValue::N(
+            kura_model::Number::from_i64((WRITERS * ROUNDS) as i64)
+        ))
     );
     let described = engine
         .describe_table(&RequestContext::default(), input(r#"{"TableName":"Pipe"}"#))
