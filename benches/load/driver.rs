@@ -132,13 +132,57 @@ fn error_type(body: &[u8]) -> Option<String> {
     )
 }
 
-/// The loopback baseline: an HTTP server that reads each request whole and answers with
-/// its body, on the same stack Kura uses (hyper via axum, two worker threads).
+/// The loopback baseline: an HTTP server on the stack Kura uses (hyper via axum, two
+/// worker threads) that reads each request whole and answers with a canned response of the
+/// size Kura's would have: an item for GetItem, a page of 25 items for Query and Scan,
+/// `{}` for writes. It does no database work, so it is the machine's HTTP limit for these
+/// exchanges.
 pub async fn serve_echo(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    use axum::extract::State;
+    use axum::http::HeaderMap;
     use axum::routing::post;
-    async fn echo(body: Bytes) -> ([(&'static str, &'static str); 1], Bytes) {
+
+    struct Canned {
+        item: Bytes,
+        page: Bytes,
+        batch: Bytes,
+    }
+    async fn answer(
+        State(canned): State<Arc<Canned>>,
+        headers: HeaderMap,
+        _body: Bytes,
+    ) -> ([(&'static str, &'static str); 1], Bytes) {
+        let target = headers
+            .get("x-amz-target")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        let operation = target.rsplit('.').next().unwrap_or_default();
+        let body = match operation {
+            "GetItem" => canned.item.clone(),
+            "Query" | "Scan" => canned.page.clone(),
+            "BatchWriteItem" => canned.batch.clone(),
+            _ => Bytes::from_static(b"{}"),
+        };
         ([("content-type", "application/x-amz-json-1.0")], body)
     }
-    let app = axum::Router::new().route("/", post(echo));
+    let mut rng = fastrand::Rng::with_seed(3);
+    let item = crate::workload::item("part#0000001", "item#0001", &mut rng);
+    let items: Vec<serde_json::Value> = (0..crate::workload::PAGE)
+        .map(|i| crate::workload::item("part#0000001", &format!("item#{i:04}"), &mut rng))
+        .collect();
+    let canned = Arc::new(Canned {
+        item: Bytes::from(serde_json::json!({ "Item": item }).to_string()),
+        page: Bytes::from(
+            serde_json::json!({
+                "Items": items, "Count": items.len(), "ScannedCount": items.len(),
+                "LastEvaluatedKey": {"pk": {"S": "part#0000001"}, "sk": {"S": "item#0024"}},
+            })
+            .to_string(),
+        ),
+        batch: Bytes::from_static(b"{\"UnprocessedItems\":{}}"),
+    });
+    let app = axum::Router::new()
+        .route("/", post(answer))
+        .with_state(canned);
     axum::serve(listener, app).await
 }

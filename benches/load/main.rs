@@ -327,8 +327,16 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
             .find(|r| r.target == target && r.workload == w && r.concurrency == c)
     };
     println!(
-        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}",
-        "workload", "C", "kura ops/s", "echo ops/s", "k/echo", "embedded", "best peer", "k/peer"
+        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>11}",
+        "workload",
+        "C",
+        "kura ops/s",
+        "echo ops/s",
+        "k/echo",
+        "embedded",
+        "best peer",
+        "k/peer",
+        "kura errors"
     );
     for w in &load.workloads {
         for &c in &load.concurrency {
@@ -353,7 +361,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 })
                 .max_by(|a, b| a.ops_per_sec.total_cmp(&b.ops_per_sec));
             println!(
-                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}",
+                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>11}",
                 w.0.label(),
                 c,
                 kura.ops_per_sec,
@@ -362,6 +370,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 embedded.map_or("-".into(), |e| format!("{:.0}", e.ops_per_sec)),
                 best_peer.map_or("-".into(), |p| format!("{} {:.0}", p.target, p.ops_per_sec)),
                 ratio(best_peer),
+                kura.error_count(),
             );
         }
     }

@@ -9,6 +9,9 @@ use serde::Serialize;
 use crate::driver::Driver;
 use crate::workload::{WorkerState, Workload};
 
+/// A request that takes longer counts as an error of type `timeout`.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The figures of one run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
@@ -58,12 +61,20 @@ pub async fn run(
             let mut latencies: Vec<u32> = Vec::new();
             let mut errors: BTreeMap<String, usize> = BTreeMap::new();
             loop {
-                let sent = Instant::now();
-                if sent >= end {
+                if Instant::now() >= end {
                     break;
                 }
+                // The body is built before the clock starts: latency is the target's.
                 let request = workload.next(&mut state);
-                let outcome = driver.call(&request).await;
+                let sent = Instant::now();
+                let outcome =
+                    match tokio::time::timeout(REQUEST_TIMEOUT, driver.call(&request)).await {
+                        Ok(outcome) => outcome,
+                        Err(_) => crate::driver::Outcome {
+                            error: Some("timeout".into()),
+                            body: bytes::Bytes::new(),
+                        },
+                    };
                 let took = sent.elapsed();
                 workload.observe(&mut state, outcome.error.is_none(), &outcome.body);
                 if sent >= measure_from {

@@ -279,7 +279,7 @@ async fn concurrent_read_modify_writes_are_serial() {
         .expect("describe");
     let described = serde_json::to_value(described).expect("json");
     assert_eq!(described["Table"]["ItemCount"], (ROUNDS + 1) as u64);
-    // Groups did pile up: far fewer syncs than writes.
-    assert!(store.commits.load(Ordering::SeqCst) < WRITERS * ROUNDS * 2);
+    // Groups did pile up: far fewer syncs than the 425 writes.
+    assert!(store.commits.load(Ordering::SeqCst) < WRITERS * ROUNDS / 2);
     engine.shutdown();
 }

@@ -47,8 +47,10 @@ async fn ready(State(engine): State<Arc<Engine>>) -> (StatusCode, &'static str) 
 }
 
 /// Runs one DynamoDB operation without HTTP: the JSON request body in, the JSON response
-/// body out, exactly as `POST /` would answer it (for embedding, and the benchmark's
-/// embedded mode). `operation` is the part of `X-Amz-Target` after the dot.
+/// body (or the error) out, through the same handlers as `POST /` (for embedding, and the
+/// benchmark's embedded mode). `operation` is the part of `X-Amz-Target` after the dot.
+/// Unlike `POST /`, it does not cap the body size, uses the default region, and serves
+/// DynamoDB operations only (not DynamoDB Streams).
 pub async fn invoke(
     engine: &Engine,
     operation: &str,

@@ -87,7 +87,7 @@ struct ServeArgs {
     #[arg(long, default_value_t = 14_400.0, env = "KURA_STREAM_SHARD_SECONDS", value_parser = positive_seconds)]
     stream_shard_seconds: f64,
     /// Megabytes of block cache: reads of data not in memory go to disk beyond it.
-    #[arg(long, default_value_t = 8, env = "KURA_CACHE_MB")]
+    #[arg(long, default_value_t = 8, env = "KURA_CACHE_MB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     cache_mb: u64,
     /// Megabytes a table space's write buffer holds before it is flushed to disk; applies
     /// to data directories created with it.

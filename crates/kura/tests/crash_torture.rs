@@ -44,6 +44,9 @@ struct InFlight {
     what: &'static str,
     changes: Vec<(String, State, State)>,
     atomic: bool,
+    /// When and how the request failed: it must be the kill, not anything before it.
+    failed_at: Option<std::time::Instant>,
+    error: String,
 }
 
 /// One client's exact knowledge of its keys.
@@ -143,15 +146,34 @@ async fn every_acknowledged_write_survives_repeated_kill9() {
             break;
         }
         let mut tasks = Vec::new();
+        let before: Vec<usize> = models.iter().map(|m| m.acknowledged).collect();
         for model in models.drain(..) {
             let client = client.clone();
             tasks.push(tokio::spawn(run_client(client, model)));
         }
         let pause = timing.u64(150..900);
         tokio::time::sleep(Duration::from_millis(pause)).await;
+        let killed_at = std::time::Instant::now();
         server.kill9();
         for task in tasks {
             models.push(task.await.expect("client task"));
+        }
+        for (model, acked_before) in models.iter().zip(before) {
+            let flight = model
+                .in_flight
+                .as_ref()
+                .expect("a client stops only on an error");
+            assert!(
+                flight.failed_at.is_some_and(|t| t >= killed_at),
+                "cycle {cycle}: client {} failed before the kill: {}",
+                model.client,
+                flight.error
+            );
+            assert!(
+                model.acknowledged > acked_before,
+                "cycle {cycle}: client {} had no write acknowledged",
+                model.client
+            );
         }
         let acks: usize = models.iter().map(|m| m.acknowledged).sum();
         assert!(
@@ -186,10 +208,10 @@ async fn run_client(client: Client, mut model: Model) -> Model {
 
 /// A failed request: a refusal while the server is up is a defect; anything else means
 /// the server is gone and the write's fate is unknown.
-fn fate<E: std::fmt::Debug, R>(
+fn fate<E: std::fmt::Debug, R: std::fmt::Debug>(
     e: SdkError<E, R>,
     model: &Model,
-    in_flight: InFlight,
+    mut in_flight: InFlight,
 ) -> Result<(), InFlight> {
     if let SdkError::ServiceError(service) = &e {
         panic!(
@@ -199,6 +221,8 @@ fn fate<E: std::fmt::Debug, R>(
             service.err()
         );
     }
+    in_flight.failed_at = Some(std::time::Instant::now());
+    in_flight.error = format!("{e:?}");
     Err(in_flight)
 }
 
@@ -240,6 +264,8 @@ async fn put(client: &Client, model: &mut Model) -> Result<(), InFlight> {
                 what: "PutItem",
                 changes,
                 atomic: true,
+                failed_at: None,
+                error: String::new(),
             },
         ),
     }
@@ -283,6 +309,8 @@ async fn update(client: &Client, model: &mut Model) -> Result<(), InFlight> {
                 what: "UpdateItem",
                 changes,
                 atomic: true,
+                failed_at: None,
+                error: String::new(),
             },
         ),
     }
@@ -310,6 +338,8 @@ async fn delete(client: &Client, model: &mut Model) -> Result<(), InFlight> {
                 what: "DeleteItem",
                 changes,
                 atomic: true,
+                failed_at: None,
+                error: String::new(),
             },
         ),
     }
@@ -360,6 +390,8 @@ async fn batch(client: &Client, model: &mut Model) -> Result<(), InFlight> {
                 what: "BatchWriteItem",
                 changes,
                 atomic: false,
+                failed_at: None,
+                error: String::new(),
             },
         ),
     }
@@ -470,6 +502,8 @@ async fn transact(client: &Client, model: &mut Model) -> Result<(), InFlight> {
                 what: "TransactWriteItems",
                 changes,
                 atomic: true,
+                failed_at: None,
+                error: String::new(),
             },
         ),
     }

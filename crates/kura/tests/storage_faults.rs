@@ -114,17 +114,31 @@ async fn ready(endpoint: &str) -> (u16, String) {
     (status, String::from_utf8_lossy(&body).into_owned())
 }
 
-/// Serves `engine` on a loopback port; returns the endpoint and a stop handle.
-async fn serve(engine: Arc<Engine>) -> (String, tokio::sync::oneshot::Sender<()>) {
+/// A server task and the way to stop it.
+struct Serving {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Serving {
+    /// Stops the server and waits until it has let go of the engine.
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.task.await;
+    }
+}
+
+/// Serves `engine` on a loopback port; returns the endpoint and the server.
+async fn serve(engine: Arc<Engine>) -> (String, Serving) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let endpoint = format!("http://{}", listener.local_addr().expect("addr"));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(kura_server::serve(listener, engine, async {
+    let task = tokio::spawn(kura_server::serve(listener, engine, async {
         let _ = stopped.await;
     }));
-    (endpoint, stop)
+    (endpoint, Serving { stop, task })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -135,7 +149,7 @@ async fn a_failed_sync_poisons_the_server_and_the_write_is_atomic() {
             let fjall: Arc<dyn Store> = Arc::new(FjallStore::open(dir.path()).expect("open"));
             let store = FaultyStore::new(fjall);
             let engine = Engine::with_store(store.clone()).expect("engine");
-            let (endpoint, stop) = serve(engine.clone()).await;
+            let (endpoint, server) = serve(engine.clone()).await;
             let client = kura_testkit::endpoint_client(&endpoint);
             create_table(&client).await;
             put(&client, "before").await.expect("put before the fault");
@@ -157,8 +171,9 @@ async fn a_failed_sync_poisons_the_server_and_the_write_is_atomic() {
                 Err("InternalServerError".into())
             );
             assert!(exists(&client, "before").await, "reads go on");
-            let _ = stop.send(());
-            engine.shutdown();
+            // The server shuts the engine down once it has stopped.
+            server.stop().await;
+            drop(engine);
         }
         // A restart starts clean, with the write in flight wholly there or wholly not.
         let server = KuraProcess::start(Some(dir.path()));

@@ -33,6 +33,16 @@ impl Default for StoreOptions {
     }
 }
 
+/// fjall's background workers. With two or more, worker 0 hands every compaction message
+/// back to the queue and takes it again while another worker is busy: on 2 cores that spin
+/// took an eighth of the CPU under writes, so small machines get one worker, which flushes
+/// and compacts in turn (BatchWriteItem gained about a quarter). Larger ones keep fjall's
+/// default, one per core up to 4.
+fn background_workers() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    if cores <= 2 { 1 } else { cores.min(4) }
+}
+
 /// A fjall database in a directory.
 pub struct FjallStore {
     db: Database,
@@ -54,11 +64,7 @@ impl FjallStore {
             // The journal is replayed after a crash: keep it short (fjall's minimum) so a
             // restart takes milliseconds, by flushing key spaces that hold old journals.
             .max_journaling_size(64 << 20)
-            // With two or more workers, fjall's worker 0 hands every compaction message back
-            // to the queue and takes it again while another worker is busy: a spin that
-            // took an eighth of the CPU under writes on 2 cores. One worker flushes and
-            // compacts in turn (BatchWriteItem gained about a quarter).
-            .worker_threads(1)
+            .worker_threads(background_workers())
             .open()
             .map_err(StoreError::new)?;
         let mut spaces = HashMap::new();
