@@ -77,7 +77,10 @@ pub async fn run(
                     };
                 let took = sent.elapsed();
                 workload.observe(&mut state, outcome.error.is_none(), &outcome.body);
-                if sent >= measure_from {
+                // A closed loop: what completes inside the window counts, whenever it was
+                // sent (a target slower than the warm-up still shows its completions).
+                let completed = sent + took;
+                if completed >= measure_from && completed <= end {
                     latencies.push(u32::try_from(took.as_micros()).unwrap_or(u32::MAX));
                     if let Some(e) = outcome.error {
                         *errors.entry(e).or_default() += 1;
