@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::driver::Driver;
 use crate::runner::{RunResult, summarise};
 use crate::targets::{self, Kind, Target};
-use crate::workload::{self, PER_PARTITION, Request, Workload};
+use crate::workload::{self, PER_PARTITION, Workload};
 
 const BULK_TABLE: &str = "kura_bench_bulk";
 /// Items in the small table whose Query latency is the reference.
@@ -54,17 +54,10 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_idle_kb = status_kb(pid, "VmRSS")?;
 
-    let create = workload::create_tables().remove(0);
-    let create = Request::new(
-        "CreateTable",
-        &serde_json::from_slice::<serde_json::Value>(&create.body)
-            .map(|mut v| {
-                v["TableName"] = BULK_TABLE.into();
-                v
-            })
-            .map_err(|e| e.to_string())?,
-    );
-    target.driver.must(&create).await?;
+    target
+        .driver
+        .must(&workload::create_table(BULK_TABLE))
+        .await?;
     targets::wait_active(&target.driver, BULK_TABLE).await?;
 
     bulk_load(&target, 0, SMALL).await?;

@@ -45,7 +45,7 @@ enum Cmd {
         #[command(flatten)]
         load: LoadArgs,
         /// Targets, in order.
-        #[arg(long, value_delimiter = ',', default_values_t = [Kind::Echo, Kind::Kura, Kind::KuraEmbedded, Kind::Dynalite, Kind::Moto, Kind::DynamodbLocal].map(KindArg))]
+        #[arg(long, value_delimiter = ',', default_values_t = Kind::ALL.map(KindArg))]
         targets: Vec<KindArg>,
     },
     /// Run the workloads against a running endpoint.
@@ -327,7 +327,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
             .find(|r| r.target == target && r.workload == w && r.concurrency == c)
     };
     println!(
-        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>11}",
+        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}",
         "workload",
         "C",
         "kura ops/s",
@@ -361,7 +361,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 })
                 .max_by(|a, b| a.ops_per_sec.total_cmp(&b.ops_per_sec));
             println!(
-                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>11}",
+                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}",
                 w.0.label(),
                 c,
                 kura.ops_per_sec,

@@ -38,17 +38,17 @@ impl Kind {
         }
     }
 
+    pub const ALL: [Kind; 6] = [
+        Kind::Echo,
+        Kind::Kura,
+        Kind::KuraEmbedded,
+        Kind::Dynalite,
+        Kind::Moto,
+        Kind::DynamodbLocal,
+    ];
+
     pub fn from_name(name: &str) -> Option<Kind> {
-        [
-            Kind::Echo,
-            Kind::Kura,
-            Kind::KuraEmbedded,
-            Kind::Dynalite,
-            Kind::Moto,
-            Kind::DynamodbLocal,
-        ]
-        .into_iter()
-        .find(|k| k.name() == name)
+        Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
     pub fn is_peer(self) -> bool {
@@ -64,7 +64,7 @@ pub struct Target {
     pub needs_setup: bool,
     child: Option<Child>,
     engine: Option<Arc<kura_engine::Engine>>,
-    _dir: Option<tempfile::TempDir>,
+    dir: Option<tempfile::TempDir>,
 }
 
 impl Target {
@@ -79,7 +79,7 @@ impl Target {
             let _ = child.kill();
             let _ = child.wait();
         }
-        self._dir.take()
+        self.dir.take()
     }
 
     /// An endpoint someone else runs.
@@ -90,13 +90,13 @@ impl Target {
             needs_setup: true,
             child: None,
             engine: None,
-            _dir: None,
+            dir: None,
         })
     }
 
     /// The data directory of a process target (its log sits beside it).
     pub fn data_dir(&self) -> Option<PathBuf> {
-        self._dir.as_ref().map(|d| d.path().join("data"))
+        self.dir.as_ref().map(|d| d.path().join("data"))
     }
 }
 
@@ -150,7 +150,7 @@ pub async fn start(kind: Kind, kura_args: &[String]) -> Result<Target, String> {
             needs_setup: true,
             child: None,
             engine: Some(engine),
-            _dir: Some(dir),
+            dir: Some(dir),
         });
     }
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -172,7 +172,7 @@ pub async fn start(kind: Kind, kura_args: &[String]) -> Result<Target, String> {
         needs_setup: kind != Kind::Echo,
         child: Some(child),
         engine: None,
-        _dir: Some(dir),
+        dir: Some(dir),
     };
     wait_until_answering(&target, Duration::from_secs(90)).await?;
     Ok(target)

@@ -110,18 +110,7 @@ impl Workload {
                     &json!({"TableName": READ_TABLE, "Key": key(&partition(p), &sort_key(i))}),
                 )
             }
-            Workload::Query => Request::new(
-                "Query",
-                &json!({
-                    "TableName": READ_TABLE,
-                    "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
-                    "ExpressionAttributeValues": {
-                        ":p": {"S": partition(s.rng.usize(..PARTITIONS))},
-                        ":s": {"S": "item#"},
-                    },
-                    "Limit": PAGE,
-                }),
-            ),
+            Workload::Query => query_page(READ_TABLE, s.rng.usize(..PARTITIONS)),
             Workload::BatchWrite => {
                 let puts: Vec<Value> = (0..25)
                     .map(|j| {
@@ -207,28 +196,28 @@ impl Workload {
     }
 }
 
-/// CreateTable for both tables (pk S, sk S, on demand).
+/// CreateTable for both tables.
 pub fn create_tables() -> Vec<Request> {
-    [READ_TABLE, WRITE_TABLE]
-        .iter()
-        .map(|table| {
-            Request::new(
-                "CreateTable",
-                &json!({
-                    "TableName": table,
-                    "BillingMode": "PAY_PER_REQUEST",
-                    "AttributeDefinitions": [
-                        {"AttributeName": "pk", "AttributeType": "S"},
-                        {"AttributeName": "sk", "AttributeType": "S"},
-                    ],
-                    "KeySchema": [
-                        {"AttributeName": "pk", "KeyType": "HASH"},
-                        {"AttributeName": "sk", "KeyType": "RANGE"},
-                    ],
-                }),
-            )
-        })
-        .collect()
+    [READ_TABLE, WRITE_TABLE].map(create_table).to_vec()
+}
+
+/// CreateTable: pk S, sk S, on demand.
+pub fn create_table(table: &str) -> Request {
+    Request::new(
+        "CreateTable",
+        &json!({
+            "TableName": table,
+            "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+        }),
+    )
 }
 
 pub fn describe_table(table: &str) -> Request {
@@ -238,20 +227,9 @@ pub fn describe_table(table: &str) -> Request {
 /// BatchWriteItem requests that fill the read table.
 pub fn load_read_table() -> Vec<Request> {
     let mut rng = fastrand::Rng::with_seed(7);
-    let keys: Vec<(String, String)> = (0..PARTITIONS)
-        .flat_map(|p| (0..PER_PARTITION).map(move |i| (partition(p), sort_key(i))))
-        .collect();
-    keys.chunks(25)
-        .map(|chunk| {
-            let puts: Vec<Value> = chunk
-                .iter()
-                .map(|(pk, sk)| json!({"PutRequest": {"Item": item(pk, sk, &mut rng)}}))
-                .collect();
-            Request::new(
-                "BatchWriteItem",
-                &json!({"RequestItems": {READ_TABLE: puts}}),
-            )
-        })
+    (0..PARTITIONS * PER_PARTITION)
+        .step_by(25)
+        .map(|first| bulk_batch(READ_TABLE, first, &mut rng))
         .collect()
 }
 

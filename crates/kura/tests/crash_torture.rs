@@ -206,13 +206,30 @@ async fn run_client(client: Client, mut model: Model) -> Model {
     }
 }
 
-/// A failed request: a refusal while the server is up is a defect; anything else means
-/// the server is gone and the write's fate is unknown.
-fn fate<E: std::fmt::Debug, R: std::fmt::Debug>(
-    e: SdkError<E, R>,
-    model: &Model,
-    mut in_flight: InFlight,
+/// Records an acknowledged write in the model, or returns it as the write in flight.
+/// A refusal while the server is up is a defect; any other failure means the server is
+/// gone and the write's fate is unknown.
+fn settle<T, E: std::fmt::Debug, R: std::fmt::Debug>(
+    result: Result<T, SdkError<E, R>>,
+    model: &mut Model,
+    what: &'static str,
+    changes: Vec<(String, State, State)>,
+    atomic: bool,
 ) -> Result<(), InFlight> {
+    let e = match result {
+        Ok(_) => {
+            model.apply(&changes);
+            return Ok(());
+        }
+        Err(e) => e,
+    };
+    let mut in_flight = InFlight {
+        what,
+        changes,
+        atomic,
+        failed_at: None,
+        error: String::new(),
+    };
     if let SdkError::ServiceError(service) = &e {
         panic!(
             "client {}: {} refused while the server was up: {:?}",
@@ -252,23 +269,7 @@ async fn put(client: &Client, model: &mut Model) -> Result<(), InFlight> {
         .set_expression_attribute_values(current.map(|c| HashMap::from([(":cur".to_owned(), c)])))
         .send()
         .await;
-    match result {
-        Ok(_) => {
-            model.apply(&changes);
-            Ok(())
-        }
-        Err(e) => fate(
-            e,
-            model,
-            InFlight {
-                what: "PutItem",
-                changes,
-                atomic: true,
-                failed_at: None,
-                error: String::new(),
-            },
-        ),
-    }
+    settle(result, model, "PutItem", changes, true)
 }
 
 async fn update(client: &Client, model: &mut Model) -> Result<(), InFlight> {
@@ -297,23 +298,7 @@ async fn update(client: &Client, model: &mut Model) -> Result<(), InFlight> {
         .set_expression_attribute_values(Some(values))
         .send()
         .await;
-    match result {
-        Ok(_) => {
-            model.apply(&changes);
-            Ok(())
-        }
-        Err(e) => fate(
-            e,
-            model,
-            InFlight {
-                what: "UpdateItem",
-                changes,
-                atomic: true,
-                failed_at: None,
-                error: String::new(),
-            },
-        ),
-    }
+    settle(result, model, "UpdateItem", changes, true)
 }
 
 async fn delete(client: &Client, model: &mut Model) -> Result<(), InFlight> {
@@ -326,23 +311,7 @@ async fn delete(client: &Client, model: &mut Model) -> Result<(), InFlight> {
         .key("pk", Av::S(key.clone()))
         .send()
         .await;
-    match result {
-        Ok(_) => {
-            model.apply(&changes);
-            Ok(())
-        }
-        Err(e) => fate(
-            e,
-            model,
-            InFlight {
-                what: "DeleteItem",
-                changes,
-                atomic: true,
-                failed_at: None,
-                error: String::new(),
-            },
-        ),
-    }
+    settle(result, model, "DeleteItem", changes, true)
 }
 
 async fn batch(client: &Client, model: &mut Model) -> Result<(), InFlight> {
@@ -374,27 +343,13 @@ async fn batch(client: &Client, model: &mut Model) -> Result<(), InFlight> {
         .request_items(TABLE, requests)
         .send()
         .await;
-    match result {
-        Ok(out) => {
-            assert!(
-                out.unprocessed_items().is_none_or(HashMap::is_empty),
-                "Kura does not throttle, so nothing comes back unprocessed"
-            );
-            model.apply(&changes);
-            Ok(())
-        }
-        Err(e) => fate(
-            e,
-            model,
-            InFlight {
-                what: "BatchWriteItem",
-                changes,
-                atomic: false,
-                failed_at: None,
-                error: String::new(),
-            },
-        ),
+    if let Ok(out) = &result {
+        assert!(
+            out.unprocessed_items().is_none_or(HashMap::is_empty),
+            "Kura does not throttle, so nothing comes back unprocessed"
+        );
     }
+    settle(result, model, "BatchWriteItem", changes, false)
 }
 
 /// Four actions on four of the client's keys, each conditioned on the model's state: puts,
@@ -490,23 +445,7 @@ async fn transact(client: &Client, model: &mut Model) -> Result<(), InFlight> {
         .set_transact_items(Some(actions))
         .send()
         .await;
-    match result {
-        Ok(_) => {
-            model.apply(&changes);
-            Ok(())
-        }
-        Err(e) => fate(
-            e,
-            model,
-            InFlight {
-                what: "TransactWriteItems",
-                changes,
-                atomic: true,
-                failed_at: None,
-                error: String::new(),
-            },
-        ),
-    }
+    settle(result, model, "TransactWriteItems", changes, true)
 }
 
 async fn create_table(client: &Client) {
