@@ -13,7 +13,10 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
 use crate::api::Tag;
+use crate::error::EngineError;
+use crate::storage::Space;
 use crate::streams::meta::StreamSpec;
+use crate::writer::WriteContext;
 
 pub const TABLE_RECORD_VERSION: u32 = 1;
 
@@ -166,9 +169,10 @@ impl TableRecord {
 }
 
 impl TableRecord {
-    pub fn encode(&self) -> Vec<u8> {
-        // Serialising a plain struct of strings and numbers cannot fail.
-        serde_json::to_vec(self).unwrap_or_default()
+    /// The stored form. An encoding failure is an error, never an empty record.
+    pub fn encode(&self) -> Result<Vec<u8>, EngineError> {
+        serde_json::to_vec(self)
+            .map_err(|e| EngineError::Internal(format!("cannot encode table record: {e}")))
     }
 
     pub fn decode(bytes: &[u8]) -> Result<TableRecord, String> {
@@ -201,8 +205,34 @@ impl Catalog {
         self.tables.read().clone()
     }
 
-    /// Replaces one table's record (`None` removes it). Called only after its commit.
-    pub fn publish(&self, name: &str, record: Option<Arc<TableRecord>>) {
+    /// Stages `record` as its table's entry in this write and publishes it once the write
+    /// commits. This is the one way a table record changes, so the published view never
+    /// runs ahead of the disk and never misses a committed change.
+    pub fn stage(
+        self: &Arc<Self>,
+        w: &mut WriteContext<'_>,
+        record: Arc<TableRecord>,
+    ) -> Result<(), EngineError> {
+        w.put(
+            Space::Catalog,
+            record.name.clone().into_bytes(),
+            record.encode()?,
+        );
+        let catalog = self.clone();
+        w.after_commit(move || catalog.publish(&record.name.clone(), Some(record)));
+        Ok(())
+    }
+
+    /// Stages the removal of table `name`'s entry and unpublishes it once the write commits.
+    pub fn stage_removal(self: &Arc<Self>, w: &mut WriteContext<'_>, name: &str) {
+        w.delete(Space::Catalog, name.as_bytes().to_vec());
+        let catalog = self.clone();
+        let name = name.to_owned();
+        w.after_commit(move || catalog.publish(&name, None));
+    }
+
+    /// Replaces one table's record (`None` removes it), after the commit that wrote it.
+    fn publish(&self, name: &str, record: Option<Arc<TableRecord>>) {
         let mut guard = self.tables.write();
         let mut next = (**guard).clone();
         match record {

@@ -180,15 +180,7 @@ fn index_existing_items(shared: &Shared, table: &Arc<TableRecord>) -> Result<()>
         if let Some(ttl) = next.ttl.as_mut() {
             ttl.indexed = true;
         }
-        let next = Arc::new(next);
-        w.put(
-            Space::Catalog,
-            next.name.clone().into_bytes(),
-            next.encode(),
-        );
-        let name = next.name.clone();
-        w.after_commit(move || catalog.publish(&name, Some(next)));
-        Ok(())
+        catalog.stage(w, Arc::new(next))
     })?;
     tracing::debug!(table = %table.name, "TTL index filled");
     Ok(())
@@ -334,7 +326,7 @@ fn trim_stream(shared: &Shared, id: u64, cutoff: i64) -> Result<()> {
             if retired && meta.trim_seq >= meta.next_seq {
                 w.delete(Space::Meta, key);
             } else {
-                w.put(Space::Meta, key, meta.encode());
+                w.put(Space::Meta, key, meta.encode()?);
             }
             Ok(())
         })?;

@@ -129,18 +129,12 @@ impl Engine {
                     stream_control::apply(w, &mut record, change)?;
                 }
                 w.put(
-                    Space::Catalog,
-                    record.name.clone().into_bytes(),
-                    record.encode(),
-                );
-                w.put(
                     Space::Meta,
                     keys::stats_key(next_id),
                     TableStats::default().encode(),
                 );
                 let record = Arc::new(record);
-                let published = record.clone();
-                w.after_commit(move || catalog.publish(&published.name.clone(), Some(published)));
+                catalog.stage(w, record.clone())?;
                 Ok(record)
             })
             .await?;
@@ -279,9 +273,7 @@ impl Engine {
                         &index.name,
                     )));
                 }
-                w.put(Space::Catalog, name.clone().into_bytes(), next.encode());
-                let published = next.clone();
-                w.after_commit(move || catalog.publish(&name, Some(published)));
+                catalog.stage(w, next.clone())?;
                 Ok((next, changing_index))
             })
             .await?;
@@ -318,7 +310,7 @@ impl Engine {
                 };
                 // The stream outlives its table: readable, as DISABLED, for 24 hours.
                 stream_control::disable(w, &mut record.as_ref().clone())?;
-                w.delete(Space::Catalog, name.clone().into_bytes());
+                catalog.stage_removal(w, &name);
                 w.delete(Space::Meta, keys::stats_key(record.id));
                 for index in &record.indexes {
                     w.delete(Space::Meta, keys::index_stats_key(record.id, index.number));
@@ -327,10 +319,7 @@ impl Engine {
                 // are invisible until the purge finishes.
                 w.put(Space::Meta, keys::purge_key(record.id), Vec::new());
                 let id = record.id;
-                w.after_commit(move || {
-                    catalog.publish(&name, None);
-                    purger.wake(PurgeTarget::Table(id));
-                });
+                w.after_commit(move || purger.wake(PurgeTarget::Table(id)));
                 Ok((record, stats))
             })
             .await?;
@@ -421,10 +410,7 @@ impl Engine {
                     .ok_or_else(|| resource_arn_not_found(&arn))?;
                 let mut next = (*current).clone();
                 change(&mut next.tags)?;
-                let next = Arc::new(next);
-                w.put(Space::Catalog, name.clone().into_bytes(), next.encode());
-                w.after_commit(move || catalog.publish(&name, Some(next)));
-                Ok(())
+                catalog.stage(w, Arc::new(next))
             })
             .await
     }

@@ -49,20 +49,31 @@ async fn ready(State(engine): State<Arc<Engine>>) -> (StatusCode, &'static str) 
 /// Runs one DynamoDB operation without HTTP: the JSON request body in, the JSON response
 /// body (or the error) out, through the same handlers as `POST /` (for embedding, and the
 /// benchmark's embedded mode). `operation` is the part of `X-Amz-Target` after the dot.
-/// Unlike `POST /`, it does not cap the body size, uses the default region, and serves
-/// DynamoDB operations only (not DynamoDB Streams).
+/// Unlike `POST /`, it does not cap the body size and uses the default region.
 pub async fn invoke(
     engine: &Engine,
     operation: &str,
     body: bytes::Bytes,
 ) -> Result<Vec<u8>, error::ApiError> {
-    let call = ops::Call {
+    ops::dispatch(operation, embedded_call(engine, body)).await
+}
+
+/// [`invoke`] for the DynamoDB Streams operations (`GetRecords`, ...).
+pub async fn invoke_streams(
+    engine: &Engine,
+    operation: &str,
+    body: bytes::Bytes,
+) -> Result<Vec<u8>, error::ApiError> {
+    ops::dispatch_streams(operation, embedded_call(engine, body)).await
+}
+
+fn embedded_call(engine: &Engine, body: bytes::Bytes) -> ops::Call<'_> {
+    ops::Call {
         engine,
         ctx: kura_engine::RequestContext::default(),
         host: "localhost:8000".to_owned(),
         body,
-    };
-    ops::dispatch(operation, call).await
+    }
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the engine.

@@ -165,15 +165,7 @@ fn backfill(
                 index.backfilling = false;
             }
         }
-        let next = Arc::new(next);
-        w.put(
-            Space::Catalog,
-            next.name.clone().into_bytes(),
-            next.encode(),
-        );
-        let name = next.name.clone();
-        w.after_commit(move || catalog_for_writer.publish(&name, Some(next)));
-        Ok(())
+        catalog_for_writer.stage(w, Arc::new(next))
     })?;
     tracing::info!(?job, items = filled, "index backfill finished");
     Ok(())

@@ -108,7 +108,7 @@ pub(crate) fn apply(
                 view,
                 created,
             );
-            w.put(Space::Meta, meta.key(), meta.encode());
+            w.put(Space::Meta, meta.key(), meta.encode()?);
             table.stream = Some(meta.spec());
             tracing::info!(table = %table.name, label = %meta.label, "stream enabled");
             Ok(())
@@ -131,7 +131,7 @@ pub(crate) fn disable(w: &mut WriteContext<'_>, table: &mut TableRecord) -> Resu
         .ok_or_else(|| EngineError::Internal("a table's stream has no record".into()))?;
     let mut meta = StreamMeta::decode(&bytes)?;
     meta.disable(w.now_ms());
-    w.put(Space::Meta, key, meta.encode());
+    w.put(Space::Meta, key, meta.encode()?);
     spec.enabled = false;
     Ok(())
 }

@@ -126,9 +126,10 @@ impl StreamMeta {
         }
     }
 
-    pub fn encode(&self) -> Vec<u8> {
-        // Serialising a plain struct of strings and numbers cannot fail.
-        serde_json::to_vec(self).unwrap_or_default()
+    /// The stored form. An encoding failure is an error, never an empty record.
+    pub fn encode(&self) -> Result<Vec<u8>> {
+        serde_json::to_vec(self)
+            .map_err(|e| EngineError::Internal(format!("cannot encode stream record: {e}")))
     }
 
     pub fn decode(bytes: &[u8]) -> Result<StreamMeta> {

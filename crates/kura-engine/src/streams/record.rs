@@ -191,7 +191,7 @@ pub(crate) fn append(
         keys::stream_record_key(spec.id, seq),
         record.encode(),
     );
-    w.put(Space::Meta, meta_key, meta.encode());
+    w.put(Space::Meta, meta_key, meta.encode()?);
     Ok(())
 }
 

@@ -13,7 +13,6 @@ use crate::Engine;
 use crate::api::*;
 use crate::catalog::TtlSpec;
 use crate::error::{EngineError, Result};
-use crate::storage::Space;
 
 /// DynamoDB allows one TTL change per table per hour (Developer Guide).
 const CHANGE_INTERVAL_MS: i64 = 3600 * 1000;
@@ -84,11 +83,8 @@ impl Engine {
                     indexed: false,
                 });
                 let next = Arc::new(next);
-                w.put(Space::Catalog, name.clone().into_bytes(), next.encode());
-                w.after_commit(move || {
-                    catalog.publish(&name, Some(next));
-                    sweeper.wake();
-                });
+                catalog.stage(w, next)?;
+                w.after_commit(move || sweeper.wake());
                 Ok(())
             })
             .await?;
