@@ -8,9 +8,9 @@
 //! cargo run -p kura-cqrs --features sqlite --example order_items
 //! ```
 //!
-//! `KURA_ENDPOINT` picks another endpoint (default `http://127.0.0.1:8000`). To run it on
-//! AWS DynamoDB, build the two clients with `aws-config` instead of `kura_testkit` (the
-//! framework only needs an `aws_sdk_dynamodb::Client` and an
+//! `KURA_ENDPOINT` picks another endpoint (default `http://127.0.0.1:8000`; DynamoDB Local
+//! works too). To run it on AWS DynamoDB, build the two clients with `aws-config` instead
+//! of `kura_cqrs::endpoint` (the framework only needs an `aws_sdk_dynamodb::Client` and an
 //! `aws_sdk_dynamodbstreams::Client`).
 #![allow(clippy::print_stdout)] // an example's output is the point
 
@@ -30,27 +30,18 @@ fn command(
     version: i64,
     attributes: serde_json::Value,
 ) -> CommandInput {
-    CommandInput {
-        pk: key.pk.clone(),
-        sk: key.sk.clone(),
-        code: key.sk.clone(),
-        name: kind.to_lowercase(),
-        version,
-        tenant_code: key.tenant_code().unwrap_or_default().to_owned(),
-        kind: kind.into(),
-        is_deleted: false,
-        seq: None,
-        ttl: None,
-        attributes: attributes.as_object().cloned().unwrap_or_default(),
-    }
+    CommandInput::for_key(key, version)
+        .with_name(kind.to_lowercase())
+        .with_kind(kind)
+        .with_attributes(attributes)
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let endpoint =
         std::env::var("KURA_ENDPOINT").unwrap_or_else(|_| "http://127.0.0.1:8000".into());
-    let client = kura_testkit::endpoint_client(&endpoint);
-    let streams = kura_testkit::endpoint_streams_client(&endpoint);
+    let client = kura_cqrs::endpoint::dynamodb_client(&endpoint);
+    let streams = kura_cqrs::endpoint::streams_client(&endpoint);
     let tables = TableNames::new("example", "shop", "order");
     ensure_tables(&client, &tables).await?;
     let commands = CommandService::new(client.clone(), tables.clone());

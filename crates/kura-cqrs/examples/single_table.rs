@@ -8,8 +8,9 @@
 //! cargo run -p kura-cqrs --example single_table
 //! ```
 //!
-//! `KURA_ENDPOINT` picks another endpoint (default `http://127.0.0.1:8000`). On AWS, build
-//! the client with `aws-config` instead of `kura_testkit`; nothing else changes.
+//! `KURA_ENDPOINT` picks another endpoint (default `http://127.0.0.1:8000`; DynamoDB Local
+//! works too). On AWS, build the client with `aws-config` instead of
+//! `kura_cqrs::endpoint`; nothing else changes.
 #![allow(clippy::print_stdout)] // an example's output is the point
 
 use std::collections::HashMap;
@@ -81,7 +82,7 @@ async fn create_table(client: &Client) -> Result<(), Box<dyn std::error::Error>>
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let endpoint =
         std::env::var("KURA_ENDPOINT").unwrap_or_else(|_| "http://127.0.0.1:8000".into());
-    let client = kura_testkit::endpoint_client(&endpoint);
+    let client = kura_cqrs::endpoint::dynamodb_client(&endpoint);
     create_table(&client).await?;
 
     // A profile (no GSI1 attributes: the index stays sparse) and its orders.

@@ -6,11 +6,15 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::{Map, Value};
 
-use crate::attributes::{from_item, to_attribute};
+use crate::attributes::{canonical_map, from_item, to_attribute};
 use crate::error::{CqrsError, Result};
 use crate::keys::{
-    VERSION_FIRST, VERSION_LATEST, add_sort_key_version, check_base_sk, generate_id,
-    get_sort_key_version, normalize_tenant, remove_sort_key_version,
+    KEY_SEPARATOR, VERSION_FIRST, VERSION_LATEST, add_sort_key_version, check_base_sk, generate_id,
+    get_sort_key_version, get_tenant_code, normalize_tenant, remove_sort_key_version,
+};
+use crate::names::{
+    ATTRIBUTES, CODE, CREATED_AT, CREATED_BY, CREATED_IP, ID, IS_DELETED, NAME, PK, REQUEST_ID,
+    SEQ, SK, SOURCE, TENANT_CODE, TTL, TYPE, UPDATED_AT, UPDATED_BY, UPDATED_IP, VERSION,
 };
 
 /// What a client publishes: one version of an entity.
@@ -30,6 +34,99 @@ pub struct CommandInput {
     pub seq: Option<i64>,
     pub ttl: Option<i64>,
     pub attributes: Map<String, Value>,
+}
+
+impl CommandInput {
+    /// Version `version` (0 creates, -1 goes on top of the latest) of the entity at
+    /// `pk`/`sk` (`sk` without version). Defaults, each changed by a `with_*` method:
+    /// `code` is `sk`, `name` is empty, `tenant_code` is the segment of `pk` after its last
+    /// `#` (empty without one), `kind` the segment before its first `#`, not deleted, no
+    /// `seq`, no `ttl`, no attributes.
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>, version: i64) -> CommandInput {
+        let pk = pk.into();
+        let sk = sk.into();
+        let tenant_code = get_tenant_code(&pk).unwrap_or_default().to_owned();
+        let kind = pk
+            .split(KEY_SEPARATOR)
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        CommandInput {
+            code: sk.clone(),
+            name: String::new(),
+            version,
+            tenant_code,
+            kind,
+            is_deleted: false,
+            seq: None,
+            ttl: None,
+            attributes: Map::new(),
+            pk,
+            sk,
+        }
+    }
+
+    /// [`CommandInput::new`] for a key built by [`crate::keys`].
+    pub fn for_key(key: &crate::keys::Key, version: i64) -> CommandInput {
+        CommandInput::new(key.pk.clone(), key.sk.clone(), version)
+    }
+
+    pub fn with_code(mut self, code: impl Into<String>) -> CommandInput {
+        self.code = code.into();
+        self
+    }
+
+    pub fn with_name(mut self, name: impl Into<String>) -> CommandInput {
+        self.name = name.into();
+        self
+    }
+
+    pub fn with_version(mut self, version: i64) -> CommandInput {
+        self.version = version;
+        self
+    }
+
+    pub fn with_tenant_code(mut self, tenant_code: impl Into<String>) -> CommandInput {
+        self.tenant_code = tenant_code.into();
+        self
+    }
+
+    /// The entity type (the seed's `type`).
+    pub fn with_kind(mut self, kind: impl Into<String>) -> CommandInput {
+        self.kind = kind.into();
+        self
+    }
+
+    pub fn with_deleted(mut self, is_deleted: bool) -> CommandInput {
+        self.is_deleted = is_deleted;
+        self
+    }
+
+    pub fn with_seq(mut self, seq: Option<i64>) -> CommandInput {
+        self.seq = seq;
+        self
+    }
+
+    pub fn with_ttl(mut self, ttl: Option<i64>) -> CommandInput {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Replaces the attributes: `attributes` must be a JSON object (anything else
+    /// leaves none).
+    pub fn with_attributes(mut self, attributes: Value) -> CommandInput {
+        self.attributes = match attributes {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        self
+    }
+
+    /// Sets one attribute.
+    pub fn with_attribute(mut self, name: impl Into<String>, value: Value) -> CommandInput {
+        self.attributes.insert(name.into(), value);
+        self
+    }
 }
 
 /// Who asked, for the audit fields.
@@ -110,7 +207,7 @@ pub fn decide(input: &CommandInput, latest: Option<&CommandModel>) -> Result<Dec
 }
 
 /// Whether `input` differs from `latest` in what the seed compares: id, code, name,
-/// tenantCode, type, isDeleted, seq, ttl and attributes.
+/// tenantCode, type, isDeleted, seq, ttl and attributes (numbers by value).
 pub fn is_dirty(input: &CommandInput, latest: &CommandModel) -> bool {
     generate_id(&input.pk, &input.sk) != latest.id
         || input.code != latest.code
@@ -120,7 +217,7 @@ pub fn is_dirty(input: &CommandInput, latest: &CommandModel) -> bool {
         || input.is_deleted != latest.is_deleted
         || input.seq != latest.seq
         || input.ttl != latest.ttl
-        || input.attributes != latest.attributes
+        || canonical_map(&input.attributes) != latest.attributes
 }
 
 /// The current time as the framework stores it: RFC 3339, UTC, with milliseconds.
@@ -164,8 +261,26 @@ impl CommandModel {
             is_deleted: input.is_deleted,
             seq: input.seq,
             ttl: input.ttl,
-            attributes: input.attributes.clone(),
+            // As DynamoDB gives them back.
+            attributes: canonical_map(&input.attributes),
             audit,
+        }
+    }
+
+    /// This version as an input at `version`, unchanged otherwise (to publish it again).
+    pub fn to_input(&self, version: i64) -> CommandInput {
+        CommandInput {
+            pk: self.pk.clone(),
+            sk: self.base_sk().to_owned(),
+            code: self.code.clone(),
+            name: self.name.clone(),
+            version,
+            tenant_code: self.tenant_code.clone(),
+            kind: self.kind.clone(),
+            is_deleted: self.is_deleted,
+            seq: self.seq,
+            ttl: self.ttl,
+            attributes: self.attributes.clone(),
         }
     }
 
@@ -178,38 +293,35 @@ impl CommandModel {
     pub fn to_item(&self) -> HashMap<String, AttributeValue> {
         let mut item = HashMap::new();
         let s = |v: &str| AttributeValue::S(v.to_owned());
-        item.insert("pk".into(), s(&self.pk));
-        item.insert("sk".into(), s(&self.sk));
-        item.insert("id".into(), s(&self.id));
-        item.insert("code".into(), s(&self.code));
-        item.insert("name".into(), s(&self.name));
-        item.insert(
-            "version".into(),
-            AttributeValue::N(self.version.to_string()),
-        );
-        item.insert("tenantCode".into(), s(&self.tenant_code));
-        item.insert("type".into(), s(&self.kind));
-        item.insert("isDeleted".into(), AttributeValue::Bool(self.is_deleted));
+        item.insert(PK.into(), s(&self.pk));
+        item.insert(SK.into(), s(&self.sk));
+        item.insert(ID.into(), s(&self.id));
+        item.insert(CODE.into(), s(&self.code));
+        item.insert(NAME.into(), s(&self.name));
+        item.insert(VERSION.into(), AttributeValue::N(self.version.to_string()));
+        item.insert(TENANT_CODE.into(), s(&self.tenant_code));
+        item.insert(TYPE.into(), s(&self.kind));
+        item.insert(IS_DELETED.into(), AttributeValue::Bool(self.is_deleted));
         if let Some(seq) = self.seq {
-            item.insert("seq".into(), AttributeValue::N(seq.to_string()));
+            item.insert(SEQ.into(), AttributeValue::N(seq.to_string()));
         }
         if let Some(ttl) = self.ttl {
-            item.insert("ttl".into(), AttributeValue::N(ttl.to_string()));
+            item.insert(TTL.into(), AttributeValue::N(ttl.to_string()));
         }
         item.insert(
-            "attributes".into(),
+            ATTRIBUTES.into(),
             to_attribute(&Value::Object(self.attributes.clone())),
         );
         let a = &self.audit;
         for (name, value) in [
-            ("createdAt", &a.created_at),
-            ("createdBy", &a.created_by),
-            ("createdIp", &a.created_ip),
-            ("updatedAt", &a.updated_at),
-            ("updatedBy", &a.updated_by),
-            ("updatedIp", &a.updated_ip),
-            ("requestId", &a.request_id),
-            ("source", &a.source),
+            (CREATED_AT, &a.created_at),
+            (CREATED_BY, &a.created_by),
+            (CREATED_IP, &a.created_ip),
+            (UPDATED_AT, &a.updated_at),
+            (UPDATED_BY, &a.updated_by),
+            (UPDATED_IP, &a.updated_ip),
+            (REQUEST_ID, &a.request_id),
+            (SOURCE, &a.source),
         ] {
             item.insert(name.into(), s(value));
         }
@@ -230,37 +342,37 @@ impl CommandModel {
                 _ => None,
             }
         };
-        let pk = text("pk");
-        let sk = text("sk");
+        let pk = text(PK);
+        let sk = text(SK);
         if pk.is_empty() || sk.is_empty() {
             return Err(CqrsError::Malformed(format!(
                 "a row without its key: {item:?}"
             )));
         }
-        let attributes = match item.get("attributes") {
+        let attributes = match item.get(ATTRIBUTES) {
             Some(AttributeValue::M(map)) => from_item(map),
             _ => Map::new(),
         };
         Ok(CommandModel {
-            version: number("version").unwrap_or_else(|| get_sort_key_version(&sk).max(0)),
-            id: text("id"),
-            code: text("code"),
-            name: text("name"),
-            tenant_code: text("tenantCode"),
-            kind: text("type"),
-            is_deleted: matches!(item.get("isDeleted"), Some(AttributeValue::Bool(true))),
-            seq: number("seq"),
-            ttl: number("ttl"),
+            version: number(VERSION).unwrap_or_else(|| get_sort_key_version(&sk).max(0)),
+            id: text(ID),
+            code: text(CODE),
+            name: text(NAME),
+            tenant_code: text(TENANT_CODE),
+            kind: text(TYPE),
+            is_deleted: matches!(item.get(IS_DELETED), Some(AttributeValue::Bool(true))),
+            seq: number(SEQ),
+            ttl: number(TTL),
             attributes,
             audit: Audit {
-                created_at: text("createdAt"),
-                created_by: text("createdBy"),
-                created_ip: text("createdIp"),
-                updated_at: text("updatedAt"),
-                updated_by: text("updatedBy"),
-                updated_ip: text("updatedIp"),
-                request_id: text("requestId"),
-                source: text("source"),
+                created_at: text(CREATED_AT),
+                created_by: text(CREATED_BY),
+                created_ip: text(CREATED_IP),
+                updated_at: text(UPDATED_AT),
+                updated_by: text(UPDATED_BY),
+                updated_ip: text(UPDATED_IP),
+                request_id: text(REQUEST_ID),
+                source: text(SOURCE),
             },
             pk,
             sk,
@@ -274,22 +386,11 @@ mod tests {
     use serde_json::json;
 
     fn input(version: i64, name: &str) -> CommandInput {
-        CommandInput {
-            pk: "ORDER#tenant001".into(),
-            sk: "ORDER#1".into(),
-            code: "1".into(),
-            name: name.into(),
-            version,
-            tenant_code: "Tenant001".into(),
-            kind: "ORDER".into(),
-            is_deleted: false,
-            seq: None,
-            ttl: None,
-            attributes: json!({"total": 10})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        }
+        CommandInput::new("ORDER#tenant001", "ORDER#1", version)
+            .with_code("1")
+            .with_name(name)
+            .with_tenant_code("Tenant001")
+            .with_attribute("total", json!(10))
     }
 
     fn stored(version: i64, name: &str) -> CommandModel {
@@ -377,6 +478,28 @@ mod tests {
         assert_eq!(row.sk, "ORDER#1@12");
         assert_eq!(row.tenant_code, "tenant001");
         assert_eq!(CommandModel::from_item(&row.to_item()).ok(), Some(row));
+    }
+
+    #[test]
+    fn the_constructor_takes_tenant_and_kind_from_the_key() {
+        let input = CommandInput::new("ORDER#tenant001", "ORDER#1", 0);
+        assert_eq!(
+            (input.tenant_code.as_str(), input.kind.as_str()),
+            ("tenant001", "ORDER")
+        );
+        assert_eq!(input.code, "ORDER#1");
+        let bare = CommandInput::new("PLAIN", "x", -1).with_attributes(json!({"a": 1}));
+        assert_eq!(
+            (bare.tenant_code.as_str(), bare.kind.as_str()),
+            ("", "PLAIN")
+        );
+        assert_eq!(Value::Object(bare.attributes), json!({"a": 1}));
+        let row = stored(3, "a");
+        assert_eq!(row.to_input(3).sk, "ORDER#1");
+        assert_eq!(
+            decide(&row.to_input(3), Some(&row)).ok(),
+            Some(Decision::NotDirty)
+        );
     }
 
     #[test]

@@ -1,14 +1,13 @@
 //! Reading the data table (the latest state of every entity) and the history table.
 
-use std::collections::HashMap;
-
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
 use crate::keys::{VER_SEPARATOR, add_sort_key_version};
-use crate::service::read_row;
+use crate::names::{IS_DELETED, PK, SK};
+use crate::rows::{Item, read_row, s};
 use crate::tables::TableNames;
 
 /// A condition on the sort key of `list_items_by_pk`.
@@ -24,15 +23,18 @@ pub enum SkCondition {
 }
 
 impl SkCondition {
-    fn expression(&self) -> (&'static str, Vec<String>) {
+    fn expression(&self) -> (String, Vec<String>) {
         match self {
-            SkCondition::BeginsWith(p) => ("begins_with(sk, :a)", vec![p.clone()]),
-            SkCondition::Between(a, b) => ("sk BETWEEN :a AND :b", vec![a.clone(), b.clone()]),
-            SkCondition::Eq(v) => ("sk = :a", vec![v.clone()]),
-            SkCondition::Lt(v) => ("sk < :a", vec![v.clone()]),
-            SkCondition::Le(v) => ("sk <= :a", vec![v.clone()]),
-            SkCondition::Gt(v) => ("sk > :a", vec![v.clone()]),
-            SkCondition::Ge(v) => ("sk >= :a", vec![v.clone()]),
+            SkCondition::BeginsWith(p) => (format!("begins_with({SK}, :a)"), vec![p.clone()]),
+            SkCondition::Between(a, b) => (
+                format!("{SK} BETWEEN :a AND :b"),
+                vec![a.clone(), b.clone()],
+            ),
+            SkCondition::Eq(v) => (format!("{SK} = :a"), vec![v.clone()]),
+            SkCondition::Lt(v) => (format!("{SK} < :a"), vec![v.clone()]),
+            SkCondition::Le(v) => (format!("{SK} <= :a"), vec![v.clone()]),
+            SkCondition::Gt(v) => (format!("{SK} > :a"), vec![v.clone()]),
+            SkCondition::Ge(v) => (format!("{SK} >= :a"), vec![v.clone()]),
         }
     }
 }
@@ -65,10 +67,6 @@ pub struct DataService {
     tables: TableNames,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
 impl DataService {
     pub fn new(client: Client, tables: TableNames) -> DataService {
         DataService { client, tables }
@@ -81,12 +79,12 @@ impl DataService {
 
     /// One page of the entities of a partition, in sort-key order.
     pub async fn list_items_by_pk(&self, pk: &str, options: &ListOptions) -> Result<Page> {
-        let mut expression = "pk = :pk".to_owned();
-        let mut values: HashMap<String, AttributeValue> = HashMap::from([(":pk".into(), s(pk))]);
+        let mut expression = format!("{PK} = :pk");
+        let mut values = Item::from([(":pk".into(), s(pk))]);
         if let Some(condition) = &options.sk {
             let (text, operands) = condition.expression();
             expression.push_str(" AND ");
-            expression.push_str(text);
+            expression.push_str(&text);
             for (name, value) in [":a", ":b"].iter().zip(operands) {
                 values.insert((*name).into(), s(&value));
             }
@@ -101,13 +99,11 @@ impl DataService {
         if options.exclude_deleted {
             query = query
                 .filter_expression("attribute_not_exists(#deleted) OR #deleted = :no")
-                .expression_attribute_names("#deleted", "isDeleted");
+                .expression_attribute_names("#deleted", IS_DELETED);
             values.insert(":no".into(), AttributeValue::Bool(false));
         }
         if let Some(start) = &options.start_from_sk {
-            query = query
-                .exclusive_start_key("pk", s(pk))
-                .exclusive_start_key("sk", s(start));
+            query = query.set_exclusive_start_key(Some(crate::rows::key(pk, start)));
         }
         let page = query
             .set_expression_attribute_values(Some(values))
@@ -119,7 +115,7 @@ impl DataService {
             .iter()
             .map(CommandModel::from_item)
             .collect::<Result<Vec<_>>>()?;
-        let cursor = match page.last_evaluated_key().and_then(|k| k.get("sk")) {
+        let cursor = match page.last_evaluated_key().and_then(|k| k.get(SK)) {
             Some(AttributeValue::S(sk)) => Some(sk.clone()),
             _ => None,
         };
@@ -154,13 +150,13 @@ impl DataService {
         to: i64,
     ) -> Result<Vec<CommandModel>> {
         let mut rows = Vec::new();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        let mut start: Option<Item> = None;
         loop {
             let page = self
                 .client
                 .query()
                 .table_name(&self.tables.history)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
+                .key_condition_expression(format!("{PK} = :pk AND begins_with({SK}, :prefix)"))
                 .expression_attribute_values(":pk", s(pk))
                 .expression_attribute_values(":prefix", s(&format!("{base_sk}{VER_SEPARATOR}")))
                 .set_exclusive_start_key(start.take())

@@ -18,6 +18,11 @@
 //! - [`projector`]: the stream-driven worker that applies commands to the data table and
 //!   the registered sync handlers, with checkpoints and a dead-letter table.
 //!
+//! - [`projection`]: the one projection step (data row, history row, TTL), pure.
+//! - [`names`], [`status`], [`rows`], [`sync`], [`ttl`]: attribute names, command statuses,
+//!   row reads, the sync handler trait and TTL policies, shared by the modules above.
+//! - [`endpoint`]: plain-HTTP clients for an endpoint (Kura, DynamoDB Local).
+//!
 //! ```no_run
 //! # async fn example(client: aws_sdk_dynamodb::Client) -> Result<(), kura_cqrs::CqrsError> {
 //! use kura_cqrs::{CommandInput, CommandService, Invoker, TableNames, ensure_tables, keys};
@@ -25,19 +30,10 @@
 //! ensure_tables(&client, &tables).await?;
 //! let service = CommandService::new(client, tables);
 //! let key = keys::parent("ORDER", "tenant001", &keys::new_ulid())?;
-//! let input = CommandInput {
-//!     pk: key.pk,
-//!     sk: key.sk,
-//!     code: "A-1".into(),
-//!     name: "first order".into(),
-//!     version: keys::VERSION_FIRST,
-//!     tenant_code: "tenant001".into(),
-//!     kind: "ORDER".into(),
-//!     is_deleted: false,
-//!     seq: None,
-//!     ttl: None,
-//!     attributes: serde_json::Map::new(),
-//! };
+//! let input = CommandInput::for_key(&key, keys::VERSION_FIRST)
+//!     .with_code("A-1")
+//!     .with_name("first order")
+//!     .with_attribute("total", serde_json::json!(12));
 //! let stored = service.publish_sync(&input, &Invoker::default()).await?;
 //! # Ok(()) }
 //! ```
@@ -45,25 +41,35 @@
 pub mod attributes;
 pub mod command;
 pub mod data;
+pub mod endpoint;
 pub mod error;
 pub mod keys;
 pub mod master;
+pub mod names;
 pub mod partial;
+pub mod projection;
 pub mod projector;
+pub mod rows;
 pub mod sequence;
 pub mod service;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod status;
+pub mod sync;
 pub mod tables;
 pub mod tenants;
+pub mod ttl;
 
 pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};
 pub use data::{DataService, ListOptions, Page, SkCondition};
 pub use error::{CqrsError, Result};
-pub use master::{MasterService, SettingScope, TtlPolicies};
+pub use master::{MasterService, SettingScope};
 pub use partial::{PartialUpdate, merge};
-pub use projector::{Projector, ProjectorOptions, SyncHandler};
+pub use projection::{Projection, project};
+pub use projector::{Projector, ProjectorOptions};
 pub use sequence::{RotateBy, Sequence, SequenceService, SequenceSettings};
 pub use service::CommandService;
+pub use sync::SyncHandler;
 pub use tables::{TableKind, TableNames, ensure_tables};
 pub use tenants::TenantService;
+pub use ttl::{RowTtl, TtlPolicies};

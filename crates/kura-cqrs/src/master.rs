@@ -5,67 +5,18 @@
 //!   `SETTING#name#USER#id` and `SETTING#name#GROUP#id`; resolved user → group → tenant →
 //!   common tenant, the first found winning.
 //! - TTL policies: `MASTER#tenant` / `TTL#tableType` (`ttl_sk`) with `attributes.days`;
-//!   resolved tenant → common. A policy sets the `ttl` of rows written for that table type.
-
-use std::collections::HashMap;
+//!   resolved tenant → common. A policy sets the `ttl` of rows written for that table type
+//!   (applied by the `ttl` module).
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::{Map, Value};
 
 use crate::command::CommandModel;
 use crate::error::Result;
 use crate::keys::{KEY_SEPARATOR, TENANT_COMMON, master_pk, ttl_sk};
-use crate::service::read_row;
+use crate::names::DAYS;
+use crate::rows::read_row;
 use crate::tables::TableKind;
-
-/// TTL retention policies applied to the rows the framework writes: a command or data row
-/// without a `ttl` of its own gets now + the policy's days for its table type and tenant;
-/// a history row always gets the history policy's (it is a copy of a data row, whose ttl
-/// is the data table's).
-#[derive(Debug, Clone)]
-pub struct TtlPolicies {
-    master: MasterService,
-}
-
-impl TtlPolicies {
-    pub fn new(master: MasterService) -> TtlPolicies {
-        TtlPolicies { master }
-    }
-
-    /// Sets `ttl` on `item` (a row of a `kind` table of `tenant_code`) from its policy.
-    pub async fn apply(
-        &self,
-        item: &mut HashMap<String, AttributeValue>,
-        tenant_code: &str,
-        kind: TableKind,
-    ) -> Result<()> {
-        if kind != TableKind::History && item.contains_key(crate::tables::TTL_ATTRIBUTE) {
-            return Ok(());
-        }
-        let now_s = time::OffsetDateTime::now_utc().unix_timestamp();
-        if let Some(ttl) = self.master.ttl_for(tenant_code, kind, now_s).await? {
-            item.insert(
-                crate::tables::TTL_ATTRIBUTE.into(),
-                AttributeValue::N(ttl.to_string()),
-            );
-        }
-        Ok(())
-    }
-}
-
-/// Applies `policies`, if any, to `item`.
-pub(crate) async fn apply_ttl(
-    policies: Option<&TtlPolicies>,
-    item: &mut HashMap<String, AttributeValue>,
-    tenant_code: &str,
-    kind: TableKind,
-) -> Result<()> {
-    match policies {
-        Some(p) => p.apply(item, tenant_code, kind).await,
-        None => Ok(()),
-    }
-}
 
 /// Who a setting is resolved for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -155,7 +106,7 @@ impl MasterService {
                 .row(&master_pk(Some(tenant)), &ttl_sk(kind.name()))
                 .await?
             {
-                return Ok(row.attributes.get("days").and_then(Value::as_i64));
+                return Ok(row.attributes.get(DAYS).and_then(Value::as_i64));
             }
         }
         Ok(None)

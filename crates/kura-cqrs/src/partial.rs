@@ -49,13 +49,11 @@ impl PartialUpdate {
             sk: self.sk.clone(),
             code: self.code.clone().unwrap_or_else(|| latest.code.clone()),
             name: self.name.clone().unwrap_or_else(|| latest.name.clone()),
-            version: self.version,
-            tenant_code: latest.tenant_code.clone(),
-            kind: latest.kind.clone(),
             is_deleted: self.is_deleted.unwrap_or(latest.is_deleted),
             seq: self.seq.or(latest.seq),
             ttl: self.ttl.or(latest.ttl),
             attributes: merge(&latest.attributes, &self.attributes),
+            ..latest.to_input(self.version)
         }
     }
 }

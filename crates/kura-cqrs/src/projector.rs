@@ -15,7 +15,6 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -29,24 +28,13 @@ use aws_sdk_dynamodbstreams::types::{
 
 use crate::command::{CommandModel, now_timestamp};
 use crate::error::{CqrsError, Result};
-use crate::keys::add_sort_key_version;
-use crate::master::{TtlPolicies, apply_ttl};
-use crate::service::{STATUS, STATUS_FAILED, STATUS_FINISHED, data_item};
-use crate::tables::TableKind;
+use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SEQUENCE, STATUS, VERSION};
+use crate::projection::{Projection, project, ttl_kinds};
+use crate::rows::{Item, key, n, read_row, s};
+use crate::status;
+use crate::sync::SyncHandler;
 use crate::tables::TableNames;
-
-/// A read model fed by the projector (a SQLite or PostgreSQL table, a search index...).
-/// Delivery is at least once: `up` may see a version again after a crash, and must treat
-/// a version it already has as done.
-pub trait SyncHandler: Send + Sync {
-    /// A stable id (not a type name): it names the handler in the dead-letter table.
-    fn id(&self) -> &str;
-    /// Applies one command version.
-    fn up<'a>(
-        &'a self,
-        command: &'a CommandModel,
-    ) -> Pin<Box<dyn Future<Output = std::result::Result<(), String>> + Send + 'a>>;
-}
+use crate::ttl::{self, TtlPolicies};
 
 /// How hard the projector tries before parking a record.
 #[derive(Debug, Clone)]
@@ -99,10 +87,6 @@ pub struct Projector {
     stats: Arc<ProjectorStats>,
 }
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
 /// A streams attribute value as a DynamoDB one (the two SDKs have separate types).
 fn convert(value: &StreamValue) -> AttributeValue {
     match value {
@@ -120,7 +104,7 @@ fn convert(value: &StreamValue) -> AttributeValue {
     }
 }
 
-fn convert_item(item: &HashMap<String, StreamValue>) -> HashMap<String, AttributeValue> {
+fn convert_item(item: &HashMap<String, StreamValue>) -> Item {
     item.iter().map(|(k, v)| (k.clone(), convert(v))).collect()
 }
 
@@ -298,7 +282,7 @@ impl Projector {
             return Ok(false);
         };
         // Published in sync: data and handlers were applied before the publish returned.
-        if matches!(image.get(STATUS), Some(StreamValue::S(status)) if status == STATUS_FINISHED) {
+        if matches!(image.get(STATUS), Some(StreamValue::S(status)) if status == status::FINISHED) {
             return Ok(true);
         }
         let command = CommandModel::from_item(&convert_item(image))?;
@@ -307,7 +291,7 @@ impl Projector {
         for attempt in 1..=self.options.attempts.max(1) {
             match self.apply(&command).await {
                 Ok(()) => {
-                    self.mark(&command, STATUS_FINISHED).await?;
+                    self.mark(&command, status::FINISHED).await?;
                     self.stats.applied.fetch_add(1, Ordering::Relaxed);
                     self.note_time(record);
                     return Ok(true);
@@ -323,7 +307,7 @@ impl Projector {
             }
         }
         self.park(&command, &last_error).await?;
-        self.mark(&command, STATUS_FAILED).await?;
+        self.mark(&command, status::FAILED).await?;
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);
         self.note_time(record);
         Ok(true)
@@ -352,51 +336,40 @@ impl Projector {
         Ok(())
     }
 
+    /// The data row is written only while its version is lower than the command's, so a
+    /// redelivered or already applied version changes nothing; history is overwritten
+    /// with the same row when that happens.
     async fn apply_data(&self, command: &CommandModel) -> Result<()> {
-        let base = command.base_sk().to_owned();
-        let current = self
-            .client
-            .get_item()
-            .table_name(&self.tables.data)
-            .key("pk", s(&command.pk))
-            .key("sk", s(&base))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?
-            .item()
-            .map(CommandModel::from_item)
-            .transpose()?;
+        let current = read_row(
+            &self.client,
+            &self.tables.data,
+            &command.pk,
+            command.base_sk(),
+        )
+        .await?;
         if current
             .as_ref()
             .is_some_and(|c| c.version >= command.version)
         {
             return Ok(()); // applied already (redelivery, or publish_sync)
         }
-        let mut row = data_item(command);
-        // created* stay those of the first version.
-        if let Some(old) = &current {
-            for (name, value) in [
-                ("createdAt", &old.audit.created_at),
-                ("createdBy", &old.audit.created_by),
-                ("createdIp", &old.audit.created_ip),
-            ] {
-                row.insert(name.into(), s(value));
-            }
-        }
-        let tenant = command.tenant_code.as_str();
-        apply_ttl(self.ttl.as_ref(), &mut row, tenant, TableKind::Data).await?;
+        let kinds = ttl_kinds(current.as_ref(), command, false);
+        let ttl = ttl::resolve(self.ttl.as_ref(), &command.tenant_code, &kinds).await?;
+        let Projection {
+            history_row,
+            data_row,
+        } = project(current.as_ref(), command, &ttl);
         let mut actions = Vec::new();
-        if let Some(old) = &current {
-            let mut history = old.to_item();
-            history.insert("sk".into(), s(&add_sort_key_version(&old.sk, old.version)));
-            apply_ttl(self.ttl.as_ref(), &mut history, tenant, TableKind::History).await?;
+        if let Some(history) = history_row {
             actions.push(put(&self.tables.history, history, None)?);
         }
         actions.push(put(
             &self.tables.data,
-            row,
-            Some(("attribute_not_exists(pk) OR version < :v", command.version)),
+            data_row,
+            Some((
+                &format!("attribute_not_exists({PK}) OR {VERSION} < :v"),
+                command.version,
+            )),
         )?);
         match self
             .client
@@ -423,10 +396,9 @@ impl Projector {
             .client
             .update_item()
             .table_name(&self.tables.command)
-            .key("pk", s(&command.pk))
-            .key("sk", s(&command.sk))
+            .set_key(Some(key(&command.pk, &command.sk)))
             .update_expression("SET #status = :status")
-            .condition_expression("attribute_exists(pk)")
+            .condition_expression(format!("attribute_exists({PK})"))
             .expression_attribute_names("#status", STATUS)
             .expression_attribute_values(":status", s(status))
             .send()
@@ -446,8 +418,8 @@ impl Projector {
 
     async fn park(&self, command: &CommandModel, error: &str) -> Result<()> {
         let mut item = command.to_item();
-        item.insert("error".into(), s(error));
-        item.insert("parkedAt".into(), s(&now_timestamp()));
+        item.insert(ERROR.into(), s(error));
+        item.insert(PARKED_AT.into(), s(&now_timestamp()));
         self.client
             .put_item()
             .table_name(&self.tables.dead_letter)
@@ -464,20 +436,19 @@ impl Projector {
             .client
             .get_item()
             .table_name(&self.tables.projector)
-            .key("pk", s(CHECKPOINT_PK))
-            .key("sk", s(shard))
+            .set_key(Some(key(CHECKPOINT_PK, shard)))
             .consistent_read(true)
             .send()
             .await
             .map_err(CqrsError::dynamo)?;
         let item = got.item();
         Ok(Checkpoint {
-            sequence: match item.and_then(|i| i.get("sequence")) {
+            sequence: match item.and_then(|i| i.get(SEQUENCE)) {
                 Some(AttributeValue::S(seq)) => Some(seq.clone()),
                 _ => None,
             },
             finished: matches!(
-                item.and_then(|i| i.get("finished")),
+                item.and_then(|i| i.get(FINISHED)),
                 Some(AttributeValue::Bool(true))
             ),
         })
@@ -493,11 +464,10 @@ impl Projector {
             .client
             .put_item()
             .table_name(&self.tables.projector)
-            .item("pk", s(CHECKPOINT_PK))
-            .item("sk", s(shard))
-            .item("finished", AttributeValue::Bool(finished));
+            .set_item(Some(key(CHECKPOINT_PK, shard)))
+            .item(FINISHED, AttributeValue::Bool(finished));
         if let Some(seq) = sequence {
-            request = request.item("sequence", s(&seq));
+            request = request.item(SEQUENCE, s(&seq));
         }
         request.send().await.map_err(CqrsError::dynamo)?;
         Ok(())
@@ -514,16 +484,12 @@ struct Checkpoint {
     finished: bool,
 }
 
-fn put(
-    table: &str,
-    item: HashMap<String, AttributeValue>,
-    condition: Option<(&str, i64)>,
-) -> Result<TransactWriteItem> {
+fn put(table: &str, item: Item, condition: Option<(&str, i64)>) -> Result<TransactWriteItem> {
     let mut put = Put::builder().table_name(table).set_item(Some(item));
     if let Some((expression, version)) = condition {
         put = put
             .condition_expression(expression)
-            .expression_attribute_values(":v", AttributeValue::N(version.to_string()));
+            .expression_attribute_values(":v", n(version));
     }
     let put = put
         .build()

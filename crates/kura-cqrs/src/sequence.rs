@@ -15,6 +15,8 @@ use time::{Date, Month, OffsetDateTime, UtcOffset};
 use crate::command::now_timestamp;
 use crate::error::{CqrsError, Result};
 use crate::keys::{KEY_SEPARATOR, seq_pk};
+use crate::names::{SEQ, TYPE};
+use crate::rows::key;
 
 /// The widest padding a format field may ask for.
 pub const MAX_WIDTH: usize = 64;
@@ -221,10 +223,10 @@ impl SequenceService {
             .client
             .update_item()
             .table_name(&self.table)
-            .key("pk", AttributeValue::S(pk.clone()))
-            .key("sk", AttributeValue::S(sk.clone()))
-            .update_expression("SET seq = if_not_exists(seq, :zero) + :one, #type = :type")
-            .expression_attribute_names("#type", "type")
+            .set_key(Some(key(&pk, &sk)))
+            .update_expression("SET #seq = if_not_exists(#seq, :zero) + :one, #type = :type")
+            .expression_attribute_names("#seq", SEQ)
+            .expression_attribute_names("#type", TYPE)
             .expression_attribute_values(":zero", AttributeValue::N("0".into()))
             .expression_attribute_values(":one", AttributeValue::N("1".into()))
             .expression_attribute_values(":type", AttributeValue::S("sequence".into()))
@@ -232,7 +234,7 @@ impl SequenceService {
             .send()
             .await
             .map_err(CqrsError::dynamo)?;
-        let no = match updated.attributes().and_then(|a| a.get("seq")) {
+        let no = match updated.attributes().and_then(|a| a.get(SEQ)) {
             Some(AttributeValue::N(n)) => n
                 .parse()
                 .map_err(|_| CqrsError::Malformed(format!("sequence {sk}: {n}")))?,

@@ -6,7 +6,6 @@
 //!   row in one transaction; the projector then finds the data row already at that version
 //!   and does nothing.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
@@ -15,11 +14,14 @@ use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
-use crate::master::{TtlPolicies, apply_ttl};
+use crate::names::{PK, SK, STATUS, VERSION, not_exists};
 use crate::partial::PartialUpdate;
-use crate::projector::SyncHandler;
-use crate::tables::TableKind;
-use crate::tables::TableNames;
+use crate::projection::{Projection, command_row, project, ttl_kinds};
+use crate::rows::{Item, key, n, read_row, s};
+use crate::status;
+use crate::sync::SyncHandler;
+use crate::tables::{TableKind, TableNames};
+use crate::ttl::{self, TtlPolicies};
 
 /// Publishes and reads the commands of one module.
 #[derive(Debug, Clone)]
@@ -40,10 +42,6 @@ impl std::fmt::Debug for Handlers {
             .entries(self.0.iter().map(|h| h.id()))
             .finish()
     }
-}
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
 }
 
 fn is_conditional_failure<E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(e: &E) -> bool {
@@ -127,41 +125,31 @@ impl CommandService {
             &now,
         );
         // Applied here and now: the command is finished when the transaction commits.
-        let tenant = model.tenant_code.as_str();
-        let policies = self.ttl.as_ref();
-        let mut command_item = model.to_item();
-        command_item.insert(STATUS.into(), s(STATUS_FINISHED));
-        apply_ttl(policies, &mut command_item, tenant, TableKind::Command).await?;
+        let kinds = ttl_kinds(current.as_ref(), &model, true);
+        let ttl = ttl::resolve(self.ttl.as_ref(), &model.tenant_code, &kinds).await?;
+        let Projection {
+            history_row,
+            data_row,
+        } = project(current.as_ref(), &model, &ttl);
+        // The command version must be new; history at the previous version must be new;
+        // the data row must still be at the version `decide` saw.
         let mut actions = vec![put(
             &self.tables.command,
-            command_item,
-            "attribute_not_exists(pk) AND attribute_not_exists(sk)",
+            command_row(&model, status::FINISHED, &ttl),
+            &not_exists(),
             None,
         )?];
+        if let Some(history) = history_row {
+            actions.push(put(&self.tables.history, history, &not_exists(), None)?);
+        }
         let data_condition = match &current {
-            Some(old) => {
-                let mut history = old.to_item();
-                history.insert("sk".into(), s(&add_sort_key_version(&old.sk, old.version)));
-                apply_ttl(policies, &mut history, tenant, TableKind::History).await?;
-                actions.push(put(
-                    &self.tables.history,
-                    history,
-                    "attribute_not_exists(pk)",
-                    None,
-                )?);
-                (
-                    "version = :v",
-                    Some(AttributeValue::N(old.version.to_string())),
-                )
-            }
-            None => ("attribute_not_exists(pk)", None),
+            Some(old) => (format!("{VERSION} = :v"), Some(n(old.version))),
+            None => (format!("attribute_not_exists({PK})"), None),
         };
-        let mut data = data_item(&model);
-        apply_ttl(policies, &mut data, tenant, TableKind::Data).await?;
         actions.push(put(
             &self.tables.data,
-            data,
-            data_condition.0,
+            data_row,
+            &data_condition.0,
             data_condition.1,
         )?);
         let sent = self
@@ -174,7 +162,7 @@ impl CommandService {
             Ok(_) => {
                 for handler in &self.handlers.0 {
                     if let Err(message) = handler.up(&model).await {
-                        self.set_status(&model, STATUS_FAILED).await?;
+                        self.set_status(&model, status::FAILED).await?;
                         return Err(CqrsError::Handler {
                             handler: handler.id().to_owned(),
                             message,
@@ -238,21 +226,8 @@ impl CommandService {
             .latest_command(pk, base_sk)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("{pk} {base_sk}")))?;
-        let input = CommandInput {
-            pk: latest.pk.clone(),
-            sk: latest.base_sk().to_owned(),
-            code: latest.code.clone(),
-            name: latest.name.clone(),
-            version: latest.version,
-            tenant_code: latest.tenant_code.clone(),
-            kind: latest.kind.clone(),
-            is_deleted: latest.is_deleted,
-            seq: latest.seq,
-            ttl: latest.ttl,
-            attributes: latest.attributes.clone(),
-        };
         let model = CommandModel::from_input(
-            &input,
+            &latest.to_input(latest.version),
             latest.version + 1,
             invoker,
             Some(&latest.audit),
@@ -264,21 +239,17 @@ impl CommandService {
 
     /// Writes a command version that must not exist yet; the projector will finish it.
     async fn put_command(&self, model: &CommandModel) -> Result<()> {
-        let mut item = model.to_item();
-        item.insert(STATUS.into(), s(STATUS_STARTED));
-        apply_ttl(
-            self.ttl.as_ref(),
-            &mut item,
-            &model.tenant_code,
-            TableKind::Command,
-        )
-        .await?;
+        let kinds: &[TableKind] = match model.ttl {
+            Some(_) => &[],
+            None => &[TableKind::Command],
+        };
+        let ttl = ttl::resolve(self.ttl.as_ref(), &model.tenant_code, kinds).await?;
         let put = self
             .client
             .put_item()
             .table_name(&self.tables.command)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(pk) AND attribute_not_exists(sk)")
+            .set_item(Some(command_row(model, status::STARTED, &ttl)))
+            .condition_expression(not_exists())
             .send()
             .await;
         match put {
@@ -303,8 +274,7 @@ impl CommandService {
         self.client
             .update_item()
             .table_name(&self.tables.command)
-            .key("pk", s(&model.pk))
-            .key("sk", s(&model.sk))
+            .set_key(Some(key(&model.pk, &model.sk)))
             .update_expression("SET #status = :status")
             .expression_attribute_names("#status", STATUS)
             .expression_attribute_values(":status", s(status))
@@ -321,8 +291,7 @@ impl CommandService {
             .client
             .get_item()
             .table_name(&self.tables.command)
-            .key("pk", s(pk))
-            .key("sk", s(&add_sort_key_version(base_sk, version)))
+            .set_key(Some(key(pk, &add_sort_key_version(base_sk, version))))
             .projection_expression("#status")
             .expression_attribute_names("#status", STATUS)
             .consistent_read(true)
@@ -348,7 +317,7 @@ impl CommandService {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             if let Some(status) = self.status(pk, base_sk, version).await?
-                && status.starts_with("finish:")
+                && status::is_final(&status)
             {
                 return Ok(status);
             }
@@ -380,24 +349,24 @@ impl CommandService {
     /// The latest version of a command, by version number (so `@10` is after `@9`).
     pub async fn latest_command(&self, pk: &str, base_sk: &str) -> Result<Option<CommandModel>> {
         let mut best: Option<(i64, String)> = None;
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        let mut start: Option<Item> = None;
         let prefix = format!("{base_sk}{VER_SEPARATOR}");
         loop {
             let page = self
                 .client
                 .query()
                 .table_name(&self.tables.command)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
+                .key_condition_expression(format!("{PK} = :pk AND begins_with({SK}, :prefix)"))
                 .expression_attribute_values(":pk", s(pk))
                 .expression_attribute_values(":prefix", s(&prefix))
-                .projection_expression("sk")
+                .projection_expression(SK)
                 .consistent_read(true)
                 .set_exclusive_start_key(start.take())
                 .send()
                 .await
                 .map_err(CqrsError::dynamo)?;
             for item in page.items() {
-                if let Some(AttributeValue::S(sk)) = item.get("sk") {
+                if let Some(AttributeValue::S(sk)) = item.get(SK) {
                     let version = sk.strip_prefix(&prefix).and_then(|v| v.parse::<i64>().ok());
                     if let Some(v) = version
                         && best.as_ref().is_none_or(|(b, _)| v > *b)
@@ -448,47 +417,9 @@ impl CommandService {
     }
 }
 
-/// One row of a framework table, read consistently (`None` when absent).
-pub(crate) async fn read_row(
-    client: &Client,
-    table: &str,
-    pk: &str,
-    sk: &str,
-) -> Result<Option<CommandModel>> {
-    let got = client
-        .get_item()
-        .table_name(table)
-        .key("pk", s(pk))
-        .key("sk", s(sk))
-        .consistent_read(true)
-        .send()
-        .await
-        .map_err(CqrsError::dynamo)?;
-    got.item().map(CommandModel::from_item).transpose()
-}
-
-/// The command attribute recording how far a command got, as `{step}:{state}`.
-pub const STATUS: &str = "status";
-/// Published and waiting for the projector.
-pub const STATUS_STARTED: &str = "projection:STARTED";
-/// Applied to the data table and every handler (or published in sync).
-pub const STATUS_FINISHED: &str = "finish:FINISHED";
-/// Parked in the dead-letter table.
-pub const STATUS_FAILED: &str = "finish:FAILED";
-
-/// The data row of an applied command: its key without version, the command's fields,
-/// and `cpk`/`csk` naming the command applied.
-pub fn data_item(command: &CommandModel) -> HashMap<String, AttributeValue> {
-    let mut item = command.to_item();
-    item.insert("sk".into(), s(command.base_sk()));
-    item.insert("cpk".into(), s(&command.pk));
-    item.insert("csk".into(), s(&command.sk));
-    item
-}
-
 fn put(
     table: &str,
-    item: HashMap<String, AttributeValue>,
+    item: Item,
     condition: &str,
     version: Option<AttributeValue>,
 ) -> Result<TransactWriteItem> {

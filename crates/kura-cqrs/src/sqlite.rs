@@ -11,7 +11,7 @@ use rusqlite::{Connection, params};
 
 use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
-use crate::projector::SyncHandler;
+use crate::sync::SyncHandler;
 
 pub struct SqliteReadModel {
     connection: Mutex<Connection>,

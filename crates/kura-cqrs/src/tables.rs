@@ -12,9 +12,10 @@ use aws_sdk_dynamodb::types::{
 };
 
 use crate::error::{CqrsError, Result};
+use crate::names::{PK, SK};
 
 /// The TTL attribute of every table.
-pub const TTL_ATTRIBUTE: &str = "ttl";
+pub const TTL_ATTRIBUTE: &str = crate::names::TTL;
 
 /// The table names of one module.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,10 +114,10 @@ async fn ensure_table(client: &Client, name: &str, streamed: bool) -> Result<()>
                 .create_table()
                 .table_name(name)
                 .billing_mode(BillingMode::PayPerRequest)
-                .attribute_definitions(definition("pk")?)
-                .attribute_definitions(definition("sk")?)
-                .key_schema(key("pk", KeyType::Hash)?)
-                .key_schema(key("sk", KeyType::Range)?);
+                .attribute_definitions(definition(PK)?)
+                .attribute_definitions(definition(SK)?)
+                .key_schema(key(PK, KeyType::Hash)?)
+                .key_schema(key(SK, KeyType::Range)?);
             if streamed {
                 create = create.stream_specification(
                     StreamSpecification::builder()
@@ -158,13 +159,13 @@ fn check_table(
         .iter()
         .map(|k| (k.attribute_name(), k.key_type()))
         .collect();
-    if keys != [("pk", &KeyType::Hash), ("sk", &KeyType::Range)] {
+    if keys != [(PK, &KeyType::Hash), (SK, &KeyType::Range)] {
         return Err(mismatch(
             name,
             "the key schema must be pk (HASH) and sk (RANGE)",
         ));
     }
-    let strings = ["pk", "sk"].iter().all(|k| {
+    let strings = [PK, SK].iter().all(|k| {
         table
             .attribute_definitions()
             .iter()

@@ -42,19 +42,11 @@ impl TenantService {
                 "a tenant code must not be empty".into(),
             ));
         }
-        let input = CommandInput {
-            pk: tenant_pk(),
-            sk: code.clone(),
-            code: code.clone(),
-            name: name.to_owned(),
-            version: VERSION_FIRST,
-            tenant_code: TENANT_COMMON.into(),
-            kind: "TENANT".into(),
-            is_deleted: false,
-            seq: None,
-            ttl: None,
-            attributes,
-        };
+        let input = CommandInput::new(tenant_pk(), code.clone(), VERSION_FIRST)
+            .with_name(name)
+            .with_tenant_code(TENANT_COMMON)
+            .with_kind("TENANT")
+            .with_attributes(serde_json::Value::Object(attributes));
         self.commands
             .publish_sync(&input, invoker)
             .await?

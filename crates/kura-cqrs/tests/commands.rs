@@ -1,6 +1,9 @@
-//! The command side against Kura through aws-sdk-dynamodb (in process): tables created or
-//! checked, optimistic locking under concurrent publishers, the latest version past 9,
-//! the "not dirty" rule, and sync publishing into data and history.
+//! The command side through aws-sdk-dynamodb (against Kura in process, or the endpoint in
+//! `KURA_ENDPOINT`): tables created or checked, optimistic locking under concurrent
+//! publishers, the latest version past 9, the "not dirty" rule, and sync publishing into
+//! data and history.
+
+mod common;
 
 use std::sync::Arc;
 
@@ -9,8 +12,8 @@ use kura_cqrs::{CommandInput, CommandService, CqrsError, Invoker, TableNames, en
 use serde_json::json;
 
 async fn service() -> CommandService {
-    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
-    let tables = TableNames::new("test", "shop", "order");
+    let client = common::client().await;
+    let tables = common::unique_names("order");
     ensure_tables(&client, &tables).await.expect("tables");
     // A second start finds and checks them.
     ensure_tables(&client, &tables).await.expect("tables again");
@@ -18,22 +21,14 @@ async fn service() -> CommandService {
 }
 
 fn order(version: i64, total: i64) -> CommandInput {
-    CommandInput {
-        pk: "ORDER#tenant001".into(),
-        sk: "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M".into(),
-        code: "A-1".into(),
-        name: "order".into(),
+    CommandInput::new(
+        "ORDER#tenant001",
+        "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M",
         version,
-        tenant_code: "tenant001".into(),
-        kind: "ORDER".into(),
-        is_deleted: false,
-        seq: None,
-        ttl: None,
-        attributes: json!({"total": total})
-            .as_object()
-            .cloned()
-            .unwrap_or_default(),
-    }
+    )
+    .with_code("A-1")
+    .with_name("order")
+    .with_attribute("total", json!(total))
 }
 
 fn invoker(user: &str) -> Invoker {
@@ -47,13 +42,30 @@ fn invoker(user: &str) -> Invoker {
 
 #[tokio::test]
 async fn tables_are_named_and_checked() {
-    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
-    let tables = TableNames::new("dev", "app", "mod");
-    assert_eq!(tables.command, "dev-app-mod-command");
+    let names = TableNames::new("dev", "app", "mod");
+    assert_eq!(
+        [
+            names.command,
+            names.data,
+            names.history,
+            names.projector,
+            names.dead_letter
+        ],
+        [
+            "dev-app-mod-command",
+            "dev-app-mod-data",
+            "dev-app-mod-history",
+            "dev-app-mod-projector",
+            "dev-app-mod-dead-letter"
+        ]
+    );
+    let client = common::client().await;
+    let app = common::unique_app();
+    let tables = TableNames::new("test", &app, "mod");
     ensure_tables(&client, &tables).await.expect("create");
     let command = client
         .describe_table()
-        .table_name("dev-app-mod-command")
+        .table_name(&tables.command)
         .send()
         .await
         .expect("describe");
@@ -64,7 +76,7 @@ async fn tables_are_named_and_checked() {
     assert!(spec.stream_enabled());
     let ttl = client
         .describe_time_to_live()
-        .table_name("dev-app-mod-data")
+        .table_name(&tables.data)
         .send()
         .await
         .expect("ttl");
@@ -74,14 +86,15 @@ async fn tables_are_named_and_checked() {
         Some("ttl")
     );
     // A table of the right name but the wrong shape is refused, not silently used.
-    kura_testkit_table(&client, "dev-app-other-data").await;
-    let err = ensure_tables(&client, &TableNames::new("dev", "app", "other"))
+    let other = TableNames::new("test", &app, "other");
+    create_table_keyed_by_id(&client, &other.data).await;
+    let err = ensure_tables(&client, &other)
         .await
         .expect_err("wrong shape");
     assert!(matches!(err, CqrsError::TableMismatch { .. }), "{err}");
 }
 
-async fn kura_testkit_table(client: &aws_sdk_dynamodb::Client, name: &str) {
+async fn create_table_keyed_by_id(client: &aws_sdk_dynamodb::Client, name: &str) {
     use aws_sdk_dynamodb::types::{
         AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
     };

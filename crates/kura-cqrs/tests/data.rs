@@ -1,17 +1,20 @@
-//! Data reads, partial updates and duplicates against Kura (in process): the seed's
-//! Order → OrderItems hierarchy listed by sort-key prefix in pages with a cursor, in both
-//! orders, without soft-deleted rows; history by version range.
+//! Data reads, partial updates and duplicates (against Kura in process, or the endpoint
+//! in `KURA_ENDPOINT`): the seed's Order → OrderItems hierarchy listed by sort-key prefix
+//! in pages with a cursor, in both orders, without soft-deleted rows; history by version
+//! range.
+
+mod common;
 
 use kura_cqrs::keys::{self, VERSION_FIRST, VERSION_LATEST};
 use kura_cqrs::{
     CommandInput, CommandService, DataService, Invoker, ListOptions, PartialUpdate, SkCondition,
-    TableNames, ensure_tables,
+    ensure_tables,
 };
 use serde_json::json;
 
 async fn services() -> (CommandService, DataService) {
-    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
-    let tables = TableNames::new("test", "shop", "order");
+    let client = common::client().await;
+    let tables = common::unique_names("order");
     ensure_tables(&client, &tables).await.expect("tables");
     (
         CommandService::new(client.clone(), tables.clone()),
@@ -20,19 +23,10 @@ async fn services() -> (CommandService, DataService) {
 }
 
 fn input(key: &keys::Key, kind: &str, attributes: serde_json::Value) -> CommandInput {
-    CommandInput {
-        pk: key.pk.clone(),
-        sk: key.sk.clone(),
-        code: key.sk.clone(),
-        name: kind.to_lowercase(),
-        version: VERSION_FIRST,
-        tenant_code: key.tenant_code().unwrap_or_default().to_owned(),
-        kind: kind.into(),
-        is_deleted: false,
-        seq: None,
-        ttl: None,
-        attributes: attributes.as_object().cloned().unwrap_or_default(),
-    }
+    CommandInput::for_key(key, VERSION_FIRST)
+        .with_name(kind.to_lowercase())
+        .with_kind(kind)
+        .with_attributes(attributes)
 }
 
 #[tokio::test]
@@ -53,8 +47,7 @@ async fn order_items_by_prefix_in_pages() {
             &format!("{item:03}"),
         )
         .expect("key");
-        let mut command = input(&key, "ORDER_ITEM", json!({"qty": item}));
-        command.is_deleted = item == 7;
+        let command = input(&key, "ORDER_ITEM", json!({"qty": item})).with_deleted(item == 7);
         commands
             .publish_sync(&command, &invoker)
             .await

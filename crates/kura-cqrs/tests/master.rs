@@ -1,5 +1,8 @@
-//! Master data, settings and TTL policies against Kura (in process), written through the
-//! framework's own sync publishing into a master module.
+//! Master data, settings and TTL policies (against Kura in process, or the endpoint in
+//! `KURA_ENDPOINT`), written through the framework's own sync publishing into a master
+//! module.
+
+mod common;
 
 use kura_cqrs::keys::{TENANT_COMMON, master_pk, ttl_sk};
 use kura_cqrs::master::setting_sk;
@@ -10,25 +13,15 @@ use kura_cqrs::{
 use serde_json::{Value, json};
 
 fn row(tenant: &str, sk: &str, attributes: Value) -> CommandInput {
-    CommandInput {
-        pk: master_pk(Some(tenant)),
-        sk: sk.into(),
-        code: sk.into(),
-        name: sk.into(),
-        version: 0,
-        tenant_code: tenant.into(),
-        kind: "MASTER".into(),
-        is_deleted: false,
-        seq: None,
-        ttl: None,
-        attributes: attributes.as_object().cloned().unwrap_or_default(),
-    }
+    CommandInput::new(master_pk(Some(tenant)), sk, 0)
+        .with_name(sk)
+        .with_attributes(attributes)
 }
 
 #[tokio::test]
 async fn settings_resolve_user_group_tenant_common() {
-    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
-    let tables = TableNames::new("test", "app", "master");
+    let client = common::client().await;
+    let tables = common::unique_names("master");
     ensure_tables(&client, &tables).await.expect("tables");
     let commands = CommandService::new(client.clone(), tables.clone());
     let master = MasterService::new(client, tables.data.clone());
@@ -142,10 +135,9 @@ async fn settings_resolve_user_group_tenant_common() {
 #[tokio::test]
 async fn ttl_policies_apply_to_the_rows_written() {
     use kura_cqrs::{Projector, ProjectorOptions, TtlPolicies};
-    let engine = kura_engine::Engine::in_memory();
-    let client = kura_testkit::in_process_client(engine.clone());
-    let streams = kura_testkit::in_process_streams_client(engine.clone());
-    let master_tables = TableNames::new("test", "app", "master");
+    let (client, streams) = common::clients().await;
+    let app = common::unique_app();
+    let master_tables = TableNames::new("test", &app, "master");
     ensure_tables(&client, &master_tables)
         .await
         .expect("tables");
@@ -164,25 +156,16 @@ async fn ttl_policies_apply_to_the_rows_written() {
         client.clone(),
         master_tables.data.clone(),
     ));
-    let orders = TableNames::new("test", "app", "order");
+    let orders = TableNames::new("test", &app, "order");
     ensure_tables(&client, &orders).await.expect("tables");
     let commands =
         CommandService::new(client.clone(), orders.clone()).with_ttl_policies(policies.clone());
-    let order = |version: i64, total: i64, ttl: Option<i64>| CommandInput {
-        pk: "ORDER#t1".into(),
-        sk: "ORDER#1".into(),
-        code: "1".into(),
-        name: "order".into(),
-        version,
-        tenant_code: "t1".into(),
-        kind: "ORDER".into(),
-        is_deleted: false,
-        seq: None,
-        ttl,
-        attributes: json!({"total": total})
-            .as_object()
-            .cloned()
-            .unwrap_or_default(),
+    let order = |version: i64, total: i64, ttl: Option<i64>| {
+        CommandInput::new("ORDER#t1", "ORDER#1", version)
+            .with_code("1")
+            .with_name("order")
+            .with_ttl(ttl)
+            .with_attribute("total", json!(total))
     };
     commands
         .publish_sync(&order(0, 1, None), &invoker)
@@ -244,8 +227,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
     );
     // The projector applies the same policies to what it writes.
     let async_commands = CommandService::new(client.clone(), orders.clone());
-    let mut other = order(0, 9, None);
-    other.sk = "ORDER#2".into();
+    let other = CommandInput::new("ORDER#t1", "ORDER#2", 0).with_attribute("total", json!(9));
     async_commands
         .publish_async(&other, &invoker)
         .await
@@ -267,14 +249,13 @@ async fn ttl_policies_apply_to_the_rows_written() {
             .ttl,
         365,
     );
-    engine.shutdown();
 }
 
 #[tokio::test]
 async fn tenant_records() {
     use kura_cqrs::{CqrsError, DataService, TenantService};
-    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
-    let tables = TableNames::new("test", "app", "tenant");
+    let client = common::client().await;
+    let tables = common::unique_names("tenant");
     ensure_tables(&client, &tables).await.expect("tables");
     let tenants = TenantService::new(
         CommandService::new(client.clone(), tables.clone()),

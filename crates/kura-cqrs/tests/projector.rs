@@ -1,7 +1,10 @@
-//! The projector against Kura (in process, through aws-sdk-dynamodb and
-//! aws-sdk-dynamodbstreams): the data table and a read model end equal to the command
-//! log; a poison record is parked while the others flow; redelivery after lost
-//! checkpoints changes nothing; commands published in sync are not applied twice.
+//! The projector through aws-sdk-dynamodb and aws-sdk-dynamodbstreams (against Kura in
+//! process, or the endpoint in `KURA_ENDPOINT`): the data table and a read model end
+//! equal to the command log; a poison record is parked while the others flow;
+//! redelivery after lost checkpoints changes nothing; commands published in sync are not
+//! applied twice.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -12,7 +15,7 @@ use std::time::Duration;
 use kura_cqrs::keys::VERSION_LATEST;
 use kura_cqrs::{
     CommandInput, CommandModel, CommandService, Invoker, Projector, ProjectorOptions, SyncHandler,
-    TableNames, ensure_tables,
+    ensure_tables,
 };
 use serde_json::json;
 
@@ -50,22 +53,11 @@ impl SyncHandler for ReadModel {
 }
 
 fn command(pk: &str, sk: &str, version: i64, total: i64) -> CommandInput {
-    CommandInput {
-        pk: pk.into(),
-        sk: sk.into(),
-        code: sk.into(),
-        name: "order".into(),
-        version,
-        tenant_code: "tenant001".into(),
-        kind: "ORDER".into(),
-        is_deleted: false,
-        seq: None,
-        ttl: None,
-        attributes: json!({"total": total})
-            .as_object()
-            .cloned()
-            .unwrap_or_default(),
-    }
+    CommandInput::new(pk, sk, version)
+        .with_name("order")
+        .with_tenant_code("tenant001")
+        .with_kind("ORDER")
+        .with_attribute("total", json!(total))
 }
 
 async fn run_until_idle(projector: &Projector) -> u64 {
@@ -81,10 +73,8 @@ async fn run_until_idle(projector: &Projector) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn projection_matches_the_command_log() {
-    let engine = kura_engine::Engine::in_memory();
-    let client = kura_testkit::in_process_client(engine.clone());
-    let streams = kura_testkit::in_process_streams_client(engine.clone());
-    let tables = TableNames::new("test", "shop", "order");
+    let (client, streams) = common::clients().await;
+    let tables = common::unique_names("order");
     ensure_tables(&client, &tables).await.expect("tables");
     let service = CommandService::new(client.clone(), tables.clone());
     let invoker = Invoker::default();
@@ -305,5 +295,4 @@ async fn projection_matches_the_command_log() {
     );
     let _ = stop.send(());
     worker.await.expect("worker").expect("projector");
-    engine.shutdown();
 }

@@ -1,16 +1,19 @@
-//! Sequences against Kura (in process): concurrent callers get distinct consecutive
-//! numbers; a fiscal year in an explicit time zone restarts the count at its first instant.
+//! Sequences (against Kura in process, or the endpoint in `KURA_ENDPOINT`): concurrent
+//! callers get distinct consecutive numbers; a fiscal year in an explicit time zone
+//! restarts the count at its first instant.
+
+mod common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use kura_cqrs::{RotateBy, SequenceService, SequenceSettings, TableNames, ensure_tables};
+use kura_cqrs::{RotateBy, SequenceService, SequenceSettings, ensure_tables};
 use time::UtcOffset;
 use time::macros::datetime;
 
 async fn service() -> SequenceService {
-    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
-    let tables = TableNames::new("test", "shop", "seq");
+    let client = common::client().await;
+    let tables = common::unique_names("seq");
     ensure_tables(&client, &tables).await.expect("tables");
     SequenceService::new(client, tables.data)
 }

@@ -1,0 +1,52 @@
+//! Every attribute name the framework writes or reads, in one place (the seed framework's
+//! spelling). Expressions name them through these constants too, so a rename cannot miss
+//! one.
+
+/// Partition key of every framework table.
+pub const PK: &str = "pk";
+/// Sort key of every framework table.
+pub const SK: &str = "sk";
+/// `pk#sk` of the entity (the sort key without version).
+pub const ID: &str = "id";
+pub const CODE: &str = "code";
+pub const NAME: &str = "name";
+/// The version number of a row (commands: the version written; data: the one applied).
+pub const VERSION: &str = "version";
+pub const TENANT_CODE: &str = "tenantCode";
+/// The entity type (the seed's `type`).
+pub const TYPE: &str = "type";
+pub const IS_DELETED: &str = "isDeleted";
+/// A command's own sequence number; also a sequence counter's value.
+pub const SEQ: &str = "seq";
+/// The TTL attribute of every table (epoch seconds).
+pub const TTL: &str = "ttl";
+/// The entity's own attributes, a map.
+pub const ATTRIBUTES: &str = "attributes";
+pub const CREATED_AT: &str = "createdAt";
+pub const CREATED_BY: &str = "createdBy";
+pub const CREATED_IP: &str = "createdIp";
+pub const UPDATED_AT: &str = "updatedAt";
+pub const UPDATED_BY: &str = "updatedBy";
+pub const UPDATED_IP: &str = "updatedIp";
+pub const REQUEST_ID: &str = "requestId";
+pub const SOURCE: &str = "source";
+/// On a data or history row: the command row applied (its `pk`)...
+pub const CPK: &str = "cpk";
+/// ... and its `sk` (`base@version`).
+pub const CSK: &str = "csk";
+/// On a command row: how far it got (the values are in the `status` module).
+pub const STATUS: &str = "status";
+/// On a dead-letter row: why it was parked, and when.
+pub const ERROR: &str = "error";
+pub const PARKED_AT: &str = "parkedAt";
+/// On a projector checkpoint row: the last sequence number finished in the shard...
+pub const SEQUENCE: &str = "sequence";
+/// ... and whether the shard is closed and read to its end.
+pub const FINISHED: &str = "finished";
+/// Inside the `attributes` of a TTL policy row: the retention in days.
+pub const DAYS: &str = "days";
+
+/// The condition that a put creates its row: no row has that key yet.
+pub fn not_exists() -> String {
+    format!("attribute_not_exists({PK}) AND attribute_not_exists({SK})")
+}

@@ -1,0 +1,72 @@
+//! Where the framework's suite runs: against the DynamoDB endpoint in `KURA_ENDPOINT`
+//! (plain HTTP: a `kura serve`, Amazon DynamoDB Local, ...) when it is set, else against
+//! Kura in process (through the SDK, no sockets). Every test takes its clients and table
+//! names from here, so the whole suite runs unchanged on any endpoint.
+#![allow(dead_code)] // each test file uses a part
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use kura_cqrs::TableNames;
+
+/// The endpoint under test, if not Kura in process.
+pub fn endpoint() -> Option<String> {
+    std::env::var("KURA_ENDPOINT")
+        .ok()
+        .filter(|e| !e.is_empty())
+}
+
+/// A DynamoDB and a DynamoDB Streams client for the endpoint under test.
+pub async fn clients() -> (aws_sdk_dynamodb::Client, aws_sdk_dynamodbstreams::Client) {
+    match endpoint() {
+        Some(endpoint) => (
+            kura_cqrs::endpoint::dynamodb_client(&endpoint),
+            kura_cqrs::endpoint::streams_client(&endpoint),
+        ),
+        None => {
+            let engine = kura_engine::Engine::in_memory();
+            (
+                kura_testkit::in_process_client(engine.clone()),
+                kura_testkit::in_process_streams_client(engine),
+            )
+        }
+    }
+}
+
+/// The DynamoDB client alone.
+pub async fn client() -> aws_sdk_dynamodb::Client {
+    clients().await.0
+}
+
+/// Names no other test, run or process uses: `test-{run}{n}-{module}-…`, where `run` is
+/// this process's random id and `n` counts the calls. A shared endpoint is safe, and a
+/// re-run never meets the tables of an earlier one.
+pub fn unique_names(module: &str) -> TableNames {
+    TableNames::new("test", &unique_app(), module)
+}
+
+/// An app name of its own (for tests that build `TableNames` for several modules of one
+/// app).
+pub fn unique_app() -> String {
+    static RUN: OnceLock<String> = OnceLock::new();
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let run = RUN.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let mut rng = fastrand::Rng::with_seed(
+            u64::from(nanos) ^ u64::from(std::process::id()).rotate_left(32),
+        );
+        (0..8)
+            .map(|_| rng.alphanumeric().to_ascii_lowercase())
+            .collect()
+    });
+    format!("{run}{}", CALLS.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Says, on stderr and in the log, what a test could not check on this endpoint and why.
+pub fn not_checked(what: &str, why: &str) {
+    let endpoint = endpoint().unwrap_or_else(|| "kura in process".into());
+    eprintln!("NOT CHECKED on {endpoint}: {what} ({why})");
+    tracing::warn!(%endpoint, what, why, "not checked");
+}
