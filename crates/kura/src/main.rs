@@ -178,8 +178,8 @@ fn project(args: ProjectArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(async move {
-        let client = kura_testkit::endpoint_client(&args.endpoint);
-        let streams = kura_testkit::endpoint_streams_client(&args.endpoint);
+        let client = kura_cqrs::endpoint::dynamodb_client(&args.endpoint);
+        let streams = kura_cqrs::endpoint::streams_client(&args.endpoint);
         let tables = kura_cqrs::TableNames::new(&args.env, &args.app, &args.module);
         kura_cqrs::ensure_tables(&client, &tables)
             .await
