@@ -12,7 +12,6 @@ use kura_model::keycode::ScalarType;
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
-use crate::api::Tag;
 use crate::error::EngineError;
 use crate::storage::Space;
 use crate::streams::meta::StreamSpec;
@@ -74,7 +73,7 @@ pub struct TableRecord {
     pub throughput: Throughput,
     pub deletion_protection: bool,
     pub table_class: Option<String>,
-    pub tags: Vec<Tag>,
+    pub tags: Vec<TagRecord>,
     /// Secondary indexes, LSIs and GSIs in the order they were defined.
     #[serde(default)]
     pub indexes: Vec<IndexRecord>,
@@ -88,6 +87,16 @@ pub struct TableRecord {
     /// Time to live, once UpdateTimeToLive was called.
     #[serde(default)]
     pub ttl: Option<TtlSpec>,
+}
+
+/// A tag as stored: the API's `Tag` once validated, so both members are there. Its JSON
+/// is the catalog's own, whatever the API's `Tag` becomes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TagRecord {
+    #[serde(rename = "Key")]
+    pub key: String,
+    #[serde(rename = "Value")]
+    pub value: String,
 }
 
 /// A table's time-to-live setting.

@@ -2,6 +2,7 @@
 //! `kura-server`'s `error.rs` is the only place that maps them to `__type` and status.
 
 use kura_model::{Item, ModelError};
+use serde::Serialize;
 
 use crate::storage::StoreError;
 
@@ -24,9 +25,7 @@ pub enum EngineError {
     ConditionalCheckFailed { item: Option<Item> },
     /// `TransactionCanceledException`: one reason per action, in request order.
     #[error("Transaction cancelled, please refer cancellation reasons for specific reasons [{}]", .reasons.iter().map(|r| r.code.as_str()).collect::<Vec<_>>().join(", "))]
-    TransactionCanceled {
-        reasons: Vec<crate::api::CancellationReason>,
-    },
+    TransactionCanceled { reasons: Vec<CancellationReason> },
     /// `TransactionInProgressException`: the same token's transaction is still running.
     #[error("{0}")]
     TransactionInProgress(String),
@@ -81,6 +80,17 @@ impl From<StoreError> for EngineError {
     fn from(e: StoreError) -> Self {
         EngineError::Internal(e.to_string())
     }
+}
+
+/// Why one action of a cancelled transaction failed (`None` when it did not).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CancellationReason {
+    pub code: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<Item>,
 }
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;

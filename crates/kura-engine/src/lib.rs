@@ -28,6 +28,7 @@
 //! ```
 
 pub mod api;
+pub mod arn;
 mod batch;
 pub mod catalog;
 pub mod clock;
@@ -79,10 +80,7 @@ pub const ACCOUNT_ID: &str = "000000000000";
 
 impl RequestContext {
     pub fn table_arn(&self, table: &str) -> String {
-        format!(
-            "arn:aws:dynamodb:{}:{ACCOUNT_ID}:table/{table}",
-            self.region
-        )
+        arn::table(&self.region, table)
     }
 }
 

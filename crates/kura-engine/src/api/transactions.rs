@@ -50,16 +50,7 @@ pub struct TransactWriteItemsOutput {
     pub item_collection_metrics: Option<BTreeMap<String, Vec<super::ItemCollectionMetrics>>>,
 }
 
-/// Why one action of a cancelled transaction failed (`None` when it did not).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct CancellationReason {
-    pub code: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub item: Option<Item>,
-}
+pub use crate::error::CancellationReason;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]

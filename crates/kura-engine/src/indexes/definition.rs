@@ -584,7 +584,7 @@ pub(crate) fn describe_indexes(
     let mut locals = Vec::new();
     for index in &table.indexes {
         let s = stats.get(&index.number).copied().unwrap_or_default();
-        let index_arn = format!("{}/index/{}", ctx.table_arn(&table.name), index.name);
+        let index_arn = crate::arn::index(&ctx.region, &table.name, &index.name);
         match index.kind {
             IndexKind::Global => globals.push(GlobalSecondaryIndexDescription {
                 index_name: index.name.clone(),

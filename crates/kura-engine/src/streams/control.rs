@@ -10,7 +10,7 @@ use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::keys;
 use crate::storage::Space;
-use crate::streams::meta::{StreamMeta, ViewType, stream_arn};
+use crate::streams::meta::{StreamMeta, ViewType};
 use crate::writer::WriteContext;
 
 /// What a request asks of the stream: enable with a view type, or disable.
@@ -156,6 +156,6 @@ pub(crate) fn describe(
     (
         specification,
         Some(spec.label.clone()),
-        Some(stream_arn(&ctx.region, &table.name, &spec.label)),
+        Some(crate::arn::stream(&ctx.region, &table.name, &spec.label)),
     )
 }

@@ -235,35 +235,8 @@ impl StreamMeta {
     }
 
     pub fn arn(&self, region: &str) -> String {
-        stream_arn(region, &self.table, &self.label)
+        crate::arn::stream(region, &self.table, &self.label)
     }
-}
-
-/// `arn:aws:dynamodb:<region>:<account>:table/<table>/stream/<label>`.
-pub fn stream_arn(region: &str, table: &str, label: &str) -> String {
-    format!(
-        "arn:aws:dynamodb:{region}:{}:table/{table}/stream/{label}",
-        crate::ACCOUNT_ID
-    )
-}
-
-/// The table name and label of a stream ARN (region and account are not checked: Kura
-/// has one namespace).
-pub fn parse_stream_arn(arn: &str) -> Option<(&str, &str)> {
-    let mut parts = arn.splitn(6, ':');
-    let (Some("arn"), Some(_), Some("dynamodb"), Some(_), Some(_), Some(resource)) = (
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-    ) else {
-        return None;
-    };
-    let rest = resource.strip_prefix("table/")?;
-    let (table, label) = rest.split_once("/stream/")?;
-    (!table.is_empty() && !label.is_empty()).then_some((table, label))
 }
 
 /// A sequence number as DynamoDB shows them: a string of 21 digits.
@@ -309,16 +282,6 @@ mod tests {
         assert_eq!(label(0), "1970-01-01T00:00:00.000");
         assert_eq!(label(1_795_362_689_123), "2026-11-22T15:51:29.123");
         assert_eq!(label(951_782_400_000), "2000-02-29T00:00:00.000");
-    }
-
-    #[test]
-    fn arns_round_trip() {
-        let arn = stream_arn("eu-west-1", "T", "2026-11-22T17:11:29.123");
-        assert_eq!(
-            parse_stream_arn(&arn),
-            Some(("T", "2026-11-22T17:11:29.123"))
-        );
-        assert_eq!(parse_stream_arn("arn:aws:dynamodb:r:a:table/T"), None);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::error::{EngineError, Result};
 use crate::indexes::definition::key_schema_out;
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Snapshot, Space};
-use crate::streams::meta::{Shard, StreamMeta, ViewType, parse_stream_arn, sequence_string};
+use crate::streams::meta::{Shard, StreamMeta, ViewType, sequence_string};
 use crate::streams::record::{Origin, StoredRecord};
 
 const ITERATOR_TYPES: [&str; 4] = [
@@ -95,7 +95,7 @@ fn stream_meta(snapshot: &dyn Snapshot, id: u64) -> Result<Option<StreamMeta>> {
 
 /// The stream an ARN names, with DynamoDB's not-found error.
 fn stream_by_arn(snapshot: &dyn Snapshot, arn: &str) -> Result<StreamMeta> {
-    let (table, label) = parse_stream_arn(arn)
+    let (table, label) = crate::arn::parse_stream(arn)
         .ok_or_else(|| EngineError::validation(messages::invalid_stream_arn(arn)))?;
     all_streams(snapshot)?
         .into_iter()

@@ -1,0 +1,145 @@
+//! CreateTable.
+
+use std::sync::Arc;
+
+use kura_model::constraint::Constraints;
+use kura_model::messages;
+
+use super::{
+    BILLING_MODES, KEY_TYPES, Stats, TABLE_CLASSES, check_billing, check_key_schema, check_tags,
+    definitions_constraints, describe, refuse_unsupported,
+};
+use crate::api::*;
+use crate::catalog::{BillingMode, TABLE_RECORD_VERSION, TableRecord};
+use crate::clock::now_ms;
+use crate::error::{EngineError, Result};
+use crate::indexes::definition::{self, throughput_constraints};
+use crate::keys::{self, TableStats};
+use crate::storage::Space;
+use crate::streams::control as stream_control;
+use crate::{Engine, RequestContext};
+
+impl Engine {
+    pub async fn create_table(
+        &self,
+        ctx: &RequestContext,
+        input: CreateTableInput,
+    ) -> Result<CreateTableOutput> {
+        let mut c = Constraints::new();
+        c.name("tableName", input.table_name.as_deref());
+        c.not_null("attributeDefinitions", input.attribute_definitions.as_ref());
+        match &input.key_schema {
+            None => c.not_null::<()>("keySchema", None),
+            Some(ks) => c.length("keySchema", "[...]", ks.len(), 1, 2),
+        }
+        definitions_constraints(&mut c, input.attribute_definitions.as_deref());
+        for (i, el) in input.key_schema.iter().flatten().enumerate() {
+            let path = format!("keySchema.{}.member", i + 1);
+            c.not_null(&format!("{path}.attributeName"), el.attribute_name.as_ref());
+            c.not_null(&format!("{path}.keyType"), el.key_type.as_ref());
+            c.one_of(
+                &format!("{path}.keyType"),
+                el.key_type.as_deref(),
+                &KEY_TYPES,
+            );
+        }
+        c.one_of("billingMode", input.billing_mode.as_deref(), &BILLING_MODES);
+        c.one_of("tableClass", input.table_class.as_deref(), &TABLE_CLASSES);
+        throughput_constraints(
+            &mut c,
+            "provisionedThroughput",
+            input.provisioned_throughput.as_ref(),
+        );
+        definition::create_table_constraints(&mut c, &input);
+        stream_control::constraints(&mut c, input.stream_specification.as_ref());
+        c.finish()?;
+
+        refuse_unsupported(&[
+            (input.sse_specification.is_some(), "SSESpecification"),
+            (input.resource_policy.is_some(), "ResourcePolicy"),
+            (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
+            (input.warm_throughput.is_some(), "WarmThroughput"),
+        ])?;
+
+        let billing_mode =
+            BillingMode::requested(input.billing_mode.as_deref(), BillingMode::Provisioned);
+        let throughput = check_billing(billing_mode, input.provisioned_throughput.as_ref())?;
+        let has_indexes =
+            input.global_secondary_indexes.is_some() || input.local_secondary_indexes.is_some();
+        let (key_schema, definitions) = check_key_schema(
+            input.key_schema.as_deref().unwrap_or_default(),
+            input.attribute_definitions.as_deref().unwrap_or_default(),
+            has_indexes.then(|| definition::index_key_names(&input)),
+        )?;
+        let indexes =
+            definition::create_table_indexes(&input, &key_schema, &definitions, billing_mode)?;
+        let stream_change = stream_control::requested(input.stream_specification.as_ref(), true)?;
+        let tags = check_tags(&input.tags.unwrap_or_default())?;
+
+        let name = input.table_name.unwrap_or_default();
+        let now = now_ms();
+        let mut record = TableRecord {
+            v: TABLE_RECORD_VERSION,
+            name: name.clone(),
+            id: 0,
+            uuid: uuid::Uuid::new_v4().to_string(),
+            key_schema,
+            attribute_definitions: definitions,
+            created_ms: now,
+            billing_mode,
+            billing_mode_explicit: input.billing_mode.is_some(),
+            pay_per_request_since_ms: (billing_mode == BillingMode::PayPerRequest).then_some(now),
+            throughput,
+            deletion_protection: input.deletion_protection_enabled.unwrap_or(false),
+            table_class: input.table_class,
+            tags,
+            next_index_number: indexes.len() as u32,
+            indexes,
+            stream: None,
+            ttl: None,
+        };
+        let catalog = self.catalog.clone();
+        let record = self
+            .writer
+            .submit(true, move |w| {
+                if catalog.get(&record.name).is_some() {
+                    return Err(EngineError::ResourceInUse(messages::table_already_exists(
+                        &record.name,
+                    )));
+                }
+                let next_id = match w.get(Space::Meta, keys::META_NEXT_TABLE_ID)? {
+                    Some(bytes) => decode_u64(&bytes)?,
+                    None => 1,
+                };
+                record.id = next_id;
+                w.put(
+                    Space::Meta,
+                    keys::META_NEXT_TABLE_ID.to_vec(),
+                    (next_id + 1).to_be_bytes().to_vec(),
+                );
+                if let Some(change) = stream_change {
+                    stream_control::apply(w, &mut record, change)?;
+                }
+                w.put(
+                    Space::Meta,
+                    keys::stats_key(next_id),
+                    TableStats::default().encode(),
+                );
+                let record = Arc::new(record);
+                catalog.stage(w, record.clone())?;
+                Ok(record)
+            })
+            .await?;
+        tracing::info!(table = %record.name, id = record.id, "created table");
+        Ok(CreateTableOutput {
+            table_description: describe(ctx, &record, &Stats::default(), "ACTIVE"),
+        })
+    }
+}
+
+pub(super) fn decode_u64(bytes: &[u8]) -> Result<u64> {
+    let arr: [u8; 8] = bytes
+        .try_into()
+        .map_err(|_| EngineError::Internal("corrupt table id counter".into()))?;
+    Ok(u64::from_be_bytes(arr))
+}

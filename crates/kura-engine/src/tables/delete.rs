@@ -1,0 +1,62 @@
+//! DeleteTable.
+
+use std::collections::BTreeMap;
+
+use kura_model::constraint::Constraints;
+use kura_model::messages;
+
+use super::{Stats, describe};
+use crate::api::*;
+use crate::error::{EngineError, Result};
+use crate::keys::{self, TableStats};
+use crate::purge::PurgeTarget;
+use crate::storage::Space;
+use crate::streams::control as stream_control;
+use crate::{Engine, RequestContext};
+
+impl Engine {
+    pub async fn delete_table(
+        &self,
+        ctx: &RequestContext,
+        input: DeleteTableInput,
+    ) -> Result<DeleteTableOutput> {
+        let mut c = Constraints::new();
+        c.name("tableName", input.table_name.as_deref());
+        c.finish()?;
+        let name = input.table_name.unwrap_or_default();
+        let catalog = self.catalog.clone();
+        let purger = self.purger.clone();
+        let (record, stats) = self
+            .writer
+            .submit(true, move |w| {
+                let record = catalog.get(&name).ok_or_else(|| {
+                    EngineError::ResourceNotFound(messages::table_not_found(&name))
+                })?;
+                if record.deletion_protection {
+                    return Err(EngineError::validation(messages::DELETION_PROTECTED));
+                }
+                let stats = Stats {
+                    table: TableStats::read(w.get(Space::Meta, &keys::stats_key(record.id))?)?,
+                    indexes: BTreeMap::new(),
+                };
+                // The stream outlives its table: readable, as DISABLED, for 24 hours.
+                stream_control::disable(w, &mut record.as_ref().clone())?;
+                catalog.stage_removal(w, &name);
+                w.delete(Space::Meta, keys::stats_key(record.id));
+                for index in &record.indexes {
+                    w.delete(Space::Meta, keys::index_stats_key(record.id, index.number));
+                }
+                // Items go in the background: the table id is never reused, so leftovers
+                // are invisible until the purge finishes.
+                w.put(Space::Meta, keys::purge_key(record.id), Vec::new());
+                let id = record.id;
+                w.after_commit(move || purger.wake(PurgeTarget::Table(id)));
+                Ok((record, stats))
+            })
+            .await?;
+        tracing::info!(table = %record.name, id = record.id, "deleted table");
+        Ok(CreateTableOutput {
+            table_description: describe(ctx, &record, &stats, "DELETING"),
+        })
+    }
+}

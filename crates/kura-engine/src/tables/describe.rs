@@ -1,0 +1,137 @@
+//! DescribeTable, ListTables, DescribeLimits, DescribeEndpoints, and the
+//! `TableDescription` every control-plane answer carries.
+
+use kura_model::constraint::Constraints;
+use kura_model::limits;
+
+use super::{Stats, decreases_on_day};
+use crate::api::*;
+use crate::catalog::{BillingMode, TableRecord, Throughput};
+use crate::clock::now_ms;
+use crate::error::Result;
+use crate::indexes::definition::{self};
+use crate::streams::control as stream_control;
+use crate::{Engine, RequestContext};
+
+impl Engine {
+    pub async fn describe_table(
+        &self,
+        ctx: &RequestContext,
+        input: DescribeTableInput,
+    ) -> Result<DescribeTableOutput> {
+        let record = self.table_for_control(input.table_name.as_deref())?;
+        let stats = self.stats(&record)?;
+        Ok(DescribeTableOutput {
+            table: describe(ctx, &record, &stats, "ACTIVE"),
+        })
+    }
+
+    pub fn list_tables(&self, input: ListTablesInput) -> Result<ListTablesOutput> {
+        let mut c = Constraints::new();
+        c.at_least("limit", input.limit, 1);
+        c.at_most("limit", input.limit, limits::LIST_TABLES_MAX_LIMIT);
+        if let Some(start) = input.exclusive_start_table_name.as_deref() {
+            c.name("exclusiveStartTableName", Some(start));
+        }
+        c.finish()?;
+        let limit =
+            usize::try_from(input.limit.unwrap_or(limits::LIST_TABLES_MAX_LIMIT)).unwrap_or(100);
+        let all = self.catalog.all();
+        let mut names = all
+            .keys()
+            .filter(|name| match &input.exclusive_start_table_name {
+                Some(start) => name.as_str() > start.as_str(),
+                None => true,
+            });
+        let table_names: Vec<String> = names.by_ref().take(limit).cloned().collect();
+        let last_evaluated_table_name = match names.next() {
+            Some(_) => table_names.last().cloned(),
+            None => None,
+        };
+        Ok(ListTablesOutput {
+            table_names,
+            last_evaluated_table_name,
+        })
+    }
+
+    pub fn describe_limits(&self) -> DescribeLimitsOutput {
+        DescribeLimitsOutput {
+            account_max_read_capacity_units: limits::ACCOUNT_MAX_READ_UNITS,
+            account_max_write_capacity_units: limits::ACCOUNT_MAX_WRITE_UNITS,
+            table_max_read_capacity_units: limits::TABLE_MAX_READ_UNITS,
+            table_max_write_capacity_units: limits::TABLE_MAX_WRITE_UNITS,
+        }
+    }
+
+    /// `address` is the host the client reached Kura at: Kura is its own endpoint.
+    pub fn describe_endpoints(&self, address: &str) -> DescribeEndpointsOutput {
+        DescribeEndpointsOutput {
+            endpoints: vec![Endpoint {
+                address: address.to_owned(),
+                cache_period_in_minutes: 1440,
+            }],
+        }
+    }
+}
+
+/// The throughput as DescribeTable reports it.
+pub(super) fn throughput_description(t: &Throughput) -> ProvisionedThroughputDescription {
+    let seconds = |ms: i64| ms as f64 / 1000.0;
+    ProvisionedThroughputDescription {
+        last_increase_date_time: t.last_increase_ms.map(seconds),
+        last_decrease_date_time: t.last_decrease_ms.map(seconds),
+        number_of_decreases_today: decreases_on_day(t, now_ms()),
+        read_capacity_units: t.read,
+        write_capacity_units: t.write,
+    }
+}
+
+/// The `TableDescription` DynamoDB returns for `record`.
+pub(super) fn describe(
+    ctx: &RequestContext,
+    record: &TableRecord,
+    stats: &Stats,
+    status: &'static str,
+) -> TableDescription {
+    let seconds = |ms: i64| ms as f64 / 1000.0;
+    let billing_mode_summary = (record.billing_mode == BillingMode::PayPerRequest
+        || record.billing_mode_explicit)
+        .then(|| BillingModeSummary {
+            billing_mode: record.billing_mode.wire(),
+            last_update_to_pay_per_request_date_time: record.pay_per_request_since_ms.map(seconds),
+        });
+    let (global_secondary_indexes, local_secondary_indexes) =
+        definition::describe_indexes(ctx, record, &stats.indexes, throughput_description);
+    let (stream_specification, latest_stream_label, latest_stream_arn) =
+        stream_control::describe(ctx, record);
+    TableDescription {
+        attribute_definitions: record
+            .attribute_definitions
+            .iter()
+            .map(|(name, ty)| AttributeDefinitionOut {
+                attribute_name: name.clone(),
+                attribute_type: ty.descriptor(),
+            })
+            .collect(),
+        table_name: record.name.clone(),
+        key_schema: definition::key_schema_out(&record.key_schema),
+        table_status: status,
+        creation_date_time: seconds(record.created_ms),
+        provisioned_throughput: throughput_description(&record.throughput),
+        table_size_bytes: stats.table.size_bytes,
+        item_count: stats.table.item_count,
+        table_arn: ctx.table_arn(&record.name),
+        table_id: record.uuid.clone(),
+        billing_mode_summary,
+        table_class_summary: record
+            .table_class
+            .clone()
+            .map(|table_class| TableClassSummary { table_class }),
+        deletion_protection_enabled: record.deletion_protection,
+        global_secondary_indexes,
+        local_secondary_indexes,
+        stream_specification,
+        latest_stream_label,
+        latest_stream_arn,
+    }
+}

@@ -1,0 +1,77 @@
+//! Control-plane operations, one file per job:
+//! - `create`: CreateTable;
+//! - `update`: UpdateTable;
+//! - `delete`: DeleteTable;
+//! - `describe`: DescribeTable, ListTables, DescribeLimits, DescribeEndpoints, and the
+//!   `TableDescription` rendering;
+//! - `tags`: TagResource, UntagResource, ListTagsOfResource;
+//! - `validate`: the request checks CreateTable and UpdateTable share.
+//!
+//! Every change of a table record goes through the writer and [`Catalog::stage`], so the
+//! published catalog follows the disk.
+//!
+//! [`Catalog::stage`]: crate::catalog::Catalog::stage
+
+mod create;
+mod delete;
+mod describe;
+mod tags;
+mod update;
+mod validate;
+
+use self::describe::describe;
+use self::tags::check_tags;
+use self::update::decreases_on_day;
+use self::validate::{
+    BILLING_MODES, KEY_TYPES, TABLE_CLASSES, check_billing, check_key_schema,
+    definitions_constraints, refuse_unsupported,
+};
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use kura_model::constraint::Constraints;
+use kura_model::messages;
+
+use crate::Engine;
+use crate::catalog::TableRecord;
+use crate::error::{EngineError, Result};
+use crate::keys::{self, TableStats};
+use crate::storage::Space;
+
+impl Engine {
+    /// The table named by a control-plane request, with DescribeTable's not-found message.
+    fn table_for_control(&self, name: Option<&str>) -> Result<Arc<TableRecord>> {
+        let mut c = Constraints::new();
+        c.name("tableName", name);
+        c.finish()?;
+        let name = name.unwrap_or_default();
+        self.catalog
+            .get(name)
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(name)))
+    }
+
+    /// The table's and its indexes' statistics, as of now.
+    pub(crate) fn stats(&self, table: &TableRecord) -> Result<Stats> {
+        let snapshot = self.store.snapshot()?;
+        let mut indexes = BTreeMap::new();
+        for index in &table.indexes {
+            let key = keys::index_stats_key(table.id, index.number);
+            indexes.insert(
+                index.number,
+                TableStats::read(snapshot.get(Space::Meta, &key)?)?,
+            );
+        }
+        Ok(Stats {
+            table: TableStats::read(snapshot.get(Space::Meta, &keys::stats_key(table.id))?)?,
+            indexes,
+        })
+    }
+}
+
+/// Statistics of a table and of each of its indexes (by index number).
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    pub(super) table: TableStats,
+    pub(super) indexes: BTreeMap<u32, TableStats>,
+}

@@ -1,0 +1,293 @@
+//! UpdateTable: billing mode and throughput, deletion protection, table class, GSI
+//! changes and the stream.
+
+use std::sync::Arc;
+
+use kura_model::constraint::Constraints;
+use kura_model::messages;
+
+use super::{
+    BILLING_MODES, TABLE_CLASSES, check_billing, definitions_constraints, describe,
+    refuse_unsupported,
+};
+use crate::api::*;
+use crate::catalog::{BillingMode, TableRecord, Throughput};
+use crate::clock::now_ms;
+use crate::error::{EngineError, Result};
+use crate::indexes::backfill::{BackfillJob, Backfiller};
+use crate::indexes::definition::{self, GsiPlan, OnlineChange, throughput_constraints};
+use crate::keys::{self};
+use crate::purge::{PurgeTarget, Purger};
+use crate::storage::Space;
+use crate::streams::control as stream_control;
+use crate::writer::WriteContext;
+use crate::{Engine, RequestContext};
+
+impl Engine {
+    pub async fn update_table(
+        &self,
+        ctx: &RequestContext,
+        input: UpdateTableInput,
+    ) -> Result<UpdateTableOutput> {
+        let mut c = Constraints::new();
+        c.name("tableName", input.table_name.as_deref());
+        c.one_of("billingMode", input.billing_mode.as_deref(), &BILLING_MODES);
+        c.one_of("tableClass", input.table_class.as_deref(), &TABLE_CLASSES);
+        throughput_constraints(
+            &mut c,
+            "provisionedThroughput",
+            input.provisioned_throughput.as_ref(),
+        );
+        definitions_constraints(&mut c, input.attribute_definitions.as_deref());
+        stream_control::constraints(&mut c, input.stream_specification.as_ref());
+        if let Some(updates) = &input.global_secondary_index_updates {
+            definition::update_constraints(&mut c, updates);
+        }
+        c.finish()?;
+        refuse_unsupported(&[
+            (input.sse_specification.is_some(), "SSESpecification"),
+            (input.replica_updates.is_some(), "ReplicaUpdates"),
+            (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
+            (input.warm_throughput.is_some(), "WarmThroughput"),
+        ])?;
+        let nothing = input.billing_mode.is_none()
+            && input.provisioned_throughput.is_none()
+            && input.deletion_protection_enabled.is_none()
+            && input.table_class.is_none()
+            && input.stream_specification.is_none()
+            && input
+                .global_secondary_index_updates
+                .as_ref()
+                .is_none_or(Vec::is_empty);
+        if nothing {
+            return Err(EngineError::validation(messages::UPDATE_TABLE_NOTHING));
+        }
+        let stream_change = stream_control::requested(input.stream_specification.as_ref(), false)?;
+        if stream_change.is_some()
+            && (input.provisioned_throughput.is_some()
+                || input.billing_mode.as_deref() == Some("PROVISIONED"))
+        {
+            return Err(EngineError::validation(messages::STREAM_WITH_THROUGHPUT));
+        }
+        let name = input.table_name.clone().unwrap_or_default();
+        let catalog = self.catalog.clone();
+        let backfiller = self.backfiller.clone();
+        let purger = self.purger.clone();
+        let (record, changing_index) = self
+            .writer
+            .submit(true, move |w| {
+                let current = catalog.get(&name).ok_or_else(|| {
+                    EngineError::ResourceNotFound(messages::table_not_found(&name))
+                })?;
+                let mut next = current.as_ref().clone();
+                let mut changing_index = false;
+                if let Some(updates) = &input.global_secondary_index_updates {
+                    let billing =
+                        BillingMode::requested(input.billing_mode.as_deref(), current.billing_mode);
+                    let plan = definition::plan_gsi_updates(
+                        &current,
+                        billing,
+                        updates,
+                        input.attribute_definitions.as_deref(),
+                        input.provisioned_throughput.is_some(),
+                    )?;
+                    changing_index = plan.online.is_some();
+                    if changing_index && stream_change.is_some() {
+                        return Err(EngineError::validation(messages::INDEX_CHANGE_WITH_STREAM));
+                    }
+                    apply_gsi_plan(w, &mut next, plan, &backfiller, &purger);
+                }
+                if let Some(change) = stream_change {
+                    stream_control::apply(w, &mut next, change)?;
+                    changing_index = true;
+                }
+                let next = Arc::new(apply_update(&next, &input, now_ms())?);
+                // A provisioned table's GSIs each need their own throughput (a switch from
+                // on-demand gives it in GlobalSecondaryIndexUpdates).
+                if next.billing_mode == BillingMode::Provisioned
+                    && let Some(index) = next.indexes.iter().find(|i| {
+                        i.kind == crate::catalog::IndexKind::Global && i.throughput.is_none()
+                    })
+                {
+                    return Err(EngineError::validation(messages::index_throughput_missing(
+                        &index.name,
+                    )));
+                }
+                catalog.stage(w, next.clone())?;
+                Ok((next, changing_index))
+            })
+            .await?;
+        let stats = self.stats(&record)?;
+        let status = if changing_index { "UPDATING" } else { "ACTIVE" };
+        Ok(CreateTableOutput {
+            table_description: describe(ctx, &record, &stats, status),
+        })
+    }
+}
+
+/// Applies a planned GSI change to the table record being written, with its storage side
+/// effects: a new index starts filling after the commit; a deleted one is purged.
+pub(super) fn apply_gsi_plan(
+    w: &mut WriteContext<'_>,
+    next: &mut TableRecord,
+    plan: GsiPlan,
+    backfiller: &Arc<Backfiller>,
+    purger: &Arc<Purger>,
+) {
+    let now = now_ms();
+    for (name, wanted) in plan.throughput {
+        if let Some(index) = next.indexes.iter_mut().find(|i| i.name == name) {
+            let old = index.throughput.clone().unwrap_or_default();
+            index.throughput = Some(changed_throughput(&old, &wanted, false, now));
+        }
+    }
+    match plan.online {
+        None => {}
+        Some(OnlineChange::Create { index, definitions }) => {
+            tracing::info!(table = %next.name, index = %index.name, "creating index");
+            next.attribute_definitions = definitions;
+            next.next_index_number = index.number + 1;
+            let job = BackfillJob {
+                table: next.name.clone(),
+                table_id: next.id,
+                index_number: index.number,
+            };
+            next.indexes.push(index);
+            let backfiller = backfiller.clone();
+            w.after_commit(move || backfiller.start_job(job));
+        }
+        Some(OnlineChange::Delete(name)) => {
+            tracing::info!(table = %next.name, index = %name, "deleting index");
+            let Some(position) = next.indexes.iter().position(|i| i.name == name) else {
+                return;
+            };
+            let index = next.indexes.remove(position);
+            w.delete(Space::Meta, keys::index_stats_key(next.id, index.number));
+            w.put(
+                Space::Meta,
+                keys::index_purge_key(next.id, index.number),
+                Vec::new(),
+            );
+            let used: Vec<String> = next
+                .key_schema
+                .attributes()
+                .chain(next.indexes.iter().flat_map(|i| i.key_schema.attributes()))
+                .map(|a| a.name.clone())
+                .collect();
+            next.attribute_definitions.retain(|(n, _)| used.contains(n));
+            let purger = purger.clone();
+            let target = PurgeTarget::Index(next.id, index.number);
+            w.after_commit(move || purger.wake(target));
+        }
+    }
+}
+
+pub(super) fn apply_update(
+    current: &TableRecord,
+    input: &UpdateTableInput,
+    now: i64,
+) -> Result<TableRecord> {
+    let mut next = current.clone();
+    let target_mode = BillingMode::requested(input.billing_mode.as_deref(), current.billing_mode);
+    match (target_mode, input.provisioned_throughput.as_ref()) {
+        (BillingMode::PayPerRequest, Some(_)) => {
+            return Err(EngineError::validation(messages::PPR_WITH_THROUGHPUT));
+        }
+        (BillingMode::PayPerRequest, None) => {
+            if current.billing_mode != BillingMode::PayPerRequest {
+                next.pay_per_request_since_ms = Some(now);
+                next.throughput = Throughput::default();
+                // On-demand GSIs have no throughput of their own either.
+                for index in &mut next.indexes {
+                    index.throughput = None;
+                }
+            }
+        }
+        (BillingMode::Provisioned, pt) => {
+            let switching = current.billing_mode != BillingMode::Provisioned;
+            match pt {
+                None if switching => {
+                    return Err(EngineError::validation(
+                        messages::PROVISIONED_WITHOUT_THROUGHPUT,
+                    ));
+                }
+                None => {}
+                Some(pt) => {
+                    let wanted = check_billing(BillingMode::Provisioned, Some(pt))?;
+                    let old = &current.throughput;
+                    if !switching && wanted.read == old.read && wanted.write == old.write {
+                        return Err(EngineError::validation(messages::throughput_unchanged(
+                            old.read,
+                            old.write,
+                            wanted.read,
+                            wanted.write,
+                        )));
+                    }
+                    next.throughput = changed_throughput(old, &wanted, switching, now);
+                }
+            }
+        }
+    }
+    if input.billing_mode.is_some() {
+        next.billing_mode_explicit = true;
+    }
+    next.billing_mode = target_mode;
+    if let Some(protect) = input.deletion_protection_enabled {
+        next.deletion_protection = protect;
+    }
+    if let Some(class) = &input.table_class {
+        next.table_class = Some(class.clone());
+    }
+    Ok(next)
+}
+
+/// `old` throughput changed to `wanted`'s units, with the increase/decrease history
+/// DescribeTable reports (a billing-mode switch is not a decrease).
+pub(super) fn changed_throughput(
+    old: &Throughput,
+    wanted: &Throughput,
+    switching: bool,
+    now: i64,
+) -> Throughput {
+    let mut t = old.clone();
+    if wanted.read > old.read || wanted.write > old.write {
+        t.last_increase_ms = Some(now);
+    }
+    if !switching && (wanted.read < old.read || wanted.write < old.write) {
+        t.decreases_today = decreases_on_day(old, now) + 1;
+        t.last_decrease_ms = Some(now);
+    }
+    t.read = wanted.read;
+    t.write = wanted.write;
+    t
+}
+
+/// Decreases counted on the UTC day of `now_ms` (the count restarts each day).
+pub(super) fn decreases_on_day(t: &Throughput, now_ms: i64) -> u32 {
+    const DAY_MS: i64 = 86_400_000;
+    match t.last_decrease_ms {
+        Some(last) if last.div_euclid(DAY_MS) == now_ms.div_euclid(DAY_MS) => t.decreases_today,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn decreases_count_per_utc_day() {
+        let day = 86_400_000;
+        let t = Throughput {
+            last_decrease_ms: Some(3 * day + 5),
+            decreases_today: 4,
+            ..Throughput::default()
+        };
+        assert_eq!(decreases_on_day(&t, 3 * day + 1000), 4);
+        assert_eq!(
+            decreases_on_day(&t, 4 * day),
+            0,
+            "a new UTC day starts at zero"
+        );
+        assert_eq!(decreases_on_day(&Throughput::default(), 0), 0);
+    }
+}
