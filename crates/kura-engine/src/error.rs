@@ -93,4 +93,15 @@ pub struct CancellationReason {
     pub item: Option<Item>,
 }
 
+impl CancellationReason {
+    /// The reason of an action that did not fail.
+    pub fn none() -> Self {
+        CancellationReason {
+            code: "None".into(),
+            message: None,
+            item: None,
+        }
+    }
+}
+
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;

@@ -29,6 +29,7 @@
 
 pub mod api;
 pub mod arn;
+mod background;
 mod batch;
 pub mod catalog;
 pub mod clock;
@@ -37,7 +38,7 @@ mod indexes;
 mod items;
 pub mod keys;
 mod purge;
-mod reads;
+mod query_scan;
 pub mod storage;
 mod streams;
 mod sweeper;
@@ -227,17 +228,17 @@ impl Engine {
             .collect();
         let catalog = Arc::new(Catalog::new(tables));
         let writer = Arc::new(Writer::start(store.clone(), limits, clock.clone()));
-        let purger = Arc::new(Purger::start(store.clone(), writer.clone()));
+        let purger = Arc::new(purge::start(store.clone(), writer.clone()));
         for target in purges {
-            purger.wake(target);
+            purger.submit(target);
         }
-        let backfiller = Arc::new(Backfiller::start(
+        let backfiller = Arc::new(indexes::backfill::start(
             store.clone(),
             writer.clone(),
             catalog.clone(),
         ));
         for job in backfills {
-            backfiller.start_job(job);
+            backfiller.submit(job);
         }
         let sweeper = Arc::new(Sweeper::start(
             store.clone(),

@@ -8,12 +8,9 @@
 //! still there.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
+use std::sync::atomic::AtomicBool;
 
-use parking_lot::Mutex;
-
+use crate::background::{Worker, stopping};
 use crate::error::Result;
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Space, Store};
@@ -55,59 +52,22 @@ impl PurgeTarget {
     }
 }
 
-pub struct Purger {
-    queue: Mutex<Option<mpsc::Sender<PurgeTarget>>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    stop: Arc<AtomicBool>,
-}
+/// The purge thread.
+pub type Purger = Worker<PurgeTarget>;
 
-impl Purger {
-    pub fn start(store: Arc<dyn Store>, writer: Arc<Writer>) -> Purger {
-        let (tx, rx) = mpsc::channel::<PurgeTarget>();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("kura-purge".into())
-            .spawn(move || {
-                while let Ok(target) = rx.recv() {
-                    if let Err(e) = purge(store.as_ref(), &writer, target, &flag) {
-                        tracing::warn!(?target, error = %e, "purge interrupted; resumes on restart");
-                    }
-                }
-            })
-            .inspect_err(|e| {
-                tracing::error!(error = %e, "cannot start the purge thread; deleted tables keep their space until restart");
-            })
-            .ok();
-        Purger {
-            queue: Mutex::new(Some(tx)),
-            thread: Mutex::new(thread),
-            stop,
-        }
-    }
-
-    /// Queues a deleted table or index for purging.
-    pub fn wake(&self, target: PurgeTarget) {
-        if let Some(tx) = self.queue.lock().as_ref() {
-            let _stopped = tx.send(target);
-        }
-    }
-
-    /// Stops after the current chunk; unfinished purges resume on the next start.
-    pub fn shutdown(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-        drop(self.queue.lock().take());
-        if let Some(handle) = self.thread.lock().take() {
-            let _panicked = handle.join();
-        }
-    }
+pub fn start(store: Arc<dyn Store>, writer: Arc<Writer>) -> Purger {
+    Worker::start(
+        "kura-purge",
+        "deleted tables keep their space until restart",
+        move |target, stop| purge(store.as_ref(), &writer, *target, stop),
+    )
 }
 
 fn purge(store: &dyn Store, writer: &Writer, target: PurgeTarget, stop: &AtomicBool) -> Result<()> {
     let (ranges, marker) = target.work();
     for (space, prefix) in ranges {
         loop {
-            if stop.load(Ordering::SeqCst) {
+            if stopping(stop) {
                 return Ok(());
             }
             let snapshot = store.snapshot()?;

@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 
 use crate::Engine;
 use crate::api::*;
-use crate::catalog::TableRecord;
+use crate::catalog::{Catalog, TableRecord};
 use crate::error::{EngineError, Result};
 use crate::indexes::entries::{check_index_keys, check_updated_index_keys};
 use crate::items::{
@@ -32,6 +32,7 @@ use crate::items::{
     write_item,
 };
 use crate::keys;
+use crate::writer::WriteContext;
 
 const MAX_ACTIONS: usize = 100;
 const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
@@ -266,112 +267,15 @@ impl Engine {
     }
 
     /// Checks every action against the current items and applies all of them, or none.
-    async fn run_transaction(
-        &self,
-        actions: Vec<Action>,
-        asked_metrics: bool,
-    ) -> Result<(
-        BTreeMap<String, Consumed>,
-        BTreeMap<String, Vec<ItemCollectionMetrics>>,
-    )> {
+    /// Runs the actions as one writer job, in two phases: [`check_actions`] decides every
+    /// action against the items as they are now, and only when all succeed does
+    /// [`apply_actions`] write them, in the same batch.
+    async fn run_transaction(&self, actions: Vec<Action>, asked_metrics: bool) -> Result<Outcome> {
         let catalog = self.catalog.clone();
         self.writer
             .submit(false, move |w| {
-                let mut reasons = Vec::with_capacity(actions.len());
-                let mut writes = Vec::new();
-                let mut failed = false;
-                for action in &actions {
-                    let table = current_table(&catalog, &action.table)?;
-                    let current = read_current(w, &action.storage_key)?;
-                    let empty = Item::new();
-                    let holds = action
-                        .condition
-                        .as_ref()
-                        .is_none_or(|c| evaluate(c, current.as_ref().unwrap_or(&empty)));
-                    if !holds {
-                        failed = true;
-                        reasons.push(CancellationReason {
-                            code: "ConditionalCheckFailed".into(),
-                            message: Some(messages::CONDITIONAL_REQUEST_FAILED.into()),
-                            item: if action.return_item {
-                                current.clone()
-                            } else {
-                                None
-                            },
-                        });
-                        continue;
-                    }
-                    let new = match &action.kind {
-                        Kind::Check => None,
-                        Kind::Put(item) => Some(Some(item.clone())),
-                        Kind::Delete => Some(None),
-                        Kind::Update(update) => {
-                            if current.is_none() && update.only_removes() {
-                                None
-                            } else {
-                                match apply(update, current.as_ref().unwrap_or(&action.key_item)) {
-                                    Ok(item) if item_size(&item) > limits::MAX_ITEM_SIZE => {
-                                        failed = true;
-                                        reasons.push(validation_reason(
-                                            messages::UPDATED_ITEM_TOO_LARGE,
-                                        ));
-                                        continue;
-                                    }
-                                    Ok(item) => match check_updated_index_keys(&table, &item) {
-                                        Ok(()) => Some(Some(item)),
-                                        Err(e) => {
-                                            failed = true;
-                                            reasons.push(validation_reason(&e.to_string()));
-                                            continue;
-                                        }
-                                    },
-                                    Err(e) => {
-                                        failed = true;
-                                        reasons.push(validation_reason(e.message()));
-                                        continue;
-                                    }
-                                }
-                            }
-                        }
-                    };
-                    reasons.push(CancellationReason {
-                        code: "None".into(),
-                        message: None,
-                        item: None,
-                    });
-                    writes.push((action, table, new, current));
-                }
-                if failed {
-                    return Err(EngineError::TransactionCanceled { reasons });
-                }
-                let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
-                let mut metrics: BTreeMap<String, Vec<ItemCollectionMetrics>> = BTreeMap::new();
-                let count = reasons.len();
-                for (position, (action, table, new, current)) in writes.into_iter().enumerate() {
-                    let old_size = current.as_ref().map_or(0, item_size);
-                    let new_size = match &new {
-                        Some(Some(item)) => item_size(item),
-                        _ => 0,
-                    };
-                    let written = match new {
-                        Some(new) => {
-                            write_item(w, &table, action.storage_key.clone(), current.as_ref(), new)
-                                .map_err(|e| collection_cancel(e, position, count))?
-                        }
-                        None => Written::default(),
-                    };
-                    if let Some(m) = written.metrics(&table, asked_metrics) {
-                        metrics.entry(table.name.clone()).or_default().push(m);
-                    }
-                    let mut consumed = written.indexes;
-                    consumed.table = write_units(old_size.max(new_size));
-                    // Transactional writes cost twice a standard write.
-                    units
-                        .entry(table.name.clone())
-                        .or_default()
-                        .add(&consumed.scaled(2.0));
-                }
-                Ok((units, metrics))
+                let planned = check_actions(w, &catalog, &actions)?;
+                apply_actions(w, planned, asked_metrics)
             })
             .await
     }
@@ -442,6 +346,130 @@ impl Engine {
             consumed_capacity: ConsumedCapacity::per_table(mode, units, false),
         })
     }
+}
+
+/// A written transaction's capacity and item collection metrics, by table.
+type Outcome = (
+    BTreeMap<String, Consumed>,
+    BTreeMap<String, Vec<ItemCollectionMetrics>>,
+);
+
+/// One action that passed its check: its table, what it changes, and the item before.
+struct Planned<'a> {
+    action: &'a Action,
+    table: Arc<TableRecord>,
+    change: Change,
+    current: Option<Item>,
+}
+
+/// What an action does to its item.
+enum Change {
+    /// Nothing to write: a ConditionCheck, or an update that only removes from no item.
+    Nothing,
+    /// The new item, or `None` to delete it.
+    Write(Option<Item>),
+}
+
+/// Phase one: every action checked against the item as it is now. Any failure cancels
+/// the transaction, with one reason per action in request order.
+fn check_actions<'a>(
+    w: &mut WriteContext<'_>,
+    catalog: &Catalog,
+    actions: &'a [Action],
+) -> Result<Vec<Planned<'a>>> {
+    let mut reasons = Vec::with_capacity(actions.len());
+    let mut planned = Vec::with_capacity(actions.len());
+    for action in actions {
+        let table = current_table(catalog, &action.table)?;
+        let current = read_current(w, &action.storage_key)?;
+        match change_of(&table, action, current.as_ref()) {
+            Ok(change) => {
+                reasons.push(CancellationReason::none());
+                planned.push(Planned {
+                    action,
+                    table,
+                    change,
+                    current,
+                });
+            }
+            Err(reason) => reasons.push(reason),
+        }
+    }
+    if planned.len() < actions.len() {
+        return Err(EngineError::TransactionCanceled { reasons });
+    }
+    Ok(planned)
+}
+
+/// What one action would change, or why it cancels the transaction.
+fn change_of(
+    table: &TableRecord,
+    action: &Action,
+    current: Option<&Item>,
+) -> std::result::Result<Change, CancellationReason> {
+    let empty = Item::new();
+    let holds = action
+        .condition
+        .as_ref()
+        .is_none_or(|c| evaluate(c, current.unwrap_or(&empty)));
+    if !holds {
+        return Err(CancellationReason {
+            code: "ConditionalCheckFailed".into(),
+            message: Some(messages::CONDITIONAL_REQUEST_FAILED.into()),
+            item: action.return_item.then(|| current.cloned()).flatten(),
+        });
+    }
+    match &action.kind {
+        Kind::Check => Ok(Change::Nothing),
+        Kind::Put(item) => Ok(Change::Write(Some(item.clone()))),
+        Kind::Delete => Ok(Change::Write(None)),
+        Kind::Update(update) if current.is_none() && update.only_removes() => Ok(Change::Nothing),
+        Kind::Update(update) => {
+            let item = apply(update, current.unwrap_or(&action.key_item))
+                .map_err(|e| validation_reason(e.message()))?;
+            if item_size(&item) > limits::MAX_ITEM_SIZE {
+                return Err(validation_reason(messages::UPDATED_ITEM_TOO_LARGE));
+            }
+            check_updated_index_keys(table, &item)
+                .map_err(|e| validation_reason(&e.to_string()))?;
+            Ok(Change::Write(Some(item)))
+        }
+    }
+}
+
+/// Phase two: the checked actions written in the job's batch, with the capacity they
+/// consume (twice a standard write) and the item collection metrics asked for.
+fn apply_actions(
+    w: &mut WriteContext<'_>,
+    planned: Vec<Planned<'_>>,
+    asked_metrics: bool,
+) -> Result<Outcome> {
+    let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
+    let mut metrics: BTreeMap<String, Vec<ItemCollectionMetrics>> = BTreeMap::new();
+    let count = planned.len();
+    for (position, p) in planned.into_iter().enumerate() {
+        let old_size = p.current.as_ref().map_or(0, item_size);
+        let (new_size, written) = match p.change {
+            Change::Nothing => (0, Written::default()),
+            Change::Write(new) => {
+                let new_size = new.as_ref().map_or(0, item_size);
+                let key = p.action.storage_key.clone();
+                let written = write_item(w, &p.table, key, p.current.as_ref(), new)
+                    .map_err(|e| collection_cancel(e, position, count))?;
+                (new_size, written)
+            }
+        };
+        if let Some(m) = written.metrics(&p.table, asked_metrics) {
+            metrics.entry(p.table.name.clone()).or_default().push(m);
+        }
+        let mut consumed = written.indexes;
+        consumed.table = write_units(old_size.max(new_size));
+        units
+            .entry(p.table.name.clone())
+            .or_default()
+            .add(&consumed.scaled(2.0));
+    }
+    Ok((units, metrics))
 }
 
 /// A write that would outgrow its item collection cancels the transaction, with the

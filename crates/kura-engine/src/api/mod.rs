@@ -8,14 +8,14 @@
 
 pub mod batch;
 pub mod items;
-pub mod reads;
+pub mod query_scan;
 pub mod streams;
 pub mod tables;
 pub mod transactions;
 
 pub use batch::*;
 pub use items::*;
-pub use reads::*;
+pub use query_scan::*;
 pub use streams::*;
 pub use tables::*;
 pub use transactions::*;

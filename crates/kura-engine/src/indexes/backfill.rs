@@ -9,12 +9,9 @@
 //! start: adding a missing entry is idempotent.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
+use std::sync::atomic::AtomicBool;
 
-use parking_lot::Mutex;
-
+use crate::background::{Worker, stopping};
 use crate::catalog::{Catalog, IndexRecord, TableRecord};
 use crate::error::Result;
 use crate::indexes::entries::{apply_entry_change, entry};
@@ -36,52 +33,15 @@ pub struct BackfillJob {
     pub index_number: u32,
 }
 
-pub struct Backfiller {
-    queue: Mutex<Option<mpsc::Sender<BackfillJob>>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    stop: Arc<AtomicBool>,
-}
+/// The backfill thread.
+pub type Backfiller = Worker<BackfillJob>;
 
-impl Backfiller {
-    pub fn start(store: Arc<dyn Store>, writer: Arc<Writer>, catalog: Arc<Catalog>) -> Backfiller {
-        let (tx, rx) = mpsc::channel::<BackfillJob>();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("kura-backfill".into())
-            .spawn(move || {
-                while let Ok(job) = rx.recv() {
-                    if let Err(e) = backfill(store.as_ref(), &writer, &catalog, &job, &flag) {
-                        tracing::warn!(?job, error = %e, "index backfill interrupted; resumes on restart");
-                    }
-                }
-            })
-            .inspect_err(|e| {
-                tracing::error!(error = %e, "cannot start the backfill thread; new indexes stay CREATING until restart");
-            })
-            .ok();
-        Backfiller {
-            queue: Mutex::new(Some(tx)),
-            thread: Mutex::new(thread),
-            stop,
-        }
-    }
-
-    /// Queues an index for filling (called once its creation is committed).
-    pub fn start_job(&self, job: BackfillJob) {
-        if let Some(tx) = self.queue.lock().as_ref() {
-            let _stopped = tx.send(job);
-        }
-    }
-
-    /// Stops after the current chunk; an unfinished backfill resumes on the next start.
-    pub fn shutdown(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-        drop(self.queue.lock().take());
-        if let Some(handle) = self.thread.lock().take() {
-            let _panicked = handle.join();
-        }
-    }
+pub fn start(store: Arc<dyn Store>, writer: Arc<Writer>, catalog: Arc<Catalog>) -> Backfiller {
+    Worker::start(
+        "kura-backfill",
+        "new indexes stay CREATING until restart",
+        move |job, stop| backfill(store.as_ref(), &writer, &catalog, job, stop),
+    )
 }
 
 /// The table and the index being filled, if both still exist as the job knew them.
@@ -106,7 +66,7 @@ fn backfill(
     let mut range = KeyRange::prefix(&table_prefix);
     let mut filled = 0usize;
     loop {
-        if stop.load(Ordering::SeqCst) {
+        if stopping(stop) {
             return Ok(());
         }
         let snapshot = store.snapshot()?;

@@ -1,8 +1,8 @@
 //! DynamoDB Streams: one stream per table at a time, its records written in the item
 //! write's batch ([`record`]), its shards and sequence numbers ([`meta`]), and the
-//! DynamoDBStreams_20120810 read API ([`read`]).
+//! DynamoDBStreams_20120810 read API ([`operations`]).
 
 pub(crate) mod control;
 pub(crate) mod meta;
-pub(crate) mod read;
+pub(crate) mod operations;
 pub(crate) mod record;

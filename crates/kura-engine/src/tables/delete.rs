@@ -50,7 +50,7 @@ impl Engine {
                 // are invisible until the purge finishes.
                 w.put(Space::Meta, keys::purge_key(record.id), Vec::new());
                 let id = record.id;
-                w.after_commit(move || purger.wake(PurgeTarget::Table(id)));
+                w.after_commit(move || purger.submit(PurgeTarget::Table(id)));
                 Ok((record, stats))
             })
             .await?;

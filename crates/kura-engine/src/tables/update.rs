@@ -154,7 +154,7 @@ pub(super) fn apply_gsi_plan(
             };
             next.indexes.push(index);
             let backfiller = backfiller.clone();
-            w.after_commit(move || backfiller.start_job(job));
+            w.after_commit(move || backfiller.submit(job));
         }
         Some(OnlineChange::Delete(name)) => {
             tracing::info!(table = %next.name, index = %name, "deleting index");
@@ -177,7 +177,7 @@ pub(super) fn apply_gsi_plan(
             next.attribute_definitions.retain(|(n, _)| used.contains(n));
             let purger = purger.clone();
             let target = PurgeTarget::Index(next.id, index.number);
-            w.after_commit(move || purger.wake(target));
+            w.after_commit(move || purger.submit(target));
         }
     }
 }
