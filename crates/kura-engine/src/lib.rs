@@ -27,6 +27,9 @@
 //! # });
 //! ```
 
+// Library code reports failures as errors; tests may unwrap.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 pub mod api;
 pub mod arn;
 mod background;

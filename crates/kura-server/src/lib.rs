@@ -11,6 +11,9 @@
 //! # }
 //! ```
 
+// Library code reports failures as errors; tests may unwrap.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 pub mod error;
 mod ops;
 mod protocol;

@@ -15,6 +15,9 @@
 //! # });
 //! ```
 
+// Library code reports failures as errors; tests may unwrap.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 pub mod faults;
 
 use std::sync::Arc;
