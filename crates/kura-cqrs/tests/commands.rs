@@ -83,7 +83,7 @@ async fn tables_are_named_and_checked() {
     assert_eq!(
         ttl.time_to_live_description()
             .and_then(|d| d.attribute_name()),
-        Some("ttl")
+        Some(kura_cqrs::names::TTL)
     );
     // A table of the right name but the wrong shape is refused, not silently used.
     let other = TableNames::new("test", &app, "other");

@@ -1,10 +1,13 @@
 //! Numbers keep their precision through the framework (against Kura in process, or the
 //! endpoint in `KURA_ENDPOINT`): a number attribute written with `publish_sync` or
 //! `publish_async` (and the projector) reads back from the data table with every digit,
-//! in DynamoDB's canonical form; publishing it again is "not dirty".
+//! in DynamoDB's canonical form, both through the framework's reads and as the N text the
+//! endpoint stores; publishing it again is "not dirty".
 
 mod common;
 
+use aws_sdk_dynamodb::types::AttributeValue;
+use kura_cqrs::names;
 use kura_cqrs::{
     CommandInput, CommandService, DataService, Invoker, Projector, ProjectorOptions, TableNames,
     ensure_tables,
@@ -12,7 +15,15 @@ use kura_cqrs::{
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-async fn services() -> (CommandService, DataService, Projector, TableNames) {
+struct Services {
+    client: aws_sdk_dynamodb::Client,
+    tables: TableNames,
+    commands: CommandService,
+    data: DataService,
+    projector: Projector,
+}
+
+async fn services() -> Services {
     let (client, streams) = common::clients().await;
     let tables = common::unique_names("numbers");
     ensure_tables(&client, &tables).await.expect("tables");
@@ -22,26 +33,50 @@ async fn services() -> (CommandService, DataService, Projector, TableNames) {
         tables.clone(),
         ProjectorOptions::default(),
     );
-    (
-        CommandService::new(client.clone(), tables.clone()),
-        DataService::new(client, tables.clone()),
-        projector,
+    Services {
+        commands: CommandService::new(client.clone(), tables.clone()),
+        data: DataService::new(client.clone(), tables.clone()),
+        client,
         tables,
-    )
+        projector,
+    }
 }
 
 fn number(text: &str) -> Value {
     serde_json::from_str(text).expect("a JSON number")
 }
 
-/// The N text of `attribute` in the data row, as the endpoint stores it.
-async fn stored_text(data: &DataService, sk: &str, attribute: &str) -> String {
-    let row = data
-        .get_item("NUM#t1", sk)
-        .await
-        .expect("read")
-        .expect("row");
-    row.attributes[attribute].to_string()
+impl Services {
+    /// `attributes.n` of a data row: as the framework reads it, and the N text the
+    /// endpoint answers, which must agree.
+    async fn stored_text(&self, sk: &str) -> String {
+        let row = self
+            .data
+            .get_item("NUM#t1", sk)
+            .await
+            .expect("read")
+            .expect("row");
+        let read = row.attributes["n"].to_string();
+        let raw = self
+            .client
+            .get_item()
+            .table_name(&self.tables.data)
+            .key(names::PK, AttributeValue::S("NUM#t1".into()))
+            .key(names::SK, AttributeValue::S(sk.into()))
+            .consistent_read(true)
+            .send()
+            .await
+            .expect("get");
+        let Some(AttributeValue::M(attributes)) = raw.item().and_then(|i| i.get(names::ATTRIBUTES))
+        else {
+            panic!("no attributes in {raw:?}")
+        };
+        let Some(AttributeValue::N(text)) = attributes.get("n") else {
+            panic!("no number in {attributes:?}")
+        };
+        assert_eq!(&read, text, "the framework reads what the endpoint stores");
+        read
+    }
 }
 
 /// (written, read back): 38 digits, a fraction past f64, DynamoDB's extremes, and
@@ -71,7 +106,13 @@ fn cases() -> Vec<(&'static str, String)> {
 
 #[tokio::test]
 async fn exact_numbers_survive_publish_and_read() {
-    let (commands, data, projector, _) = services().await;
+    let services = services().await;
+    let Services {
+        commands,
+        data,
+        projector,
+        ..
+    } = &services;
     let invoker = Invoker::default();
     for (i, (written, want)) in cases().into_iter().enumerate() {
         let value = number(written);
@@ -91,7 +132,7 @@ async fn exact_numbers_survive_publish_and_read() {
             .expect("publish")
             .expect("written");
         assert_eq!(stored.attributes["n"].to_string(), want, "as published");
-        assert_eq!(stored_text(&data, &sync_sk, "n").await, want, "{written}");
+        assert_eq!(services.stored_text(&sync_sk).await, want, "{written}");
         let row = data
             .get_item("NUM#t1", &sync_sk)
             .await
@@ -118,7 +159,7 @@ async fn exact_numbers_survive_publish_and_read() {
     while projector.run_once().await.expect("round") > 0 {}
     for (i, (written, want)) in cases().into_iter().enumerate() {
         assert_eq!(
-            stored_text(&data, &format!("ASYNC#{i}"), "n").await,
+            services.stored_text(&format!("ASYNC#{i}")).await,
             want,
             "{written} through the stream"
         );
@@ -156,7 +197,7 @@ fn any_number_round_trips() {
         .enable_all()
         .build()
         .expect("runtime");
-    let (commands, data, _, _) = runtime.block_on(services());
+    let services = runtime.block_on(services());
     let invoker = Invoker::default();
     let case = std::sync::atomic::AtomicU32::new(0);
     let config = ProptestConfig {
@@ -173,14 +214,15 @@ fn any_number_round_trips() {
         };
         let sk = format!("P#{}", case.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         let back = runtime.block_on(async {
-            commands
+            services
+                .commands
                 .publish_sync(
                     &CommandInput::new("NUM#t1", &sk, 0).with_attribute("n", number(&written)),
                     &invoker,
                 )
                 .await
                 .expect("publish");
-            stored_text(&data, &sk, "n").await
+            services.stored_text(&sk).await
         });
         prop_assert_eq!(back, want, "written as {}", written);
     });

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kura_cqrs::keys::VERSION_LATEST;
+use kura_cqrs::names;
 use kura_cqrs::{
     CommandInput, CommandModel, CommandService, Invoker, Projector, ProjectorOptions, SyncHandler,
     ensure_tables,
@@ -185,7 +186,7 @@ async fn projection_matches_the_command_log() {
         .await
         .expect("scan");
     assert_eq!(parked.count(), 1);
-    let error = match parked.items()[0].get("error") {
+    let error = match parked.items()[0].get(names::ERROR) {
         Some(aws_sdk_dynamodb::types::AttributeValue::S(e)) => e.clone(),
         other => panic!("no error: {other:?}"),
     };
@@ -231,8 +232,8 @@ async fn projection_matches_the_command_log() {
         client
             .delete_item()
             .table_name(&tables.projector)
-            .key("pk", item["pk"].clone())
-            .key("sk", item["sk"].clone())
+            .key(names::PK, item[names::PK].clone())
+            .key(names::SK, item[names::SK].clone())
             .send()
             .await
             .expect("delete checkpoint");
