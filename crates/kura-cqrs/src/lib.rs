@@ -38,6 +38,9 @@
 //! # Ok(()) }
 //! ```
 
+// Library code reports failures as errors; tests may unwrap.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 pub mod attributes;
 pub mod command;
 pub mod data;
