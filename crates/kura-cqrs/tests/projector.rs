@@ -215,7 +215,9 @@ async fn projection_matches_the_command_log() {
         1
     );
     let lag = stats.lag().expect("a lag once records are finished");
-    assert!(lag < Duration::from_secs(60), "{lag:?}");
+    // The lag is measured from ApproximateCreationDateTime, which AWS and Kura round down
+    // to the second but DynamoDB Local to the minute: up to a minute more there.
+    assert!(lag < Duration::from_secs(120), "{lag:?}");
 
     // Nothing new: a second round finishes nothing.
     assert_eq!(run_until_idle(&projector).await, 0);
