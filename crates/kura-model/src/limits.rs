@@ -13,9 +13,9 @@ pub const TABLE_NAME_MIN: usize = 3;
 pub const TABLE_NAME_MAX: usize = 255;
 /// Key attribute names (and names in key schemas), in bytes.
 pub const MAX_KEY_ATTRIBUTE_NAME_BYTES: usize = 255;
-/// Largest request body Kura reads. DynamoDB's largest requests (BatchWriteItem,
-/// TransactWriteItems) are bounded at 16 MB of items; JSON framing adds to that.
-pub const MAX_REQUEST_BODY_BYTES: usize = 20 * 1024 * 1024;
+/// Largest request body, as declared, as sent and once decompressed: DynamoDB's 16 MB
+/// request limit (HTTP 413 past it).
+pub const MAX_REQUEST_BODY_BYTES: usize = 16 * 1024 * 1024;
 /// Provisioned throughput bounds accepted by CreateTable/UpdateTable.
 pub const MAX_PROVISIONED_UNITS: i64 = 1_000_000_000_000;
 /// Tags per resource, and tag key/value lengths.

@@ -433,10 +433,6 @@ pub const TOO_MANY_TAGS: &str = "One or more parameter values were invalid: The 
 
 // ---- protocol ----
 
-/// Source: Kura. DynamoDB's HTTP front end refuses bodies over its limit; the text is ours.
-pub fn request_too_large(limit: usize) -> String {
-    format!("Request size exceeds the limit of {limit} bytes")
-}
 /// Source: Kura. DynamoDB's own texts come from its Java JSON reader and cannot be
 /// reproduced exactly; the exception type is what clients act on.
 pub fn body_not_json(detail: &str) -> String {
@@ -445,6 +441,14 @@ pub fn body_not_json(detail: &str) -> String {
 /// Source: Kura (see [`body_not_json`]).
 pub fn body_wrong_shape(detail: &str) -> String {
     format!("Unexpected value in request body: {detail}")
+}
+/// Source: Kura (DynamoDB documents no request compression of its own).
+pub fn unsupported_encoding(encoding: &str) -> String {
+    format!("Content-Encoding {encoding} is not supported; use gzip, deflate or identity")
+}
+/// Source: Kura.
+pub fn malformed_encoding(encoding: &str, detail: &str) -> String {
+    format!("The request body is not valid {encoding} data: {detail}")
 }
 /// Source: Kura.
 pub const BODY_UNREADABLE: &str = "The request body could not be read";

@@ -63,12 +63,27 @@ impl ApiError {
         )
     }
 
+    /// A request body over 16 MB, as declared, as sent or once inflated. DynamoDB answers
+    /// HTTP 413 with no body.
+    pub fn too_large() -> Self {
+        ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            type_name: format!("{CORAL_SERVICE}#RequestEntityTooLarge"),
+            message: None,
+            item: None,
+            cancellation_reasons: None,
+        }
+    }
+
     /// The short name after `#`.
     pub fn name(&self) -> &str {
         self.type_name.rsplit('#').next().unwrap_or(&self.type_name)
     }
 
     pub fn body(&self) -> Vec<u8> {
+        if self.status == StatusCode::PAYLOAD_TOO_LARGE {
+            return Vec::new();
+        }
         #[derive(Serialize)]
         struct Body<'a> {
             #[serde(rename = "__type")]

@@ -2,6 +2,7 @@
 //!
 //! `POST /` carries every operation; `GET /ready` answers 200 when the engine takes writes
 //! and 503 once a failed sync has poisoned it; `GET /` is a health line like DynamoDB's.
+//! CORS preflights are answered for any origin.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -14,6 +15,7 @@
 // Library code reports failures as errors; tests may unwrap.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+mod body;
 pub mod error;
 mod ops;
 mod protocol;
@@ -23,9 +25,10 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderName, Method, StatusCode};
 use axum::routing::{get, post};
 use kura_engine::{Engine, Health};
+use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
 /// The service as an axum router (also what in-process clients call).
 pub fn router(engine: Arc<Engine>) -> Router {
@@ -33,6 +36,23 @@ pub fn router(engine: Arc<Engine>) -> Router {
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
         .with_state(engine)
+        .layer(cors())
+}
+
+/// Browser tools (NoSQL Workbench's web views, dynamodb-admin, a page's own SDK) call Kura
+/// from another origin: preflights are answered for any origin, and the response headers
+/// the SDKs read are exposed. Authorization is not a cookie, so no credentials mode.
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        // Mirrored rather than `*`: a wildcard does not cover Authorization.
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([
+            HeaderName::from_static("x-amzn-requestid"),
+            HeaderName::from_static("x-amz-crc32"),
+        ])
+        .max_age(std::time::Duration::from_secs(86_400))
 }
 
 async fn healthy() -> &'static str {

@@ -4,16 +4,15 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, to_bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use kura_engine::{Engine, RequestContext};
-use kura_model::limits::MAX_REQUEST_BODY_BYTES;
-use kura_model::messages;
 
 use tracing::Instrument;
 
+use crate::body;
 use crate::error::ApiError;
 use crate::ops::{self, Call};
 
@@ -31,16 +30,7 @@ const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Response {
     let request_id = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
     let (parts, body) = request.into_parts();
-    // Never buffers more than the limit; a longer body is refused once it gets there.
-    let read = to_bytes(body, MAX_REQUEST_BODY_BYTES).await.map_err(|e| {
-        let over_limit =
-            std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"));
-        if over_limit {
-            too_large()
-        } else {
-            ApiError::serialization(messages::BODY_UNREADABLE)
-        }
-    });
+    let read = body::read(&parts.headers, body).await;
     let result = match read {
         Err(error) => Err(error),
         Ok(body) => {
@@ -79,10 +69,6 @@ pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Resp
             respond(error.status, error.body(), &request_id)
         }
     }
-}
-
-fn too_large() -> ApiError {
-    ApiError::validation(messages::request_too_large(MAX_REQUEST_BODY_BYTES))
 }
 
 fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {

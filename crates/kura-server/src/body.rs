@@ -1,0 +1,150 @@
+//! Reading a request body: DynamoDB's 16 MB limit on the declared length, on what arrives
+//! (chunked or not) and on what a `Content-Encoding` inflates to, so no request costs more
+//! memory than the limit, whatever it claims or compresses to.
+
+use std::io::Read;
+
+use axum::body::{Body, Bytes, to_bytes};
+use axum::http::{HeaderMap, header};
+use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
+use kura_model::limits::MAX_REQUEST_BODY_BYTES;
+use kura_model::messages;
+
+use crate::error::ApiError;
+
+/// The body of a request, decoded, or the error to answer with.
+pub async fn read(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_REQUEST_BODY_BYTES as u64) {
+        return Err(ApiError::too_large());
+    }
+    let raw = to_bytes(body, MAX_REQUEST_BODY_BYTES).await.map_err(|e| {
+        let over_limit =
+            std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"));
+        if over_limit {
+            ApiError::too_large()
+        } else {
+            ApiError::serialization(messages::BODY_UNREADABLE)
+        }
+    })?;
+    decode(headers, raw)
+}
+
+/// Undoes the `Content-Encoding`s, last applied first.
+fn decode(headers: &HeaderMap, raw: Bytes) -> Result<Bytes, ApiError> {
+    let mut encodings = Vec::new();
+    for value in headers.get_all(header::CONTENT_ENCODING) {
+        let value = value
+            .to_str()
+            .map_err(|_| ApiError::serialization(messages::unsupported_encoding("(not ASCII)")))?;
+        encodings.extend(
+            value
+                .split(',')
+                .map(|e| e.trim().to_ascii_lowercase())
+                .filter(|e| !e.is_empty() && e != "identity"),
+        );
+    }
+    let mut body = raw;
+    for encoding in encodings.iter().rev() {
+        body = match encoding.as_str() {
+            "gzip" | "x-gzip" => inflate(MultiGzDecoder::new(&body[..]), encoding)?,
+            // HTTP's "deflate" is a zlib stream; some clients send raw deflate.
+            "deflate" => inflate(ZlibDecoder::new(&body[..]), encoding)
+                .or_else(|_| inflate(DeflateDecoder::new(&body[..]), encoding))?,
+            other => {
+                return Err(ApiError::serialization(messages::unsupported_encoding(
+                    other,
+                )));
+            }
+        };
+    }
+    Ok(body)
+}
+
+/// Reads at most one byte past the limit, so a small body that inflates hugely costs no
+/// more than the limit.
+fn inflate(decoder: impl Read, encoding: &str) -> Result<Bytes, ApiError> {
+    let mut out = Vec::new();
+    decoder
+        .take(MAX_REQUEST_BODY_BYTES as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| {
+            ApiError::serialization(messages::malformed_encoding(encoding, &e.to_string()))
+        })?;
+    if out.len() > MAX_REQUEST_BODY_BYTES {
+        return Err(ApiError::too_large());
+    }
+    Ok(Bytes::from(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use axum::http::HeaderValue;
+    use flate2::Compression;
+    use flate2::write::{GzEncoder, ZlibEncoder};
+
+    use super::*;
+
+    fn headers(encoding: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::CONTENT_ENCODING,
+            HeaderValue::from_str(encoding).unwrap(),
+        );
+        h
+    }
+
+    fn gzip(data: &[u8]) -> Bytes {
+        let mut e = GzEncoder::new(Vec::new(), Compression::default());
+        e.write_all(data).unwrap();
+        Bytes::from(e.finish().unwrap())
+    }
+
+    #[test]
+    fn gzip_and_deflate_are_undone() {
+        let json = br#"{"TableName":"T"}"#;
+        assert_eq!(&decode(&headers("gzip"), gzip(json)).unwrap()[..], json);
+        let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
+        z.write_all(json).unwrap();
+        let zlib = Bytes::from(z.finish().unwrap());
+        assert_eq!(&decode(&headers("deflate"), zlib).unwrap()[..], json);
+        let twice = gzip(&gzip(json));
+        assert_eq!(&decode(&headers("gzip, gzip"), twice).unwrap()[..], json);
+        let plain = Bytes::from_static(json);
+        assert_eq!(
+            &decode(&headers("identity"), plain.clone()).unwrap()[..],
+            json
+        );
+        assert_eq!(&decode(&HeaderMap::new(), plain).unwrap()[..], json);
+    }
+
+    #[test]
+    fn bad_encodings_are_refused() {
+        let err = decode(&headers("br"), Bytes::from_static(b"x")).unwrap_err();
+        assert_eq!(err.name(), "SerializationException");
+        let err = decode(&headers("gzip"), Bytes::from_static(b"not gzip")).unwrap_err();
+        assert_eq!(err.name(), "SerializationException");
+        let mut truncated = gzip(&[b'a'; 1000]).to_vec();
+        truncated.truncate(truncated.len() / 2);
+        let err = decode(&headers("gzip"), Bytes::from(truncated)).unwrap_err();
+        assert_eq!(err.name(), "SerializationException");
+    }
+
+    #[test]
+    fn a_bomb_stops_at_the_limit() {
+        let bomb = gzip(&vec![0u8; MAX_REQUEST_BODY_BYTES + 10]);
+        assert!(bomb.len() < 100_000, "zeros compress well");
+        let err = decode(&headers("gzip"), bomb).unwrap_err();
+        assert_eq!(err.status, axum::http::StatusCode::PAYLOAD_TOO_LARGE);
+        let fits = gzip(&vec![b' '; MAX_REQUEST_BODY_BYTES]);
+        assert_eq!(
+            decode(&headers("gzip"), fits).unwrap().len(),
+            MAX_REQUEST_BODY_BYTES
+        );
+    }
+}

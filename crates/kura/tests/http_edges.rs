@@ -1,0 +1,289 @@
+//! The HTTP edges over real sockets: compressed request bodies, the 16 MB limit on
+//! declared, chunked and inflated bodies (HTTP 413), bodies that are JSON but not an
+//! object, overlong header lines, CORS preflights and the health answer. After each the
+//! server keeps serving.
+
+mod common;
+
+use std::io::Write;
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::KuraProcess;
+use flate2::Compression;
+use flate2::write::{GzEncoder, ZlibEncoder};
+use http_body_util::{BodyExt, Full};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const LIMIT: usize = 16 * 1024 * 1024;
+
+struct Reply {
+    status: u16,
+    headers: http::HeaderMap,
+    body: Bytes,
+}
+
+impl Reply {
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn error_type(&self) -> String {
+        self.json()["__type"]
+            .as_str()
+            .unwrap_or_default()
+            .rsplit('#')
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+async fn send(request: http::Request<Full<Bytes>>) -> Reply {
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Full<Bytes>>();
+    let response = client.request(request).await.expect("send");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn post(
+    endpoint: &str,
+    op: &str,
+    encoding: Option<&str>,
+    body: Vec<u8>,
+) -> http::Request<Full<Bytes>> {
+    let mut req = http::Request::post(format!("{endpoint}/"))
+        .header("content-type", "application/x-amz-json-1.0")
+        .header("x-amz-target", format!("DynamoDB_20120810.{op}"));
+    if let Some(e) = encoding {
+        req = req.header("content-encoding", e);
+    }
+    req.body(Full::new(Bytes::from(body))).expect("request")
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = GzEncoder::new(Vec::new(), Compression::default());
+    e.write_all(data).expect("gzip");
+    e.finish().expect("gzip")
+}
+
+fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut e = ZlibEncoder::new(Vec::new(), Compression::default());
+    e.write_all(data).expect("zlib");
+    e.finish().expect("zlib")
+}
+
+/// Writes `head` and then `body_chunks` on a raw connection and returns the status line.
+async fn raw_status(endpoint: &str, head: String, body_chunks: Vec<Vec<u8>>) -> String {
+    let addr = endpoint.trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let (mut read, mut write) = stream.split();
+    let writer = async move {
+        if write.write_all(head.as_bytes()).await.is_err() {
+            return;
+        }
+        for chunk in body_chunks {
+            // The server may answer and stop reading before all of it is sent.
+            if write.write_all(&chunk).await.is_err() {
+                return;
+            }
+        }
+    };
+    let reader = async move {
+        let mut buf = vec![0u8; 4096];
+        let mut got = Vec::new();
+        while !got.windows(2).any(|w| w == b"\r\n") {
+            match read.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        String::from_utf8_lossy(&got)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (_, status) = tokio::time::timeout(Duration::from_secs(30), async {
+        tokio::join!(writer, reader)
+    })
+    .await
+    .expect("the server answers an oversized request promptly");
+    status
+}
+
+async fn item_count(endpoint: &str) -> serde_json::Value {
+    let reply = send(post(
+        endpoint,
+        "DescribeTable",
+        None,
+        br#"{"TableName":"Edges"}"#.to_vec(),
+    ))
+    .await;
+    assert_eq!(reply.status, 200, "still serving");
+    reply.json()["Table"]["ItemCount"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_edges() {
+    let server = KuraProcess::start(None);
+    let e = server.endpoint.as_str();
+    let create = br#"{"TableName":"Edges","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],
+        "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}"#;
+    // A compressed CreateTable, then compressed puts in each encoding.
+    let reply = send(post(e, "CreateTable", Some("gzip"), gzip(create))).await;
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    let put = |pk: &str| format!(r#"{{"TableName":"Edges","Item":{{"pk":{{"S":"{pk}"}}}}}}"#);
+    for (pk, encoding, body) in [
+        ("gz", Some("gzip"), gzip(put("gz").as_bytes())),
+        ("xgz", Some("x-gzip"), gzip(put("xgz").as_bytes())),
+        ("zl", Some("deflate"), zlib(put("zl").as_bytes())),
+        ("id", Some("identity"), put("id").into_bytes()),
+        (
+            "twice",
+            Some("gzip, gzip"),
+            gzip(&gzip(put("twice").as_bytes())),
+        ),
+    ] {
+        let reply = send(post(e, "PutItem", encoding, body)).await;
+        assert_eq!(reply.status, 200, "{pk}: {:?}", reply.body);
+    }
+    assert_eq!(item_count(e).await, 5);
+
+    // Malformed or unknown encodings: a clear SerializationException.
+    for (encoding, body) in [
+        ("gzip", b"this is not gzip".to_vec()),
+        ("deflate", b"nor deflate".to_vec()),
+        ("gzip", gzip(put("cut").as_bytes())[..20].to_vec()),
+        ("br", put("br").into_bytes()),
+    ] {
+        let reply = send(post(e, "PutItem", Some(encoding), body)).await;
+        assert_eq!(reply.status, 400, "{encoding}");
+        assert_eq!(reply.error_type(), "SerializationException", "{encoding}");
+        assert!(reply.headers.contains_key("x-amzn-requestid"));
+    }
+
+    // A small body that inflates past 16 MB costs bounded memory and gets 413.
+    let bomb = gzip(&vec![b' '; LIMIT + 1]);
+    assert!(bomb.len() < 200_000);
+    let reply = send(post(e, "PutItem", Some("gzip"), bomb)).await;
+    assert_eq!(reply.status, 413);
+    assert!(reply.body.is_empty(), "DynamoDB's 413 has no body");
+    assert!(reply.headers.contains_key("x-amzn-requestid"));
+
+    // A body declared over the limit is answered before it is read (a client still
+    // sending then sees the connection close, as with DynamoDB).
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-amz-json-1.0\r\n\
+         X-Amz-Target: DynamoDB_20120810.PutItem\r\nContent-Length: {}\r\n\r\n",
+        e.trim_start_matches("http://"),
+        LIMIT + 1
+    );
+    let status = raw_status(e, head, Vec::new()).await;
+    assert!(status.contains(" 413 "), "declared length: {status}");
+    // Chunked, with no length declared.
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-amz-json-1.0\r\n\
+         X-Amz-Target: DynamoDB_20120810.PutItem\r\nTransfer-Encoding: chunked\r\n\r\n",
+        e.trim_start_matches("http://")
+    );
+    let chunk = {
+        let data = vec![b' '; 1024 * 1024];
+        let mut c = format!("{:x}\r\n", data.len()).into_bytes();
+        c.extend_from_slice(&data);
+        c.extend_from_slice(b"\r\n");
+        c
+    };
+    let status = raw_status(e, head, vec![chunk; 17]).await;
+    assert!(status.contains(" 413 "), "chunked: {status}");
+    // Exactly at the limit is read (and then judged as JSON).
+    let mut at_limit = put("limit").into_bytes();
+    at_limit.resize(LIMIT, b' ');
+    let reply = send(post(e, "PutItem", None, at_limit)).await;
+    assert_eq!(reply.status, 200, "{:?}", reply.json());
+
+    // JSON that is not an object.
+    for body in ["[]", "null", "\"PutItem\"", "5", "true"] {
+        let reply = send(post(e, "PutItem", None, body.as_bytes().to_vec())).await;
+        assert_eq!(reply.status, 400, "{body}");
+        assert_eq!(reply.error_type(), "SerializationException", "{body}");
+    }
+
+    // An overlong header line is refused, and the server goes on.
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n\
+         X-Long: {}\r\nContent-Length: 2\r\n\r\n{{}}",
+        "a".repeat(1024 * 1024)
+    );
+    let status = raw_status(e, head, Vec::new()).await;
+    assert!(
+        status.contains(" 431 ") || status.contains(" 400 "),
+        "overlong header: {status}"
+    );
+    let head = format!(
+        "GET /{} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "a".repeat(1024 * 1024)
+    );
+    let status = raw_status(e, head, Vec::new()).await;
+    assert!(
+        status.starts_with("HTTP/1.1 4"),
+        "overlong request line: {status}"
+    );
+
+    // CORS: a preflight from a browser tool, then the request itself.
+    let preflight = http::Request::options(format!("{e}/"))
+        .header("origin", "http://localhost:3000")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "content-type,x-amz-target,authorization,x-amz-date",
+        )
+        .body(Full::new(Bytes::new()))
+        .expect("preflight");
+    let reply = send(preflight).await;
+    assert_eq!(reply.status, 200);
+    let header = |r: &Reply, name: &str| {
+        r.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+    };
+    assert_eq!(header(&reply, "access-control-allow-origin"), "*");
+    assert!(header(&reply, "access-control-allow-methods").contains("post"));
+    assert!(header(&reply, "access-control-allow-headers").contains("x-amz-target"));
+    let mut request = post(e, "ListTables", None, b"{}".to_vec());
+    request.headers_mut().insert(
+        "origin",
+        http::HeaderValue::from_static("http://localhost:3000"),
+    );
+    let reply = send(request).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(header(&reply, "access-control-allow-origin"), "*");
+    assert!(header(&reply, "access-control-expose-headers").contains("x-amzn-requestid"));
+
+    // The health answer.
+    let health = http::Request::get(format!("{e}/"))
+        .body(Full::new(Bytes::new()))
+        .expect("get");
+    let reply = send(health).await;
+    assert_eq!(reply.status, 200);
+    assert!(String::from_utf8_lossy(&reply.body).starts_with("healthy"));
+
+    // Nothing refused was written.
+    assert_eq!(item_count(e).await, 6);
+}
