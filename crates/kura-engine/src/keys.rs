@@ -14,7 +14,9 @@
 //!   `ipurge/` ‖ table id ‖ index number → a deleted index whose entries are;
 //!   `coll/` ‖ table id ‖ encoded pk → bytes of that item collection (tables with LSIs);
 //!   `next_stream_id` → u64; `stream/` ‖ stream id → the stream's metadata;
-//!   `slabel/` ‖ table name → creation time of that name's last stream.
+//!   `slabel/` ‖ table name → creation time of that name's last stream;
+//!   `txtok/` ‖ ClientRequestToken → the transaction's fingerprint, time and answer;
+//!   `txexp/` ‖ time (ms, i64 BE) ‖ token → empty, so expired tokens are found in order.
 //! - `Streams`: stream id (u64 BE) ‖ sequence number (u64 BE) → stream record.
 //! - `Ttl`: table id (u64 BE) ‖ expiry, epoch seconds (u64 BE) ‖ `Items` key → empty.
 
@@ -30,6 +32,8 @@ const META_PURGE: &[u8] = b"purge/";
 const META_INDEX_STATS: &[u8] = b"istats/";
 const META_INDEX_PURGE: &[u8] = b"ipurge/";
 const META_COLLECTION: &[u8] = b"coll/";
+const META_TOKEN: &[u8] = b"txtok/";
+const META_TOKEN_EXPIRY: &[u8] = b"txexp/";
 
 /// The store format this build writes. Bump it with a migration when any layout changes.
 pub const STORE_FORMAT_VERSION: u32 = 1;
@@ -135,6 +139,35 @@ pub fn stream_label_key(table: &str) -> Vec<u8> {
 
 pub fn stream_meta_prefix() -> &'static [u8] {
     META_STREAM
+}
+
+/// The record of a transaction's `ClientRequestToken`.
+pub fn token_key(token: &str) -> Vec<u8> {
+    [META_TOKEN, token.as_bytes()].concat()
+}
+
+/// The entry that finds a token's record once it is `created_ms` old.
+pub fn token_expiry_key(created_ms: i64, token: &str) -> Vec<u8> {
+    [
+        META_TOKEN_EXPIRY,
+        &created_ms.to_be_bytes(),
+        token.as_bytes(),
+    ]
+    .concat()
+}
+
+pub fn token_expiry_prefix() -> &'static [u8] {
+    META_TOKEN_EXPIRY
+}
+
+/// The time and token of a `txexp/` key.
+pub fn parse_token_expiry_key(key: &[u8]) -> Option<(i64, &str)> {
+    let rest = key.strip_prefix(META_TOKEN_EXPIRY)?;
+    let (time, token) = rest.split_at_checked(8)?;
+    Some((
+        i64::from_be_bytes(time.try_into().ok()?),
+        std::str::from_utf8(token).ok()?,
+    ))
 }
 
 /// The `Streams` key of one record.

@@ -126,7 +126,7 @@ pub struct Engine {
     purger: Arc<Purger>,
     backfiller: Arc<Backfiller>,
     sweeper: Arc<Sweeper>,
-    tokens: transactions::Tokens,
+    tokens: transactions::tokens::InFlight,
     clock: Arc<dyn Clock>,
 }
 
@@ -262,7 +262,7 @@ impl Engine {
             purger,
             backfiller,
             sweeper,
-            tokens: transactions::Tokens::default(),
+            tokens: transactions::tokens::InFlight::default(),
             clock,
         }))
     }
@@ -272,6 +272,14 @@ impl Engine {
     pub fn debug_item_count(&self) -> usize {
         self.store.snapshot().map_or(0, |s| {
             s.range(Space::Items, KeyRange::prefix(b""), Direction::Forward)
+                .count()
+        })
+    }
+
+    /// Keys of the `Meta` space under `prefix` (for tests and diagnostics).
+    pub fn debug_meta_count(&self, prefix: &[u8]) -> usize {
+        self.store.snapshot().map_or(0, |s| {
+            s.range(Space::Meta, KeyRange::prefix(prefix), Direction::Forward)
                 .count()
         })
     }

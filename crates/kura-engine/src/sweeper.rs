@@ -2,7 +2,8 @@
 //! - indexes the items of a table whose TTL was just enabled,
 //! - deletes expired items, found through the TTL index, through the write path (indexes
 //!   and streams follow; the stream record says the TTL service made it),
-//! - trims stream records older than 24 hours, and forgets disabled streams once empty.
+//! - trims stream records older than 24 hours, and forgets disabled streams once empty,
+//! - forgets transactions' `ClientRequestToken`s older than 10 minutes.
 //!
 //! Every change goes through the writer in small jobs that re-read what they change, so
 //! the sweeper never races a client write.
@@ -23,6 +24,7 @@ use crate::keys;
 use crate::storage::{Direction, KeyRange, Space, Store};
 use crate::streams::meta::StreamMeta;
 use crate::streams::record::{Origin, StoredRecord};
+use crate::transactions::tokens;
 use crate::ttl::{expiry_of, is_due};
 use crate::writer::Writer;
 
@@ -115,7 +117,42 @@ fn sweep(shared: &Shared) -> Result<()> {
         }
         expire(shared, table)?;
     }
-    trim_streams(shared)
+    trim_streams(shared)?;
+    forget_tokens(shared)
+}
+
+/// Deletes the records of tokens older than their 10 minutes, a chunk per writer job.
+fn forget_tokens(shared: &Shared) -> Result<()> {
+    let cutoff = shared.clock.now_ms() - tokens::TOKEN_LIFETIME_MS;
+    loop {
+        let snapshot = shared.store.snapshot()?;
+        let mut expired: Vec<(i64, String)> = Vec::new();
+        let range = KeyRange::prefix(keys::token_expiry_prefix());
+        for row in snapshot.range(Space::Meta, range, Direction::Forward) {
+            let (key, _) = row?;
+            let Some((created, token)) = keys::parse_token_expiry_key(&key) else {
+                continue;
+            };
+            if created > cutoff || expired.len() >= CHUNK {
+                break;
+            }
+            expired.push((created, token.to_owned()));
+        }
+        drop(snapshot);
+        if expired.is_empty() || shared.stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let full = expired.len() >= CHUNK;
+        shared.writer.submit_blocking(false, move |w| {
+            for (created, token) in &expired {
+                tokens::forget(w, *created, token)?;
+            }
+            Ok(())
+        })?;
+        if !full {
+            return Ok(());
+        }
+    }
 }
 
 /// The table as published now, if it is still the same table with TTL enabled on the

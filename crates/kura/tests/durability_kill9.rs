@@ -171,3 +171,66 @@ async fn verify(client: &aws_sdk_dynamodb::Client, expected: &[(usize, u64)]) {
         assert_eq!(item.get("seq"), Some(&Av::N(seq.to_string())), "item {pk}");
     }
 }
+
+/// A TransactWriteItems retried with its ClientRequestToken after `kill -9` returns the
+/// first answer and applies nothing twice; the token still refuses another request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_request_token_survives_kill9() {
+    use aws_sdk_dynamodb::types::{
+        BillingMode, KeyType, ReturnConsumedCapacity, ScalarAttributeType, TransactWriteItem,
+        Update,
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    client
+        .create_table()
+        .table_name("Tokens")
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(common::def("pk", ScalarAttributeType::S))
+        .key_schema(common::key("pk", KeyType::Hash))
+        .send()
+        .await
+        .expect("create table");
+    let add = |client: &aws_sdk_dynamodb::Client, by: i64| {
+        client
+            .transact_write_items()
+            .client_request_token("order-42")
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .transact_items(
+                TransactWriteItem::builder()
+                    .update(
+                        Update::builder()
+                            .table_name("Tokens")
+                            .key("pk", Av::S("c".into()))
+                            .update_expression("ADD n :by")
+                            .expression_attribute_values(":by", Av::N(by.to_string()))
+                            .build()
+                            .expect("update"),
+                    )
+                    .build(),
+            )
+            .send()
+    };
+    let first = add(&client, 1).await.expect("first");
+    server.kill9();
+
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    let again = add(&client, 1).await.expect("retry after kill -9");
+    assert_eq!(again.consumed_capacity(), first.consumed_capacity());
+    let n = client
+        .get_item()
+        .table_name("Tokens")
+        .key("pk", Av::S("c".into()))
+        .send()
+        .await
+        .expect("get")
+        .item()
+        .and_then(|i| i.get("n").cloned());
+    assert_eq!(n, Some(Av::N("1".into())), "applied once");
+    let err = add(&client, 2)
+        .await
+        .expect_err("another request, same token");
+    assert_eq!(common::code(&err), "IdempotentParameterMismatchException");
+}

@@ -4,12 +4,12 @@
 //! condition, and writes only when all of them hold, so it is all-or-nothing and
 //! serializable against every other write (the writer orders all writes). Because no two
 //! writes ever interleave, Kura never answers TransactionConflict (docs/compat.md).
-//! `ClientRequestToken`s are remembered in memory for 10 minutes.
+//! `ClientRequestToken`s are remembered durably for 10 minutes ([`tokens`]).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{DefaultHasher, Hash, Hasher};
+pub(crate) mod tokens;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use kura_expr::eval::condition::evaluate;
 use kura_expr::eval::projection::project;
@@ -20,7 +20,6 @@ use kura_model::constraint::Constraints;
 use kura_model::size::item_size;
 use kura_model::wire::item_from_json;
 use kura_model::{Item, PrimaryKey, limits, messages};
-use parking_lot::Mutex;
 
 use crate::Engine;
 use crate::api::*;
@@ -33,68 +32,24 @@ use crate::items::{
 };
 use crate::keys;
 use crate::writer::WriteContext;
+use tokens::{Earlier, Fingerprint};
 
 const MAX_ACTIONS: usize = 100;
 const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
-const TOKEN_LIFETIME: Duration = Duration::from_secs(600);
-
-/// A `ClientRequestToken`'s transaction: running, or done with the answer it gave.
-enum TokenState {
-    InFlight(u64),
-    Done(u64, Instant, TransactWriteItemsOutput),
-}
-
-/// Recently used `ClientRequestToken`s with the request's fingerprint.
-#[derive(Default)]
-pub struct Tokens {
-    seen: Mutex<HashMap<String, TokenState>>,
-}
-
-impl Tokens {
-    /// Claims `token` for a new transaction, or answers from an earlier one.
-    fn begin(&self, token: &str, fingerprint: u64) -> Result<Option<TransactWriteItemsOutput>> {
-        let mut seen = self.seen.lock();
-        seen.retain(|_, state| match state {
-            TokenState::Done(_, at, _) => at.elapsed() < TOKEN_LIFETIME,
-            TokenState::InFlight(_) => true,
-        });
-        match seen.get(token) {
-            Some(TokenState::Done(f, _, out)) if *f == fingerprint => Ok(Some(out.clone())),
-            Some(TokenState::InFlight(f)) if *f == fingerprint => Err(
-                EngineError::TransactionInProgress(messages::TRANSACTION_IN_PROGRESS.into()),
-            ),
-            Some(_) => Err(EngineError::IdempotentParameterMismatch(
-                messages::IDEMPOTENT_MISMATCH.into(),
-            )),
-            None => {
-                seen.insert(token.to_owned(), TokenState::InFlight(fingerprint));
-                Ok(None)
-            }
-        }
-    }
-
-    /// Records the answer of a successful transaction, or frees the token of a failed one.
-    fn finish(&self, token: String, fingerprint: u64, out: Option<&TransactWriteItemsOutput>) {
-        let mut seen = self.seen.lock();
-        match out {
-            Some(out) => {
-                seen.insert(
-                    token,
-                    TokenState::Done(fingerprint, Instant::now(), out.clone()),
-                );
-            }
-            None => {
-                seen.remove(&token);
-            }
-        }
-    }
-}
 
 enum Kind {
     Check,
     Put(Item),
     Delete,
     Update(Update),
+}
+
+/// A validated TransactWriteItems, ready for the writer.
+struct TransactionPlan {
+    actions: Vec<Action>,
+    token: Option<(String, Fingerprint)>,
+    mode: ReturnConsumedCapacity,
+    asked_metrics: bool,
 }
 
 /// One validated action.
@@ -225,12 +180,10 @@ impl Engine {
             &["SIZE", "NONE"],
         );
         c.finish()?;
-        let fingerprint = {
-            let mut h = DefaultHasher::new();
-            format!("{:?}", input.transact_items).hash(&mut h);
-            input.return_consumed_capacity.hash(&mut h);
-            h.finish()
-        };
+        let fingerprint = Fingerprint::of(&format!(
+            "{:?}|{:?}",
+            input.transact_items, input.return_consumed_capacity
+        ));
         let mut actions = Vec::new();
         let mut seen = BTreeSet::new();
         let mut bytes = 0usize;
@@ -248,34 +201,42 @@ impl Engine {
         if bytes > MAX_TRANSACTION_BYTES {
             return Err(EngineError::validation(messages::TRANSACTION_TOO_LARGE));
         }
-        if let Some(token) = &input.client_request_token
-            && let Some(previous) = self.tokens.begin(token, fingerprint)?
-        {
-            return Ok(previous);
-        }
-        let asked = asks_metrics(&input.return_item_collection_metrics);
-        let result = self.run_transaction(actions, asked).await;
-        let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
-        let out = result.map(|(units, metrics)| TransactWriteItemsOutput {
-            consumed_capacity: ConsumedCapacity::per_table(mode, units, true),
-            item_collection_metrics: asked.then_some(metrics),
-        });
-        if let Some(token) = input.client_request_token {
-            self.tokens.finish(token, fingerprint, out.as_ref().ok());
-        }
-        out
+        let _running = match &input.client_request_token {
+            Some(token) => Some(self.tokens.claim(token)?),
+            None => None,
+        };
+        let plan = TransactionPlan {
+            actions,
+            token: input.client_request_token.map(|t| (t, fingerprint)),
+            mode: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
+            asked_metrics: asks_metrics(&input.return_item_collection_metrics),
+        };
+        self.run_transaction(plan).await
     }
 
-    /// Checks every action against the current items and applies all of them, or none.
-    /// Runs the actions as one writer job, in two phases: [`check_actions`] decides every
-    /// action against the items as they are now, and only when all succeed does
-    /// [`apply_actions`] write them, in the same batch.
-    async fn run_transaction(&self, actions: Vec<Action>, asked_metrics: bool) -> Result<Outcome> {
+    /// Runs a transaction as one writer job: an answer kept for its token ends it early;
+    /// otherwise [`check_actions`] decides every action against the items as they are now,
+    /// and only when all succeed does [`apply_actions`] write them, in the same batch as
+    /// the token's record.
+    async fn run_transaction(&self, plan: TransactionPlan) -> Result<TransactWriteItemsOutput> {
         let catalog = self.catalog.clone();
         self.writer
             .submit(false, move |w| {
-                let planned = check_actions(w, &catalog, &actions)?;
-                apply_actions(w, planned, asked_metrics)
+                if let Some((token, fingerprint)) = &plan.token
+                    && let Earlier::Answered(answer) = tokens::earlier(w, token, *fingerprint)?
+                {
+                    return Ok(answer);
+                }
+                let planned = check_actions(w, &catalog, &plan.actions)?;
+                let (units, metrics) = apply_actions(w, planned, plan.asked_metrics)?;
+                let answer = TransactWriteItemsOutput {
+                    consumed_capacity: ConsumedCapacity::per_table(plan.mode, units, true),
+                    item_collection_metrics: plan.asked_metrics.then_some(metrics),
+                };
+                if let Some((token, fingerprint)) = &plan.token {
+                    tokens::remember(w, token, *fingerprint, &answer)?;
+                }
+                Ok(answer)
             })
             .await
     }
