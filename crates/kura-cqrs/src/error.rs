@@ -21,6 +21,12 @@ pub enum CqrsError {
     /// are written; the command is marked `finish:FAILED`).
     #[error("sync handler {handler}: {message}")]
     Handler { handler: String, message: String },
+    /// DynamoDB cancelled a transaction for a reason other than a version conflict:
+    /// `retryable` for contention or throttling (`TransactionConflict`, `ThrottlingError`,
+    /// `ProvisionedThroughputExceeded`, ...: the same call may succeed later), not for a
+    /// request DynamoDB refuses (`ValidationError`, ...). `reasons` names the actions.
+    #[error("transaction cancelled ({}): {reasons}", if *retryable { "retryable" } else { "refused" })]
+    TransactionCanceled { reasons: String, retryable: bool },
     /// A stored row the framework cannot read back.
     #[error("malformed row: {0}")]
     Malformed(String),
@@ -44,6 +50,25 @@ impl CqrsError {
             None => format!("{error:?}"),
         };
         CqrsError::Dynamo { code, message }
+    }
+
+    /// Whether the same call may succeed later: a transaction cancelled by contention or
+    /// throttling, or DynamoDB throttling, a server error or an unavailable service.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            CqrsError::TransactionCanceled { retryable, .. } => *retryable,
+            CqrsError::Dynamo { code, .. } => matches!(
+                code.as_str(),
+                "ThrottlingException"
+                    | "ProvisionedThroughputExceededException"
+                    | "RequestLimitExceeded"
+                    | "LimitExceededException"
+                    | "TransactionInProgressException"
+                    | "InternalServerError"
+                    | "ServiceUnavailable"
+            ),
+            _ => false,
+        }
     }
 
     /// The DynamoDB error code, for DynamoDB errors.

@@ -19,6 +19,8 @@
 //!   the registered sync handlers, with checkpoints and a dead-letter table.
 //!
 //! - [`projection`]: the one projection step (data row, history row, TTL), pure.
+//! - [`cancellation`]: what a cancelled transaction means (version conflict, retryable,
+//!   refused), pure; [`shards`]: how the projector walks a stream's shards, pure.
 //! - [`names`], [`status`], [`rows`], [`sync`], [`ttl`]: attribute names, command statuses,
 //!   row reads, the sync handler trait and TTL policies, shared by the modules above.
 //! - [`endpoint`]: plain-HTTP clients for an endpoint (Kura, DynamoDB Local).
@@ -42,6 +44,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod attributes;
+pub mod cancellation;
 pub mod command;
 pub mod data;
 pub mod endpoint;
@@ -55,6 +58,7 @@ pub mod projector;
 pub mod rows;
 pub mod sequence;
 pub mod service;
+pub mod shards;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod status;

@@ -12,37 +12,56 @@
 //! - **Resumes where it stopped.** After every page it checkpoints, per shard, the last
 //!   sequence number it finished, in the projector table; a restart continues after it.
 //!   Shards are read parents first, following lineage.
+//! - **Reads the stream as AWS serves it** ([`crate::shards`]): only a missing
+//!   `NextShardIterator` ends a shard, never an empty page; it keeps its shard iterators
+//!   between rounds and the shard list between refreshes, so the steady state makes no
+//!   DescribeStream calls.
+//! - **Reads a cancelled transaction by its reasons** ([`crate::cancellation`]): a
+//!   version condition that failed means the version is applied or superseded;
+//!   contention and throttling are retried; a refused request is parked at once.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use aws_sdk_dynamodbstreams::Client as StreamsClient;
+use aws_sdk_dynamodbstreams::operation::get_records::GetRecordsOutput;
 use aws_sdk_dynamodbstreams::types::{
-    AttributeValue as StreamValue, OperationType, Record, Shard, ShardIteratorType,
+    AttributeValue as StreamValue, OperationType, Record, ShardIteratorType,
 };
 
+use crate::cancellation::{Cancellation, classify};
 use crate::command::{CommandModel, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SEQUENCE, STATUS, VERSION};
 use crate::projection::{Projection, project, ttl_kinds};
 use crate::rows::{Item, key, n, read_row, s};
+use crate::shards::{ShardInfo, Step, after_page, empty_limit, needs_refresh, parents_first};
 use crate::status;
 use crate::sync::SyncHandler;
 use crate::tables::TableNames;
 use crate::ttl::{self, TtlPolicies};
 
-/// How hard the projector tries before parking a record.
+/// How hard the projector tries before parking a record, and how it reads the stream.
 #[derive(Debug, Clone)]
 pub struct ProjectorOptions {
     pub attempts: u32,
     pub first_backoff: Duration,
     /// Records per GetRecords call.
     pub page: i32,
+    /// Empty GetRecords pages in a row the projector follows in one round in a closed
+    /// shard before it keeps the iterator for the next round (an empty page is not the
+    /// end of a shard; in an open shard it stops at the first, most often the present).
+    pub empty_pages: u32,
+    /// How long the shard list (DescribeTable and DescribeStream, which AWS allows 10
+    /// times a second) is reused. A shard that ends has it read again at once, for its
+    /// children.
+    pub shard_refresh: Duration,
 }
 
 impl Default for ProjectorOptions {
@@ -51,6 +70,8 @@ impl Default for ProjectorOptions {
             attempts: 5,
             first_backoff: Duration::from_millis(50),
             page: 100,
+            empty_pages: 8,
+            shard_refresh: Duration::from_secs(5),
         }
     }
 }
@@ -62,6 +83,12 @@ pub struct ProjectorStats {
     pub dead_lettered: AtomicU64,
     /// Creation time (epoch seconds) of the last record finished: the lag is now minus it.
     pub last_record_time: AtomicU64,
+    /// Failed attempts to apply a record that were retried (after backoff).
+    pub retried: AtomicU64,
+    /// DescribeStream calls made (each page of the shard list is one).
+    pub describe_stream_calls: AtomicU64,
+    /// GetRecords calls made.
+    pub get_records_calls: AtomicU64,
 }
 
 impl ProjectorStats {
@@ -85,6 +112,57 @@ pub struct Projector {
     handlers: Vec<Arc<dyn SyncHandler>>,
     options: ProjectorOptions,
     stats: Arc<ProjectorStats>,
+    /// Where the projector is in the stream; one round at a time holds it.
+    reading: tokio::sync::Mutex<Reading>,
+}
+
+/// The projector's place in the stream, kept between rounds: the shard list from the last
+/// DescribeStream, and per shard what the checkpoint says plus the iterator to go on
+/// with. Only a cache: the checkpoints in the projector table are the truth, and a
+/// shard's entry is dropped (read again from its checkpoint) whenever reading it fails.
+#[derive(Debug, Default)]
+struct Reading {
+    arn: Option<String>,
+    /// Parents first.
+    shards: Vec<ShardInfo>,
+    read_at: Option<Instant>,
+    /// Read the shard list again before the next round (a shard ended, or a round failed).
+    stale: bool,
+    cursors: HashMap<String, Cursor>,
+}
+
+/// Where the projector is in one shard.
+#[derive(Debug, Clone, Default)]
+struct Cursor {
+    /// The last sequence number finished (and checkpointed) in the shard.
+    sequence: Option<String>,
+    /// The shard is closed and read to its end (checkpointed).
+    finished: bool,
+    /// The iterator after the last page read, to go on with next round.
+    iterator: Option<String>,
+}
+
+/// Why applying a record failed: worth retrying, or never going to work.
+#[derive(Debug, PartialEq)]
+enum Failure {
+    Retry(String),
+    Poison(String),
+}
+
+/// A failed data-table write as a failure: a request DynamoDB refuses (a cancellation
+/// for `ValidationError` or the like, a `ValidationException`) is poison, parked at once;
+/// anything else (contention, throttling, an unavailable service) is retried.
+fn failure(error: CqrsError) -> Failure {
+    let refused = match &error {
+        CqrsError::TransactionCanceled { retryable, .. } => !retryable,
+        CqrsError::Dynamo { code, .. } => code == "ValidationException",
+        _ => false,
+    };
+    if refused {
+        Failure::Poison(error.to_string())
+    } else {
+        Failure::Retry(error.to_string())
+    }
 }
 
 /// A streams attribute value as a DynamoDB one (the two SDKs have separate types).
@@ -123,6 +201,7 @@ impl Projector {
             handlers: Vec::new(),
             options,
             stats: Arc::new(ProjectorStats::default()),
+            reading: tokio::sync::Mutex::new(Reading::default()),
         }
     }
 
@@ -141,27 +220,32 @@ impl Projector {
     }
 
     /// Reads everything the stream has now, applies it, and returns how many records
-    /// were finished (applied, skipped as already applied, or parked).
+    /// were finished (applied, skipped as already applied, or parked). Rounds on one
+    /// projector run one at a time.
     pub async fn run_once(&self) -> Result<u64> {
-        let Some(arn) = self.stream_arn().await? else {
-            return Ok(0);
-        };
-        let shards = self.shards(&arn).await?;
-        let mut done = 0;
-        for shard in &shards {
-            let Some(id) = shard.shard_id() else { continue };
-            let checkpoint = self.checkpoint(id).await?;
-            if checkpoint.finished {
-                continue;
-            }
-            // Parents first: a child waits until its parent is read to the end.
-            if let Some(parent) = shard.parent_shard_id()
-                && shards.iter().any(|s| s.shard_id() == Some(parent))
-                && !self.checkpoint(parent).await?.finished
-            {
-                continue;
-            }
-            done += self.read_shard(&arn, shard, checkpoint).await?;
+        let mut reading = self.reading.lock().await;
+        let round = self.round(&mut reading).await;
+        if round.is_err() {
+            // The shard list may be what went wrong (a shard trimmed, a stream replaced).
+            reading.stale = true;
+        }
+        round
+    }
+
+    async fn round(&self, reading: &mut Reading) -> Result<u64> {
+        if needs_refresh(
+            reading.read_at,
+            Instant::now(),
+            self.options.shard_refresh,
+            reading.stale,
+        ) {
+            self.refresh(reading).await?;
+        }
+        let mut done = self.read_shards(reading).await?;
+        // A shard ended: its children are read in this round too.
+        if reading.stale {
+            self.refresh(reading).await?;
+            done += self.read_shards(reading).await?;
         }
         Ok(done)
     }
@@ -180,6 +264,54 @@ impl Projector {
         }
     }
 
+    /// Reads the stream's ARN and shard list again; forgets what it knew of shards no
+    /// longer listed.
+    async fn refresh(&self, reading: &mut Reading) -> Result<()> {
+        reading.arn = self.stream_arn().await?;
+        reading.shards = match &reading.arn {
+            Some(arn) => parents_first(self.shards(arn).await?),
+            None => Vec::new(),
+        };
+        let listed: std::collections::HashSet<&str> =
+            reading.shards.iter().map(|s| s.id.as_str()).collect();
+        reading.cursors.retain(|id, _| listed.contains(id.as_str()));
+        reading.read_at = Some(Instant::now());
+        reading.stale = false;
+        Ok(())
+    }
+
+    /// One pass over the listed shards, parents first.
+    async fn read_shards(&self, reading: &mut Reading) -> Result<u64> {
+        let Some(arn) = reading.arn.clone() else {
+            return Ok(0);
+        };
+        let mut done = 0;
+        for shard in reading.shards.clone() {
+            // Taken out while the shard is read: if reading fails, the next round starts
+            // again from the checkpoint.
+            let cursor = match reading.cursors.remove(&shard.id) {
+                Some(cursor) => cursor,
+                None => self.checkpoint(&shard.id).await?,
+            };
+            // Parents first: a child waits until its parent is read to the end.
+            let parent_open = shard.parent.as_ref().is_some_and(|parent| {
+                reading.shards.iter().any(|s| &s.id == parent)
+                    && !reading.cursors.get(parent).is_some_and(|c| c.finished)
+            });
+            if cursor.finished || parent_open {
+                reading.cursors.insert(shard.id.clone(), cursor);
+                continue;
+            }
+            let (finished, cursor) = self.read_shard(&arn, &shard, cursor).await?;
+            done += finished;
+            if cursor.finished {
+                reading.stale = true; // its children are not listed yet
+            }
+            reading.cursors.insert(shard.id.clone(), cursor);
+        }
+        Ok(done)
+    }
+
     async fn stream_arn(&self) -> Result<Option<String>> {
         let table = self
             .client
@@ -194,10 +326,13 @@ impl Projector {
             .map(str::to_owned))
     }
 
-    async fn shards(&self, arn: &str) -> Result<Vec<Shard>> {
+    async fn shards(&self, arn: &str) -> Result<Vec<ShardInfo>> {
         let mut shards = Vec::new();
         let mut start: Option<String> = None;
         loop {
+            self.stats
+                .describe_stream_calls
+                .fetch_add(1, Ordering::Relaxed);
             let page = self
                 .streams
                 .describe_stream()
@@ -209,7 +344,12 @@ impl Projector {
             let Some(description) = page.stream_description() else {
                 break;
             };
-            shards.extend(description.shards().iter().cloned());
+            shards.extend(
+                description
+                    .shards()
+                    .iter()
+                    .filter_map(ShardInfo::from_shard),
+            );
             match description.last_evaluated_shard_id() {
                 Some(last) => start = Some(last.to_owned()),
                 None => break,
@@ -218,58 +358,130 @@ impl Projector {
         Ok(shards)
     }
 
-    async fn read_shard(&self, arn: &str, shard: &Shard, checkpoint: Checkpoint) -> Result<u64> {
-        let id = shard.shard_id().unwrap_or_default();
+    /// An iterator just after the last sequence number finished, or at the shard's
+    /// oldest record.
+    async fn iterator(
+        &self,
+        arn: &str,
+        shard: &str,
+        after: Option<&str>,
+    ) -> Result<Option<String>> {
         let request = self
             .streams
             .get_shard_iterator()
             .stream_arn(arn)
-            .shard_id(id);
-        let request = match &checkpoint.sequence {
+            .shard_id(shard);
+        let request = match after {
             Some(seq) => request
                 .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
                 .sequence_number(seq),
             None => request.shard_iterator_type(ShardIteratorType::TrimHorizon),
         };
-        let mut iterator = request
+        Ok(request
             .send()
             .await
             .map_err(CqrsError::dynamo)?
             .shard_iterator()
-            .map(str::to_owned);
-        let mut done = 0;
-        while let Some(current) = iterator.take() {
-            let page = self
+            .map(str::to_owned))
+    }
+
+    /// One page of a shard. An iterator kept from an earlier round may have expired (15
+    /// minutes on AWS); then a new one is taken from the checkpoint, once.
+    async fn page(
+        &self,
+        arn: &str,
+        shard: &str,
+        iterator: String,
+        cursor: &Cursor,
+    ) -> Result<GetRecordsOutput> {
+        let mut iterator = iterator;
+        let mut renewed = false;
+        loop {
+            self.stats.get_records_calls.fetch_add(1, Ordering::Relaxed);
+            match self
                 .streams
                 .get_records()
-                .shard_iterator(current)
+                .shard_iterator(iterator)
                 .limit(self.options.page)
                 .send()
                 .await
-                .map_err(CqrsError::dynamo)?;
+            {
+                Ok(page) => return Ok(page),
+                Err(e)
+                    if !renewed
+                        && e.as_service_error()
+                            .is_some_and(|s| s.is_expired_iterator_exception()) =>
+                {
+                    renewed = true;
+                    match self
+                        .iterator(arn, shard, cursor.sequence.as_deref())
+                        .await?
+                    {
+                        Some(fresh) => iterator = fresh,
+                        None => return Err(CqrsError::dynamo(e)),
+                    }
+                }
+                Err(e) => return Err(CqrsError::dynamo(e)),
+            }
+        }
+    }
+
+    /// Reads a shard from where the cursor is: follows pages while they hold records (and
+    /// a bounded number of empty ones), checkpointing after every page with records, and
+    /// ends the shard only when GetRecords gives no next iterator. Returns the records
+    /// finished and the cursor to keep.
+    async fn read_shard(
+        &self,
+        arn: &str,
+        shard: &ShardInfo,
+        mut cursor: Cursor,
+    ) -> Result<(u64, Cursor)> {
+        let id = shard.id.as_str();
+        let iterator = match cursor.iterator.take() {
+            Some(kept) => Some(kept),
+            None => self.iterator(arn, id, cursor.sequence.as_deref()).await?,
+        };
+        let Some(mut iterator) = iterator else {
+            return Ok((0, cursor));
+        };
+        let limit = empty_limit(shard, self.options.empty_pages);
+        let mut done = 0;
+        let mut empty_run = 0;
+        loop {
+            let page = self.page(arn, id, iterator, &cursor).await?;
             let records = page.records();
             for record in records {
                 if self.finish(record).await? {
                     done += 1;
                 }
             }
-            let next = page.next_shard_iterator().map(str::to_owned);
             let last = records
                 .last()
                 .and_then(|r| r.dynamodb())
                 .and_then(|d| d.sequence_number())
                 .map(str::to_owned);
-            if last.is_some() || next.is_none() {
-                self.save_checkpoint(id, last.or(checkpoint.sequence.clone()), next.is_none())
+            empty_run = if records.is_empty() { empty_run + 1 } else { 0 };
+            let next = page.next_shard_iterator().map(str::to_owned);
+            let step = after_page(records.len(), next.is_some(), empty_run, limit);
+            if last.is_some() {
+                cursor.sequence = last;
+            }
+            if !records.is_empty() || step == Step::End {
+                self.save_checkpoint(id, cursor.sequence.clone(), step == Step::End)
                     .await?;
             }
-            // An open shard is read up to the present, then left for the next round.
-            if records.is_empty() {
-                break;
+            match (step, next) {
+                (Step::Follow, Some(next)) => iterator = next,
+                (Step::End, _) | (_, None) => {
+                    cursor.finished = true;
+                    return Ok((done, cursor));
+                }
+                (Step::Pause, Some(next)) => {
+                    cursor.iterator = Some(next);
+                    return Ok((done, cursor));
+                }
             }
-            iterator = next;
         }
-        Ok(done)
     }
 
     /// Applies one record with retries; parks it in the dead-letter table when they run
@@ -296,12 +508,18 @@ impl Projector {
                     self.note_time(record);
                     return Ok(true);
                 }
-                Err(e) => {
+                Err(Failure::Retry(e)) => {
                     tracing::warn!(pk = %command.pk, sk = %command.sk, attempt, error = %e, "projection failed");
                     last_error = e;
                 }
+                // Refused by DynamoDB: no retry can change that.
+                Err(Failure::Poison(e)) => {
+                    last_error = e;
+                    break;
+                }
             }
             if attempt < self.options.attempts {
+                self.stats.retried.fetch_add(1, Ordering::Relaxed);
                 tokio::time::sleep(backoff).await;
                 backoff = backoff.saturating_mul(2);
             }
@@ -325,13 +543,13 @@ impl Projector {
     }
 
     /// Applies one command version: data table (with history), then every handler.
-    async fn apply(&self, command: &CommandModel) -> std::result::Result<(), String> {
-        self.apply_data(command).await.map_err(|e| e.to_string())?;
+    async fn apply(&self, command: &CommandModel) -> std::result::Result<(), Failure> {
+        self.apply_data(command).await.map_err(failure)?;
         for handler in &self.handlers {
             handler
                 .up(command)
                 .await
-                .map_err(|e| format!("handler {}: {e}", handler.id()))?;
+                .map_err(|e| Failure::Retry(format!("handler {}: {e}", handler.id())))?;
         }
         Ok(())
     }
@@ -379,14 +597,24 @@ impl Projector {
             .await
         {
             Ok(_) => Ok(()),
-            // Someone applied this or a later version meanwhile: nothing left to do.
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_transaction_canceled_exception()) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(CqrsError::dynamo(e)),
+            Err(e) => match e.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
+                    match classify(cancelled.cancellation_reasons()) {
+                        // This or a later version was applied meanwhile: nothing left to do.
+                        Cancellation::VersionConflict => Ok(()),
+                        // Contention or throttling: retried (the retry reads the row again).
+                        Cancellation::Retry(reasons) => Err(CqrsError::TransactionCanceled {
+                            reasons,
+                            retryable: true,
+                        }),
+                        Cancellation::Invalid(reasons) => Err(CqrsError::TransactionCanceled {
+                            reasons,
+                            retryable: false,
+                        }),
+                    }
+                }
+                _ => Err(CqrsError::dynamo(e)),
+            },
         }
     }
 
@@ -431,7 +659,7 @@ impl Projector {
         Ok(())
     }
 
-    async fn checkpoint(&self, shard: &str) -> Result<Checkpoint> {
+    async fn checkpoint(&self, shard: &str) -> Result<Cursor> {
         let got = self
             .client
             .get_item()
@@ -442,7 +670,8 @@ impl Projector {
             .await
             .map_err(CqrsError::dynamo)?;
         let item = got.item();
-        Ok(Checkpoint {
+        Ok(Cursor {
+            iterator: None,
             sequence: match item.and_then(|i| i.get(SEQUENCE)) {
                 Some(AttributeValue::S(seq)) => Some(seq.clone()),
                 _ => None,
@@ -476,14 +705,6 @@ impl Projector {
 
 const CHECKPOINT_PK: &str = "CHECKPOINT";
 
-#[derive(Debug, Clone, Default)]
-struct Checkpoint {
-    /// The last sequence number finished in the shard.
-    sequence: Option<String>,
-    /// The shard is closed and read to its end.
-    finished: bool,
-}
-
 fn put(table: &str, item: Item, condition: Option<(&str, i64)>) -> Result<TransactWriteItem> {
     let mut put = Put::builder().table_name(table).set_item(Some(item));
     if let Some((expression, version)) = condition {
@@ -495,4 +716,42 @@ fn put(table: &str, item: Item, condition: Option<(&str, i64)>) -> Result<Transa
         .build()
         .map_err(|e| CqrsError::InvalidKey(e.to_string()))?;
     Ok(TransactWriteItem::builder().put(put).build())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cancelled(retryable: bool) -> CqrsError {
+        CqrsError::TransactionCanceled {
+            reasons: "X on action 2".into(),
+            retryable,
+        }
+    }
+
+    fn dynamo(code: &str) -> CqrsError {
+        CqrsError::Dynamo {
+            code: code.into(),
+            message: "m".into(),
+        }
+    }
+
+    // Contention and throttling are retried; a request DynamoDB refuses is parked at once.
+    #[test]
+    fn failures() {
+        assert!(matches!(failure(cancelled(true)), Failure::Retry(_)));
+        assert!(matches!(failure(cancelled(false)), Failure::Poison(_)));
+        assert!(matches!(
+            failure(dynamo("ValidationException")),
+            Failure::Poison(_)
+        ));
+        for code in [
+            "ThrottlingException",
+            "ProvisionedThroughputExceededException",
+            "InternalServerError",
+            "ResourceNotFoundException",
+        ] {
+            assert!(matches!(failure(dynamo(code)), Failure::Retry(_)), "{code}");
+        }
+    }
 }

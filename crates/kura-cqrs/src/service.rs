@@ -9,8 +9,10 @@
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 
+use crate::cancellation::{Cancellation, classify};
 use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
@@ -104,7 +106,9 @@ impl CommandService {
     }
 
     /// Validates against the data table, then writes the command, the previous data row
-    /// to history and the new data row in one transaction.
+    /// to history and the new data row in one transaction. A cancelled transaction is a
+    /// `VersionConflict` only when a version condition failed; contention and throttling
+    /// give a retryable `TransactionCanceled`, a refused request a non-retryable one.
     pub async fn publish_sync(
         &self,
         input: &CommandInput,
@@ -171,20 +175,32 @@ impl CommandService {
                 }
                 Ok(Some(model))
             }
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_transaction_canceled_exception()) =>
-            {
-                let actual = self
-                    .data_row(&input.pk, &input.sk)
-                    .await?
-                    .map_or(0, |r| r.version);
-                Err(CqrsError::VersionConflict {
-                    expected: version - 1,
-                    actual,
-                })
-            }
-            Err(e) => Err(CqrsError::dynamo(e)),
+            Err(e) => match e.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
+                    match classify(cancelled.cancellation_reasons()) {
+                        // Another writer took this version, or moved the data row on.
+                        Cancellation::VersionConflict => {
+                            let actual = self
+                                .data_row(&input.pk, &input.sk)
+                                .await?
+                                .map_or(0, |r| r.version);
+                            Err(CqrsError::VersionConflict {
+                                expected: version - 1,
+                                actual,
+                            })
+                        }
+                        Cancellation::Retry(reasons) => Err(CqrsError::TransactionCanceled {
+                            reasons,
+                            retryable: true,
+                        }),
+                        Cancellation::Invalid(reasons) => Err(CqrsError::TransactionCanceled {
+                            reasons,
+                            retryable: false,
+                        }),
+                    }
+                }
+                _ => Err(CqrsError::dynamo(e)),
+            },
         }
     }
 

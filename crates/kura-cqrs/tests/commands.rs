@@ -377,3 +377,34 @@ async fn publish_sync_runs_the_sync_handlers() {
         Some("finish:FAILED")
     );
 }
+
+// Given a command DynamoDB refuses (its rows are over the 400 KB item limit), when it is
+// published in sync, then the error says so and is not retryable: it is not a
+// VersionConflict (only a failed version condition is), and nothing is written.
+#[tokio::test]
+async fn publish_sync_refused_is_not_a_version_conflict() {
+    let service = service().await;
+    let big = order(VERSION_FIRST, 1).with_attribute("pad", json!("x".repeat(410 * 1024)));
+    let err = service
+        .publish_sync(&big, &invoker("alice"))
+        .await
+        .expect_err("over the item limit");
+    assert!(
+        !matches!(err, CqrsError::VersionConflict { .. }) && !err.is_retryable(),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("Validation"), "{err}");
+    assert!(
+        service
+            .data_row(&big.pk, &big.sk)
+            .await
+            .expect("data")
+            .is_none()
+    );
+    // The same entity still publishes, from version 0.
+    service
+        .publish_sync(&order(VERSION_FIRST, 1), &invoker("alice"))
+        .await
+        .expect("publish")
+        .expect("written");
+}

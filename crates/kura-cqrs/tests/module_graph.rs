@@ -64,7 +64,16 @@ fn no_import_cycle() {
         }
     }
     // The shared pieces stay below the services.
-    for low in ["names", "status", "rows", "projection", "sync", "ttl"] {
+    for low in [
+        "names",
+        "status",
+        "rows",
+        "projection",
+        "sync",
+        "ttl",
+        "cancellation",
+        "shards",
+    ] {
         for high in ["service", "projector"] {
             assert!(!graph[low].contains(high), "{low} must not import {high}");
         }

@@ -294,6 +294,7 @@ async fn poison_is_parked_and_others_flow_over_http() {
             attempts: 2,
             first_backoff: Duration::from_millis(1),
             page: 16,
+            ..kura_cqrs::ProjectorOptions::default()
         },
     );
     projector.register(Arc::new(Picky));

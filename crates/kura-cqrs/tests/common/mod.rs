@@ -33,6 +33,21 @@ pub async fn clients() -> (aws_sdk_dynamodb::Client, aws_sdk_dynamodbstreams::Cl
     }
 }
 
+/// Clients for Kura in process on an engine of the test's own (a manual clock, short
+/// shard ages, ...), or `None` when the suite runs against an endpoint, whose engine a
+/// test cannot configure.
+pub fn in_process(
+    engine: std::sync::Arc<kura_engine::Engine>,
+) -> Option<(aws_sdk_dynamodb::Client, aws_sdk_dynamodbstreams::Client)> {
+    if endpoint().is_some() {
+        return None;
+    }
+    Some((
+        kura_testkit::in_process_client(engine.clone()),
+        kura_testkit::in_process_streams_client(engine),
+    ))
+}
+
 /// The DynamoDB client alone.
 pub async fn client() -> aws_sdk_dynamodb::Client {
     clients().await.0
