@@ -23,6 +23,9 @@ pub enum EngineError {
     /// `ConditionalCheckFailedException`, with the item when ALL_OLD was asked for.
     #[error("The conditional request failed")]
     ConditionalCheckFailed { item: Option<Item> },
+    /// `DuplicateItemException`: a PartiQL INSERT of a key that exists.
+    #[error("{0}")]
+    DuplicateItem(String),
     /// `TransactionCanceledException`: one reason per action, in request order.
     #[error("Transaction cancelled, please refer cancellation reasons for specific reasons [{}]", .reasons.iter().map(|r| r.code.as_str()).collect::<Vec<_>>().join(", "))]
     TransactionCanceled { reasons: Vec<CancellationReason> },

@@ -40,6 +40,7 @@ pub mod error;
 mod indexes;
 mod items;
 pub mod keys;
+mod partiql;
 mod purge;
 mod query_scan;
 pub mod storage;

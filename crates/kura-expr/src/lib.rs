@@ -34,6 +34,7 @@ pub mod key_condition;
 pub mod legacy;
 mod lexer;
 pub mod parse;
+pub mod partiql;
 pub mod print;
 pub mod request;
 mod reserved;

@@ -212,3 +212,35 @@ pub fn projection(paths: &[Path]) -> Printed {
     let text: Vec<String> = paths.iter().map(|path| p.path(path)).collect();
     p.finish(text.join(", "))
 }
+
+/// Several trees of one request printed with one set of placeholders, so that their
+/// names and values go into one `ExpressionAttributeNames`/`Values` pair (PartiQL hands
+/// an update and its condition to UpdateItem this way).
+#[derive(Default)]
+pub struct Joint {
+    printer: Printer,
+}
+
+impl Joint {
+    pub fn new() -> Self {
+        Joint::default()
+    }
+
+    pub fn condition(&mut self, c: &Condition) -> String {
+        self.printer.condition(c)
+    }
+
+    pub fn update(&mut self, u: &Update) -> String {
+        self.printer.update(u)
+    }
+
+    pub fn projection(&mut self, paths: &[Path]) -> String {
+        let text: Vec<String> = paths.iter().map(|p| self.printer.path(p)).collect();
+        text.join(", ")
+    }
+
+    /// The names and values every printed tree refers to.
+    pub fn finish(self) -> Printed {
+        self.printer.out
+    }
+}

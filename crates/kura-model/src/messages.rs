@@ -713,3 +713,7 @@ pub const CONDITIONAL_REQUEST_FAILED: &str = "The conditional request failed";
 /// Source: Kura; DynamoDB limits a transaction's items to 4 MB in total.
 pub const TRANSACTION_TOO_LARGE: &str =
     "Transaction request size has exceeded the maximum allowed size of 4 MB";
+
+// ---- PartiQL ----
+
+pub mod partiql;

@@ -133,6 +133,9 @@ impl From<EngineError> for ApiError {
                     message,
                 )
             },
+            EngineError::DuplicateItem(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "DuplicateItemException", message)
+            }
             EngineError::TransactionCanceled { reasons } => ApiError {
                 cancellation_reasons: Some(reasons),
                 ..Self::new(

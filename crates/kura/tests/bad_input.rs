@@ -161,9 +161,9 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
         ),
         (
             Some("ExecuteStatement"),
-            r#"{"Statement":"SELECT * FROM Tab1"}"#.into(),
+            r#"{"Statement":"SELEC * FROM Tab1"}"#.into(),
             "ValidationException",
-            Some("The ExecuteStatement operation is not supported by Kura yet"),
+            Some("Statement wasn't well formed, can't be processed: Expected data manipulation"),
         ),
         (
             Some("Query"),

@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{KuraProcess, batches, expressions, indexes, reads, scenarios, transactions};
+use common::{
+    KuraProcess, batches, expressions, indexes, partiql, reads, scenarios, transactions,
+};
 
 #[tokio::test]
 async fn scenarios_over_http() {
@@ -34,6 +36,13 @@ async fn transactions_over_http_on_disk() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = KuraProcess::start(Some(dir.path()));
     transactions::transactions(&server.client(), "Bank").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partiql_over_http_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    partiql::partiql(&server.client(), "Music").await;
 }
 
 #[tokio::test]

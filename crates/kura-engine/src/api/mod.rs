@@ -8,6 +8,7 @@
 
 pub mod batch;
 pub mod items;
+pub mod partiql;
 pub mod query_scan;
 pub mod streams;
 pub mod tables;
@@ -15,6 +16,7 @@ pub mod transactions;
 
 pub use batch::*;
 pub use items::*;
+pub use partiql::*;
 pub use query_scan::*;
 pub use streams::*;
 pub use tables::*;

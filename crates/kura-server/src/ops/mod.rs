@@ -2,6 +2,7 @@
 //! (`tables`, `items`); each parses its input, calls the engine, serialises its output.
 
 mod items;
+mod partiql;
 mod streams;
 mod tables;
 
@@ -71,6 +72,9 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "BatchWriteItem" => items::batch_write_item(call).await,
         "TransactWriteItems" => items::transact_write_items(call).await,
         "TransactGetItems" => items::transact_get_items(call),
+        "ExecuteStatement" => partiql::execute_statement(call).await,
+        "BatchExecuteStatement" => partiql::batch_execute_statement(call).await,
+        "ExecuteTransaction" => partiql::execute_transaction(call).await,
         "UpdateTimeToLive" => tables::update_time_to_live(call).await,
         "DescribeTimeToLive" => tables::describe_time_to_live(call),
         other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
@@ -93,9 +97,6 @@ pub async fn dispatch_streams(operation: &str, call: Call<'_>) -> Result<Vec<u8>
 
 /// Real DynamoDB operations that later issues implement.
 const LATER: &[&str] = &[
-    "ExecuteStatement",
-    "BatchExecuteStatement",
-    "ExecuteTransaction",
     "CreateBackup",
     "DescribeBackup",
     "ListBackups",

@@ -154,6 +154,7 @@ where
 pub mod batches;
 pub mod expressions;
 pub mod indexes;
+pub mod partiql;
 pub mod reads;
 pub mod scenarios;
 pub mod streams;
