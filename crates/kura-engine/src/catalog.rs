@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use kura_model::KeySchema;
 use kura_model::keycode::ScalarType;
+use kura_model::{KeyAttribute, KeySchema};
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
@@ -154,9 +154,33 @@ pub struct IndexRecord {
     pub throughput: Option<Throughput>,
     /// True while an index added by UpdateTable is being filled from the table's items.
     pub backfilling: bool,
+    /// A multi-attribute GSI key's HASH attributes after `key_schema.hash`, in KeySchema
+    /// order. Empty, and absent from the stored record, for a single-attribute key, so
+    /// the records of such indexes keep the bytes they always had.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_hash: Vec<KeyAttribute>,
+    /// As `more_hash`, the RANGE attributes after `key_schema.range` (never set without
+    /// `key_schema.range`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_range: Vec<KeyAttribute>,
 }
 
 impl IndexRecord {
+    /// The partition key attributes, in KeySchema order (one, or up to four for a GSI).
+    pub fn hash_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
+        std::iter::once(&self.key_schema.hash).chain(&self.more_hash)
+    }
+
+    /// The sort key attributes, in KeySchema order (none, one, or up to four for a GSI).
+    pub fn range_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
+        self.key_schema.range.iter().chain(&self.more_range)
+    }
+
+    /// Every key attribute of the index: the partition key's, then the sort key's.
+    pub fn key_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
+        self.hash_attributes().chain(self.range_attributes())
+    }
+
     /// DynamoDB's `IndexStatus`: a GSI being filled is CREATING.
     pub fn status(&self) -> &'static str {
         if self.backfilling {

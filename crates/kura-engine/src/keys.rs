@@ -7,7 +7,8 @@
 //!   partitioning does, so Scan order and parallel-scan segments follow the hash.
 //! - `Indexes`: table id (u64 BE) ‖ index number (u32 BE) ‖ hash32(encoded index pk) ‖
 //!   encoded index pk ‖ encoded index sk ‖ encoded table pk ‖ encoded table sk → the
-//!   projected item. The table key makes entries unique where index keys are not.
+//!   projected item. The table key makes entries unique where index keys are not. A
+//!   multi-attribute GSI key's pk (sk) is the concatenation of its attributes' encodings.
 //! - `Meta`: `format` → store format version; `next_table_id` → u64;
 //!   `stats/` ‖ table id → table statistics; `istats/` ‖ table id ‖ index number → index
 //!   statistics; `purge/` ‖ table id → a deleted table whose items are still being removed;
@@ -78,18 +79,19 @@ pub fn item_key(table_id: u64, key: &PrimaryKey) -> Result<Vec<u8>, ModelError> 
     Ok(out)
 }
 
-/// The `Indexes` key of one entry: the index key, then the key of the table item.
+/// The `Indexes` key of one entry: the index key, then the key of the table item. The
+/// index key comes encoded: its partition key values, then its sort key values, each
+/// list the concatenation of the values' encodings in KeySchema order (one value each
+/// for a single-attribute key, whose entries thus have the item key layout).
 pub fn index_entry_key(
     table_id: u64,
     index_number: u32,
-    index_key: &PrimaryKey,
+    encoded_index_pk: &[u8],
+    encoded_index_sk: &[u8],
     table_key: &PrimaryKey,
 ) -> Result<Vec<u8>, ModelError> {
-    let mut out = partition_prefix(
-        &index_prefix(table_id, index_number),
-        &index_key.encode_hash()?,
-    );
-    out.extend_from_slice(&index_key.encode_range()?);
+    let mut out = partition_prefix(&index_prefix(table_id, index_number), encoded_index_pk);
+    out.extend_from_slice(encoded_index_sk);
     out.extend_from_slice(&table_key.encode_hash()?);
     out.extend_from_slice(&table_key.encode_range()?);
     Ok(out)

@@ -11,20 +11,20 @@ use std::sync::Arc;
 
 use kura_expr::eval::condition::evaluate;
 use kura_expr::eval::projection::project;
-use kura_expr::key_condition::{KeyCondition, SortCondition, key_condition};
+use kura_expr::key_condition::{MultiKeyCondition, SortCondition, multi_key_condition};
 use kura_expr::request::{Compiled, Operation, compile};
 use kura_expr::{Comparator, Condition, Projection};
 use kura_model::constraint::Constraints;
 use kura_model::keycode::ScalarType;
 use kura_model::size::item_size;
 use kura_model::wire::ItemJson;
-use kura_model::{AttributeValue, Item, KeySchema, PrimaryKey, messages};
+use kura_model::{AttributeValue, Item, KeyAttribute, messages};
 
 use crate::Engine;
 use crate::api::*;
 use crate::catalog::{IndexKind, IndexProjection, IndexRecord, TableRecord};
 use crate::error::{EngineError, Result};
-use crate::indexes::entries::{index_key, projects};
+use crate::indexes::entries::{IndexKey, encode_values, index_key, projects};
 use crate::items::{decode_stored, read_snapshot};
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Space};
@@ -54,11 +54,20 @@ struct Target {
 }
 
 impl Target {
-    /// The key schema the request's keys and conditions refer to.
-    fn key_schema(&self) -> &KeySchema {
-        self.index
-            .as_ref()
-            .map_or(&self.table.key_schema, |i| &i.key_schema)
+    /// The partition key attributes the request's keys and conditions refer to.
+    fn hash_attributes(&self) -> Vec<&KeyAttribute> {
+        match &self.index {
+            Some(index) => index.hash_attributes().collect(),
+            None => vec![&self.table.key_schema.hash],
+        }
+    }
+
+    /// The sort key attributes the request's keys and conditions refer to.
+    fn range_attributes(&self) -> Vec<&KeyAttribute> {
+        match &self.index {
+            Some(index) => index.range_attributes().collect(),
+            None => self.table.key_schema.range.iter().collect(),
+        }
     }
 
     fn space(&self) -> Space {
@@ -80,7 +89,7 @@ impl Target {
     /// The attributes a LastEvaluatedKey carries: the index keys, then the table keys.
     fn page_key_attributes(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
-        let index = self.index.iter().flat_map(|i| i.key_schema.attributes());
+        let index = self.index.iter().flat_map(|i| i.key_attributes());
         for attr in index.chain(self.table.key_schema.attributes()) {
             if !names.contains(&attr.name.as_str()) {
                 names.push(&attr.name);
@@ -91,7 +100,7 @@ impl Target {
 
     /// Where to continue after `ExclusiveStartKey`: its key in the target's schema and the
     /// storage key of the row to continue after.
-    fn start_key(&self, start: Option<ItemJson>) -> Result<Option<(PrimaryKey, Vec<u8>)>> {
+    fn start_key(&self, start: Option<ItemJson>) -> Result<Option<(IndexKey, Vec<u8>)>> {
         let Some(raw) = start else { return Ok(None) };
         let key = kura_model::wire::item_from_json(raw)?;
         let table = &self.table;
@@ -100,7 +109,11 @@ impl Target {
                 EngineError::validation(messages::invalid_start_key(&e.to_string()))
             })?;
             let storage_key = keys::item_key(table.id, &primary)?;
-            return Ok(Some((primary, storage_key)));
+            let key = IndexKey {
+                hash: vec![primary.hash],
+                range: primary.range.into_iter().collect(),
+            };
+            return Ok(Some((key, storage_key)));
         };
         let names = self.page_key_attributes();
         if key.len() != names.len() || names.iter().any(|n| !key.contains_key(*n)) {
@@ -120,7 +133,7 @@ impl Target {
         let index_key = index_key(index, &key)
             .map_err(|_| mismatch())?
             .ok_or_else(mismatch)?;
-        let storage_key = keys::index_entry_key(table.id, index.number, &index_key, &table_key)?;
+        let storage_key = index_key.entry_key(table.id, index, &table_key)?;
         Ok(Some((index_key, storage_key)))
     }
 
@@ -217,7 +230,8 @@ struct Page<'a> {
     target: Target,
     range: KeyRange,
     direction: Direction,
-    sort: Option<SortCondition>,
+    /// Sort key conditions, by attribute name, that every item read must meet.
+    sort: Vec<(String, SortCondition)>,
     filter: Option<&'a Condition>,
     output: Output,
     fetch: Fetch,
@@ -279,54 +293,66 @@ impl Engine {
         let table_name = input.table_name.unwrap_or_default();
         let consistent = input.consistent_read.unwrap_or(false);
         let target = self.target(&table_name, input.index_name.as_deref(), consistent)?;
-        let schema = target.key_schema();
-        let KeyCondition { partition, sort } = key_condition(
-            &condition,
-            &schema.hash.name,
-            schema.range.as_ref().map(|r| r.name.as_str()),
-        )?;
+        let hash_attrs = target.hash_attributes();
+        let range_attrs = target.range_attributes();
+        let hash_names: Vec<&str> = hash_attrs.iter().map(|a| a.name.as_str()).collect();
+        let range_names: Vec<&str> = range_attrs.iter().map(|a| a.name.as_str()).collect();
+        let MultiKeyCondition { partition, sort } =
+            multi_key_condition(&condition, &hash_names, &range_names)?;
         if let Some(filter) = &filter
             && let Some(key) = filter
                 .paths()
                 .into_iter()
-                .find(|p| schema.attributes().any(|k| k.name == p.top()))
+                .find(|p| hash_names.contains(&p.top()) || range_names.contains(&p.top()))
         {
             return Err(EngineError::validation(messages::filter_on_key(key.top())));
         }
-        check_key_value_type(&partition, schema.hash.ty)?;
-        schema.check_partition_value(&partition)?;
-        if let (Some(sort), Some(range)) = (&sort, &schema.range) {
-            check_sort_condition_types(sort, range.ty)?;
-            let values = match sort {
+        for (value, attr) in partition.iter().zip(&hash_attrs) {
+            check_key_value_type(value, attr.ty)?;
+            attr.check_partition_value(value)?;
+        }
+        for (condition, attr) in sort.iter().zip(&range_attrs) {
+            check_sort_condition_types(condition, attr.ty)?;
+            let values = match condition {
                 SortCondition::Compare(_, v) | SortCondition::BeginsWith(v) => vec![v],
                 SortCondition::Between(lo, hi) => vec![lo, hi],
             };
             for value in values {
-                schema.check_sort_value(value)?;
+                attr.check_sort_value(value)?;
             }
         }
         let start = target.start_key(input.exclusive_start_key)?;
         if let Some((start_key, _)) = &start {
             let within = start_key.hash == partition
-                && match (&sort, &start_key.range) {
-                    (Some(sort), Some(value)) => sort_matches(sort, value),
-                    _ => true,
-                };
+                && sort
+                    .iter()
+                    .zip(&start_key.range)
+                    .all(|(condition, value)| sort_matches(condition, value));
             if !within {
                 return Err(EngineError::validation(messages::START_KEY_OUTSIDE_QUERY));
             }
         }
-        let encoded_pk = kura_model::PrimaryKey {
-            hash: partition,
-            range: None,
-        }
-        .encode_hash()?;
-        let prefix = keys::partition_prefix(&target.prefix(), &encoded_pk);
+        // The partition, then the sort key values fixed by equalities: every key the
+        // query reads starts with their encodings.
+        let prefix = keys::partition_prefix(&target.prefix(), &encode_values(&partition)?);
         let forward = input.scan_index_forward.unwrap_or(true);
-        let mut range = match &sort {
-            Some(sort) => sort_range(&prefix, sort)?,
+        let mut range = match sort.split_last() {
+            Some((last, equalities)) => {
+                let mut prefix = prefix;
+                for condition in equalities {
+                    if let SortCondition::Compare(_, value) = condition {
+                        prefix.extend_from_slice(&encode_values([value])?);
+                    }
+                }
+                sort_range(&prefix, last)?
+            }
             None => KeyRange::prefix(&prefix),
         };
+        let sort: Vec<(String, SortCondition)> = range_names
+            .iter()
+            .map(|n| (*n).to_owned())
+            .zip(sort)
+            .collect();
         if let Some((_, start)) = start {
             if forward {
                 range.start = Bound::Excluded(start);
@@ -418,7 +444,7 @@ impl Engine {
                 target,
                 range,
                 direction: Direction::Forward,
-                sort: None,
+                sort: Vec::new(),
                 filter: filter.as_ref(),
                 output,
                 fetch,
@@ -432,7 +458,6 @@ impl Engine {
     fn read_page(&self, table_name: &str, page: Page<'_>) -> Result<PageOutput> {
         let snapshot = self.store.snapshot()?;
         let target = &page.target;
-        let sort_name = target.key_schema().range.as_ref().map(|r| r.name.as_str());
         let mut out = PageOutput::default();
         let mut items = Vec::new();
         let mut bytes_read = 0usize;
@@ -449,9 +474,10 @@ impl Engine {
         for entry in rows {
             let (_, value) = entry?;
             let item = decode_stored(&value)?;
-            if let (Some(sort), Some(name)) = (&page.sort, sort_name)
-                && !item.get(name).is_some_and(|v| sort_matches(sort, v))
-            {
+            let meets_sort = page.sort.iter().all(|(name, condition)| {
+                item.get(name).is_some_and(|v| sort_matches(condition, v))
+            });
+            if !meets_sort {
                 continue;
             }
             if page.limit.is_some_and(|l| out.scanned_count >= l)

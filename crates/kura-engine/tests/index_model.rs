@@ -2,7 +2,10 @@
 //! transactions on a table with several GSIs and LSIs; after every step each index, read
 //! back through Scan (in small pages, so LastEvaluatedKey and ExclusiveStartKey on indexes
 //! are exercised) and Query, must equal the index computed from scratch from the table, in
-//! DynamoDB's order, and DescribeTable's ItemCount per index must match.
+//! DynamoDB's order, and DescribeTable's ItemCount per index must match. Two GSIs have
+//! multi-attribute keys (sort keys of a number then a string, partition keys of two
+//! strings); their partitions are also queried with conditions on leading sort key
+//! attributes.
 //!
 //! `PROPTEST_CASES=1000 cargo test -p kura-engine --test index_model` runs a long campaign.
 
@@ -16,8 +19,10 @@ use serde_json::{Value, json};
 /// One index as the model sees it.
 struct ModelIndex {
     name: &'static str,
-    hash: (&'static str, &'static str),
-    range: Option<(&'static str, &'static str)>,
+    /// Partition key attributes (name, type), in KeySchema order.
+    hash: &'static [(&'static str, &'static str)],
+    /// Sort key attributes, in KeySchema order.
+    range: &'static [(&'static str, &'static str)],
     /// `None` = ALL; otherwise the non-key attributes projected.
     include: Option<&'static [&'static str]>,
 }
@@ -25,33 +30,45 @@ struct ModelIndex {
 const INDEXES: &[ModelIndex] = &[
     ModelIndex {
         name: "byRank",
-        hash: ("pk", "S"),
-        range: Some(("rank", "N")),
+        hash: &[("pk", "S")],
+        range: &[("rank", "N")],
         include: Some(&[]),
     },
     ModelIndex {
         name: "byTagLocal",
-        hash: ("pk", "S"),
-        range: Some(("tag", "S")),
+        hash: &[("pk", "S")],
+        range: &[("tag", "S")],
         include: Some(&["color"]),
     },
     ModelIndex {
         name: "byColor",
-        hash: ("color", "S"),
-        range: Some(("rank", "N")),
+        hash: &[("color", "S")],
+        range: &[("rank", "N")],
         include: None,
     },
     ModelIndex {
         name: "byTag",
-        hash: ("tag", "S"),
-        range: None,
+        hash: &[("tag", "S")],
+        range: &[],
         include: Some(&["rank", "extra"]),
     },
     ModelIndex {
         name: "byBlob",
-        hash: ("bk", "B"),
-        range: Some(("sk", "N")),
+        hash: &[("bk", "B")],
+        range: &[("sk", "N")],
         include: Some(&[]),
+    },
+    ModelIndex {
+        name: "byColorRankTag",
+        hash: &[("color", "S")],
+        range: &[("rank", "N"), ("tag", "S")],
+        include: None,
+    },
+    ModelIndex {
+        name: "byTagColor",
+        hash: &[("tag", "S"), ("color", "S")],
+        range: &[("sk", "N"), ("bk", "B")],
+        include: Some(&["extra"]),
     },
 ];
 const LOCAL: [&str; 2] = ["byRank", "byTagLocal"];
@@ -67,11 +84,15 @@ fn create_table_request() -> Value {
         Some(names) => json!({"ProjectionType": "INCLUDE", "NonKeyAttributes": names}),
     };
     let key_schema = |i: &ModelIndex| {
-        let mut ks = vec![json!({"AttributeName": i.hash.0, "KeyType": "HASH"})];
-        if let Some((name, _)) = i.range {
-            ks.push(json!({"AttributeName": name, "KeyType": "RANGE"}));
-        }
-        ks
+        let hash = i
+            .hash
+            .iter()
+            .map(|(name, _)| json!({"AttributeName": name, "KeyType": "HASH"}));
+        let range = i
+            .range
+            .iter()
+            .map(|(name, _)| json!({"AttributeName": name, "KeyType": "RANGE"}));
+        hash.chain(range).collect::<Vec<_>>()
     };
     let index = |i: &ModelIndex| json!({"IndexName": i.name, "KeySchema": key_schema(i), "Projection": projection(i)});
     json!({
@@ -322,8 +343,8 @@ fn order_key(v: &Value) -> (u8, i64, Vec<u8>) {
 /// The index's expected contents from the table's items: entries of items that have all
 /// index key attributes, projected.
 fn expected_entries(index: &ModelIndex, table: &[Value]) -> Vec<Value> {
-    let mut keys = vec!["pk", "sk", index.hash.0];
-    keys.extend(index.range.map(|r| r.0));
+    let mut keys = vec!["pk", "sk"];
+    keys.extend(index.hash.iter().chain(index.range).map(|(name, _)| *name));
     table
         .iter()
         .filter(|item| keys.iter().all(|k| item.get(*k).is_some()))
@@ -380,56 +401,138 @@ fn check_indexes(rt: &tokio::runtime::Runtime, engine: &Engine, limit: i64) {
             "ItemCount of {}",
             index.name
         );
-        // Each index partition, queried forward, comes in index sort-key order, then
-        // table-key order; backward is the exact reverse.
-        let mut partitions: Vec<Value> = expected.iter().map(|e| e[index.hash.0].clone()).collect();
-        partitions.sort_by_key(|v| v.to_string());
-        partitions.dedup();
-        for partition in partitions {
-            let query = |forward: bool| {
-                let req = json!({
-                    "TableName": "Model",
-                    "IndexName": index.name,
-                    "KeyConditionExpression": "#h = :h",
-                    "ExpressionAttributeNames": {"#h": index.hash.0},
-                    "ExpressionAttributeValues": {":h": partition},
-                    "ScanIndexForward": forward,
-                });
-                let page =
-                    serde_json::to_value(engine.query(input(req)).expect("query")).expect("json");
-                page["Items"].as_array().cloned().unwrap_or_default()
-            };
-            let forward = query(true);
-            let mut want: Vec<Value> = expected
+        check_partitions(engine, index, &expected);
+    }
+}
+
+/// The values of `attrs` in `entry`, as a JSON array (an index partition or sort key).
+fn values_of(entry: &Value, attrs: &[(&str, &str)]) -> Value {
+    Value::Array(attrs.iter().map(|(name, _)| entry[*name].clone()).collect())
+}
+
+/// Every page of a Query on `index` with the key condition `conditions` (attribute,
+/// operator, value), forward or backward.
+fn query_all(
+    engine: &Engine,
+    index: &str,
+    conditions: &[(&str, &str, Value)],
+    forward: bool,
+) -> Vec<Value> {
+    let mut names = serde_json::Map::new();
+    let mut values = serde_json::Map::new();
+    let mut parts = Vec::new();
+    for (i, (name, op, value)) in conditions.iter().enumerate() {
+        names.insert(format!("#k{i}"), json!(name));
+        values.insert(format!(":k{i}"), value.clone());
+        parts.push(format!("#k{i} {op} :k{i}"));
+    }
+    let mut out = Vec::new();
+    let mut start: Option<Value> = None;
+    loop {
+        let mut req = json!({
+            "TableName": "Model",
+            "IndexName": index,
+            "KeyConditionExpression": parts.join(" AND "),
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+            "ScanIndexForward": forward,
+            "Limit": 3,
+        });
+        if let Some(start) = start.take() {
+            req["ExclusiveStartKey"] = start;
+        }
+        let page = serde_json::to_value(engine.query(input(req)).expect("query")).expect("json");
+        out.extend(page["Items"].as_array().cloned().unwrap_or_default());
+        match page.get("LastEvaluatedKey") {
+            Some(key) => start = Some(key.clone()),
+            None => return out,
+        }
+    }
+}
+
+/// Each index partition, queried forward in pages, comes in index sort-key order (the
+/// sort key attributes compared left to right, each by its type), then table-key order;
+/// backward is the exact reverse. Equalities on leading sort key attributes, and a range
+/// condition after them, narrow it to exactly the matching entries.
+fn check_partitions(engine: &Engine, index: &ModelIndex, expected: &[Value]) {
+    let mut partitions: Vec<Value> = expected.iter().map(|e| values_of(e, index.hash)).collect();
+    partitions.sort_by_key(|v| v.to_string());
+    partitions.dedup();
+    let sort_key = |e: &Value| {
+        let range: Vec<_> = index.range.iter().map(|(r, _)| order_key(&e[*r])).collect();
+        (range, order_key(&e["pk"]), order_key(&e["sk"]))
+    };
+    let order = |items: &[Value]| -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|e| (e["pk"].to_string(), e["sk"].to_string()))
+            .collect()
+    };
+    for partition in partitions {
+        let mut want: Vec<Value> = expected
+            .iter()
+            .filter(|e| values_of(e, index.hash) == partition)
+            .cloned()
+            .collect();
+        want.sort_by_key(sort_key);
+        let equalities: Vec<(&str, &str, Value)> = index
+            .hash
+            .iter()
+            .zip(partition.as_array().expect("values"))
+            .map(|((name, _), v)| (*name, "=", v.clone()))
+            .collect();
+        let forward = query_all(engine, index.name, &equalities, true);
+        assert_eq!(
+            order(&forward),
+            order(&want),
+            "order in {} partition {partition}",
+            index.name
+        );
+        let mut backward = query_all(engine, index.name, &equalities, false);
+        backward.reverse();
+        assert_eq!(
+            order(&backward),
+            order(&want),
+            "reverse order in {}",
+            index.name
+        );
+        if index.hash.len() == 1 && index.range.len() < 2 {
+            continue;
+        }
+        // Narrowed by the first sort key attribute, then (for two) by a range on the
+        // second after an equality on the first.
+        let Some(first) = want.first() else { continue };
+        let Some(&(r0, _)) = index.range.first() else {
+            continue;
+        };
+        let mut conditions = equalities.clone();
+        conditions.push((r0, "=", first[r0].clone()));
+        let narrowed: Vec<Value> = want
+            .iter()
+            .filter(|e| e[r0] == first[r0])
+            .cloned()
+            .collect();
+        assert_eq!(
+            order(&query_all(engine, index.name, &conditions, true)),
+            order(&narrowed),
+            "{} with {r0} = {}",
+            index.name,
+            first[r0]
+        );
+        if let Some(&(r1, _)) = index.range.get(1) {
+            conditions.push((r1, ">=", first[r1].clone()));
+            let bound = order_key(&first[r1]);
+            let ranged: Vec<Value> = narrowed
                 .iter()
-                .filter(|e| e[index.hash.0] == partition)
+                .filter(|e| order_key(&e[r1]) >= bound)
                 .cloned()
                 .collect();
-            want.sort_by_key(|e| {
-                (
-                    index.range.map(|r| order_key(&e[r.0])),
-                    order_key(&e["pk"]),
-                    order_key(&e["sk"]),
-                )
-            });
-            let order = |items: &[Value]| -> Vec<(String, String)> {
-                items
-                    .iter()
-                    .map(|e| (e["pk"].to_string(), e["sk"].to_string()))
-                    .collect()
-            };
+            let mut got = query_all(engine, index.name, &conditions, false);
+            got.reverse();
             assert_eq!(
-                order(&forward),
-                order(&want),
-                "order in {} partition {partition}",
-                index.name
-            );
-            let mut backward = query(false);
-            backward.reverse();
-            assert_eq!(
-                order(&backward),
-                order(&want),
-                "reverse order in {}",
+                order(&got),
+                order(&ranged),
+                "{} with {r0} = and {r1} >=",
                 index.name
             );
         }

@@ -1,8 +1,13 @@
 //! Key conditions: an equality on the partition key and at most one condition on the
 //! sort key, turned into the key range a Query reads. Messages: dynalite
 //! `validations/index.js` (`checkExpr`) and `validations/query.js`.
+//!
+//! A GSI's multi-attribute key (up to four partition and four sort key attributes) takes
+//! an equality on every partition key attribute and conditions on a leading run of its
+//! sort key attributes, left to right: equalities, the last of which may instead be any
+//! sort key condition (Developer Guide, "Multi-attribute keys pattern").
 
-use kura_model::{AttributeValue, messages};
+use kura_model::{AttributeValue, limits, messages};
 
 use crate::ast::{Comparator, Condition, Operand, Path, PathElement};
 use crate::error::{ExprError, Result};
@@ -20,6 +25,15 @@ pub enum SortCondition {
 pub struct KeyCondition {
     pub partition: AttributeValue,
     pub sort: Option<SortCondition>,
+}
+
+/// What a Query reads on a key of one or more attributes: one partition (a value per
+/// partition key attribute, in key order), narrowed by `sort`, the conditions on the
+/// first `sort.len()` sort key attributes. All but the last are equalities.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiKeyCondition {
+    pub partition: Vec<AttributeValue>,
+    pub sort: Vec<SortCondition>,
 }
 
 fn invalid(detail: &str) -> ExprError {
@@ -132,12 +146,24 @@ pub fn key_parts(condition: &Condition) -> Result<Vec<(String, SortCondition)>> 
         }
         conditions.push((name, c));
     }
-    if conditions.len() > 2 {
-        return Err(ExprError::validation(
-            "Conditions can be of length 1 or 2 only",
-        ));
+    // A key has at most eight attributes (a multi-attribute GSI key); the schema, known
+    // later, may allow fewer.
+    if conditions.len() > limits::MAX_INDEX_HASH_ATTRIBUTES + limits::MAX_INDEX_RANGE_ATTRIBUTES {
+        return Err(too_many_conditions());
     }
     Ok(conditions)
+}
+
+fn too_many_conditions() -> ExprError {
+    ExprError::validation("Conditions can be of length 1 or 2 only")
+}
+
+fn missed(name: &str) -> ExprError {
+    ExprError::validation(format!("Query condition missed key schema element: {name}"))
+}
+
+fn not_supported() -> ExprError {
+    ExprError::validation("Query key condition not supported")
 }
 
 /// Checks `condition` against the key schema (`hash`, `range`) and returns the range to
@@ -147,27 +173,84 @@ pub fn key_condition(
     hash: &str,
     range: Option<&str>,
 ) -> Result<KeyCondition> {
+    let range: Vec<&str> = range.into_iter().collect();
+    let MultiKeyCondition { partition, sort } = multi_key_condition(condition, &[hash], &range)?;
+    let partition = partition.into_iter().next().ok_or_else(|| missed(hash))?;
+    Ok(KeyCondition {
+        partition,
+        sort: sort.into_iter().next(),
+    })
+}
+
+/// Checks `condition` against a key of the partition key attributes `hash` and the sort
+/// key attributes `range` (one and at most one, except for a multi-attribute GSI key) and
+/// returns what to read. The caller checks the values' types against the schema.
+///
+/// Refused, with DynamoDB's messages where known (`docs/compat.md`): a condition on an
+/// attribute outside the key ("missed key schema element", naming the first sort key
+/// attribute without a condition, else the last one, else the partition key); anything
+/// but an equality on a partition key attribute ("not supported"); a partition key
+/// attribute without a condition, or a sort key attribute skipped before one with a
+/// condition ("missed key schema element" naming it); a sort key condition other than an
+/// equality before the last one given ("not supported").
+pub fn multi_key_condition(
+    condition: &Condition,
+    hash: &[&str],
+    range: &[&str],
+) -> Result<MultiKeyCondition> {
     let conditions = key_parts(condition)?;
-    let mut partition = None;
-    let mut sort = None;
-    for (name, c) in conditions {
-        if name == hash {
+    if hash.len() == 1 && range.len() <= 1 && conditions.len() > 2 {
+        return Err(too_many_conditions());
+    }
+    let mut partition: Vec<Option<AttributeValue>> = vec![None; hash.len()];
+    let mut sort: Vec<Option<SortCondition>> = vec![None; range.len()];
+    let given = |name: &&str| conditions.iter().any(|(n, _)| n == name);
+    for (name, c) in &conditions {
+        if let Some(i) = hash.iter().position(|h| h == name) {
             match c {
-                SortCondition::Compare(Comparator::Eq, v) => partition = Some(v),
-                _ => return Err(ExprError::validation("Query key condition not supported")),
+                SortCondition::Compare(Comparator::Eq, v) => {
+                    if let Some(slot) = partition.get_mut(i) {
+                        *slot = Some(v.clone());
+                    }
+                }
+                _ => return Err(not_supported()),
             }
-        } else if Some(name.as_str()) == range {
-            sort = Some(c);
+        } else if let Some(i) = range.iter().position(|r| r == name) {
+            if let Some(slot) = sort.get_mut(i) {
+                *slot = Some(c.clone());
+            }
         } else {
             // DynamoDB names the key element it was looking for.
-            let missing = range.unwrap_or(hash);
-            return Err(ExprError::validation(format!(
-                "Query condition missed key schema element: {missing}"
-            )));
+            let wanted = range
+                .iter()
+                .find(|r| !given(r))
+                .or(range.last())
+                .or(hash.first());
+            return Err(missed(wanted.copied().unwrap_or_default()));
         }
     }
-    let partition = partition.ok_or_else(|| {
-        ExprError::validation(format!("Query condition missed key schema element: {hash}"))
-    })?;
-    Ok(KeyCondition { partition, sort })
+    let mut values = Vec::with_capacity(hash.len());
+    for (name, value) in hash.iter().zip(partition) {
+        values.push(value.ok_or_else(|| missed(name))?);
+    }
+    // The conditions must cover a leading run of the sort key attributes.
+    let run = sort.iter().take_while(|c| c.is_some()).count();
+    if let Some(skipped) = range.get(run)
+        && sort.iter().skip(run).any(Option::is_some)
+    {
+        return Err(missed(skipped));
+    }
+    let sort: Vec<SortCondition> = sort.into_iter().flatten().collect();
+    let before_last = sort.len().saturating_sub(1);
+    if sort
+        .iter()
+        .take(before_last)
+        .any(|c| !matches!(c, SortCondition::Compare(Comparator::Eq, _)))
+    {
+        return Err(not_supported());
+    }
+    Ok(MultiKeyCondition {
+        partition: values,
+        sort,
+    })
 }

@@ -27,6 +27,10 @@ pub const LIST_TABLES_MAX_LIMIT: i64 = 100;
 /// Secondary indexes per table.
 pub const MAX_GLOBAL_INDEXES: usize = 20;
 pub const MAX_LOCAL_INDEXES: usize = 5;
+/// Partition and sort key attributes of a GSI's multi-attribute key (Developer Guide,
+/// "Multi-attribute keys pattern"); tables and LSIs have one of each at most.
+pub const MAX_INDEX_HASH_ATTRIBUTES: usize = 4;
+pub const MAX_INDEX_RANGE_ATTRIBUTES: usize = 4;
 /// NonKeyAttributes of one index (API constraint), and summed over all indexes of a table.
 pub const MAX_NON_KEY_ATTRIBUTES_PER_INDEX: usize = 20;
 pub const MAX_PROJECTED_ATTRIBUTES: usize = 100;

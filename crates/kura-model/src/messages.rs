@@ -203,6 +203,29 @@ pub fn index_list_empty(list: &str) -> String {
     format!("{INVALID}List of {list} is empty")
 }
 pub const LSI_WITHOUT_TABLE_RANGE: &str = "One or more parameter values were invalid: Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex";
+/// Source: Kura (the text DynamoDB sends is not documented; written in the style of its
+/// index KeySchema messages). A GSI key names the same attribute twice.
+pub fn duplicate_index_key_attribute(name: &str, index: &str) -> String {
+    format!("{INVALID}Duplicate AttributeName {name} in Index KeySchema for index: {index}")
+}
+/// Source: Kura (DynamoDB requires every HASH element before the RANGE elements of a
+/// multi-attribute GSI key; its message is not documented).
+pub const HASH_AFTER_RANGE: &str =
+    "Invalid KeySchema: A HASH KeySchemaElement cannot follow a RANGE KeySchemaElement";
+/// Source: Kura, after dynalite's "The second KeySchemaElement is not a RANGE key type",
+/// for the third and later elements of a GSI key.
+pub fn key_element_not_hash_or_range(position: usize) -> String {
+    format!(
+        "Invalid KeySchema: KeySchemaElement number {position} is neither a HASH nor a RANGE key type"
+    )
+}
+/// Source: Kura (DynamoDB's limit of four partition key attributes per GSI; its message
+/// is not documented).
+pub fn too_many_index_key_attributes(key_type: &str, max: usize, index: &str) -> String {
+    format!(
+        "{INVALID}Index KeySchema has more than {max} {key_type} key attributes for index: {index}"
+    )
+}
 pub fn index_without_range(index: &str) -> String {
     format!("{INVALID}Index KeySchema does not have a range key for index: {index}")
 }

@@ -30,6 +30,29 @@ pub struct PrimaryKey {
     pub range: Option<AttributeValue>,
 }
 
+impl KeyAttribute {
+    /// Applies the key-value rules (non-empty, size limit) to a value of this attribute
+    /// used as (part of) a partition key, e.g. in a key condition.
+    pub fn check_partition_value(&self, value: &AttributeValue) -> Result<(), ModelError> {
+        check_key_value(
+            &self.name,
+            value,
+            MAX_PARTITION_KEY_BYTES,
+            messages::PARTITION_KEY_TOO_LARGE,
+        )
+    }
+
+    /// As [`KeyAttribute::check_partition_value`], for (part of) a sort key.
+    pub fn check_sort_value(&self, value: &AttributeValue) -> Result<(), ModelError> {
+        check_key_value(
+            &self.name,
+            value,
+            MAX_SORT_KEY_BYTES,
+            messages::SORT_KEY_TOO_LARGE,
+        )
+    }
+}
+
 impl KeySchema {
     /// The key attributes in schema order (partition key first).
     pub fn attributes(&self) -> impl Iterator<Item = &KeyAttribute> {

@@ -26,13 +26,26 @@ fn invalid(message: impl Into<String>) -> EngineError {
 fn definition_constraints(
     c: &mut Constraints,
     path: &str,
+    kind: IndexKind,
     name: Option<&str>,
     key_schema: Option<&Vec<KeySchemaElementInput>>,
     projection: Option<&ProjectionInput>,
 ) {
+    // A GSI's KeySchema has no upper bound in the API model since multi-attribute keys:
+    // their counts are checked with the definition.
+    let max_elements = match kind {
+        IndexKind::Global => usize::MAX,
+        IndexKind::Local => 2,
+    };
     match key_schema {
         None => c.not_null::<()>(&format!("{path}.keySchema"), None),
-        Some(ks) => c.length(&format!("{path}.keySchema"), "[...]", ks.len(), 1, 2),
+        Some(ks) => c.length(
+            &format!("{path}.keySchema"),
+            "[...]",
+            ks.len(),
+            1,
+            max_elements,
+        ),
     }
     match projection {
         None => c.not_null::<()>(&format!("{path}.projection"), None),
@@ -63,6 +76,7 @@ pub(crate) fn create_table_constraints(c: &mut Constraints, input: &CreateTableI
         definition_constraints(
             c,
             &path,
+            IndexKind::Global,
             gsi.index_name.as_deref(),
             gsi.key_schema.as_ref(),
             gsi.projection.as_ref(),
@@ -78,6 +92,7 @@ pub(crate) fn create_table_constraints(c: &mut Constraints, input: &CreateTableI
         definition_constraints(
             c,
             &path,
+            IndexKind::Local,
             lsi.index_name.as_deref(),
             lsi.key_schema.as_ref(),
             lsi.projection.as_ref(),
@@ -127,11 +142,23 @@ pub(crate) fn index_key_names(input: &CreateTableInput) -> Vec<&str> {
     lsis.chain(gsis).collect()
 }
 
-/// An index's key schema checked against the attribute definitions.
+/// An index's key as its definition gives it: the KeySchema of its first HASH and RANGE
+/// attributes, and the further ones of a multi-attribute GSI key.
+struct DefinedKey {
+    schema: KeySchema,
+    more_hash: Vec<KeyAttribute>,
+    more_range: Vec<KeyAttribute>,
+}
+
+/// An index's key schema checked against the attribute definitions. An LSI's is one HASH
+/// and one RANGE element, as a table's; a GSI's is one to four HASH elements, then up to
+/// four RANGE elements (multi-attribute keys).
 fn index_key_schema(
+    index: &str,
+    kind: IndexKind,
     schema: &[KeySchemaElementInput],
     defs: &[(String, ScalarType)],
-) -> Result<KeySchema> {
+) -> Result<DefinedKey> {
     let names: Vec<&str> = schema
         .iter()
         .map(|k| k.attribute_name.as_deref().unwrap_or(""))
@@ -141,24 +168,83 @@ fn index_key_schema(
         let def_names: Vec<&str> = defs.iter().map(|(n, _)| n.as_str()).collect();
         return Err(invalid(messages::keys_not_defined(&names, &def_names)));
     }
-    if names.len() == 2 && names.first() == names.get(1) {
-        return Err(invalid(messages::SAME_HASH_AND_RANGE));
-    }
-    if schema.first().and_then(|k| k.key_type.as_deref()) != Some("HASH") {
-        return Err(invalid(messages::FIRST_KEY_NOT_HASH));
-    }
-    if let Some(second) = schema.get(1)
-        && second.key_type.as_deref() != Some("RANGE")
-    {
-        return Err(invalid(messages::SECOND_KEY_NOT_RANGE));
-    }
+    let key_type = |i: usize| schema.get(i).and_then(|k| k.key_type.as_deref());
     let attr = |name: &str| KeyAttribute {
         name: name.to_owned(),
         ty: ty(name).unwrap_or(ScalarType::S),
     };
-    Ok(KeySchema {
-        hash: attr(names.first().copied().unwrap_or_default()),
-        range: names.get(1).map(|n| attr(n)),
+    if kind == IndexKind::Local || names.len() < 2 {
+        if names.len() == 2 && names.first() == names.get(1) {
+            return Err(invalid(messages::SAME_HASH_AND_RANGE));
+        }
+        if key_type(0) != Some("HASH") {
+            return Err(invalid(messages::FIRST_KEY_NOT_HASH));
+        }
+        if schema.len() > 1 && key_type(1) != Some("RANGE") {
+            return Err(invalid(messages::SECOND_KEY_NOT_RANGE));
+        }
+        return Ok(DefinedKey {
+            schema: KeySchema {
+                hash: attr(names.first().copied().unwrap_or_default()),
+                range: names.get(1).map(|n| attr(n)),
+            },
+            more_hash: Vec::new(),
+            more_range: Vec::new(),
+        });
+    }
+    for (i, name) in names.iter().enumerate() {
+        if names.iter().take(i).any(|n| n == name) {
+            // Two elements of one name read as before multi-attribute keys, unless both
+            // are HASH elements (which only a multi-attribute key can have).
+            let pair =
+                names.len() == 2 && (key_type(0), key_type(1)) != (Some("HASH"), Some("HASH"));
+            return Err(invalid(if pair {
+                messages::SAME_HASH_AND_RANGE.to_owned()
+            } else {
+                messages::duplicate_index_key_attribute(name, index)
+            }));
+        }
+    }
+    if key_type(0) != Some("HASH") {
+        return Err(invalid(messages::FIRST_KEY_NOT_HASH));
+    }
+    let mut hash: Vec<KeyAttribute> = Vec::new();
+    let mut range: Vec<KeyAttribute> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        match key_type(i) {
+            Some("HASH") if range.is_empty() => hash.push(attr(name)),
+            Some("HASH") => return Err(invalid(messages::HASH_AFTER_RANGE)),
+            Some("RANGE") => range.push(attr(name)),
+            _ if i == 1 => return Err(invalid(messages::SECOND_KEY_NOT_RANGE)),
+            _ => return Err(invalid(messages::key_element_not_hash_or_range(i + 1))),
+        }
+    }
+    if hash.len() > limits::MAX_INDEX_HASH_ATTRIBUTES {
+        return Err(invalid(messages::too_many_index_key_attributes(
+            "HASH",
+            limits::MAX_INDEX_HASH_ATTRIBUTES,
+            index,
+        )));
+    }
+    if range.len() > limits::MAX_INDEX_RANGE_ATTRIBUTES {
+        return Err(invalid(messages::too_many_index_key_attributes(
+            "RANGE",
+            limits::MAX_INDEX_RANGE_ATTRIBUTES,
+            index,
+        )));
+    }
+    let mut hash = hash.into_iter();
+    let mut range = range.into_iter();
+    let first_hash = hash
+        .next()
+        .ok_or_else(|| invalid(messages::FIRST_KEY_NOT_HASH))?;
+    Ok(DefinedKey {
+        schema: KeySchema {
+            hash: first_hash,
+            range: range.next(),
+        },
+        more_hash: hash.collect(),
+        more_range: range.collect(),
     })
 }
 
@@ -236,7 +322,14 @@ pub(crate) fn create_table_indexes(
         }
         for lsi in lsis {
             let name = lsi.index_name.clone().unwrap_or_default();
-            let key_schema = index_key_schema(lsi.key_schema.as_deref().unwrap_or_default(), defs)?;
+            let DefinedKey {
+                schema: key_schema, ..
+            } = index_key_schema(
+                &name,
+                IndexKind::Local,
+                lsi.key_schema.as_deref().unwrap_or_default(),
+                defs,
+            )?;
             if key_schema.range.is_none() {
                 return Err(invalid(messages::index_without_range(&name)));
             }
@@ -259,6 +352,8 @@ pub(crate) fn create_table_indexes(
                 projection,
                 throughput: None,
                 backfilling: false,
+                more_hash: Vec::new(),
+                more_range: Vec::new(),
             });
         }
         if lsis.len() > limits::MAX_LOCAL_INDEXES {
@@ -294,17 +389,24 @@ fn global_index(
     number: u32,
 ) -> Result<IndexRecord> {
     let name = gsi.index_name.clone().unwrap_or_default();
-    let key_schema = index_key_schema(gsi.key_schema.as_deref().unwrap_or_default(), defs)?;
+    let key = index_key_schema(
+        &name,
+        IndexKind::Global,
+        gsi.key_schema.as_deref().unwrap_or_default(),
+        defs,
+    )?;
     let projection = projection(gsi.projection.as_ref())?;
     let throughput = gsi_throughput(&name, billing, gsi.provisioned_throughput.as_ref())?;
     Ok(IndexRecord {
         name,
         kind: IndexKind::Global,
         number,
-        key_schema,
+        key_schema: key.schema,
         projection,
         throughput,
         backfilling: false,
+        more_hash: key.more_hash,
+        more_range: key.more_range,
     })
 }
 
@@ -332,6 +434,8 @@ pub(crate) struct GsiPlan {
     pub throughput: Vec<(String, Throughput)>,
 }
 
+// One value per UpdateTable call: the size of the index record is of no account.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum OnlineChange {
     /// A new GSI to fill from the table's items, with the definitions its keys need.
     Create {
@@ -350,6 +454,7 @@ pub(crate) fn update_constraints(c: &mut Constraints, updates: &[GlobalSecondary
             definition_constraints(
                 c,
                 &path,
+                IndexKind::Global,
                 create.index_name.as_deref(),
                 create.key_schema.as_ref(),
                 create.projection.as_ref(),
@@ -527,7 +632,7 @@ fn plan_create(
     let used: BTreeSet<&str> = table
         .key_schema
         .attributes()
-        .chain(all.iter().flat_map(|i| i.key_schema.attributes()))
+        .chain(all.iter().flat_map(IndexRecord::key_attributes))
         .map(|a| a.name.as_str())
         .collect();
     let definitions = defs
@@ -553,6 +658,22 @@ pub(crate) fn key_schema_out(schema: &KeySchema) -> Vec<KeySchemaElementOut> {
             attribute_name: a.name.clone(),
             key_type,
         })
+        .collect()
+}
+
+/// An index's key schema as DescribeTable lists it: every HASH element, then every RANGE
+/// element, in the order they were defined.
+fn index_key_schema_out(index: &IndexRecord) -> Vec<KeySchemaElementOut> {
+    let element = |key_type| {
+        move |a: &KeyAttribute| KeySchemaElementOut {
+            attribute_name: a.name.clone(),
+            key_type,
+        }
+    };
+    index
+        .hash_attributes()
+        .map(element("HASH"))
+        .chain(index.range_attributes().map(element("RANGE")))
         .collect()
 }
 
@@ -588,7 +709,7 @@ pub(crate) fn describe_indexes(
         match index.kind {
             IndexKind::Global => globals.push(GlobalSecondaryIndexDescription {
                 index_name: index.name.clone(),
-                key_schema: key_schema_out(&index.key_schema),
+                key_schema: index_key_schema_out(index),
                 projection: projection_out(&index.projection),
                 index_status: index.status(),
                 backfilling: index.backfilling.then_some(true),
@@ -599,7 +720,7 @@ pub(crate) fn describe_indexes(
             }),
             IndexKind::Local => locals.push(LocalSecondaryIndexDescription {
                 index_name: index.name.clone(),
-                key_schema: key_schema_out(&index.key_schema),
+                key_schema: index_key_schema_out(index),
                 projection: projection_out(&index.projection),
                 index_size_bytes: s.size_bytes,
                 item_count: s.item_count,

@@ -7,7 +7,7 @@
 //! listed attributes (INCLUDE).
 
 use kura_model::item_codec::encode_item;
-use kura_model::keycode::ScalarType;
+use kura_model::keycode::{self, ScalarType};
 use kura_model::limits::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use kura_model::size::{item_size, value_size};
 use kura_model::{AttributeValue, Item, KeyAttribute, PrimaryKey, messages};
@@ -70,33 +70,78 @@ fn index_key_value<'i>(
     Ok(Some(value))
 }
 
-/// The index key of `item`, or `None` when the item lacks an index key attribute.
-pub(crate) fn index_key(index: &IndexRecord, item: &Item) -> Result<Option<PrimaryKey>> {
-    let schema = &index.key_schema;
-    let hash = index_key_value(
-        index,
-        &schema.hash,
-        item,
-        MAX_PARTITION_KEY_BYTES,
-        messages::PARTITION_KEY_TOO_LARGE,
-    )?;
-    let range = match &schema.range {
-        None => None,
-        Some(attr) => match index_key_value(
+/// The key of one item in one index: the values of the partition key attributes, then
+/// of the sort key attributes, each in KeySchema order (one partition value and at most
+/// one sort value, except for a multi-attribute GSI key).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct IndexKey {
+    pub hash: Vec<AttributeValue>,
+    pub range: Vec<AttributeValue>,
+}
+
+/// The concatenated order-preserving encodings of `values`. Each encoding is
+/// self-delimiting, so the bytes sort as the tuple of values, left to right.
+pub(crate) fn encode_values<'v>(
+    values: impl IntoIterator<Item = &'v AttributeValue>,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    for value in values {
+        keycode::encode_key_value(value, &mut out)
+            .map_err(|e| EngineError::Internal(e.to_string()))?;
+    }
+    Ok(out)
+}
+
+impl IndexKey {
+    /// The `Indexes` key of the entry of the table item `table_key` under this key.
+    pub fn entry_key(
+        &self,
+        table_id: u64,
+        index: &IndexRecord,
+        table_key: &PrimaryKey,
+    ) -> Result<Vec<u8>> {
+        Ok(keys::index_entry_key(
+            table_id,
+            index.number,
+            &encode_values(&self.hash)?,
+            &encode_values(&self.range)?,
+            table_key,
+        )?)
+    }
+}
+
+/// The index key of `item`, or `None` when the item lacks an index key attribute. A key
+/// attribute that is there with the wrong type, empty or too large is an error even when
+/// another one is missing.
+pub(crate) fn index_key(index: &IndexRecord, item: &Item) -> Result<Option<IndexKey>> {
+    let mut hash = Vec::new();
+    let mut complete = true;
+    for attr in index.hash_attributes() {
+        match index_key_value(
+            index,
+            attr,
+            item,
+            MAX_PARTITION_KEY_BYTES,
+            messages::PARTITION_KEY_TOO_LARGE,
+        )? {
+            Some(value) => hash.push(value.clone()),
+            None => complete = false,
+        }
+    }
+    let mut range = Vec::new();
+    for attr in index.range_attributes() {
+        match index_key_value(
             index,
             attr,
             item,
             MAX_SORT_KEY_BYTES,
             messages::SORT_KEY_TOO_LARGE,
         )? {
-            None => return Ok(None),
-            some => some,
-        },
-    };
-    Ok(hash.map(|hash| PrimaryKey {
-        hash: hash.clone(),
-        range: range.cloned(),
-    }))
+            Some(value) => range.push(value.clone()),
+            None => complete = false,
+        }
+    }
+    Ok(complete.then_some(IndexKey { hash, range }))
 }
 
 /// Whether `name` is a key attribute of the table or of the index.
@@ -104,7 +149,7 @@ pub(crate) fn is_key_attribute(table: &TableRecord, index: &IndexRecord, name: &
     table
         .key_schema
         .attributes()
-        .chain(index.key_schema.attributes())
+        .chain(index.key_attributes())
         .any(|k| k.name == name)
 }
 
@@ -129,7 +174,7 @@ pub(crate) fn entry(
     let Some(index_key) = index_key(index, item)? else {
         return Ok(None);
     };
-    let key = keys::index_entry_key(table.id, index.number, &index_key, table_key)?;
+    let key = index_key.entry_key(table.id, index, table_key)?;
     let item = match &index.projection {
         IndexProjection::All => item.clone(),
         _ => item
@@ -163,7 +208,7 @@ pub(crate) struct IndexChanges {
 /// key the update emptied gets DynamoDB's update wording.
 pub(crate) fn check_updated_index_keys(table: &TableRecord, item: &Item) -> Result<()> {
     for index in &table.indexes {
-        for attr in index.key_schema.attributes() {
+        for attr in index.key_attributes() {
             let kind = match item.get(&attr.name) {
                 Some(AttributeValue::S(s)) if s.is_empty() && attr.ty == ScalarType::S => "string",
                 Some(AttributeValue::B(b)) if b.is_empty() && attr.ty == ScalarType::B => "binary",

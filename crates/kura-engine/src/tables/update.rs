@@ -171,7 +171,7 @@ pub(super) fn apply_gsi_plan(
             let used: Vec<String> = next
                 .key_schema
                 .attributes()
-                .chain(next.indexes.iter().flat_map(|i| i.key_schema.attributes()))
+                .chain(next.indexes.iter().flat_map(|i| i.key_attributes()))
                 .map(|a| a.name.clone())
                 .collect();
             next.attribute_definitions.retain(|(n, _)| used.contains(n));
