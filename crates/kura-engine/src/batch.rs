@@ -41,35 +41,160 @@ struct BatchWrite {
     item: Option<Item>,
 }
 
+/// BatchWriteItem's framework constraints, in the order DynamoDB reports them (dynalite
+/// `validations/batchWriteItem.js` and `test/batchWriteItem.js`): ReturnConsumedCapacity,
+/// ReturnItemCollectionMetrics, RequestItems (present, not empty, its keys table names,
+/// each list 1..=25 requests), then each request's Key and Item, tables in reverse order.
+fn write_constraints(input: &BatchWriteItemInput) -> Result<()> {
+    let mut c = Constraints::new();
+    c.one_of(
+        "returnConsumedCapacity",
+        input.return_consumed_capacity.as_deref(),
+        &ReturnConsumedCapacity::VALUES,
+    );
+    c.one_of(
+        "returnItemCollectionMetrics",
+        input.return_item_collection_metrics.as_deref(),
+        &["SIZE", "NONE"],
+    );
+    match &input.request_items {
+        None => c.not_null::<()>("requestItems", None),
+        Some(tables) => {
+            let rendered = render_map(tables, |requests| render_list(requests, render_write));
+            c.length("requestItems", &rendered, tables.len(), 1, usize::MAX);
+            c.table_name_keys("requestItems", &rendered, tables.keys());
+            c.value_lengths(
+                "requestItems",
+                &rendered,
+                tables.values().map(Vec::len),
+                1,
+                MAX_WRITE_REQUESTS,
+            );
+            for (name, requests) in tables.iter().rev() {
+                for (i, request) in requests.iter().enumerate() {
+                    let at = format!("requestItems.{name}.member.{}.member", i + 1);
+                    if let Some(delete) = &request.delete_request {
+                        c.not_null(&format!("{at}.deleteRequest.key"), delete.key.as_ref());
+                    }
+                    if let Some(put) = &request.put_request {
+                        c.not_null(&format!("{at}.putRequest.item"), put.item.as_ref());
+                    }
+                }
+            }
+        }
+    }
+    Ok(c.finish()?)
+}
+
+/// BatchGetItem's framework constraints, in DynamoDB's order (dynalite
+/// `validations/batchGetItem.js` and `test/batchGetItem.js`): ReturnConsumedCapacity,
+/// RequestItems (present, not empty, its keys table names), then per table, in reverse
+/// order, Keys (present, 1..=100) and AttributesToGet (1..=255).
+fn get_constraints(input: &BatchGetItemInput) -> Result<()> {
+    let mut c = Constraints::new();
+    c.one_of(
+        "returnConsumedCapacity",
+        input.return_consumed_capacity.as_deref(),
+        &ReturnConsumedCapacity::VALUES,
+    );
+    match &input.request_items {
+        None => c.not_null::<()>("requestItems", None),
+        Some(tables) => {
+            let rendered = render_map(tables, |request| {
+                format!(
+                    "KeysAndAttributes(keys={})",
+                    request
+                        .keys
+                        .as_ref()
+                        .map_or_else(|| "null".to_owned(), |k| render_list(k, render_item))
+                )
+            });
+            c.length("requestItems", &rendered, tables.len(), 1, usize::MAX);
+            c.table_name_keys("requestItems", &rendered, tables.keys());
+            for (name, request) in tables.iter().rev() {
+                let path = format!("requestItems.{name}.member.keys");
+                match &request.keys {
+                    None => c.not_null::<()>(&path, None),
+                    Some(keys) => c.length(
+                        &path,
+                        &render_list(keys, render_item),
+                        keys.len(),
+                        1,
+                        MAX_GET_KEYS,
+                    ),
+                }
+                if let Some(names) = &request.expressions.attributes_to_get {
+                    c.length(
+                        &format!("requestItems.{name}.member.attributesToGet"),
+                        &format!("[{}]", names.join(", ")),
+                        names.len(),
+                        1,
+                        255,
+                    );
+                }
+            }
+        }
+    }
+    Ok(c.finish()?)
+}
+
+/// A map as DynamoDB's (Java) framework quotes it in a constraint failure: `{k=v, ...}`.
+fn render_map<V>(map: &BTreeMap<String, V>, value: impl Fn(&V) -> String) -> String {
+    let entries: Vec<String> = map.iter().map(|(k, v)| format!("{k}={}", value(v))).collect();
+    format!("{{{}}}", entries.join(", "))
+}
+
+/// A list as the framework quotes it: `[a, b]`, `[]` when empty.
+fn render_list<T>(list: &[T], element: impl Fn(&T) -> String) -> String {
+    let elements: Vec<String> = list.iter().map(element).collect();
+    format!("[{}]", elements.join(", "))
+}
+
+/// An item or key: its attribute names; DynamoDB quotes the values as object references,
+/// which no client can use.
+fn render_item(item: &kura_model::wire::ItemJson) -> String {
+    render_map(item, |_| "AttributeValue".to_owned())
+}
+
+fn render_write(request: &WriteRequest) -> String {
+    let put = request.put_request.as_ref().map_or_else(
+        || "null".to_owned(),
+        |p| {
+            format!(
+                "PutRequest(item={})",
+                p.item.as_ref().map_or_else(|| "null".to_owned(), render_item)
+            )
+        },
+    );
+    let delete = request.delete_request.as_ref().map_or_else(
+        || "null".to_owned(),
+        |d| {
+            format!(
+                "DeleteRequest(key={})",
+                d.key.as_ref().map_or_else(|| "null".to_owned(), render_item)
+            )
+        },
+    );
+    format!("WriteRequest(putRequest={put}, deleteRequest={delete})")
+}
+
 impl Engine {
     pub async fn batch_write_item(
         &self,
         input: BatchWriteItemInput,
     ) -> Result<BatchWriteItemOutput> {
-        let mut c = Constraints::new();
-        c.not_null("requestItems", input.request_items.as_ref());
-        c.one_of(
-            "returnConsumedCapacity",
-            input.return_consumed_capacity.as_deref(),
-            &ReturnConsumedCapacity::VALUES,
-        );
-        c.one_of(
-            "returnItemCollectionMetrics",
-            input.return_item_collection_metrics.as_deref(),
-            &["SIZE", "NONE"],
-        );
-        if let Some(requests) = &input.request_items {
-            for name in requests.keys() {
-                c.name("requestItems.key", Some(name));
+        write_constraints(&input)?;
+        let request_items = input.request_items.unwrap_or_default();
+        for requests in request_items.values() {
+            if requests
+                .iter()
+                .any(|r| r.put_request.is_none() && r.delete_request.is_none())
+            {
+                return Err(EngineError::validation(messages::WRITE_REQUEST_EMPTY));
             }
         }
-        c.finish()?;
-        let request_items = input.request_items.unwrap_or_default();
         let total: usize = request_items.values().map(Vec::len).sum();
-        if request_items.is_empty()
-            || total > MAX_WRITE_REQUESTS
-            || request_items.values().any(Vec::is_empty)
-        {
+        if total > MAX_WRITE_REQUESTS {
             return Err(EngineError::validation(messages::too_many_batch_items(
                 "BatchWriteItem",
             )));
@@ -148,34 +273,13 @@ impl Engine {
     }
 
     pub fn batch_get_item(&self, input: BatchGetItemInput) -> Result<BatchGetItemOutput> {
-        let mut c = Constraints::new();
-        c.not_null("requestItems", input.request_items.as_ref());
-        c.one_of(
-            "returnConsumedCapacity",
-            input.return_consumed_capacity.as_deref(),
-            &ReturnConsumedCapacity::VALUES,
-        );
-        if let Some(requests) = &input.request_items {
-            for (name, request) in requests {
-                c.name("requestItems.key", Some(name));
-                c.not_null(
-                    &format!("requestItems.{name}.member.keys"),
-                    request.keys.as_ref(),
-                );
-            }
-        }
-        c.finish()?;
+        get_constraints(&input)?;
         let request_items = input.request_items.unwrap_or_default();
         let total: usize = request_items
             .values()
             .map(|r| r.keys.as_ref().map_or(0, Vec::len))
             .sum();
-        if request_items.is_empty()
-            || total > MAX_GET_KEYS
-            || request_items
-                .values()
-                .any(|r| r.keys.as_ref().is_none_or(Vec::is_empty))
-        {
+        if total > MAX_GET_KEYS {
             return Err(EngineError::validation(messages::too_many_batch_items(
                 "BatchGetItem",
             )));

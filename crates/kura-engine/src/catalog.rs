@@ -87,6 +87,16 @@ pub struct TableRecord {
     /// Time to live, once UpdateTimeToLive was called.
     #[serde(default)]
     pub ttl: Option<TtlSpec>,
+    /// Server-side encryption with a KMS key; absent (and not stored) for the AWS owned
+    /// key, so records written before it existed keep their bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sse: Option<SseRecord>,
+}
+
+/// A table's KMS key setting (Kura keeps it; it does not encrypt with it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SseRecord {
+    pub kms_master_key_arn: String,
 }
 
 /// A tag as stored: the API's `Tag` once validated, so both members are there. Its JSON

@@ -17,6 +17,9 @@ pub enum EngineError {
     /// `ResourceNotFoundException`.
     #[error("{0}")]
     ResourceNotFound(String),
+    /// `TableNotFoundException`: the backup operations' name for a missing table.
+    #[error("{0}")]
+    TableNotFound(String),
     /// `ResourceInUseException`.
     #[error("{0}")]
     ResourceInUse(String),

@@ -37,36 +37,36 @@ const RETURN_VALUES: [&str; 5] = ["NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "
 const RETURN_ITEM_COLLECTION_METRICS: [&str; 2] = ["SIZE", "NONE"];
 const RETURN_ON_CONDITION_FAILURE: [&str; 2] = ["ALL_OLD", "NONE"];
 
-/// The checks every item operation starts with, in DynamoDB's order.
-fn common_constraints(
-    c: &mut Constraints,
-    table_name: Option<&str>,
-    return_consumed_capacity: Option<&str>,
-) {
-    c.name("tableName", table_name);
+// Framework constraints are reported in a fixed order per operation, which is not the
+// order of the members in the API Reference. Source: dynalite `validations/getItem.js`,
+// `putItem.js`, `updateItem.js`, `deleteItem.js` (the order of `types`) and their tests,
+// recorded against DynamoDB. ReturnValuesOnConditionCheckFailure, newer than those
+// recordings, comes last.
+
+fn return_consumed_capacity(c: &mut Constraints, value: Option<&str>) {
     c.one_of(
         "returnConsumedCapacity",
-        return_consumed_capacity,
+        value,
         &ReturnConsumedCapacity::VALUES,
     );
 }
 
-/// The checks PutItem, DeleteItem and UpdateItem add for their return options.
-fn write_constraints(
-    c: &mut Constraints,
-    return_values: Option<&str>,
-    metrics: Option<&str>,
-    on_condition_failure: Option<&str>,
-) {
-    c.one_of("returnValues", return_values, &RETURN_VALUES);
+fn return_values(c: &mut Constraints, value: Option<&str>) {
+    c.one_of("returnValues", value, &RETURN_VALUES);
+}
+
+fn return_item_collection_metrics(c: &mut Constraints, value: Option<&str>) {
     c.one_of(
         "returnItemCollectionMetrics",
-        metrics,
+        value,
         &RETURN_ITEM_COLLECTION_METRICS,
     );
+}
+
+fn return_on_condition_failure(c: &mut Constraints, value: Option<&str>) {
     c.one_of(
         "returnValuesOnConditionCheckFailure",
-        on_condition_failure,
+        value,
         &RETURN_ON_CONDITION_FAILURE,
     );
 }
@@ -150,16 +150,13 @@ impl Engine {
 
     pub async fn put_item(&self, input: PutItemInput) -> Result<PutItemOutput> {
         let mut c = Constraints::new();
-        common_constraints(
-            &mut c,
-            input.table_name.as_deref(),
-            input.return_consumed_capacity.as_deref(),
-        );
+        return_consumed_capacity(&mut c, input.return_consumed_capacity.as_deref());
+        c.name("tableName", input.table_name.as_deref());
         c.not_null("item", input.item.as_ref());
-        write_constraints(
+        return_values(&mut c, input.return_values.as_deref());
+        return_item_collection_metrics(&mut c, input.return_item_collection_metrics.as_deref());
+        return_on_condition_failure(
             &mut c,
-            input.return_values.as_deref(),
-            input.return_item_collection_metrics.as_deref(),
             input.return_values_on_condition_check_failure.as_deref(),
         );
         c.finish()?;
@@ -201,21 +198,18 @@ impl Engine {
 
     pub fn get_item(&self, input: GetItemInput) -> Result<GetItemOutput> {
         let mut c = Constraints::new();
-        common_constraints(
-            &mut c,
-            input.table_name.as_deref(),
-            input.return_consumed_capacity.as_deref(),
-        );
-        c.not_null("key", input.key.as_ref());
+        return_consumed_capacity(&mut c, input.return_consumed_capacity.as_deref());
         if let Some(names) = &input.expressions.attributes_to_get {
             c.length(
                 "attributesToGet",
                 &format!("[{}]", names.join(", ")),
                 names.len(),
                 1,
-                usize::MAX,
+                255,
             );
         }
+        c.name("tableName", input.table_name.as_deref());
+        c.not_null("key", input.key.as_ref());
         c.finish()?;
         let Compiled { projection, .. } = compile(Operation::GetItem, input.expressions)?;
         let key = validated(input.key)?;
@@ -245,16 +239,13 @@ impl Engine {
 
     pub async fn delete_item(&self, input: DeleteItemInput) -> Result<DeleteItemOutput> {
         let mut c = Constraints::new();
-        common_constraints(
-            &mut c,
-            input.table_name.as_deref(),
-            input.return_consumed_capacity.as_deref(),
-        );
+        return_consumed_capacity(&mut c, input.return_consumed_capacity.as_deref());
+        c.name("tableName", input.table_name.as_deref());
+        return_values(&mut c, input.return_values.as_deref());
+        return_item_collection_metrics(&mut c, input.return_item_collection_metrics.as_deref());
         c.not_null("key", input.key.as_ref());
-        write_constraints(
+        return_on_condition_failure(
             &mut c,
-            input.return_values.as_deref(),
-            input.return_item_collection_metrics.as_deref(),
             input.return_values_on_condition_check_failure.as_deref(),
         );
         c.finish()?;
@@ -293,16 +284,13 @@ impl Engine {
     /// to a new item holding just the key when there is none, as DynamoDB does.
     pub async fn update_item(&self, input: UpdateItemInput) -> Result<UpdateItemOutput> {
         let mut c = Constraints::new();
-        common_constraints(
-            &mut c,
-            input.table_name.as_deref(),
-            input.return_consumed_capacity.as_deref(),
-        );
+        return_consumed_capacity(&mut c, input.return_consumed_capacity.as_deref());
+        c.name("tableName", input.table_name.as_deref());
+        return_item_collection_metrics(&mut c, input.return_item_collection_metrics.as_deref());
+        return_values(&mut c, input.return_values.as_deref());
         c.not_null("key", input.key.as_ref());
-        write_constraints(
+        return_on_condition_failure(
             &mut c,
-            input.return_values.as_deref(),
-            input.return_item_collection_metrics.as_deref(),
             input.return_values_on_condition_check_failure.as_deref(),
         );
         c.finish()?;

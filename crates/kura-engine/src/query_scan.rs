@@ -151,14 +151,36 @@ impl Target {
     }
 }
 
+/// AttributesToGet holds 1..=255 names (a framework constraint).
+fn attributes_to_get_length(c: &mut Constraints, expressions: &ExpressionParams) {
+    if let Some(names) = &expressions.attributes_to_get {
+        c.length(
+            "attributesToGet",
+            &format!("[{}]", names.join(", ")),
+            names.len(),
+            1,
+            255,
+        );
+    }
+}
+
+/// `attributes_to_get`: the projection came from the legacy AttributesToGet, which the
+/// messages name instead of ProjectionExpression.
 fn output(
     select: Option<&str>,
     index: Option<&str>,
     projection: Option<Projection>,
+    attributes_to_get: bool,
 ) -> Result<Output> {
     let items = |projection| Output::Items { projection };
     match (select, &projection) {
+        (Some("COUNT"), Some(_)) if attributes_to_get => Err(EngineError::validation(
+            messages::COUNT_WITH_ATTRIBUTES_TO_GET,
+        )),
         (Some("COUNT"), Some(_)) => Err(EngineError::validation(messages::COUNT_WITH_PROJECTION)),
+        (Some("ALL_ATTRIBUTES"), Some(_)) if attributes_to_get => Err(EngineError::validation(
+            messages::ALL_ATTRIBUTES_WITH_ATTRIBUTES_TO_GET,
+        )),
         (Some("COUNT"), None) => Ok(Output::Count),
         (Some("SPECIFIC_ATTRIBUTES"), None) => Err(EngineError::validation(
             messages::SPECIFIC_WITHOUT_PROJECTION,
@@ -266,16 +288,23 @@ impl Engine {
     }
 
     pub fn query(&self, input: QueryInput) -> Result<QueryOutput> {
+        // DynamoDB's order (dynalite `validations/query.js`, `types`): Limit,
+        // ReturnConsumedCapacity, AttributesToGet, Select, TableName, IndexName.
         let mut c = Constraints::new();
-        c.name("tableName", input.table_name.as_deref());
-        c.one_of("select", input.select.as_deref(), &SELECT);
         c.at_least("limit", input.limit, 1);
         c.one_of(
             "returnConsumedCapacity",
             input.return_consumed_capacity.as_deref(),
             &ReturnConsumedCapacity::VALUES,
         );
+        attributes_to_get_length(&mut c, &input.expressions);
+        c.one_of("select", input.select.as_deref(), &SELECT);
+        c.name("tableName", input.table_name.as_deref());
+        if input.index_name.is_some() {
+            c.name("indexName", input.index_name.as_deref());
+        }
         c.finish()?;
+        let attributes_to_get = input.expressions.attributes_to_get.is_some();
         let Compiled {
             key_condition: condition,
             filter,
@@ -288,6 +317,7 @@ impl Engine {
             input.select.as_deref(),
             input.index_name.as_deref(),
             projection,
+            attributes_to_get,
         )?;
         kura_expr::key_condition::key_parts(&condition)?;
         let table_name = input.table_name.unwrap_or_default();
@@ -383,19 +413,27 @@ impl Engine {
     }
 
     pub fn scan(&self, input: ScanInput) -> Result<ScanOutput> {
+        // DynamoDB's order (dynalite `validations/scan.js`, `types`): Limit,
+        // ReturnConsumedCapacity, AttributesToGet, Segment, Select, TotalSegments,
+        // TableName, IndexName. The upper bounds of Segment (999,999) and TotalSegments
+        // (1,000,000) are the API Reference's.
         let mut c = Constraints::new();
-        c.name("tableName", input.table_name.as_deref());
-        c.one_of("select", input.select.as_deref(), &SELECT);
         c.at_least("limit", input.limit, 1);
-        c.at_least("segment", input.segment, 0);
-        c.at_most("segment", input.segment, 999_999);
-        c.at_least("totalSegments", input.total_segments, 1);
-        c.at_most("totalSegments", input.total_segments, 1_000_000);
         c.one_of(
             "returnConsumedCapacity",
             input.return_consumed_capacity.as_deref(),
             &ReturnConsumedCapacity::VALUES,
         );
+        attributes_to_get_length(&mut c, &input.expressions);
+        c.at_least("segment", input.segment, 0);
+        c.at_most("segment", input.segment, 999_999);
+        c.one_of("select", input.select.as_deref(), &SELECT);
+        c.at_least("totalSegments", input.total_segments, 1);
+        c.at_most("totalSegments", input.total_segments, 1_000_000);
+        c.name("tableName", input.table_name.as_deref());
+        if input.index_name.is_some() {
+            c.name("indexName", input.index_name.as_deref());
+        }
         c.finish()?;
         let segments = match (input.segment, input.total_segments) {
             (None, None) => None,
@@ -412,6 +450,7 @@ impl Engine {
             }
             (Some(segment), Some(total)) => Some((segment as u64, total as u64)),
         };
+        let attributes_to_get = input.expressions.attributes_to_get.is_some();
         let Compiled {
             filter, projection, ..
         } = compile(Operation::Scan, input.expressions)?;
@@ -419,6 +458,7 @@ impl Engine {
             input.select.as_deref(),
             input.index_name.as_deref(),
             projection,
+            attributes_to_get,
         )?;
         let table_name = input.table_name.unwrap_or_default();
         let consistent = input.consistent_read.unwrap_or(false);

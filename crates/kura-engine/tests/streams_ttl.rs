@@ -234,6 +234,32 @@ async fn stream_records_shards_expiry_and_trimming() {
             .get("EndingSequenceNumber")
             .is_some()
     );
+    // ShardFilter CHILD_SHARDS lists the children of a shard only.
+    let children = |of: &Value| {
+        let out = to_json(
+            engine
+                .describe_stream(
+                    &RequestContext::default(),
+                    input(json!({"StreamArn": arn,
+                        "ShardFilter": {"Type": "CHILD_SHARDS", "ShardId": of}})),
+                )
+                .expect("describe stream with a filter"),
+        );
+        out["StreamDescription"]["Shards"].clone()
+    };
+    assert_eq!(children(&json!(shard0)), json!([both[1].clone()]));
+    assert_eq!(
+        children(&both[1]["ShardId"]),
+        json!([]),
+        "an open shard has none"
+    );
+    let err = engine
+        .describe_stream(
+            &RequestContext::default(),
+            input(json!({"StreamArn": arn, "ShardFilter": {"Type": "PARENT", "ShardId": shard0}})),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("shardFilter.type"), "{err}");
     // A reader at the end of the closed parent gets no next iterator and moves on.
     let (nothing, next) = records(&engine, &latest).expect("latest");
     assert!(nothing.is_empty());

@@ -32,6 +32,47 @@ impl Constraints {
         }
     }
 
+    /// A map member's keys that are not table names: one failure per such key, each
+    /// quoting the whole map, as DynamoDB reports the keys of BatchGetItem's and
+    /// BatchWriteItem's RequestItems.
+    pub fn table_name_keys<'a>(
+        &mut self,
+        path: &str,
+        rendered: &str,
+        keys: impl IntoIterator<Item = &'a String>,
+    ) {
+        for key in keys {
+            if !is_table_name(key) {
+                self.fail(
+                    Some(rendered),
+                    path,
+                    &messages::map_keys(&messages::table_name_key_constraints()),
+                );
+            }
+        }
+    }
+
+    /// A map member's values whose lengths are outside `min..=max`: one failure per such
+    /// value, each quoting the whole map.
+    pub fn value_lengths(
+        &mut self,
+        path: &str,
+        rendered: &str,
+        lengths: impl IntoIterator<Item = usize>,
+        min: usize,
+        max: usize,
+    ) {
+        for len in lengths {
+            if len < min || len > max {
+                self.fail(
+                    Some(rendered),
+                    path,
+                    &messages::map_values(&[messages::max_length(max), messages::min_length(min)]),
+                );
+            }
+        }
+    }
+
     /// A table or index name: 3..=255 characters of `[a-zA-Z0-9_.-]`.
     pub fn name(&mut self, path: &str, value: Option<&str>) {
         let Some(name) = value else {
@@ -98,6 +139,14 @@ impl Constraints {
             )))
         }
     }
+}
+
+/// Whether `name` is a table name: 3..=255 characters of `[a-zA-Z0-9_.-]`.
+pub fn is_table_name(name: &str) -> bool {
+    (TABLE_NAME_MIN..=TABLE_NAME_MAX).contains(&name.chars().count())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 #[cfg(test)]

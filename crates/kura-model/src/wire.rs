@@ -135,8 +135,11 @@ impl AttributeValueJson {
                 .iter()
                 .map(|b| decode_base64(b))
                 .collect::<Result<Vec<_>, _>>()?;
+            if decoded.is_empty() {
+                return Err(ModelError::validation(messages::EMPTY_BINARY_SET));
+            }
             check_set(&decoded, "binary", |_| {
-                messages::set_duplicates(&format!("[{}]", bs.join(", ")))
+                messages::binary_set_duplicates(&format!("[{}]", bs.join(", ")))
             })?;
             AttributeValue::Bs(decoded)
         } else {
@@ -248,7 +251,14 @@ mod tests {
     fn set_rules() {
         assert_eq!(validation(r#"{"SS":[]}"#), messages::empty_set("string"));
         assert_eq!(validation(r#"{"NS":[]}"#), messages::empty_set("number"));
-        assert_eq!(validation(r#"{"BS":[]}"#), messages::empty_set("binary"));
+        assert_eq!(validation(r#"{"BS":[]}"#), messages::EMPTY_BINARY_SET);
+        assert_eq!(
+            validation(r#"{"BS":["Yg==","Yg=="]}"#),
+            messages::binary_set_duplicates("[Yg==, Yg==]")
+        );
+        // Empty members are allowed in SS and BS (AWS Developer Guide, "Sets").
+        assert!(parse(r#"{"BS":["","Yg=="]}"#).is_ok());
+        assert!(parse(r#"{"SS":["","a"]}"#).is_ok());
         assert_eq!(
             validation(r#"{"SS":["a","a"]}"#),
             messages::set_duplicates("[a, a]")

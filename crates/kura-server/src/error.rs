@@ -121,6 +121,9 @@ impl From<EngineError> for ApiError {
                 "ResourceNotFoundException",
                 message,
             ),
+            EngineError::TableNotFound(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "TableNotFoundException", message)
+            }
             EngineError::ResourceInUse(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "ResourceInUseException", message)
             }

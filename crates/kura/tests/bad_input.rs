@@ -227,3 +227,254 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body["Table"]["ItemCount"], 0);
 }
+
+const TABLE_NAME_KEYS: &str = "Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]";
+const WRITES_PER_TABLE: &str = "Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]";
+const RCC_ENUM: &str = "Member must satisfy enum value set: [INDEXES, TOTAL, NONE]";
+const RICM_ENUM: &str = "Member must satisfy enum value set: [SIZE, NONE]";
+const RV_ENUM: &str =
+    "Member must satisfy enum value set: [NONE, ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATED_NEW]";
+const NOT_NULL: &str = "Member must not be null";
+
+/// Validation details recorded against DynamoDB (dynalite's tests, a public AWS
+/// conformance suite): required members against length constraints, Limit and Select,
+/// the order of several framework failures in one message, empty sets, and errors inside
+/// transactions. Issue 15.
+#[tokio::test]
+async fn validation_details_follow_dynamodb() {
+    let server = KuraProcess::start(None);
+    let e = server.endpoint.as_str();
+    let create = r#"{"TableName":"Tab1","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],
+        "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}"#;
+    assert_eq!(post(e, Some("CreateTable"), create).await.status, 200);
+    let put = |item: &str| format!(r#"{{"TableName":"Tab1","Item":{item}}}"#);
+
+    let cases: Vec<(&str, String, String)> = vec![
+        // Required members against length constraints.
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{}}"#.into(),
+            "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1".into(),
+        ),
+        (
+            "BatchGetItem",
+            r#"{"RequestItems":{}}"#.into(),
+            "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1".into(),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"a":[]}}"#.into(),
+            format!("2 validation errors detected: Value '{{a=[]}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}; Value '{{a=[]}}' at 'requestItems' failed to satisfy constraint: {WRITES_PER_TABLE}"),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"Tab1":[]}}"#.into(),
+            format!("1 validation error detected: Value '{{Tab1=[]}}' at 'requestItems' failed to satisfy constraint: {WRITES_PER_TABLE}"),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"ReturnConsumedCapacity":"hi","ReturnItemCollectionMetrics":"hi"}"#.into(),
+            format!("3 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: {RICM_ENUM}; Value null at 'requestItems' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"aa;":[{"PutRequest":{},"DeleteRequest":{}}]},"ReturnConsumedCapacity":"hi","ReturnItemCollectionMetrics":"hi"}"#.into(),
+            format!("5 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: {RICM_ENUM}; Value '{{aa;=[WriteRequest(putRequest=PutRequest(item=null), deleteRequest=DeleteRequest(key=null))]}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}; Value null at 'requestItems.aa;.member.1.member.deleteRequest.key' failed to satisfy constraint: {NOT_NULL}; Value null at 'requestItems.aa;.member.1.member.putRequest.item' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"Tab1":[{}]}}"#.into(),
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes".into(),
+        ),
+        (
+            "BatchGetItem",
+            r#"{"RequestItems":{"a":{"Keys":[]}}}"#.into(),
+            format!("2 validation errors detected: Value '{{a=KeysAndAttributes(keys=[])}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}; Value '[]' at 'requestItems.a.member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1"),
+        ),
+        (
+            "BatchGetItem",
+            r#"{"RequestItems":{"aa;":{}},"ReturnConsumedCapacity":"hi"}"#.into(),
+            format!("3 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value '{{aa;=KeysAndAttributes(keys=null)}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}; Value null at 'requestItems.aa;.member.keys' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "TransactWriteItems",
+            r#"{"TransactItems":[]}"#.into(),
+            "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1".into(),
+        ),
+        (
+            "TransactGetItems",
+            r#"{"TransactItems":[]}"#.into(),
+            "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1".into(),
+        ),
+        (
+            "TransactWriteItems",
+            r#"{"TransactItems":[],"ReturnConsumedCapacity":"hi","ReturnItemCollectionMetrics":"hi"}"#.into(),
+            format!("3 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: {RICM_ENUM}; Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1"),
+        ),
+        (
+            "TransactWriteItems",
+            r#"{"TransactItems":[{"Update":{}}]}"#.into(),
+            format!("1 validation error detected: Value null at 'transactItems.1.member.update.key' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "TransactWriteItems",
+            r#"{"TransactItems":[{"Put":{}}]}"#.into(),
+            format!("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "TransactWriteItems",
+            r#"{"TransactItems":[{"Update":{"Key":{"pk":{"S":"a"}}}}]}"#.into(),
+            format!("2 validation errors detected: Value null at 'transactItems.1.member.update.tableName' failed to satisfy constraint: {NOT_NULL}; Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "TransactGetItems",
+            r#"{"TransactItems":[{}]}"#.into(),
+            format!("1 validation error detected: Value null at 'transactItems.1.member.get' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "GetItem",
+            r#"{"TableName":"Tab1"}"#.into(),
+            format!("1 validation error detected: Value null at 'key' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "PutItem",
+            r#"{"TableName":"Tab1"}"#.into(),
+            format!("1 validation error detected: Value null at 'item' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        // The order of several framework failures.
+        (
+            "GetItem",
+            r#"{"ReturnConsumedCapacity":"hi","AttributesToGet":[]}"#.into(),
+            format!("4 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value '[]' at 'attributesToGet' failed to satisfy constraint: Member must have length greater than or equal to 1; Value null at 'tableName' failed to satisfy constraint: {NOT_NULL}; Value null at 'key' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "PutItem",
+            r#"{"ReturnConsumedCapacity":"hi","ReturnValues":"hi","ReturnItemCollectionMetrics":"hi"}"#.into(),
+            format!("5 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value null at 'tableName' failed to satisfy constraint: {NOT_NULL}; Value null at 'item' failed to satisfy constraint: {NOT_NULL}; Value 'hi' at 'returnValues' failed to satisfy constraint: {RV_ENUM}; Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: {RICM_ENUM}"),
+        ),
+        (
+            "UpdateItem",
+            r#"{"ReturnConsumedCapacity":"hi","ReturnValues":"hi","ReturnItemCollectionMetrics":"hi"}"#.into(),
+            format!("5 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value null at 'tableName' failed to satisfy constraint: {NOT_NULL}; Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: {RICM_ENUM}; Value 'hi' at 'returnValues' failed to satisfy constraint: {RV_ENUM}; Value null at 'key' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "DeleteItem",
+            r#"{"ReturnConsumedCapacity":"hi","ReturnValues":"hi","ReturnItemCollectionMetrics":"hi"}"#.into(),
+            format!("5 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value null at 'tableName' failed to satisfy constraint: {NOT_NULL}; Value 'hi' at 'returnValues' failed to satisfy constraint: {RV_ENUM}; Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: {RICM_ENUM}; Value null at 'key' failed to satisfy constraint: {NOT_NULL}"),
+        ),
+        (
+            "Query",
+            r#"{"TableName":"abc;","ReturnConsumedCapacity":"hi","AttributesToGet":[],"IndexName":"abc;","Select":"hi","Limit":-1}"#.into(),
+            format!("6 validation errors detected: Value '-1' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1; Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value '[]' at 'attributesToGet' failed to satisfy constraint: Member must have length greater than or equal to 1; Value 'hi' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]; Value 'abc;' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value 'abc;' at 'indexName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"),
+        ),
+        (
+            "Scan",
+            r#"{"TableName":"Tab1","Segment":-1,"TotalSegments":0,"Limit":0,"Select":"hi"}"#.into(),
+            "4 validation errors detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1; Value '-1' at 'segment' failed to satisfy constraint: Member must have value greater than or equal to 0; Value 'hi' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]; Value '0' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1".into(),
+        ),
+        // Limit, Select and Segment values.
+        (
+            "Query",
+            r#"{"TableName":"Tab1","Limit":0,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"a"}}}"#.into(),
+            "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1".into(),
+        ),
+        (
+            "Scan",
+            r#"{"TableName":"Tab1","Select":"COUNT","ProjectionExpression":"a"}"#.into(),
+            "Cannot specify the ProjectionExpression when choosing to get only the Count".into(),
+        ),
+        (
+            "Scan",
+            r#"{"TableName":"Tab1","Select":"COUNT","AttributesToGet":["a"]}"#.into(),
+            "Cannot specify the AttributesToGet when choosing to get only the Count".into(),
+        ),
+        (
+            "Query",
+            r#"{"TableName":"Tab1","Select":"ALL_ATTRIBUTES","AttributesToGet":["a"],"KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"a"}]}}}"#.into(),
+            "Cannot specify the AttributesToGet when choosing to get ALL_ATTRIBUTES".into(),
+        ),
+        (
+            "Scan",
+            r#"{"TableName":"Tab1","Select":"SPECIFIC_ATTRIBUTES"}"#.into(),
+            "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES".into(),
+        ),
+        (
+            "Scan",
+            r#"{"TableName":"Tab1","Segment":1,"TotalSegments":1}"#.into(),
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 1 is not less than TotalSegments: 1".into(),
+        ),
+        (
+            "Scan",
+            r#"{"TableName":"Tab1","Segment":1000000,"TotalSegments":1000001}"#.into(),
+            "2 validation errors detected: Value '1000000' at 'segment' failed to satisfy constraint: Member must have value less than or equal to 999999; Value '1000001' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000".into(),
+        ),
+        // Empty sets and values.
+        (
+            "PutItem",
+            put(r#"{"pk":{"S":"a"},"b":{"BS":[]}}"#),
+            "One or more parameter values were invalid: Binary sets should not be empty".into(),
+        ),
+        (
+            "PutItem",
+            put(r#"{"pk":{"S":"a"},"b":{"NS":[]}}"#),
+            "One or more parameter values were invalid: An number set  may not be empty".into(),
+        ),
+        (
+            "PutItem",
+            put(r#"{"pk":{"S":"a"},"b":{"BS":["Yg==","Yg=="]}}"#),
+            "One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS contains duplicates.".into(),
+        ),
+        (
+            "GetItem",
+            r#"{"TableName":"Tab1","Key":{"pk":{"BS":[]}}}"#.into(),
+            "One or more parameter values were invalid: Binary sets should not be empty".into(),
+        ),
+        (
+            "PutItem",
+            put(r#"{"pk":{"S":""}}"#),
+            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk".into(),
+        ),
+        (
+            "PutItem",
+            r#"{"TableName":"Tab1","Item":{"pk":{"S":"a"}},"ConditionExpression":"b = :v","ExpressionAttributeValues":{":v":{"BS":[]}}}"#.into(),
+            "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: Binary sets should not be empty for key :v".into(),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"Tab1":[{"PutRequest":{"Item":{"pk":{"S":"a"},"b":{"BS":[]}}}}]}}"#.into(),
+            "One or more parameter values were invalid: Binary sets should not be empty".into(),
+        ),
+    ];
+    for (target, body, expected) in &cases {
+        let reply = post(e, Some(target), body.clone()).await;
+        assert_eq!(reply.status, 400, "{target} {body}: {}", reply.body);
+        assert_eq!(error_type(&reply), "ValidationException", "{target} {body}");
+        assert_eq!(error_message(&reply), expected, "{target} {body}");
+    }
+
+    // More than 25 requests for one table: the map value constraint, quoting the map.
+    let requests: Vec<String> = (0..26)
+        .map(|i| format!(r#"{{"PutRequest":{{"Item":{{"pk":{{"S":"k{i}"}}}}}}}}"#))
+        .collect();
+    let reply = post(
+        e,
+        Some("BatchWriteItem"),
+        format!(r#"{{"RequestItems":{{"Tab1":[{}]}}}}"#, requests.join(",")),
+    )
+    .await;
+    let m = error_message(&reply);
+    assert!(
+        m.starts_with("1 validation error detected: Value '{Tab1=[WriteRequest(putRequest=PutRequest(item={pk=AttributeValue}), deleteRequest=null), ")
+            && m.ends_with(&format!("]}}' at 'requestItems' failed to satisfy constraint: {WRITES_PER_TABLE}")),
+        "{m}"
+    );
+
+    // Empty members of a binary or string set, and an empty non-key binary, are values.
+    let reply = post(
+        e,
+        Some("PutItem"),
+        put(r#"{"pk":{"S":"a"},"b":{"BS":["","Yg=="]},"s":{"SS":["","a"]},"e":{"B":""}}"#),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{batches, expressions, indexes, partiql, reads, scenarios, transactions};
+use common::{batches, expressions, fidelity, indexes, partiql, reads, scenarios, transactions};
 
 #[tokio::test]
 async fn table_lifecycle_in_memory() {
@@ -66,6 +66,15 @@ async fn secondary_indexes_in_process() {
 async fn online_index_creation_in_process() {
     let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
     indexes::online_index_creation(&client, "Backfill", 3_000).await;
+}
+
+#[tokio::test]
+async fn fidelity_points_in_process() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity::table_arns(&client, "ByArn").await;
+    fidelity::tag_rules(&client, "Tagged").await;
+    fidelity::continuous_backups(&client, "Backups").await;
+    fidelity::server_side_encryption(&client, "Sse").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

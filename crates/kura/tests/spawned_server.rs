@@ -4,7 +4,7 @@
 mod common;
 
 use common::{
-    KuraProcess, batches, expressions, indexes, partiql, reads, scenarios, transactions,
+    KuraProcess, batches, expressions, fidelity, indexes, partiql, reads, scenarios, transactions,
 };
 
 #[tokio::test]
@@ -14,6 +14,10 @@ async fn scenarios_over_http() {
     scenarios::table_lifecycle(&client).await;
     scenarios::list_tables_paging(&client).await;
     scenarios::validation_errors(&client).await;
+    fidelity::table_arns(&client, "ByArn").await;
+    fidelity::tag_rules(&client, "Tagged").await;
+    fidelity::continuous_backups(&client, "Backups").await;
+    fidelity::server_side_encryption(&client, "Sse").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,6 +13,7 @@ use super::ConsumedCapacity;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct BatchWriteItemInput {
+    #[serde(deserialize_with = "super::tables_by_name_or_arn")]
     pub request_items: Option<BTreeMap<String, Vec<WriteRequest>>>,
     pub return_consumed_capacity: Option<String>,
     pub return_item_collection_metrics: Option<String>,
@@ -51,6 +52,7 @@ pub struct BatchWriteItemOutput {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct BatchGetItemInput {
+    #[serde(deserialize_with = "super::tables_by_name_or_arn")]
     pub request_items: Option<BTreeMap<String, KeysAndAttributes>>,
     pub return_consumed_capacity: Option<String>,
 }

@@ -11,6 +11,7 @@ use super::ConsumedCapacity;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct PutItemInput {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub item: Option<ItemJson>,
     pub return_values: Option<String>,
@@ -35,6 +36,7 @@ pub struct PutItemOutput {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct GetItemInput {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub key: Option<ItemJson>,
     pub consistent_read: Option<bool>,
@@ -55,6 +57,7 @@ pub struct GetItemOutput {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct DeleteItemInput {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub key: Option<ItemJson>,
     pub return_values: Option<String>,
@@ -70,6 +73,7 @@ pub type DeleteItemOutput = PutItemOutput;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct UpdateItemInput {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub key: Option<ItemJson>,
     pub return_values: Option<String>,

@@ -28,6 +28,40 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::IndexKind;
 
+/// Reads a `TableName` member that may be a table ARN instead of a name, as DynamoDB
+/// allows in every operation on an existing table: an ARN becomes the name it names.
+/// Anything else is kept as sent, for the name checks to judge.
+pub(crate) fn table_name_or_arn<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    let value = Option::<String>::deserialize(deserializer)?;
+    Ok(value.map(|v| match crate::arn::parse_table(&v) {
+        Some(name) => name.to_owned(),
+        None => v,
+    }))
+}
+
+/// Reads the batch operations' `RequestItems`, whose keys may be table ARNs: each is
+/// keyed by the table's name from then on (responses too).
+pub(crate) fn tables_by_name_or_arn<'de, D, V>(
+    deserializer: D,
+) -> Result<Option<BTreeMap<String, V>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    let value = Option::<BTreeMap<String, V>>::deserialize(deserializer)?;
+    Ok(value.map(|tables| {
+        tables
+            .into_iter()
+            .map(|(key, v)| match crate::arn::parse_table(&key) {
+                Some(name) => (name.to_owned(), v),
+                None => (key, v),
+            })
+            .collect()
+    }))
+}
+
 /// `ReturnConsumedCapacity`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReturnConsumedCapacity {

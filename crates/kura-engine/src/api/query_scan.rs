@@ -11,6 +11,7 @@ use super::ConsumedCapacity;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct QueryInput {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub index_name: Option<String>,
     pub select: Option<String>,
@@ -26,6 +27,7 @@ pub struct QueryInput {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct ScanInput {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub index_name: Option<String>,
     pub select: Option<String>,

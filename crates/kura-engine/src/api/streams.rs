@@ -36,6 +36,16 @@ pub struct DescribeStreamInput {
     pub stream_arn: Option<String>,
     pub limit: Option<i64>,
     pub exclusive_start_shard_id: Option<String>,
+    pub shard_filter: Option<ShardFilter>,
+}
+
+/// `ShardFilter`: only the children of `ShardId` (`Type` is `CHILD_SHARDS`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct ShardFilter {
+    #[serde(rename = "Type")]
+    pub filter_type: Option<String>,
+    pub shard_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -156,6 +166,7 @@ pub struct StreamSpecificationOut {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct UpdateTimeToLiveInput {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub time_to_live_specification: Option<TimeToLiveSpecification>,
 }

@@ -33,6 +33,7 @@ pub struct TransactWriteItem {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct TransactAction {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub key: Option<ItemJson>,
     pub item: Option<ItemJson>,

@@ -191,6 +191,16 @@ impl Engine {
         let mut c = Constraints::new();
         c.not_null("streamArn", input.stream_arn.as_ref());
         c.at_least("limit", input.limit, 1);
+        if let Some(filter) = &input.shard_filter {
+            c.one_of(
+                "shardFilter.type",
+                filter.filter_type.as_deref(),
+                &["CHILD_SHARDS"],
+            );
+            if let Some(id) = &filter.shard_id {
+                c.length("shardFilter.shardId", id, id.len(), 28, 65);
+            }
+        }
         c.finish()?;
         if input.limit.is_some_and(|l| l > MAX_DESCRIBE_SHARDS) {
             return Err(EngineError::validation(messages::describe_stream_limit(
@@ -203,6 +213,11 @@ impl Engine {
         let limit = input.limit.unwrap_or(MAX_DESCRIBE_SHARDS) as usize;
         // Shards whose records are all trimmed are gone.
         let mut shards: Vec<&Shard> = meta.live_shards().collect();
+        // CHILD_SHARDS of a shard: the shards it split into (none while it is open).
+        if let Some(filter) = &input.shard_filter {
+            let parent = filter.shard_id.as_deref().unwrap_or_default();
+            shards.retain(|s| meta.parent_id(s).as_deref() == Some(parent));
+        }
         if let Some(start) = &input.exclusive_start_shard_id {
             match shards.iter().position(|s| meta.shard_id(s) == *start) {
                 Some(position) => {

@@ -7,7 +7,7 @@ use kura_model::messages;
 
 use super::{
     BILLING_MODES, KEY_TYPES, Stats, TABLE_CLASSES, check_billing, check_key_schema, check_tags,
-    definitions_constraints, describe, refuse_unsupported,
+    definitions_constraints, describe, refuse_unsupported, sse,
 };
 use crate::api::*;
 use crate::catalog::{BillingMode, TABLE_RECORD_VERSION, TableRecord};
@@ -52,10 +52,10 @@ impl Engine {
         );
         definition::create_table_constraints(&mut c, &input);
         stream_control::constraints(&mut c, input.stream_specification.as_ref());
+        sse::constraints(&mut c, input.sse_specification.as_ref());
         c.finish()?;
 
         refuse_unsupported(&[
-            (input.sse_specification.is_some(), "SSESpecification"),
             (input.resource_policy.is_some(), "ResourcePolicy"),
             (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
             (input.warm_throughput.is_some(), "WarmThroughput"),
@@ -97,6 +97,10 @@ impl Engine {
             indexes,
             stream: None,
             ttl: None,
+            sse: input
+                .sse_specification
+                .as_ref()
+                .and_then(|s| sse::requested(s, &ctx.region)),
         };
         let catalog = self.catalog.clone();
         let record = self

@@ -2,18 +2,44 @@
 //! `TableDescription` every control-plane answer carries.
 
 use kura_model::constraint::Constraints;
-use kura_model::limits;
+use kura_model::{limits, messages};
 
-use super::{Stats, decreases_on_day};
+use super::{Stats, decreases_on_day, sse};
 use crate::api::*;
 use crate::catalog::{BillingMode, TableRecord, Throughput};
 use crate::clock::now_ms;
-use crate::error::Result;
+use crate::error::{EngineError, Result};
 use crate::indexes::definition::{self};
 use crate::streams::control as stream_control;
 use crate::{Engine, RequestContext};
 
 impl Engine {
+    /// DescribeContinuousBackups. Continuous backups (on-demand backups) are always on in
+    /// DynamoDB; point-in-time recovery is off until UpdateContinuousBackups turns it on,
+    /// which Kura does not offer yet.
+    pub fn describe_continuous_backups(
+        &self,
+        input: DescribeContinuousBackupsInput,
+    ) -> Result<DescribeContinuousBackupsOutput> {
+        let mut c = Constraints::new();
+        c.name("tableName", input.table_name.as_deref());
+        c.finish()?;
+        let name = input.table_name.unwrap_or_default();
+        if self.catalog.get(&name).is_none() {
+            return Err(EngineError::TableNotFound(
+                messages::backup_table_not_found(&name),
+            ));
+        }
+        Ok(DescribeContinuousBackupsOutput {
+            continuous_backups_description: ContinuousBackupsDescription {
+                continuous_backups_status: "ENABLED",
+                point_in_time_recovery_description: PointInTimeRecoveryDescription {
+                    point_in_time_recovery_status: "DISABLED",
+                },
+            },
+        })
+    }
+
     pub async fn describe_table(
         &self,
         ctx: &RequestContext,
@@ -133,5 +159,6 @@ pub(super) fn describe(
         stream_specification,
         latest_stream_label,
         latest_stream_arn,
+        sse_description: sse::describe(record.sse.as_ref()),
     }
 }

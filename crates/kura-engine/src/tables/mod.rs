@@ -5,6 +5,7 @@
 //! - `describe`: DescribeTable, ListTables, DescribeLimits, DescribeEndpoints, and the
 //!   `TableDescription` rendering;
 //! - `tags`: TagResource, UntagResource, ListTagsOfResource;
+//! - `sse`: the server-side encryption setting;
 //! - `validate`: the request checks CreateTable and UpdateTable share.
 //!
 //! Every change of a table record goes through the writer and [`Catalog::stage`], so the
@@ -15,6 +16,7 @@
 mod create;
 mod delete;
 mod describe;
+mod sse;
 mod tags;
 mod update;
 mod validate;

@@ -131,6 +131,23 @@ pub(super) fn check_tags(tags: &[Tag]) -> Result<Vec<TagRecord>> {
         }
     }
     c.finish()?;
+    for tag in tags {
+        let key = tag.key.as_deref().unwrap_or_default();
+        let value = tag.value.as_deref().unwrap_or_default();
+        if !key.chars().all(allowed_in_tags) {
+            return Err(EngineError::validation(messages::invalid_tag_characters(
+                "key", key,
+            )));
+        }
+        if !value.chars().all(allowed_in_tags) {
+            return Err(EngineError::validation(messages::invalid_tag_characters(
+                "value", value,
+            )));
+        }
+        if key.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("aws:")) {
+            return Err(EngineError::validation(messages::reserved_tag_key(key)));
+        }
+    }
     if tags.len() > limits::MAX_TAGS_PER_RESOURCE {
         return Err(EngineError::validation(messages::TOO_MANY_TAGS));
     }
@@ -141,4 +158,9 @@ pub(super) fn check_tags(tags: &[Tag]) -> Result<Vec<TagRecord>> {
             value: t.value.clone().unwrap_or_default(),
         })
         .collect())
+}
+
+/// AWS's tag alphabet: letters, digits and white space of any script, and `_.:/=+-@`.
+fn allowed_in_tags(c: char) -> bool {
+    c.is_alphanumeric() || c.is_whitespace() || "_.:/=+-@".contains(c)
 }

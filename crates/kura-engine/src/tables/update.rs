@@ -8,7 +8,7 @@ use kura_model::messages;
 
 use super::{
     BILLING_MODES, TABLE_CLASSES, check_billing, definitions_constraints, describe,
-    refuse_unsupported,
+    refuse_unsupported, sse,
 };
 use crate::api::*;
 use crate::catalog::{BillingMode, TableRecord, Throughput};
@@ -40,12 +40,12 @@ impl Engine {
         );
         definitions_constraints(&mut c, input.attribute_definitions.as_deref());
         stream_control::constraints(&mut c, input.stream_specification.as_ref());
+        sse::constraints(&mut c, input.sse_specification.as_ref());
         if let Some(updates) = &input.global_secondary_index_updates {
             definition::update_constraints(&mut c, updates);
         }
         c.finish()?;
         refuse_unsupported(&[
-            (input.sse_specification.is_some(), "SSESpecification"),
             (input.replica_updates.is_some(), "ReplicaUpdates"),
             (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
             (input.warm_throughput.is_some(), "WarmThroughput"),
@@ -55,6 +55,7 @@ impl Engine {
             && input.deletion_protection_enabled.is_none()
             && input.table_class.is_none()
             && input.stream_specification.is_none()
+            && input.sse_specification.is_none()
             && input
                 .global_secondary_index_updates
                 .as_ref()
@@ -69,6 +70,10 @@ impl Engine {
         {
             return Err(EngineError::validation(messages::STREAM_WITH_THROUGHPUT));
         }
+        let sse_change = input
+            .sse_specification
+            .as_ref()
+            .map(|s| sse::requested(s, &ctx.region));
         let name = input.table_name.clone().unwrap_or_default();
         let catalog = self.catalog.clone();
         let backfiller = self.backfiller.clone();
@@ -100,6 +105,9 @@ impl Engine {
                 if let Some(change) = stream_change {
                     stream_control::apply(w, &mut next, change)?;
                     changing_index = true;
+                }
+                if let Some(sse) = sse_change {
+                    next.sse = sse;
                 }
                 let next = Arc::new(apply_update(&next, &input, now_ms())?);
                 // A provisioned table's GSIs each need their own throughput (a switch from

@@ -77,34 +77,58 @@ fn one_action(entry: TransactWriteItem) -> Result<(&'static str, TransactAction)
     }
 }
 
+/// How the framework quotes a list of `n` actions: `[]` when empty; DynamoDB quotes the
+/// members as object references, which no client can use.
+fn render_items(n: usize) -> String {
+    if n == 0 {
+        "[]".to_owned()
+    } else {
+        format!("[{}]", vec!["TransactItem"; n].join(", "))
+    }
+}
+
+/// One action's framework constraints under `at` (e.g. `transactItems.1.member.put`), in
+/// the order of dynalite's `validations/transactWriteItems.js`: TableName,
+/// ReturnValuesOnConditionCheckFailure, ConditionExpression (required in a
+/// ConditionCheck), Key or Item, UpdateExpression (required in an Update).
+/// DynamoDB reports a missing Key or Item first, alone (dynalite `test/transactWriteItem.js`:
+/// `{"Update": {}}` gets one error, at `...update.key`); a missing TableName,
+/// UpdateExpression or ConditionExpression comes in a second pass, [`required_members`].
+fn action_constraints(c: &mut Constraints, at: &str, member: &str, action: &TransactAction) {
+    if action.table_name.is_some() {
+        c.name(&format!("{at}.tableName"), action.table_name.as_deref());
+    }
+    c.one_of(
+        &format!("{at}.returnValuesOnConditionCheckFailure"),
+        action.return_values_on_condition_check_failure.as_deref(),
+        &["ALL_OLD", "NONE"],
+    );
+    if member == "put" {
+        c.not_null(&format!("{at}.item"), action.item.as_ref());
+    } else {
+        c.not_null(&format!("{at}.key"), action.key.as_ref());
+    }
+}
+
+/// The members an action needs that DynamoDB checks after the framework constraints.
+fn required_members(c: &mut Constraints, at: &str, member: &str, action: &TransactAction) {
+    c.not_null(&format!("{at}.tableName"), action.table_name.as_ref());
+    match member {
+        "conditionCheck" => c.not_null(
+            &format!("{at}.conditionExpression"),
+            action.expressions.condition_expression.as_ref(),
+        ),
+        "update" => c.not_null(
+            &format!("{at}.updateExpression"),
+            action.expressions.update_expression.as_ref(),
+        ),
+        _ => {}
+    }
+}
+
 impl Engine {
     fn transaction_action(&self, name: &'static str, action: TransactAction) -> Result<Action> {
-        let mut c = Constraints::new();
-        c.name("tableName", action.table_name.as_deref());
-        match name {
-            "Put" => c.not_null("item", action.item.as_ref()),
-            "Update" => {
-                c.not_null("key", action.key.as_ref());
-                c.not_null(
-                    "updateExpression",
-                    action.expressions.update_expression.as_ref(),
-                );
-            }
-            "ConditionCheck" => {
-                c.not_null("key", action.key.as_ref());
-                c.not_null(
-                    "conditionExpression",
-                    action.expressions.condition_expression.as_ref(),
-                );
-            }
-            _ => c.not_null("key", action.key.as_ref()),
-        }
-        c.one_of(
-            "returnValuesOnConditionCheckFailure",
-            action.return_values_on_condition_check_failure.as_deref(),
-            &["ALL_OLD", "NONE"],
-        );
-        c.finish()?;
+        // The action's framework constraints were checked with the request's.
         let operation = match name {
             "Update" => Operation::UpdateItem,
             "Put" => Operation::PutItem,
@@ -161,14 +185,10 @@ impl Engine {
         &self,
         input: TransactWriteItemsInput,
     ) -> Result<TransactWriteItemsOutput> {
+        // DynamoDB's order (dynalite `validations/transactWriteItems.js`, `types`):
+        // ReturnConsumedCapacity, ReturnItemCollectionMetrics, ClientRequestToken,
+        // TransactItems, then each entry's actions.
         let mut c = Constraints::new();
-        c.not_null("transactItems", input.transact_items.as_ref());
-        if let Some(items) = &input.transact_items {
-            c.length("transactItems", "[...]", items.len(), 1, MAX_ACTIONS);
-        }
-        if let Some(token) = &input.client_request_token {
-            c.length("clientRequestToken", token, token.len(), 1, 36);
-        }
         c.one_of(
             "returnConsumedCapacity",
             input.return_consumed_capacity.as_deref(),
@@ -179,6 +199,49 @@ impl Engine {
             input.return_item_collection_metrics.as_deref(),
             &["SIZE", "NONE"],
         );
+        if let Some(token) = &input.client_request_token {
+            c.length("clientRequestToken", token, token.len(), 1, 36);
+        }
+        match &input.transact_items {
+            None => c.not_null::<()>("transactItems", None),
+            Some(items) => {
+                c.length(
+                    "transactItems",
+                    &render_items(items.len()),
+                    items.len(),
+                    1,
+                    MAX_ACTIONS,
+                );
+                for (i, entry) in items.iter().enumerate() {
+                    let at = format!("transactItems.{}.member", i + 1);
+                    for (member, action) in [
+                        ("put", &entry.put),
+                        ("update", &entry.update),
+                        ("delete", &entry.delete),
+                        ("conditionCheck", &entry.condition_check),
+                    ] {
+                        if let Some(action) = action {
+                            action_constraints(&mut c, &format!("{at}.{member}"), member, action);
+                        }
+                    }
+                }
+            }
+        }
+        c.finish()?;
+        let mut c = Constraints::new();
+        for (i, entry) in input.transact_items.iter().flatten().enumerate() {
+            for (member, action) in [
+                ("put", &entry.put),
+                ("update", &entry.update),
+                ("delete", &entry.delete),
+                ("conditionCheck", &entry.condition_check),
+            ] {
+                if let Some(action) = action {
+                    let at = format!("transactItems.{}.member.{member}", i + 1);
+                    required_members(&mut c, &at, member, action);
+                }
+            }
+        }
         c.finish()?;
         let fingerprint = Fingerprint::of(&format!(
             "{:?}|{:?}",
@@ -245,32 +308,46 @@ impl Engine {
         &self,
         input: TransactGetItemsInput,
     ) -> Result<TransactGetItemsOutput> {
+        // As TransactWriteItems: ReturnConsumedCapacity, TransactItems, then each entry.
         let mut c = Constraints::new();
-        c.not_null("transactItems", input.transact_items.as_ref());
-        if let Some(items) = &input.transact_items {
-            c.length("transactItems", "[...]", items.len(), 1, MAX_ACTIONS);
-        }
         c.one_of(
             "returnConsumedCapacity",
             input.return_consumed_capacity.as_deref(),
             &ReturnConsumedCapacity::VALUES,
         );
+        match &input.transact_items {
+            None => c.not_null::<()>("transactItems", None),
+            Some(items) => {
+                c.length(
+                    "transactItems",
+                    &render_items(items.len()),
+                    items.len(),
+                    1,
+                    MAX_ACTIONS,
+                );
+                for (i, entry) in items.iter().enumerate() {
+                    let at = format!("transactItems.{}.member.get", i + 1);
+                    match &entry.get {
+                        None => c.not_null::<()>(&at, None),
+                        Some(get) => action_constraints(&mut c, &at, "get", get),
+                    }
+                }
+            }
+        }
+        c.finish()?;
+        let mut c = Constraints::new();
+        for (i, entry) in input.transact_items.iter().flatten().enumerate() {
+            if let Some(get) = &entry.get {
+                let at = format!("transactItems.{}.member.get", i + 1);
+                required_members(&mut c, &at, "get", get);
+            }
+        }
         c.finish()?;
         let mut gets: Vec<(Arc<TableRecord>, Vec<u8>, Option<Projection>)> = Vec::new();
         for entry in input.transact_items.unwrap_or_default() {
             let Some(get) = entry.get else {
-                return Err(EngineError::validation(messages::constraint_summary(&[
-                    messages::constraint(
-                        None,
-                        "transactItems.member.get",
-                        messages::MUST_NOT_BE_NULL,
-                    ),
-                ])));
+                continue; // refused above
             };
-            let mut c = Constraints::new();
-            c.name("tableName", get.table_name.as_deref());
-            c.not_null("key", get.key.as_ref());
-            c.finish()?;
             let expressions = ExpressionParams {
                 attributes_to_get: None,
                 ..get.expressions

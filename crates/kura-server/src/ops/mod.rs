@@ -77,6 +77,7 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "ExecuteTransaction" => partiql::execute_transaction(call).await,
         "UpdateTimeToLive" => tables::update_time_to_live(call).await,
         "DescribeTimeToLive" => tables::describe_time_to_live(call),
+        "DescribeContinuousBackups" => tables::describe_continuous_backups(call),
         other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
             &format!("The {other} operation"),
         ))),
@@ -104,5 +105,4 @@ const LATER: &[&str] = &[
     "RestoreTableFromBackup",
     "RestoreTableToPointInTime",
     "UpdateContinuousBackups",
-    "DescribeContinuousBackups",
 ];

@@ -153,6 +153,7 @@ where
 }
 pub mod batches;
 pub mod expressions;
+pub mod fidelity;
 pub mod indexes;
 pub mod partiql;
 pub mod reads;

@@ -550,9 +550,9 @@ async fn batches(client: &Client, t: &str) {
                 .expect("statement"),
         )
         .statements(stmt(format!(r#"UPDATE "{t}" SET v = 2 WHERE pk = 'b'"#)))
-        .statements(stmt(format!(
-            r#"INSERT INTO "NoSuchTable" VALUE {{'pk': 'b'}}"#
-        )))
+        .statements(stmt(
+            r#"INSERT INTO "NoSuchTable" VALUE {'pk': 'b'}"#.to_owned(),
+        ))
         .statements(stmt("INSERT garbage".to_owned()))
         .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .send()

@@ -421,6 +421,6 @@ async fn errors(client: &Client, table: &str) {
         .expect_err("segment out of range");
     assert_eq!(
         message(&segment),
-        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 4 is out of bounds for TotalSegments: 4"
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 4 is not less than TotalSegments: 4"
     );
 }
