@@ -142,9 +142,10 @@ def test_batch(ddb, music):
 def test_transaction_with_token(ddb, music):
     t = music
     run(ddb, f"INSERT INTO \"{t}\" VALUE {{'artist': 'T', 'song': 1, 'n': 0}}")
+    run(ddb, f"INSERT INTO \"{t}\" VALUE {{'artist': 'T', 'song': 5, 'n': 0}}")
     statements = [
         {"Statement": f"UPDATE \"{t}\" SET n = n + 1 WHERE artist = 'T' AND song = 1"},
-        {"Statement": f"EXISTS(SELECT * FROM \"{t}\" WHERE artist = 'T' AND song = 1 AND n >= 0)"},
+        {"Statement": f"EXISTS(SELECT * FROM \"{t}\" WHERE artist = 'T' AND song = 5 AND n >= 0)"},
     ]
     ddb.execute_transaction(TransactStatements=statements, ClientRequestToken="tok-1")
     ddb.execute_transaction(TransactStatements=statements, ClientRequestToken="tok-1")
