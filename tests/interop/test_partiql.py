@@ -184,3 +184,35 @@ def test_cli_execute_statement(aws, music):
     aws("execute-statement", "--statement",
         f"INSERT INTO \"{t}\" VALUE {{'artist': 'Cli', 'song': 1}}",
         expect_error="DuplicateItemException")
+
+
+def test_select_from_index(ddb, table_name):
+    t = table_name
+    ddb.create_table(
+        TableName=t,
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "status", "AttributeType": "S"},
+        ],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "byStatus",
+                "KeySchema": [{"AttributeName": "status", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    for i, status in enumerate(["open", "open", "closed"]):
+        run(ddb, f"INSERT INTO \"{t}\" VALUE {{'pk': 'k{i}', 'status': '{status}'}}")
+    out = run(ddb, f"SELECT pk FROM \"{t}\".\"byStatus\" WHERE status = 'open'")
+    assert sorted(i["pk"]["S"] for i in out["Items"]) == ["k0", "k1"]
+    with pytest.raises(ClientError) as e:
+        run(ddb, f"SELECT * FROM \"{t}\".\"byStatus\" WHERE status = 'open'", ConsistentRead=True)
+    assert e.value.response["Error"]["Message"] == (
+        "Strongly consistent read is not supported on Global Secondary Indexes"
+    )
+    with pytest.raises(ClientError) as e:
+        run(ddb, f"UPDATE \"{t}\".\"byStatus\" SET x = 1 WHERE pk = 'k0'")
+    assert e.value.response["Error"]["Message"] == "This operation is not supported on an index"

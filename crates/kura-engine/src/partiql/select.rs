@@ -122,6 +122,15 @@ impl Engine {
                     if index.kind == IndexKind::Global && consistent {
                         return Err(EngineError::validation(msg::GSI_CONSISTENT_READ));
                     }
+                    if !index.more_hash.is_empty() {
+                        // A multi-attribute partition key: the index is scanned and the
+                        // WHERE clause filters it.
+                        return Ok(Plan {
+                            partitions: None,
+                            sort: None,
+                            forward: true,
+                        });
+                    }
                     index.key_schema.clone()
                 }
                 // The Scan reports the missing index.
