@@ -140,7 +140,10 @@ fn get_constraints(input: &BatchGetItemInput) -> Result<()> {
 
 /// A map as DynamoDB's (Java) framework quotes it in a constraint failure: `{k=v, ...}`.
 fn render_map<V>(map: &BTreeMap<String, V>, value: impl Fn(&V) -> String) -> String {
-    let entries: Vec<String> = map.iter().map(|(k, v)| format!("{k}={}", value(v))).collect();
+    let entries: Vec<String> = map
+        .iter()
+        .map(|(k, v)| format!("{k}={}", value(v)))
+        .collect();
     format!("{{{}}}", entries.join(", "))
 }
 
@@ -162,7 +165,9 @@ fn render_write(request: &WriteRequest) -> String {
         |p| {
             format!(
                 "PutRequest(item={})",
-                p.item.as_ref().map_or_else(|| "null".to_owned(), render_item)
+                p.item
+                    .as_ref()
+                    .map_or_else(|| "null".to_owned(), render_item)
             )
         },
     );
@@ -171,7 +176,9 @@ fn render_write(request: &WriteRequest) -> String {
         |d| {
             format!(
                 "DeleteRequest(key={})",
-                d.key.as_ref().map_or_else(|| "null".to_owned(), render_item)
+                d.key
+                    .as_ref()
+                    .map_or_else(|| "null".to_owned(), render_item)
             )
         },
     );

@@ -33,7 +33,9 @@ use crate::streams::record::Origin;
 use crate::writer::WriteContext;
 use crate::{streams, ttl};
 
-const RETURN_VALUES: [&str; 5] = ["NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"];
+/// In the order DynamoDB lists them in its enum constraint message (dynalite
+/// `validations/putItem.js`).
+const RETURN_VALUES: [&str; 5] = ["ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"];
 const RETURN_ITEM_COLLECTION_METRICS: [&str; 2] = ["SIZE", "NONE"];
 const RETURN_ON_CONDITION_FAILURE: [&str; 2] = ["ALL_OLD", "NONE"];
 

@@ -31,11 +31,13 @@ use crate::storage::{Direction, KeyRange, Space};
 
 /// DynamoDB stops a page once this many bytes were read.
 const PAGE_BYTES: usize = 1024 * 1024;
+/// In the order DynamoDB lists them in its enum constraint message (dynalite
+/// `test/query.js`).
 const SELECT: [&str; 4] = [
-    "ALL_ATTRIBUTES",
-    "ALL_PROJECTED_ATTRIBUTES",
     "SPECIFIC_ATTRIBUTES",
     "COUNT",
+    "ALL_ATTRIBUTES",
+    "ALL_PROJECTED_ATTRIBUTES",
 ];
 
 /// What to return for the items that pass the filter.

@@ -50,14 +50,20 @@ pub fn enum_values(values: &[&str]) -> String {
 /// DynamoDB's order. Source: dynalite `validations/index.js` (`validateFns.keys`) and
 /// `test/batchWriteItem.js`, `test/batchGetItem.js` ("Map keys must satisfy constraint").
 pub fn map_keys(constraints: &[String]) -> String {
-    format!("Map keys must satisfy constraint: [{}]", constraints.join(", "))
+    format!(
+        "Map keys must satisfy constraint: [{}]",
+        constraints.join(", ")
+    )
 }
 /// A map member whose values break their constraints. Source: dynalite
 /// `validations/index.js` (`validateFns.values`) and `test/batchWriteItem.js`; the same
 /// text for BatchWriteItem over 25 requests in one table was captured in eu-west-2 and
 /// us-east-1 (2026) by a public AWS conformance suite.
 pub fn map_values(constraints: &[String]) -> String {
-    format!("Map value must satisfy constraint: [{}]", constraints.join(", "))
+    format!(
+        "Map value must satisfy constraint: [{}]",
+        constraints.join(", ")
+    )
 }
 /// The table-name constraints of a RequestItems key, in the order DynamoDB lists them
 /// inside [`map_keys`]. Source: dynalite `test/batchWriteItem.js`.

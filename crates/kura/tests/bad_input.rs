@@ -233,7 +233,7 @@ const WRITES_PER_TABLE: &str = "Map value must satisfy constraint: [Member must 
 const RCC_ENUM: &str = "Member must satisfy enum value set: [INDEXES, TOTAL, NONE]";
 const RICM_ENUM: &str = "Member must satisfy enum value set: [SIZE, NONE]";
 const RV_ENUM: &str =
-    "Member must satisfy enum value set: [NONE, ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATED_NEW]";
+    "Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]";
 const NOT_NULL: &str = "Member must not be null";
 
 /// Validation details recorded against DynamoDB (dynalite's tests, a public AWS
