@@ -2,7 +2,9 @@
 
 mod common;
 
-use common::{batches, expressions, fidelity, indexes, partiql, reads, scenarios, transactions};
+use common::{
+    batches, expressions, fidelity, indexes, multi_keys, partiql, reads, scenarios, transactions,
+};
 
 #[tokio::test]
 async fn table_lifecycle_in_memory() {
@@ -60,6 +62,16 @@ async fn secondary_indexes_in_process() {
     let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
     indexes::seed_single_table(&client, "SingleTable").await;
     indexes::projections_and_errors(&client, "Projections").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_attribute_keys_in_process() {
+    let engine = kura_engine::Engine::in_memory();
+    let client = kura_testkit::in_process_client(engine.clone());
+    let streams = kura_testkit::in_process_streams_client(engine);
+    multi_keys::multi_attribute_keys(&client, &streams, "Matches").await;
+    multi_keys::invalid_schemas(&client).await;
+    multi_keys::multi_attribute_backfill(&client, "Docs", 2_000).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

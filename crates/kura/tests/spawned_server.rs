@@ -4,7 +4,8 @@
 mod common;
 
 use common::{
-    KuraProcess, batches, expressions, fidelity, indexes, partiql, reads, scenarios, transactions,
+    KuraProcess, batches, expressions, fidelity, indexes, multi_keys, partiql, reads, scenarios,
+    transactions,
 };
 
 #[tokio::test]
@@ -57,6 +58,15 @@ async fn secondary_indexes_over_http_on_disk() {
     indexes::seed_single_table(&client, "SingleTable").await;
     indexes::projections_and_errors(&client, "Projections").await;
     indexes::online_index_creation(&client, "Backfill", 1_000).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_attribute_keys_over_http_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    multi_keys::multi_attribute_keys(&client, &server.streams_client(), "Matches").await;
+    multi_keys::multi_attribute_backfill(&client, "Docs", 1_000).await;
 }
 
 #[tokio::test]

@@ -155,6 +155,7 @@ pub mod batches;
 pub mod expressions;
 pub mod fidelity;
 pub mod indexes;
+pub mod multi_keys;
 pub mod partiql;
 pub mod reads;
 pub mod scenarios;
