@@ -302,3 +302,142 @@ pub(crate) fn apply_entry_change(
     w.put(Space::Meta, stats_key, stats.encode());
     Ok((units, bytes))
 }
+
+#[cfg(test)]
+mod tests {
+    use kura_model::{KeySchema, Number};
+
+    use super::*;
+    use crate::catalog::IndexKind;
+
+    fn attr(name: &str, ty: ScalarType) -> KeyAttribute {
+        KeyAttribute {
+            name: name.into(),
+            ty,
+        }
+    }
+
+    fn index(more_hash: Vec<KeyAttribute>, more_range: Vec<KeyAttribute>) -> IndexRecord {
+        IndexRecord {
+            name: "byKey".into(),
+            kind: IndexKind::Global,
+            number: 3,
+            key_schema: KeySchema {
+                hash: attr("h1", ScalarType::S),
+                range: Some(attr("r1", ScalarType::N)),
+            },
+            projection: IndexProjection::KeysOnly,
+            throughput: None,
+            backfilling: false,
+            more_hash,
+            more_range,
+        }
+    }
+
+    fn n(v: i64) -> AttributeValue {
+        AttributeValue::N(Number::from(v))
+    }
+
+    fn enc(v: &AttributeValue) -> Vec<u8> {
+        let mut out = Vec::new();
+        keycode::encode_key_value(v, &mut out).expect("encode");
+        out
+    }
+
+    #[test]
+    fn single_attribute_records_keep_their_bytes() {
+        let json = serde_json::to_string(&index(Vec::new(), Vec::new())).expect("json");
+        assert_eq!(
+            json,
+            r#"{"name":"byKey","kind":"Global","number":3,"key_schema":{"hash":{"name":"h1","ty":"S"},"range":{"name":"r1","ty":"N"}},"projection":"KeysOnly","throughput":null,"backfilling":false}"#
+        );
+        let multi = index(
+            vec![attr("h2", ScalarType::B)],
+            vec![attr("r2", ScalarType::S)],
+        );
+        let json = serde_json::to_string(&multi).expect("json");
+        assert!(json.ends_with(
+            r#","more_hash":[{"name":"h2","ty":"B"}],"more_range":[{"name":"r2","ty":"S"}]}"#
+        ));
+        let back: IndexRecord = serde_json::from_str(&json).expect("decode");
+        assert_eq!(back, multi);
+        let names: Vec<&str> = back.key_attributes().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["h1", "h2", "r1", "r2"]);
+    }
+
+    #[test]
+    fn entry_keys_concatenate_the_values_in_key_order() {
+        let table_key = PrimaryKey {
+            hash: AttributeValue::s("t"),
+            range: None,
+        };
+        // A single-attribute key has the item key layout.
+        let single = index(Vec::new(), Vec::new());
+        let item: Item = [("h1", AttributeValue::s("a")), ("r1", n(7)), ("x", n(1))]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+        let key = index_key(&single, &item)
+            .expect("valid")
+            .expect("in the index");
+        let want = [
+            keys::partition_prefix(&keys::index_prefix(9, 3), &enc(&AttributeValue::s("a"))),
+            enc(&n(7)),
+            enc(&AttributeValue::s("t")),
+        ]
+        .concat();
+        assert_eq!(key.entry_key(9, &single, &table_key).expect("key"), want);
+
+        let multi = index(
+            vec![attr("h2", ScalarType::N)],
+            vec![attr("r2", ScalarType::S)],
+        );
+        let mut item = item;
+        assert_eq!(index_key(&multi, &item).expect("valid"), None, "sparse");
+        item.insert("h2".into(), n(-5));
+        item.insert("r2".into(), AttributeValue::s("zz"));
+        let key = index_key(&multi, &item)
+            .expect("valid")
+            .expect("in the index");
+        let pk = [enc(&AttributeValue::s("a")), enc(&n(-5))].concat();
+        let want = [
+            keys::partition_prefix(&keys::index_prefix(9, 3), &pk),
+            enc(&n(7)),
+            enc(&AttributeValue::s("zz")),
+            enc(&AttributeValue::s("t")),
+        ]
+        .concat();
+        assert_eq!(key.entry_key(9, &multi, &table_key).expect("key"), want);
+        // A mistyped attribute is an error even when another one is missing.
+        item.remove("h1");
+        item.insert("r2".into(), n(1));
+        assert!(index_key(&multi, &item).is_err());
+    }
+
+    #[test]
+    fn sort_tuples_order_left_to_right_each_by_type() {
+        let multi = index(Vec::new(), vec![attr("r2", ScalarType::S)]);
+        let sk = |r1: i64, r2: &str| {
+            let item: Item = [
+                ("h1", AttributeValue::s("a")),
+                ("r1", n(r1)),
+                ("r2", AttributeValue::s(r2)),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+            let key = index_key(&multi, &item).expect("valid").expect("in");
+            encode_values(&key.range).expect("encode")
+        };
+        let ordered = [
+            sk(-10, "b"),
+            sk(9, "a"),
+            sk(9, "a\u{0}"),
+            sk(9, "ab"),
+            sk(10, "0"),
+            sk(10, "a"),
+            sk(100, "a"),
+        ];
+        assert!(ordered.windows(2).all(|w| w[0] < w[1]));
+    }
+}
