@@ -13,7 +13,7 @@ use kura_expr::request::{Compiled, Operation, compile};
 use kura_model::constraint::Constraints;
 use kura_model::size::item_size;
 use kura_model::wire::item_from_json;
-use kura_model::{Item, limits, messages};
+use kura_model::{Item, ScalarType, limits, messages};
 
 use crate::Engine;
 use crate::api::*;
@@ -61,7 +61,8 @@ fn write_constraints(input: &BatchWriteItemInput) -> Result<()> {
         None => c.not_null::<()>("requestItems", None),
         Some(tables) => {
             let rendered = render_map(tables, |requests| render_list(requests, render_write));
-            c.length("requestItems", &rendered, tables.len(), 1, usize::MAX);
+            // An empty map is not a framework failure here: BatchWriteItem answers it with
+            // its own sentence, after the other members (below).
             c.table_name_keys("requestItems", &rendered, tables.keys());
             c.value_lengths(
                 "requestItems",
@@ -83,7 +84,13 @@ fn write_constraints(input: &BatchWriteItemInput) -> Result<()> {
             }
         }
     }
-    Ok(c.finish()?)
+    c.finish()?;
+    if input.request_items.as_ref().is_some_and(BTreeMap::is_empty) {
+        return Err(EngineError::validation(
+            messages::BATCH_WRITE_REQUEST_ITEMS_REQUIRED,
+        ));
+    }
+    Ok(())
 }
 
 /// BatchGetItem's framework constraints, in DynamoDB's order (dynalite
@@ -100,28 +107,26 @@ fn get_constraints(input: &BatchGetItemInput) -> Result<()> {
     match &input.request_items {
         None => c.not_null::<()>("requestItems", None),
         Some(tables) => {
-            let rendered = render_map(tables, |request| {
-                format!(
-                    "KeysAndAttributes(keys={})",
-                    request
-                        .keys
-                        .as_ref()
-                        .map_or_else(|| "null".to_owned(), |k| render_list(k, render_item))
-                )
-            });
-            c.length("requestItems", &rendered, tables.len(), 1, usize::MAX);
-            c.table_name_keys("requestItems", &rendered, tables.keys());
+            // BatchGetItem moved to the framework's 2026 wording for RequestItems and Keys
+            // (no quoted value, PascalCase paths), and quotes the map in table-name
+            // failures as JSON (AWS us-east-1 and eu-west-2, 2026-09/10, as captured in
+            // dynoxide PR #198 and issue #18 and paritysuite/dynamodb-conformance
+            // `batchGetItem.test.ts`).
+            if tables.is_empty() {
+                c.fail_unquoted("RequestItems", &messages::min_length(1));
+            }
+            c.table_name_keys("requestItems", &render_get_json(tables), tables.keys());
             for (name, request) in tables.iter().rev() {
-                let path = format!("requestItems.{name}.member.keys");
+                let path = format!("RequestItems.{name}.member.Keys");
                 match &request.keys {
-                    None => c.not_null::<()>(&path, None),
-                    Some(keys) => c.length(
-                        &path,
-                        &render_list(keys, render_item),
-                        keys.len(),
-                        1,
-                        MAX_GET_KEYS,
-                    ),
+                    None => c.not_null::<()>(&format!("requestItems.{name}.member.keys"), None),
+                    Some(keys) if keys.is_empty() => {
+                        c.fail_unquoted(&path, &messages::min_length(1))
+                    }
+                    Some(keys) if keys.len() > MAX_GET_KEYS => {
+                        c.fail_unquoted(&path, &messages::max_length(MAX_GET_KEYS))
+                    }
+                    Some(_) => {}
                 }
                 if let Some(names) = &request.expressions.attributes_to_get {
                     c.length(
@@ -145,6 +150,53 @@ fn render_map<V>(map: &BTreeMap<String, V>, value: impl Fn(&V) -> String) -> Str
         .map(|(k, v)| format!("{k}={}", value(v)))
         .collect();
     format!("{{{}}}", entries.join(", "))
+}
+
+/// BatchGetItem's RequestItems as DynamoDB quotes it in a table-name failure: the request's
+/// JSON, e.g. `{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}` (us-east-1 and eu-west-2,
+/// 2026-10-09, paritysuite/dynamodb-conformance `batchGetItem.test.ts`).
+fn render_get_json(tables: &BTreeMap<String, KeysAndAttributes>) -> String {
+    let entries: Vec<String> = tables
+        .iter()
+        .map(|(name, request)| {
+            let mut members = Vec::new();
+            if let Some(keys) = &request.keys {
+                members.push(format!("\"Keys\":{}", json(keys)));
+            }
+            if let Some(names) = &request.expressions.attributes_to_get {
+                members.push(format!("\"AttributesToGet\":{}", json(names)));
+            }
+            if let Some(consistent) = request.consistent_read {
+                members.push(format!("\"ConsistentRead\":{consistent}"));
+            }
+            if let Some(projection) = &request.expressions.projection_expression {
+                members.push(format!("\"ProjectionExpression\":{}", json(projection)));
+            }
+            if let Some(names) = &request.expressions.expression_attribute_names {
+                members.push(format!("\"ExpressionAttributeNames\":{}", json(names)));
+            }
+            format!("{}:{{{}}}", json(name), members.join(","))
+        })
+        .collect();
+    format!("{{{}}}", entries.join(","))
+}
+
+/// The key of a PutRequest's item. A key attribute missing or of another type gets the
+/// generic schema message, not PutItem's (see [`messages::KEY_SCHEMA_MISMATCH`]); empty and
+/// oversized key values keep theirs.
+fn put_key(table: &TableRecord, item: &Item) -> Result<kura_model::PrimaryKey> {
+    if table
+        .key_schema
+        .attributes()
+        .any(|a| item.get(&a.name).and_then(ScalarType::of) != Some(a.ty))
+    {
+        return Err(EngineError::validation(messages::KEY_SCHEMA_MISMATCH));
+    }
+    Ok(table.key_schema.key_of_item(item)?)
+}
+
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// A list as the framework quotes it: `[a, b]`, `[]` when empty.
@@ -230,7 +282,7 @@ impl Engine {
             for change in pending {
                 let (key, item) = match change {
                     Change::Put(item) => {
-                        let key = table.key_schema.key_of_item(&item)?;
+                        let key = put_key(&table, &item)?;
                         check_index_keys(&table, &item)?;
                         (key, Some(item))
                     }

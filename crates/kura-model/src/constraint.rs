@@ -25,6 +25,15 @@ impl Constraints {
         }
     }
 
+    /// A failure in the framework's 2026 wording, which quotes no value
+    /// ([`messages::constraint_unquoted`]).
+    pub fn fail_unquoted(&mut self, path: &str, constraint: &str) {
+        if self.failures.len() < MAX_REPORTED {
+            self.failures
+                .push(messages::constraint_unquoted(path, constraint));
+        }
+    }
+
     /// A required member.
     pub fn not_null<T>(&mut self, path: &str, value: Option<&T>) {
         if value.is_none() {

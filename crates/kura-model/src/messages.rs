@@ -15,6 +15,16 @@ pub fn constraint(value: Option<&str>, path: &str, constraint: &str) -> String {
     format!("Value {value} at '{path}' failed to satisfy constraint: {constraint}")
 }
 
+/// Framework constraint failure in the wording DynamoDB's regions moved to in 2026: no
+/// quoted value, the member path in PascalCase (`RequestItems.<table>.member.Keys`).
+/// Source: AWS us-east-1 (and 32 of 33 regions) 2026-09-02, as captured in dynoxide PR
+/// #198 and issue #18 and pinned by paritysuite/dynamodb-conformance
+/// `tests/tier3/error-messages/batchGetItem.test.ts` (BatchGetItem's RequestItems and
+/// Keys). Other members keep [`constraint`] until a capture shows them moved.
+pub fn constraint_unquoted(path: &str, constraint: &str) -> String {
+    format!("Value at '{path}' failed to satisfy constraint: {constraint}")
+}
+
 /// Joins framework constraint failures. Source: dynalite `checkValidations`.
 pub fn constraint_summary(failures: &[String]) -> String {
     let n = failures.len();
@@ -111,8 +121,12 @@ pub fn set_duplicates(rendered: &str) -> String {
 }
 /// Source: dynalite `validateAttributeValue` (NS).
 pub const NUMBER_SET_DUPLICATES: &str = "Input collection contains duplicates";
-/// Source: moto (`Nesting Levels have exceeded supported limits`).
-pub const NESTING_TOO_DEEP: &str = "Nesting Levels have exceeded supported limits";
+/// An item value with a leaf below level 32. Source: AWS us-east-1 and eu-west-2
+/// 2026-09-12/2026-10-09 (PutItem, BatchWriteItem and TransactWriteItems Put items), as
+/// pinned by paritysuite/dynamodb-conformance `tests/tier3/validation-ordering/transactions.test.ts`
+/// (`NEST_BARE`) and `tests/tier3/limits/nestingDepth.test.ts`. Kura used to send only the
+/// text before the colon (moto's wording).
+pub const NESTING_TOO_DEEP: &str = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit";
 /// Source: dynalite `checkTypes` (Blob).
 pub fn invalid_base64(value: &str) -> String {
     format!("'{value}' can not be converted to a Blob: Invalid Base64 encoding")
@@ -151,6 +165,13 @@ pub fn key_type_mismatch(attr: &str, expected: &str, actual: &str) -> String {
     )
 }
 /// Source: DynamoDB GetItem/DeleteItem/UpdateItem with a wrong key; dynalite `validateKey`.
+/// Also a BatchWriteItem PutRequest item whose key attribute is missing, mistyped or not a
+/// scalar (AWS us-east-1, eu-west-2, ap-southeast-2, eu-central-1 2026-06-23 and
+/// us-east-1/eu-west-2 2026-10-09, paritysuite/dynamodb-conformance `batchWriteItem.test.ts`;
+/// dynoxide `tests/batch_operations.rs` #97), where PutItem says [`key_type_mismatch`] or
+/// [`missing_key_in_item`]; and the cancellation reason of a TransactWriteItems
+/// Update/Delete/ConditionCheck or TransactGetItems Get whose Key does not match
+/// (`transactWriteItems.test.ts`, `transactGetItems.test.ts`, 2026-06-23).
 pub const KEY_SCHEMA_MISMATCH: &str = "The provided key element does not match the schema";
 /// Source: DynamoDB (since the 2020 empty-value change); moto `KeyIsEmptyStringException`.
 pub fn empty_key_string(attr: &str) -> String {
@@ -789,6 +810,13 @@ pub const DUPLICATE_KEYS: &str = "Provided list of item keys contains duplicates
 // Member must have length greater than or equal to 1" (moved regions, no echoed value,
 // PascalCase path). Kura keeps one framework wording for all constraints; switch them
 // together when us-east-1 settles.
+/// BatchWriteItem with an empty RequestItems map, bare (no envelope). Source: AWS
+/// us-east-1 (31 of 33 regions) 2026-09-02, as captured in dynoxide PR #198 and issue #17;
+/// paritysuite/dynamodb-conformance `batchWriteItem.test.ts` accepts it or the generic
+/// [`constraint_unquoted`] form while eu-west-2 moves back and forth. BatchGetItem moved to
+/// the generic form ("Value at 'RequestItems' ..."), built in `kura-engine/src/batch.rs`.
+pub const BATCH_WRITE_REQUEST_ITEMS_REQUIRED: &str =
+    "The requestItems parameter is required for BatchWriteItem";
 pub fn too_many_batch_items(operation: &str) -> String {
     format!("Too many items requested for the {operation} call")
 }

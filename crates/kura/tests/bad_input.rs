@@ -204,9 +204,9 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
         }
     }
 
-    // Nesting deeper than 32 levels.
+    // A leaf below level 32 (AWS 2026: 31 wraps accepted, 32 refused).
     let mut deep = r#"{"S":"leaf"}"#.to_owned();
-    for _ in 0..33 {
+    for _ in 0..32 {
         deep = format!(r#"{{"L":[{deep}]}}"#);
     }
     let reply = post(
@@ -217,7 +217,7 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
     .await;
     assert_eq!(
         error_message(&reply),
-        "Nesting Levels have exceeded supported limits"
+        "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
     );
 
     // Bodies over the 16 MB limit: see http_edges.rs.
@@ -254,12 +254,14 @@ async fn validation_details_follow_dynamodb() {
         (
             "BatchWriteItem",
             r#"{"RequestItems":{}}"#.into(),
-            "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1".into(),
+            // AWS 2026-09 (dynoxide PR #198): BatchWriteItem keeps its own sentence.
+            "The requestItems parameter is required for BatchWriteItem".into(),
         ),
         (
             "BatchGetItem",
             r#"{"RequestItems":{}}"#.into(),
-            "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1".into(),
+            // AWS 2026-09 (dynoxide PR #198): the framework's new wording.
+            "1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1".into(),
         ),
         (
             "BatchWriteItem",
@@ -289,12 +291,43 @@ async fn validation_details_follow_dynamodb() {
         (
             "BatchGetItem",
             r#"{"RequestItems":{"a":{"Keys":[]}}}"#.into(),
-            format!("2 validation errors detected: Value '{{a=KeysAndAttributes(keys=[])}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}; Value '[]' at 'requestItems.a.member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1"),
+            format!("2 validation errors detected: Value '{{\"a\":{{\"Keys\":[]}}}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}; Value at 'RequestItems.a.member.Keys' failed to satisfy constraint: Member must have length greater than or equal to 1"),
+        ),
+        (
+            "BatchGetItem",
+            r#"{"RequestItems":{"Tab1":{"Keys":[]}}}"#.into(),
+            "1 validation error detected: Value at 'RequestItems.Tab1.member.Keys' failed to satisfy constraint: Member must have length greater than or equal to 1".into(),
+        ),
+        (
+            "BatchGetItem",
+            r#"{"RequestItems":{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}}"#.into(),
+            format!("1 validation error detected: Value '{{\"bad!name\":{{\"Keys\":[{{\"pk\":{{\"S\":\"a\"}}}}]}}}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}"),
+        ),
+        // A PutRequest key missing or of another type: the generic schema message.
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"Tab1":[{"PutRequest":{"Item":{"pk":{"N":"5"}}}}]}}"#.into(),
+            "The provided key element does not match the schema".into(),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"Tab1":[{"PutRequest":{"Item":{"pk":{"L":[{"S":"x"}]}}}}]}}"#.into(),
+            "The provided key element does not match the schema".into(),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"Tab1":[{"PutRequest":{"Item":{"other":{"S":"x"}}}}]}}"#.into(),
+            "The provided key element does not match the schema".into(),
+        ),
+        (
+            "BatchWriteItem",
+            r#"{"RequestItems":{"Tab1":[{"PutRequest":{"Item":{"pk":{"S":""}}}}]}}"#.into(),
+            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk".into(),
         ),
         (
             "BatchGetItem",
             r#"{"RequestItems":{"aa;":{}},"ReturnConsumedCapacity":"hi"}"#.into(),
-            format!("3 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value '{{aa;=KeysAndAttributes(keys=null)}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}; Value null at 'requestItems.aa;.member.keys' failed to satisfy constraint: {NOT_NULL}"),
+            format!("3 validation errors detected: Value 'hi' at 'returnConsumedCapacity' failed to satisfy constraint: {RCC_ENUM}; Value '{{\"aa;\":{{}}}}' at 'requestItems' failed to satisfy constraint: {TABLE_NAME_KEYS}; Value null at 'requestItems.aa;.member.keys' failed to satisfy constraint: {NOT_NULL}"),
         ),
         (
             "TransactWriteItems",
@@ -468,6 +501,153 @@ async fn validation_details_follow_dynamodb() {
             && m.ends_with(&format!("]}}' at 'requestItems' failed to satisfy constraint: {WRITES_PER_TABLE}")),
         "{m}"
     );
+
+    // More than 100 keys for one table: the framework's 2026 wording (AWS, dynoxide issue
+    // #18 and PR #198).
+    let keys: Vec<String> = (0..101)
+        .map(|i| format!(r#"{{"pk":{{"S":"k{i}"}}}}"#))
+        .collect();
+    let reply = post(
+        e,
+        Some("BatchGetItem"),
+        format!(
+            r#"{{"RequestItems":{{"Tab1":{{"Keys":[{}]}}}}}}"#,
+            keys.join(",")
+        ),
+    )
+    .await;
+    assert_eq!(
+        error_message(&reply),
+        "1 validation error detected: Value at 'RequestItems.Tab1.member.Keys' failed to satisfy constraint: Member must have length less than or equal to 100"
+    );
+
+    // An action whose key does not match the schema cancels the transaction with a
+    // ValidationError reason at its place (AWS 2026-06-23, four regions); an empty key
+    // value, a missing table, an item over 400 KB and the same item twice stay request
+    // errors.
+    let cancelled = |reply: &Reply| -> Vec<(String, Option<String>)> {
+        assert_eq!(
+            error_type(reply),
+            "TransactionCanceledException",
+            "{}",
+            reply.body
+        );
+        reply.body["CancellationReasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .map(|r| {
+                (
+                    r["Code"].as_str().unwrap_or_default().to_owned(),
+                    r["Message"].as_str().map(str::to_owned),
+                )
+            })
+            .collect()
+    };
+    let mismatch = Some("The provided key element does not match the schema".to_owned());
+    let reply = post(
+        e,
+        Some("TransactWriteItems"),
+        r#"{"TransactItems":[{"Put":{"TableName":"Tab1","Item":{"pk":{"N":"5"}}}}]}"#,
+    )
+    .await;
+    assert_eq!(
+        error_message(&reply),
+        "Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError]"
+    );
+    assert_eq!(
+        cancelled(&reply),
+        vec![(
+            "ValidationError".to_owned(),
+            Some("One or more parameter values were invalid: Type mismatch for key pk expected: S actual: N".to_owned())
+        )]
+    );
+    for action in [
+        r#"{"Update":{"TableName":"Tab1","Key":{"pk":{"N":"5"}},"UpdateExpression":"SET a = :v","ExpressionAttributeValues":{":v":{"S":"x"}}}}"#,
+        r#"{"Delete":{"TableName":"Tab1","Key":{"pk":{"L":[{"S":"x"}]}}}}"#,
+        r#"{"ConditionCheck":{"TableName":"Tab1","Key":{"pk":{"N":"5"}},"ConditionExpression":"attribute_not_exists(pk)"}}"#,
+    ] {
+        let body = format!(
+            r#"{{"TransactItems":[{{"Put":{{"TableName":"Tab1","Item":{{"pk":{{"S":"tx-ok"}}}}}}}},{action}]}}"#
+        );
+        let reply = post(e, Some("TransactWriteItems"), body).await;
+        assert_eq!(
+            cancelled(&reply),
+            vec![
+                ("None".to_owned(), None),
+                ("ValidationError".to_owned(), mismatch.clone())
+            ],
+            "{action}"
+        );
+    }
+    let reply = post(
+        e,
+        Some("TransactGetItems"),
+        r#"{"TransactItems":[{"Get":{"TableName":"Tab1","Key":{}}}]}"#,
+    )
+    .await;
+    assert_eq!(
+        cancelled(&reply),
+        vec![("ValidationError".to_owned(), mismatch.clone())]
+    );
+    let reply = post(
+        e,
+        Some("TransactWriteItems"),
+        r#"{"TransactItems":[{"Delete":{"TableName":"Tab1","Key":{"pk":{"S":""}}}}]}"#,
+    )
+    .await;
+    assert_eq!(error_type(&reply), "ValidationException");
+    assert_eq!(
+        error_message(&reply),
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk"
+    );
+    let reply = post(
+        e,
+        Some("TransactWriteItems"),
+        r#"{"TransactItems":[{"Put":{"TableName":"Nope","Item":{"pk":{"S":"a"}}}}]}"#,
+    )
+    .await;
+    assert_eq!(error_type(&reply), "ResourceNotFoundException");
+    assert_eq!(error_message(&reply), "Requested resource not found");
+    let reply = post(
+        e,
+        Some("TransactWriteItems"),
+        format!(
+            r#"{{"TransactItems":[{{"Put":{{"TableName":"Tab1","Item":{{"pk":{{"S":"big"}},"d":{{"S":"{}"}}}}}}}}]}}"#,
+            "x".repeat(409_600)
+        ),
+    )
+    .await;
+    assert_eq!(error_type(&reply), "ValidationException");
+    assert_eq!(
+        error_message(&reply),
+        "Item size has exceeded the maximum allowed size"
+    );
+    // An Update over 400 KB can only fail while the transaction runs: a cancellation.
+    let reply = post(
+        e,
+        Some("TransactWriteItems"),
+        format!(
+            r#"{{"TransactItems":[{{"Update":{{"TableName":"Tab1","Key":{{"pk":{{"S":"big"}}}},"UpdateExpression":"SET d = :v","ExpressionAttributeValues":{{":v":{{"S":"{}"}}}}}}}}]}}"#,
+            "x".repeat(409_600)
+        ),
+    )
+    .await;
+    assert_eq!(
+        cancelled(&reply),
+        vec![(
+            "ValidationError".to_owned(),
+            Some("Item size to update has exceeded the maximum allowed size".to_owned())
+        )]
+    );
+    // Nothing was written by the refused transactions.
+    let reply = post(
+        e,
+        Some("GetItem"),
+        r#"{"TableName":"Tab1","Key":{"pk":{"S":"tx-ok"}}}"#,
+    )
+    .await;
+    assert!(reply.body.get("Item").is_none(), "{}", reply.body);
 
     // Empty members of a binary or string set, and an empty non-key binary, are values.
     let reply = post(

@@ -19,7 +19,7 @@ use kura_expr::{Condition, Projection, Update};
 use kura_model::constraint::Constraints;
 use kura_model::size::item_size;
 use kura_model::wire::item_from_json;
-use kura_model::{Item, PrimaryKey, limits, messages};
+use kura_model::{Item, PrimaryKey, ScalarType, limits, messages};
 
 use crate::Engine;
 use crate::api::*;
@@ -127,7 +127,20 @@ fn required_members(c: &mut Constraints, at: &str, member: &str, action: &Transa
 }
 
 impl Engine {
-    fn transaction_action(&self, name: &'static str, action: TransactAction) -> Result<Action> {
+    /// One action, checked as DynamoDB checks it before the transaction runs. A key that
+    /// does not match the table's schema (a key attribute missing or of another type)
+    /// cancels the transaction with a `ValidationError` reason at the action's place,
+    /// rather than failing the request (AWS us-east-1, eu-west-2, ap-southeast-2,
+    /// eu-central-1 2026-06-23, paritysuite/dynamodb-conformance
+    /// `tests/tier3/error-messages/transactWriteItems.test.ts`): a Put with PutItem's
+    /// message, the other actions with "The provided key element does not match the
+    /// schema". Empty or oversized key values, a missing table, an item over 400 KB and the
+    /// same item twice stay request errors, as there.
+    fn transaction_action(
+        &self,
+        name: &'static str,
+        action: TransactAction,
+    ) -> Result<std::result::Result<Action, CancellationReason>> {
         // The action's framework constraints were checked with the request's.
         let operation = match name {
             "Update" => Operation::UpdateItem,
@@ -152,12 +165,20 @@ impl Engine {
                 if item_size(&item) > limits::MAX_ITEM_SIZE {
                     return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
                 }
+                if mismatches_schema(&table, &item, false)
+                    && let Err(e) = table.key_schema.key_of_item(&item)
+                {
+                    return Ok(Err(validation_reason(&e.to_string())));
+                }
                 let key = table.key_schema.key_of_item(&item)?;
                 check_index_keys(&table, &item)?;
                 (key, Kind::Put(item))
             }
             _ => {
                 let key = item_from_json(action.key.unwrap_or_default())?;
+                if mismatches_schema(&table, &key, true) {
+                    return Ok(Err(validation_reason(messages::KEY_SCHEMA_MISMATCH)));
+                }
                 let key = table.key_schema.key_of_key_map(&key)?;
                 let kind = match (name, update) {
                     ("Update", Some(update)) => {
@@ -170,7 +191,7 @@ impl Engine {
                 (key, kind)
             }
         };
-        Ok(Action {
+        Ok(Ok(Action {
             key_item: table.key_schema.key_item(&key),
             storage_key: keys::item_key(table.id, &key)?,
             table,
@@ -178,7 +199,7 @@ impl Engine {
             return_item: action.return_values_on_condition_check_failure.as_deref()
                 == Some("ALL_OLD"),
             kind,
-        })
+        }))
     }
 
     pub async fn transact_write_items(
@@ -250,9 +271,18 @@ impl Engine {
         let mut actions = Vec::new();
         let mut seen = BTreeSet::new();
         let mut bytes = 0usize;
+        let mut reasons = Vec::new();
+        let mut cancelled = false;
         for entry in input.transact_items.unwrap_or_default() {
             let (name, action) = one_action(entry)?;
-            let action = self.transaction_action(name, action)?;
+            let action = match self.transaction_action(name, action)? {
+                Ok(action) => action,
+                Err(reason) => {
+                    cancelled = true;
+                    reasons.push(reason);
+                    continue;
+                }
+            };
             if let Kind::Put(item) = &action.kind {
                 bytes += item_size(item);
             }
@@ -260,9 +290,13 @@ impl Engine {
                 return Err(EngineError::validation(messages::TRANSACTION_SAME_ITEM));
             }
             actions.push(action);
+            reasons.push(CancellationReason::none());
         }
         if bytes > MAX_TRANSACTION_BYTES {
             return Err(EngineError::validation(messages::TRANSACTION_TOO_LARGE));
+        }
+        if cancelled {
+            return Err(EngineError::TransactionCanceled { reasons });
         }
         let _running = match &input.client_request_token {
             Some(token) => Some(self.tokens.claim(token)?),
@@ -344,6 +378,11 @@ impl Engine {
         }
         c.finish()?;
         let mut gets: Vec<(Arc<TableRecord>, Vec<u8>, Option<Projection>)> = Vec::new();
+        // A Key that does not match the schema cancels the transaction (AWS 2026,
+        // paritysuite/dynamodb-conformance `transactGetItems.test.ts`: `Key: {}` answers
+        // TransactionCanceledException [ValidationError]), as in TransactWriteItems.
+        let mut reasons = Vec::new();
+        let mut cancelled = false;
         for entry in input.transact_items.unwrap_or_default() {
             let Some(get) = entry.get else {
                 continue; // refused above
@@ -355,6 +394,11 @@ impl Engine {
             let Compiled { projection, .. } = compile(Operation::GetItem, expressions)?;
             let table = self.table_for_items(get.table_name.as_deref().unwrap_or_default())?;
             let key = item_from_json(get.key.unwrap_or_default())?;
+            if mismatches_schema(&table, &key, true) {
+                cancelled = true;
+                reasons.push(validation_reason(messages::KEY_SCHEMA_MISMATCH));
+                continue;
+            }
             let key = table.key_schema.key_of_key_map(&key)?;
             let storage_key = keys::item_key(table.id, &key)?;
             if gets
@@ -364,6 +408,10 @@ impl Engine {
                 return Err(EngineError::validation(messages::TRANSACTION_SAME_ITEM));
             }
             gets.push((table, storage_key, projection));
+            reasons.push(CancellationReason::none());
+        }
+        if cancelled {
+            return Err(EngineError::TransactionCanceled { reasons });
         }
         let snapshot = self.store.snapshot()?;
         let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
@@ -528,6 +576,16 @@ fn collection_cancel(error: EngineError, position: usize, count: usize) -> Engin
         })
         .collect();
     EngineError::TransactionCanceled { reasons }
+}
+
+/// Whether `item` lacks a key attribute of `table` or has one of another type; with
+/// `exact`, also whether it has attributes besides the key (a Key map).
+fn mismatches_schema(table: &TableRecord, item: &Item, exact: bool) -> bool {
+    let schema = &table.key_schema;
+    schema
+        .attributes()
+        .any(|a| item.get(&a.name).and_then(ScalarType::of) != Some(a.ty))
+        || (exact && item.len() != schema.attributes().count())
 }
 
 fn validation_reason(message: &str) -> CancellationReason {
