@@ -190,9 +190,10 @@ pub fn key_condition(
 /// attribute outside the key ("missed key schema element", naming the first sort key
 /// attribute without a condition, else the last one, else the partition key); anything
 /// but an equality on a partition key attribute ("not supported"); a partition key
-/// attribute without a condition, or a sort key attribute skipped before one with a
-/// condition ("missed key schema element" naming it); a sort key condition other than an
-/// equality before the last one given ("not supported").
+/// attribute without a condition ("missed key schema element" naming it); a sort key
+/// attribute skipped, or given a condition other than an equality, before the last one
+/// given ("RANGE key attributes <skipped> must have equality conditions specified in the
+/// query because a condition is present on key attribute <last>", AWS's 2026 wording).
 pub fn multi_key_condition(
     condition: &Condition,
     hash: &[&str],
@@ -233,22 +234,23 @@ pub fn multi_key_condition(
     for (name, value) in hash.iter().zip(partition) {
         values.push(value.ok_or_else(|| missed(name))?);
     }
-    // The conditions must cover a leading run of the sort key attributes.
-    let run = sort.iter().take_while(|c| c.is_some()).count();
-    if let Some(skipped) = range.get(run)
-        && sort.iter().skip(run).any(Option::is_some)
-    {
-        return Err(missed(skipped));
+    // Every sort key attribute before the last one with a condition needs an equality.
+    if let Some(last) = sort.iter().rposition(Option::is_some) {
+        let needing: Vec<&str> = range
+            .iter()
+            .zip(&sort)
+            .take(last)
+            .filter(|(_, c)| !matches!(c, Some(SortCondition::Compare(Comparator::Eq, _))))
+            .map(|(name, _)| *name)
+            .collect();
+        if !needing.is_empty() {
+            return Err(ExprError::validation(messages::sort_key_needs_equality(
+                &needing,
+                range.get(last).copied().unwrap_or_default(),
+            )));
+        }
     }
     let sort: Vec<SortCondition> = sort.into_iter().flatten().collect();
-    let before_last = sort.len().saturating_sub(1);
-    if sort
-        .iter()
-        .take(before_last)
-        .any(|c| !matches!(c, SortCondition::Compare(Comparator::Eq, _)))
-    {
-        return Err(not_supported());
-    }
     Ok(MultiKeyCondition {
         partition: values,
         sort,

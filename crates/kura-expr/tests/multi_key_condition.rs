@@ -76,19 +76,23 @@ fn refused_shapes() {
         ),
         (
             "h1 = :t AND h2 = :g AND s2 = :b",
-            "Query condition missed key schema element: s1",
+            "RANGE key attributes s1 must have equality conditions specified in the query because a condition is present on key attribute s2",
         ),
         (
             "h1 = :t AND h2 = :g AND s1 = :r AND s3 = :m",
-            "Query condition missed key schema element: s2",
+            "RANGE key attributes s2 must have equality conditions specified in the query because a condition is present on key attribute s3",
+        ),
+        (
+            "h1 = :t AND h2 = :g AND s3 = :m",
+            "RANGE key attributes s1, s2 must have equality conditions specified in the query because a condition is present on key attribute s3",
         ),
         (
             "h1 = :t AND h2 = :g AND s1 > :r AND s2 = :b",
-            "Query key condition not supported",
+            "RANGE key attributes s1 must have equality conditions specified in the query because a condition is present on key attribute s2",
         ),
         (
             "h1 = :t AND h2 = :g AND begins_with(s1, :r) AND s2 = :b",
-            "Query key condition not supported",
+            "RANGE key attributes s1 must have equality conditions specified in the query because a condition is present on key attribute s2",
         ),
         (
             "h1 = :t AND h2 = :g AND color = :x",

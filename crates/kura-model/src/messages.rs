@@ -35,6 +35,17 @@ pub fn constraint_summary(failures: &[String]) -> String {
     )
 }
 
+/// One error in the envelope of the 2026 validation framework, for the texts DynamoDB now
+/// wraps that are not framework constraints (an expression parameter, a legacy condition,
+/// ReturnValues). Source: AWS us-east-1 and eu-west-2 2026-10-09, paritysuite/dynamodb-conformance
+/// `tests/tier3/error-messages/putItem.test.ts`, `deleteItem.test.ts`, `updateItem.test.ts`.
+pub fn one_validation_error(message: &str) -> String {
+    constraint_summary(&[message.to_owned()])
+}
+
+/// The prefix of DynamoDB's "invalid parameter value" texts.
+pub const PARAMETER_VALUES_INVALID: &str = "One or more parameter values were invalid: ";
+
 pub const MUST_NOT_BE_NULL: &str = "Member must not be null";
 pub const NAME_PATTERN: &str = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+";
 
@@ -191,7 +202,10 @@ pub const PARTITION_KEY_TOO_LARGE: &str = "One or more parameter values were inv
 pub const SORT_KEY_TOO_LARGE: &str = "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes";
 /// Source: DynamoDB PutItem over 400 KB; dynalite `validateItem`.
 pub const ITEM_TOO_LARGE: &str = "Item size has exceeded the maximum allowed size";
-/// Source: dynalite `validations/putItem.js`; DeleteItem has the same rule.
+/// Source: dynalite `validations/putItem.js`; DeleteItem has the same rule. Sent inside
+/// the envelope ([`one_validation_error`]) since 2026: AWS us-east-1 and eu-west-2
+/// 2026-10-09 (DeleteItem with ALL_NEW and UPDATED_NEW), paritysuite/dynamodb-conformance
+/// `tests/tier3/error-messages/deleteItem.test.ts`, whose notes say PutItem does the same.
 pub const RETURN_VALUES_ALL_OLD_OR_NONE: &str = "ReturnValues can only be ALL_OLD or NONE";
 
 // ---- tables ----
@@ -614,6 +628,15 @@ pub fn mixed_parameters(legacy: &[&str], expression: &[&str]) -> String {
 }
 pub const NAMES_WITHOUT_EXPRESSIONS: &str =
     "ExpressionAttributeNames can only be specified when using expressions";
+/// ExpressionAttributeValues without an expression, as a PutItem, UpdateItem or DeleteItem
+/// request of its own reports it: no "...: ConditionExpression is null" suffix, inside the
+/// envelope ([`one_validation_error`]). Source: AWS us-east-1 and eu-west-2 2026-10-09,
+/// paritysuite/dynamodb-conformance `tests/tier3/error-messages/putItem.test.ts` and
+/// `deleteItem.test.ts`. Kura used to send [`values_without_expressions`] there.
+pub const VALUES_WITHOUT_EXPRESSIONS: &str =
+    "ExpressionAttributeValues can only be specified when using expressions";
+/// The older text with the suffix, kept for Query, Scan and transaction actions (dynalite
+/// `validations/index.js`; not yet captured in the 2026 wording there).
 /// `expressions` are the parameters that could have used values, e.g. ["UpdateExpression",
 /// "ConditionExpression"].
 pub fn values_without_expressions(expressions: &[&str]) -> String {
@@ -733,6 +756,16 @@ pub const CONDITIONAL_OPERATOR_ALONE: &str =
 /// Source: as [`CONDITIONAL_OPERATOR_ALONE`].
 pub const CONDITIONAL_OPERATOR_ONE_ELEMENT: &str =
     "ConditionalOperator can only be used when Filter or Expected has two or more elements";
+/// Source: AWS us-east-1 and eu-central-1, October 2026, as captured by paritysuite
+/// `tests/tier1/query/multiAttributeGsiKey.test.ts`: a Query on a multi-attribute GSI key
+/// that skips a sort key attribute, or puts a range condition on one, before the last
+/// sort key attribute it names.
+pub fn sort_key_needs_equality(needing: &[&str], present_on: &str) -> String {
+    format!(
+        "RANGE key attributes {} must have equality conditions specified in the query because a condition is present on key attribute {present_on}",
+        needing.join(", ")
+    )
+}
 /// Source: dynalite `test/updateItem.js` (checked against DynamoDB).
 pub const LEGACY_UPDATE_TYPE_MISMATCH: &str = "Type mismatch for attribute to update";
 pub fn too_many_operators(count: usize) -> String {

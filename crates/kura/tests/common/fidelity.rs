@@ -369,32 +369,16 @@ pub async fn server_side_encryption(client: &Client, table: &str) {
             .is_none()
     );
 
-    let err = client
-        .create_table()
-        .table_name(format!("{table}Bad"))
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("pk")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .expect("definition"),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("pk")
-                .key_type(KeyType::Hash)
-                .build()
-                .expect("key"),
-        )
-        .sse_specification(
+    let err = create(
+        format!("{table}Bad"),
+        Some(
             SseSpecification::builder()
                 .sse_type(SseType::from("DES"))
                 .build(),
-        )
-        .send()
-        .await
-        .expect_err("an unknown SSEType");
+        ),
+    )
+    .await
+    .expect_err("an unknown SSEType");
     assert_eq!(code(&err), "ValidationException");
     assert!(
         message(&err).contains("sSESpecification.sSEType"),

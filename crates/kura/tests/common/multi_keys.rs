@@ -363,7 +363,7 @@ pub async fn multi_attribute_keys(client: &Client, streams: &StreamsClient, tabl
         (
             "tournament = :t AND #r = :g AND bracket = :b",
             &[(":t", s("WINTER")), (":g", s("EAST")), (":b", s("UPPER"))],
-            "Query condition missed key schema element: round",
+            "RANGE key attributes round must have equality conditions specified in the query because a condition is present on key attribute bracket",
         ),
         (
             "tournament = :t AND #r = :g AND round = :a AND matchId = :m",
@@ -373,7 +373,7 @@ pub async fn multi_attribute_keys(client: &Client, streams: &StreamsClient, tabl
                 (":a", n(1)),
                 (":m", s("x")),
             ],
-            "Query condition missed key schema element: bracket",
+            "RANGE key attributes bracket must have equality conditions specified in the query because a condition is present on key attribute matchId",
         ),
         (
             "tournament = :t AND #r = :g AND round > :a AND bracket = :b",
@@ -383,7 +383,7 @@ pub async fn multi_attribute_keys(client: &Client, streams: &StreamsClient, tabl
                 (":a", n(1)),
                 (":b", s("UPPER")),
             ],
-            "Query key condition not supported",
+            "RANGE key attributes round must have equality conditions specified in the query because a condition is present on key attribute bracket",
         ),
         (
             "tournament = :t AND #r = :g AND winner = :w",
