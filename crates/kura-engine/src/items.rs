@@ -14,7 +14,7 @@ use kura_expr::eval::compare::items_equal;
 use kura_expr::eval::condition::evaluate;
 use kura_expr::eval::projection::project;
 use kura_expr::eval::update::apply;
-use kura_expr::request::{Compiled, Operation, compile};
+use kura_expr::request::{Compiled, Operation, compile, compile_item_write};
 use kura_expr::{Condition, Path};
 use kura_model::constraint::Constraints;
 use kura_model::item_codec::{decode_item, encode_item};
@@ -132,9 +132,9 @@ fn returns_all_old(return_values: Option<&str>) -> Result<bool> {
     match return_values {
         None | Some("NONE") => Ok(false),
         Some("ALL_OLD") => Ok(true),
-        Some(_) => Err(EngineError::validation(
+        Some(_) => Err(EngineError::validation(messages::one_validation_error(
             messages::RETURN_VALUES_ALL_OLD_OR_NONE,
-        )),
+        ))),
     }
 }
 
@@ -153,7 +153,7 @@ impl Engine {
     pub async fn put_item(&self, input: PutItemInput) -> Result<PutItemOutput> {
         let mut c = Constraints::new();
         return_consumed_capacity(&mut c, input.return_consumed_capacity.as_deref());
-        c.name("tableName", input.table_name.as_deref());
+        c.item_table_name("tableName", input.table_name.as_deref());
         c.not_null("item", input.item.as_ref());
         return_values(&mut c, input.return_values.as_deref());
         return_item_collection_metrics(&mut c, input.return_item_collection_metrics.as_deref());
@@ -163,7 +163,7 @@ impl Engine {
         );
         c.finish()?;
         let return_old = returns_all_old(input.return_values.as_deref())?;
-        let Compiled { condition, .. } = compile(Operation::PutItem, input.expressions)?;
+        let Compiled { condition, .. } = compile_item_write(Operation::PutItem, input.expressions)?;
         let item = validated(input.item)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
@@ -252,7 +252,8 @@ impl Engine {
         );
         c.finish()?;
         let return_old = returns_all_old(input.return_values.as_deref())?;
-        let Compiled { condition, .. } = compile(Operation::DeleteItem, input.expressions)?;
+        let Compiled { condition, .. } =
+            compile_item_write(Operation::DeleteItem, input.expressions)?;
         let key = validated(input.key)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
@@ -287,9 +288,17 @@ impl Engine {
     pub async fn update_item(&self, input: UpdateItemInput) -> Result<UpdateItemOutput> {
         let mut c = Constraints::new();
         return_consumed_capacity(&mut c, input.return_consumed_capacity.as_deref());
-        c.name("tableName", input.table_name.as_deref());
+        c.item_table_name("tableName", input.table_name.as_deref());
         return_item_collection_metrics(&mut c, input.return_item_collection_metrics.as_deref());
         return_values(&mut c, input.return_values.as_deref());
+        // Reported with the framework's constraints, before the missing key (AWS us-east-1
+        // and eu-west-2 2026-10-09, paritysuite/dynamodb-conformance
+        // `tests/tier3/validation-ordering/updateItem.test.ts`).
+        c.one_of(
+            "conditionalOperator",
+            input.expressions.conditional_operator.as_deref(),
+            &kura_expr::legacy::CONDITIONAL_OPERATORS,
+        );
         c.not_null("key", input.key.as_ref());
         return_on_condition_failure(
             &mut c,
@@ -298,7 +307,7 @@ impl Engine {
         c.finish()?;
         let Compiled {
             condition, update, ..
-        } = compile(Operation::UpdateItem, input.expressions)?;
+        } = compile_item_write(Operation::UpdateItem, input.expressions)?;
         let key = validated(input.key)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;

@@ -163,6 +163,12 @@ fn check_operator_name(path: &str, operator: Option<&str>) -> Result<String> {
     }
 }
 
+/// ConditionalOperator's values in the order DynamoDB lists them. Source: AWS us-east-1 and
+/// eu-west-2 2026-10-09 (UpdateItem), paritysuite/dynamodb-conformance
+/// `tests/tier3/validation-ordering/updateItem.test.ts`; one enum shape serves every
+/// operation. Kura used to list `[AND, OR]` (dynalite's order).
+pub const CONDITIONAL_OPERATORS: [&str; 2] = ["OR", "AND"];
+
 fn combine(parts: Vec<Condition>, operator: Option<&str>) -> Result<Option<Condition>> {
     let count = parts.len();
     let or = match operator {
@@ -173,7 +179,7 @@ fn combine(parts: Vec<Condition>, operator: Option<&str>) -> Result<Option<Condi
                 messages::constraint(
                     Some(other),
                     "conditionalOperator",
-                    &messages::enum_values(&["AND", "OR"]),
+                    &messages::enum_values(&CONDITIONAL_OPERATORS),
                 ),
             ])));
         }

@@ -173,24 +173,86 @@ pub struct Compiled {
     pub key_condition: Option<Condition>,
 }
 
+/// How a request reports the errors DynamoDB's 2026 validation framework wraps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reporting {
+    /// The older bare texts: GetItem, Query, Scan and the actions of a transaction.
+    Bare,
+    /// A PutItem, UpdateItem or DeleteItem request of its own: the errors captured inside
+    /// the "1 validation error detected: " envelope are sent so (see
+    /// [`compile_item_write`]).
+    ItemWrite,
+}
+
 /// Validates and compiles the expression members of one `operation` request.
 pub fn compile(operation: Operation, params: ExpressionParams) -> Result<Compiled> {
+    compile_reported(operation, params, Reporting::Bare)
+}
+
+/// Validates and compiles the expression members of a PutItem, UpdateItem or DeleteItem
+/// request sent on its own (not a transaction action). DynamoDB reports these errors inside
+/// the "1 validation error detected: " envelope, and ExpressionAttributeValues without an
+/// expression without the ": ConditionExpression is null" suffix: names or values without
+/// an expression, an empty ExpressionAttributeNames or ExpressionAttributeValues map, an
+/// empty ConditionExpression, a value the ConditionExpression uses but does not define,
+/// and a malformed legacy Expected condition. Source: AWS us-east-1 and eu-west-2
+/// 2026-10-09, paritysuite/dynamodb-conformance `tests/tier3/error-messages/putItem.test.ts`,
+/// `deleteItem.test.ts` and `updateItem.test.ts` ("request validation envelope"). Other
+/// errors keep their bare texts until a capture shows them wrapped.
+pub fn compile_item_write(operation: Operation, params: ExpressionParams) -> Result<Compiled> {
+    compile_reported(operation, params, Reporting::ItemWrite)
+}
+
+/// Wraps `error` in the envelope when `reporting` asks for it.
+fn reported(reporting: Reporting, error: ExprError) -> ExprError {
+    match reporting {
+        Reporting::Bare => error,
+        Reporting::ItemWrite => {
+            ExprError::validation(messages::one_validation_error(error.message()))
+        }
+    }
+}
+
+/// Whether an ItemWrite request reports this ConditionExpression error in the envelope.
+fn condition_error_enveloped(error: &ExprError) -> bool {
+    let empty = messages::invalid_expression("ConditionExpression", messages::EXPRESSION_EMPTY);
+    let undefined =
+        messages::invalid_expression("ConditionExpression", &messages::undefined_value(""));
+    error.message() == empty || error.message().starts_with(&undefined)
+}
+
+fn compile_reported(
+    operation: Operation,
+    params: ExpressionParams,
+    reporting: Reporting,
+) -> Result<Compiled> {
     let params = params.only_for(operation);
-    check_parameter_mix(operation, &params)?;
+    check_parameter_mix(operation, &params, reporting)?;
     let mut bindings = Bindings::new(
         params.expression_attribute_names.clone(),
         params.expression_attribute_values.clone(),
-    )?;
+    )
+    .map_err(|e| {
+        if e.message() == messages::NAMES_EMPTY || e.message() == messages::VALUES_EMPTY {
+            reported(reporting, e)
+        } else {
+            e
+        }
+    })?;
     let mut compiled = Compiled::default();
     if let Some(source) = &params.update_expression {
         compiled.update = Some(parse_update(source, &mut bindings)?);
     }
     if let Some(source) = &params.condition_expression {
-        compiled.condition = Some(parse_condition(
-            source,
-            &mut bindings,
-            "ConditionExpression",
-        )?);
+        compiled.condition = Some(
+            parse_condition(source, &mut bindings, "ConditionExpression").map_err(|e| {
+                if condition_error_enveloped(&e) {
+                    reported(reporting, e)
+                } else {
+                    e
+                }
+            })?,
+        );
     }
     if let Some(source) = &params.filter_expression {
         compiled.filter = Some(parse_condition(source, &mut bindings, "FilterExpression")?);
@@ -206,11 +268,15 @@ pub fn compile(operation: Operation, params: ExpressionParams) -> Result<Compile
         )?);
     }
     bindings.check_all_used()?;
-    translate_legacy(operation, params, &mut compiled)?;
+    translate_legacy(operation, params, &mut compiled, reporting)?;
     Ok(compiled)
 }
 
-fn check_parameter_mix(operation: Operation, params: &ExpressionParams) -> Result<()> {
+fn check_parameter_mix(
+    operation: Operation,
+    params: &ExpressionParams,
+    reporting: Reporting,
+) -> Result<()> {
     let expressions: Vec<&str> = operation
         .expressions()
         .filter(|m| params.present(m))
@@ -231,7 +297,10 @@ fn check_parameter_mix(operation: Operation, params: &ExpressionParams) -> Resul
         }
     }
     if params.expression_attribute_names.is_some() && expressions.is_empty() {
-        return Err(ExprError::validation(messages::NAMES_WITHOUT_EXPRESSIONS));
+        return Err(reported(
+            reporting,
+            ExprError::validation(messages::NAMES_WITHOUT_EXPRESSIONS),
+        ));
     }
     let value_users: Vec<&str> = operation
         .expressions()
@@ -241,9 +310,15 @@ fn check_parameter_mix(operation: Operation, params: &ExpressionParams) -> Resul
         && !value_users.is_empty()
         && value_users.iter().all(|m| !params.present(m))
     {
-        return Err(ExprError::validation(messages::values_without_expressions(
-            &value_users,
-        )));
+        return Err(match reporting {
+            Reporting::Bare => {
+                ExprError::validation(messages::values_without_expressions(&value_users))
+            }
+            Reporting::ItemWrite => reported(
+                reporting,
+                ExprError::validation(messages::VALUES_WITHOUT_EXPRESSIONS),
+            ),
+        });
     }
     Ok(())
 }
@@ -252,10 +327,19 @@ fn translate_legacy(
     operation: Operation,
     params: ExpressionParams,
     compiled: &mut Compiled,
+    reporting: Reporting,
 ) -> Result<()> {
     let operator = params.conditional_operator.as_deref();
     if let Some(expected) = params.expected {
-        compiled.condition = legacy::expected(expected, operator)?;
+        compiled.condition = legacy::expected(expected, operator).map_err(|e| {
+            // The malformed-condition texts ("One or more parameter values were
+            // invalid: ..."); framework constraints already carry the envelope.
+            if e.message().starts_with(messages::PARAMETER_VALUES_INVALID) {
+                reported(reporting, e)
+            } else {
+                e
+            }
+        })?;
     } else if let Some(filter) = params.query_filter.or(params.scan_filter) {
         compiled.filter = legacy::conditions(filter, operator, legacy::Use::Filter)?;
     } else if operator.is_some() && operation != Operation::GetItem {

@@ -103,6 +103,21 @@ impl Constraints {
         }
     }
 
+    /// The TableName of PutItem and UpdateItem: as [`Constraints::name`], except that an
+    /// empty name breaks a minimum length of 1 (the data-plane member accepts table ARNs
+    /// too). Source: AWS us-east-1 and eu-west-2 2026-10-09 (UpdateItem, exact) and the
+    /// 2026-06 four-region capture (PutItem), paritysuite/dynamodb-conformance
+    /// `tests/tier3/validation-ordering/updateItem.test.ts` and
+    /// `tests/tier3/error-messages/putItem.test.ts`. Names of 1 or 2 characters keep the
+    /// minimum of 3 until a capture shows otherwise.
+    pub fn item_table_name(&mut self, path: &str, value: Option<&str>) {
+        if value == Some("") {
+            self.fail(Some(""), path, &messages::min_length(1));
+        } else {
+            self.name(path, value);
+        }
+    }
+
     /// A member restricted to an enumeration.
     pub fn one_of(&mut self, path: &str, value: Option<&str>, allowed: &[&str]) {
         if let Some(v) = value

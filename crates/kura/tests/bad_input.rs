@@ -151,7 +151,7 @@ async fn bad_requests_get_dynamodb_errors_and_the_server_keeps_serving() {
             Some("PutItem"),
             r#"{"TableName":"Tab1","Item":{"pk":{"S":"a"}},"ReturnValues":"ALL_NEW"}"#.into(),
             "ValidationException",
-            Some("ReturnValues can only be ALL_OLD or NONE"),
+            Some("1 validation error detected: ReturnValues can only be ALL_OLD or NONE"),
         ),
         (
             Some("CreateTable"),
@@ -657,4 +657,148 @@ async fn validation_details_follow_dynamodb() {
     )
     .await;
     assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+/// PutItem, UpdateItem and DeleteItem send these request errors inside the
+/// "1 validation error detected: " envelope, and ExpressionAttributeValues without an
+/// expression without the ": ConditionExpression is null" suffix (AWS us-east-1 and
+/// eu-west-2 2026-10-09, paritysuite/dynamodb-conformance `putItem.test.ts`,
+/// `deleteItem.test.ts`, `updateItem.test.ts` and `validation-ordering/updateItem.test.ts`).
+/// A transaction action keeps the bare texts.
+#[tokio::test]
+async fn item_writes_report_request_errors_in_the_envelope() {
+    let server = KuraProcess::start(None);
+    let e = server.endpoint.as_str();
+    let create = r#"{"TableName":"Tab1","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],
+        "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}"#;
+    assert_eq!(post(e, Some("CreateTable"), create).await.status, 200);
+    let one = |m: &str| format!("1 validation error detected: {m}");
+    let invalid = |m: &str| one(&format!("One or more parameter values were invalid: {m}"));
+    let shared: Vec<(&str, String)> = vec![
+        (
+            r#""ExpressionAttributeValues":{":v":{"S":"x"}}"#,
+            one("ExpressionAttributeValues can only be specified when using expressions"),
+        ),
+        (
+            r##""ExpressionAttributeNames":{"#a":"a"}"##,
+            one("ExpressionAttributeNames can only be specified when using expressions"),
+        ),
+        (
+            r##""Expected":{"a":{"Exists":false}},"ExpressionAttributeNames":{"#a":"a"}"##,
+            one("ExpressionAttributeNames can only be specified when using expressions"),
+        ),
+        (
+            r#""ConditionExpression":"attribute_exists(a)","ExpressionAttributeValues":{}"#,
+            one("ExpressionAttributeValues must not be empty"),
+        ),
+        (
+            r#""ConditionExpression":"attribute_exists(a)","ExpressionAttributeNames":{}"#,
+            one("ExpressionAttributeNames must not be empty"),
+        ),
+        (
+            r#""ConditionExpression":"""#,
+            one("Invalid ConditionExpression: The expression can not be empty;"),
+        ),
+        (
+            r#""Expected":{"a":{"Exists":true}}"#,
+            invalid("Value must be provided when Exists is true for Attribute: a"),
+        ),
+        (
+            r#""Expected":{"a":{"Exists":false,"Value":{"S":"x"}}}"#,
+            invalid("Value cannot be used when Exists is false for Attribute: a"),
+        ),
+        (
+            r#""Expected":{"a":{"Value":{"S":"x"},"ComparisonOperator":"EQ","AttributeValueList":[{"S":"x"}]}}"#,
+            invalid("Value and AttributeValueList cannot be used together for Attribute: a"),
+        ),
+        (
+            r#""Expected":{"a":{"ComparisonOperator":"EQ"}}"#,
+            invalid(
+                "Value or AttributeValueList must be used with ComparisonOperator: EQ for Attribute: a",
+            ),
+        ),
+        (
+            r#""Expected":{"a":{"ComparisonOperator":"BETWEEN","AttributeValueList":[{"S":"x"}]}}"#,
+            invalid("Invalid number of argument(s) for the BETWEEN ComparisonOperator"),
+        ),
+    ];
+    let mut cases: Vec<(&str, String, String)> = Vec::new();
+    for (operation, target) in [
+        ("PutItem", r#""Item":{"pk":{"S":"env"}}"#),
+        ("DeleteItem", r#""Key":{"pk":{"S":"env"}}"#),
+        ("UpdateItem", r#""Key":{"pk":{"S":"env"}}"#),
+    ] {
+        for (members, expected) in &shared {
+            cases.push((
+                operation,
+                format!(r#"{{"TableName":"Tab1",{target},{members}}}"#),
+                expected.clone(),
+            ));
+        }
+    }
+    for operation in ["PutItem", "DeleteItem"] {
+        let target = if operation == "PutItem" {
+            "Item"
+        } else {
+            "Key"
+        };
+        for rv in ["ALL_NEW", "UPDATED_NEW"] {
+            cases.push((
+                operation,
+                format!(
+                    r#"{{"TableName":"Tab1","{target}":{{"pk":{{"S":"env"}}}},"ReturnValues":"{rv}"}}"#
+                ),
+                one("ReturnValues can only be ALL_OLD or NONE"),
+            ));
+        }
+    }
+    let update = r#""UpdateExpression":"SET a = :a","ExpressionAttributeValues":{":a":{"S":"x"}}"#;
+    let empty_name = "Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 1";
+    let no_key = "Value null at 'key' failed to satisfy constraint: Member must not be null";
+    cases.extend([
+        (
+            "UpdateItem",
+            r#"{"TableName":"Tab1","Key":{"pk":{"S":"env"}},"UpdateExpression":"SET b = :w","ConditionExpression":"a = :v","ExpressionAttributeValues":{":w":{"S":"x"}}}"#.to_owned(),
+            one("Invalid ConditionExpression: An expression attribute value used in expression is not defined; attribute value: :v"),
+        ),
+        (
+            "UpdateItem",
+            format!(r#"{{"TableName":"",{update}}}"#),
+            format!("2 validation errors detected: {empty_name}; {no_key}"),
+        ),
+        (
+            "UpdateItem",
+            format!(r#"{{"TableName":"",{update},"ReturnConsumedCapacity":"INVALID","ReturnValues":"INVALID"}}"#),
+            format!(
+                "4 validation errors detected: Value 'INVALID' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; {empty_name}; Value 'INVALID' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]; {no_key}"
+            ),
+        ),
+        (
+            "UpdateItem",
+            r#"{"TableName":"vo_upd_nokey","AttributeUpdates":{"x":{"Action":"PUT","Value":{"S":"1"}}},"Expected":{"a":{"Exists":false},"b":{"Exists":false}},"ConditionalOperator":"XOR"}"#.to_owned(),
+            format!("2 validation errors detected: Value 'XOR' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [OR, AND]; {no_key}"),
+        ),
+        (
+            "PutItem",
+            r#"{"TableName":"","Item":{"pk":{"S":"env"}}}"#.to_owned(),
+            one(empty_name),
+        ),
+        // Not wrapped: the mix of legacy and expression parameters, and transaction actions.
+        (
+            "PutItem",
+            r#"{"TableName":"Tab1","Item":{"pk":{"S":"env"}},"Expected":{"pk":{"Exists":false}},"ConditionExpression":"attribute_not_exists(pk)"}"#.to_owned(),
+            "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}".to_owned(),
+        ),
+        (
+            "TransactWriteItems",
+            r#"{"TransactItems":[{"Put":{"TableName":"Tab1","Item":{"pk":{"S":"env"}},"ExpressionAttributeValues":{":v":{"S":"x"}}}}]}"#.to_owned(),
+            "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null".to_owned(),
+        ),
+    ]);
+    for (target, body, expected) in cases {
+        let reply = post(e, Some(target), body.clone()).await;
+        assert_eq!(reply.status, 400, "{target} {body}");
+        assert_eq!(error_type(&reply), "ValidationException", "{target} {body}");
+        assert_eq!(error_message(&reply), expected, "{target} {body}");
+    }
 }
