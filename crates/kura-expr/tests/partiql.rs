@@ -180,7 +180,7 @@ fn errors_have_dynamodb_messages() {
         ),
         (
             "SELECT * FROM t; SELECT * FROM t",
-            "Statement wasn't well formed, can't be processed: Unexpected token after statement: SELECT",
+            "Statement wasn't well formed, can't be processed: Unexpected token after expression",
         ),
         ("SELECT a AS b FROM t", "Aliasing is not supported"),
         (

@@ -802,3 +802,127 @@ async fn item_writes_report_request_errors_in_the_envelope() {
         assert_eq!(error_message(&reply), expected, "{target} {body}");
     }
 }
+
+/// PartiQL statements the parser refuses, in the wording AWS sent (eu-west-2, October 2026;
+/// us-east-1 not captured): paritysuite/dynamodb-conformance
+/// `tests/tier3/error-messages/partiqlGrammar.test.ts`.
+#[tokio::test]
+async fn partiql_grammar_errors_follow_dynamodb() {
+    let server = KuraProcess::start(None);
+    let e = server.endpoint.as_str();
+    for create in [
+        r#"{"TableName":"Tab1","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}"#,
+        r#"{"TableName":"Num1","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"N"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}"#,
+    ] {
+        assert_eq!(post(e, Some("CreateTable"), create).await.status, 200);
+    }
+    let not_well_formed = "Statement wasn't well formed, can't be processed: ";
+    let leftover = format!("{not_well_formed}Unexpected token after expression");
+    let overflow =
+        "Number overflow. Attempting to store a number with magnitude larger than supported range";
+    let underflow = "Number underflow. Attempting to store a number with magnitude smaller than supported range";
+    let digits = "Attempting to store more than 38 significant digits in a Number";
+    let cases: Vec<(&str, String)> = vec![
+        (r#"SELECT * FROM "Num1" WHERE pk = 1 foo"#, leftover.clone()),
+        (r#"SELECT * FROM "Num1" WHERE pk = 1 e5"#, leftover.clone()),
+        (
+            r#"INSERT INTO "Num1" VALUE {'pk': 970001} foo"#,
+            leftover.clone(),
+        ),
+        (
+            r#"UPDATE "Num1" SET a = 9 WHERE pk = 970002 foo"#,
+            leftover.clone(),
+        ),
+        (
+            r#"DELETE FROM "Num1" WHERE pk = 970003 foo"#,
+            leftover.clone(),
+        ),
+        (r#"SELECT * FROM "Num1" WHERE pk = 1)"#, leftover.clone()),
+        (
+            r#"DELETE FROM "Num1" WHERE pk = 970004 ORDER BY pk"#,
+            leftover.clone(),
+        ),
+        (
+            r#"SELECT * FROM "Num1" ORDER BY pk WHERE pk = 1"#,
+            leftover.clone(),
+        ),
+        (
+            r#"SELECT * FROM "Num1" WHERE pk = 1e2147483648"#,
+            not_well_formed.into(),
+        ),
+        (
+            r#"SELECT * FROM "Num1" WHERE pk = 1e99999999999"#,
+            not_well_formed.into(),
+        ),
+        (
+            r#"SELECT * FROM "Num1" WHERE pk = 1.5e-2147483647"#,
+            not_well_formed.into(),
+        ),
+        (
+            r#"SELECT * FROM "Num1" WHERE pk = 1 # note"#,
+            not_well_formed.into(),
+        ),
+        (
+            r#"SELECT * FROM "Num1" WHERE pk = 1 /* note"#,
+            not_well_formed.into(),
+        ),
+        (
+            r#"SELECT * FROM "Tab1" t WHERE pk = 'x'"#,
+            "Aliasing is not supported".into(),
+        ),
+        (
+            r#"SELECT * FROM "Tab1" AS t WHERE pk = 'x'"#,
+            "Aliasing is not supported".into(),
+        ),
+        (
+            r#"UPDATE "Tab1" t SET a = 3 WHERE pk = 'x'"#,
+            "Aliasing is not supported".into(),
+        ),
+        (
+            r#"DELETE FROM "Tab1" t WHERE pk = 'x'"#,
+            "Aliasing is not supported".into(),
+        ),
+        (
+            r#"INSERT INTO "Tab1" t VALUE {'pk': 'x'}"#,
+            leftover.clone(),
+        ),
+        (
+            r#"SELECT * FROM "Num1" WHERE pk = 1e126"#,
+            format!("{overflow} under root"),
+        ),
+        (
+            r#"SELECT * FROM "Num1" WHERE pk = 1e-131"#,
+            format!("{underflow} under root"),
+        ),
+        (
+            r#"SELECT * FROM "Num1" WHERE pk = 123456789012345678901234567890123456789"#,
+            format!("{digits} under root"),
+        ),
+        (
+            r#"INSERT INTO "Num1" VALUE {'pk': 1e126}"#,
+            format!("{overflow} under root"),
+        ),
+        (
+            r#"UPDATE "Num1" SET a = 1e-131 WHERE pk = 970005"#,
+            format!("{underflow} under root"),
+        ),
+        (
+            r#"INSERT INTO "Num1" VALUE {'pk': 970006, 'm': {'x': 1e126}}"#,
+            format!("{overflow} under root.x"),
+        ),
+        (
+            r#"INSERT INTO "Num1" VALUE {'pk': 970007, 'l': [1, 1e126]}"#,
+            format!("{overflow} under root[1]"),
+        ),
+    ];
+    for (statement, expected) in cases {
+        let body = serde_json::json!({ "Statement": statement }).to_string();
+        let reply = post(e, Some("ExecuteStatement"), body).await;
+        assert_eq!(reply.status, 400, "{statement}");
+        assert_eq!(error_type(&reply), "ValidationException", "{statement}");
+        assert_eq!(error_message(&reply), expected, "{statement}");
+    }
+    // Nothing was written by the refused statements.
+    let reply = post(e, Some("Scan"), r#"{"TableName":"Num1"}"#).await;
+    assert_eq!(reply.body["Count"], 0, "{}", reply.body);
+}

@@ -40,6 +40,26 @@ const PUNCTS: [&str; 23] = [
     "+", "-", "=", "<", ">",
 ];
 
+/// Whether a number literal converts to a `java.math.BigDecimal`: its exponent and its
+/// scale (digits after the point less the exponent) must fit a 32-bit integer. One that
+/// does not is refused with nothing after the colon (AWS eu-west-2 2026-10, paritysuite
+/// `partiqlGrammar.test.ts`), where a literal that converts but breaks DynamoDB's number
+/// rules gets the number message.
+fn fits_big_decimal(literal: &str) -> bool {
+    let (mantissa, exponent) = match literal.find(['e', 'E']) {
+        Some(at) => (&literal[..at], &literal[at + 1..]),
+        None => (literal, "0"),
+    };
+    let Ok(exponent) = exponent.parse::<i32>() else {
+        return false;
+    };
+    let fraction = mantissa.split_once('.').map_or(0, |(_, f)| f.len());
+    i64::try_from(fraction)
+        .ok()
+        .and_then(|f| i32::try_from(f - i64::from(exponent)).ok())
+        .is_some()
+}
+
 pub fn tokenize(source: &str) -> Result<Vec<Token>> {
     let chars: Vec<char> = source.chars().collect();
     let mut tokens = Vec::new();
@@ -57,7 +77,7 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>> {
                 match (chars.get(i), chars.get(i + 1)) {
                     (Some('*'), Some('/')) => break i += 2,
                     (Some(_), _) => i += 1,
-                    (None, _) => return Err(error("Unterminated comment")),
+                    (None, _) => return Err(error(msg::NO_DETAIL)),
                 }
             }
         } else if c == '\'' || c == '"' {
@@ -93,7 +113,11 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>> {
                     }
                 }
             }
-            tokens.push(Token::Num(chars[start..i].iter().collect()));
+            let literal: String = chars[start..i].iter().collect();
+            if !fits_big_decimal(&literal) {
+                return Err(error(msg::NO_DETAIL));
+            }
+            tokens.push(Token::Num(literal));
         } else if c.is_alphabetic() || c == '_' || c == '$' {
             let start = i;
             while chars
@@ -106,6 +130,11 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>> {
         } else {
             let rest: String = chars[i..chars.len().min(i + 2)].iter().collect();
             let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(**p)) else {
+                // A hash comment is not PartiQL: nothing after the colon (AWS eu-west-2
+                // 2026-10, paritysuite `partiqlGrammar.test.ts`).
+                if c == '#' {
+                    return Err(error(msg::NO_DETAIL));
+                }
                 return Err(error(&format!("Unexpected character '{c}'")));
             };
             tokens.push(Token::Punct(p));

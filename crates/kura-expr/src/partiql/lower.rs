@@ -66,7 +66,7 @@ pub fn lower(statement: &Statement, params: &[AttributeValue]) -> Result<Lowered
     Ok(match statement {
         Statement::Select(s) => Lowered::Select(b.select(s)?),
         Statement::Exists(s) => Lowered::Exists(b.select(s)?),
-        Statement::Insert { source, item } => match b.value(item)? {
+        Statement::Insert { source, item } => match b.value_at(item, "")? {
             AttributeValue::M(item) => Lowered::Insert {
                 source: source.clone(),
                 item,
@@ -211,13 +211,24 @@ impl Binder<'_> {
 
     /// A value built from literals and parameters only.
     fn value(&self, e: &Expr) -> Result<AttributeValue> {
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.value_inner(e))
+        self.value_at(e, "root")
     }
 
-    fn value_inner(&self, e: &Expr) -> Result<AttributeValue> {
+    /// A value at `path` ("root" for an attribute's value, `root.x` and `root[1]` inside
+    /// it; "" for the item of an INSERT, whose attributes are each a root), which a number
+    /// literal that breaks DynamoDB's number rules names.
+    fn value_at(&self, e: &Expr, path: &str) -> Result<AttributeValue> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.value_inner(e, path))
+    }
+
+    fn value_inner(&self, e: &Expr, path: &str) -> Result<AttributeValue> {
+        let here = if path.is_empty() { "root" } else { path };
         Ok(match e {
             Expr::Str(s) => AttributeValue::S(s.clone()),
-            Expr::Num(n) => AttributeValue::N(Number::parse(n)?),
+            Expr::Num(n) => AttributeValue::N(
+                Number::parse(n)
+                    .map_err(|e| ExprError::validation(msg::number_under(&e.to_string(), here)))?,
+            ),
             Expr::Bool(b) => AttributeValue::Bool(*b),
             Expr::Null => AttributeValue::Null,
             Expr::Missing => return Err(ExprError::validation(msg::MISSING_NEEDS_IS)),
@@ -226,9 +237,13 @@ impl Binder<'_> {
                 .get(*i)
                 .cloned()
                 .ok_or_else(|| ExprError::validation(msg::PARAMETER_COUNT))?,
-            Expr::List(items) => {
-                AttributeValue::L(items.iter().map(|i| self.value(i)).collect::<Result<_>>()?)
-            }
+            Expr::List(items) => AttributeValue::L(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(n, i)| self.value_at(i, &format!("{here}[{n}]")))
+                    .collect::<Result<_>>()?,
+            ),
             Expr::Tuple(pairs) => {
                 let mut map = Item::new();
                 for (k, v) in pairs {
@@ -244,7 +259,13 @@ impl Binder<'_> {
                     if map.contains_key(&key) {
                         return Err(ExprError::validation(msg::duplicate_tuple_key(&key)));
                     }
-                    map.insert(key, self.value(v)?);
+                    let at = if path.is_empty() {
+                        "root".to_owned()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    let value = self.value_at(v, &at)?;
+                    map.insert(key, value);
                 }
                 AttributeValue::M(map)
             }

@@ -67,11 +67,8 @@ pub fn parse(source: &str) -> Result<Statement> {
     };
     let statement = p.statement()?;
     p.eat_punct(";");
-    if let Some(t) = p.peek() {
-        return Err(syntax(&format!(
-            "Unexpected token after statement: {}",
-            t.describe()
-        )));
+    if p.peek().is_some() {
+        return Err(syntax(msg::TOKEN_AFTER_EXPRESSION));
     }
     Ok(statement)
 }
@@ -215,6 +212,11 @@ impl Parser {
         } else if self.eat_word("INSERT") {
             self.expect_word("INTO")?;
             let source = self.source()?;
+            // An alias here is a token left over, not "Aliasing is not supported" (AWS
+            // eu-west-2 2026-10, paritysuite `partiqlGrammar.test.ts`).
+            if self.is_name() {
+                return Err(syntax(msg::TOKEN_AFTER_EXPRESSION));
+            }
             if self.is_word("VALUES") {
                 return Err(ExprError::validation(msg::INSERT_MANY));
             }
@@ -226,6 +228,7 @@ impl Parser {
             Ok(Statement::Insert { source, item })
         } else if self.eat_word("UPDATE") {
             let source = self.source()?;
+            self.refuse_alias()?;
             let mut actions = Vec::new();
             loop {
                 if self.eat_word("SET") {
@@ -268,6 +271,7 @@ impl Parser {
         } else if self.eat_word("DELETE") {
             self.expect_word("FROM")?;
             let source = self.source()?;
+            self.refuse_alias()?;
             if !self.eat_word("WHERE") {
                 if self.peek().is_none() || self.is_punct(";") {
                     return Err(ExprError::validation(msg::WHERE_NEEDS_FULL_KEY));
@@ -290,6 +294,15 @@ impl Parser {
         } else {
             Err(syntax("Expected data manipulation"))
         }
+    }
+
+    /// A table alias after an UPDATE's or DELETE's table, refused as a SELECT's is (AWS
+    /// eu-west-2 2026-10, paritysuite `partiqlGrammar.test.ts`).
+    fn refuse_alias(&self) -> Result<()> {
+        if self.is_word("AS") || self.is_name() {
+            return Err(ExprError::validation(msg::ALIASING));
+        }
+        Ok(())
     }
 
     fn returning(&mut self) -> Result<Option<Returning>> {

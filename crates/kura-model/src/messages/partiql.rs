@@ -9,6 +9,24 @@
 pub fn not_well_formed(detail: &str) -> String {
     format!("Statement wasn't well formed, can't be processed: {detail}")
 }
+/// [`not_well_formed`] with nothing after the colon: a number literal that does not convert
+/// at all (an exponent or scale beyond a 32-bit integer), a `#` comment, an unterminated
+/// block comment. Source: AWS eu-west-2 2026-10 (us-east-1 not captured),
+/// paritysuite/dynamodb-conformance `tests/tier3/error-messages/partiqlGrammar.test.ts`.
+/// Kura used to name the problem ("Unterminated comment", "Unexpected character '#'", "The
+/// parameter cannot be converted to a numeric value: 1e2147483648").
+pub const NO_DETAIL: &str = "";
+/// The [`not_well_formed`] detail for a token after a complete statement (a stray word or
+/// `)`, ORDER BY on a DELETE or before WHERE, an alias on an INSERT). Source: as
+/// [`NO_DETAIL`]. Kura used to send "Unexpected token after statement: <token>".
+pub const TOKEN_AFTER_EXPRESSION: &str = "Unexpected token after expression";
+/// A number literal that breaks DynamoDB's number rules (overflow, underflow, over 38
+/// digits), naming where it stands inside the value: `root` for an attribute's value or a
+/// WHERE operand, `root.x` in a map, `root[1]` in a list. Source: as [`NO_DETAIL`]. Kura used
+/// to send the number message alone.
+pub fn number_under(message: &str, path: &str) -> String {
+    format!("{message} under {path}")
+}
 pub const WHERE_NEEDS_FULL_KEY: &str =
     "Where clause does not contain a mandatory equality on all key attributes";
 pub const NOT_ON_INDEX: &str = "This operation is not supported on an index";
