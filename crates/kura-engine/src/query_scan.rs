@@ -290,6 +290,14 @@ impl Engine {
     }
 
     pub fn query(&self, input: QueryInput) -> Result<QueryOutput> {
+        // A ConditionalOperator outside its enum comes first, bare and on its own.
+        if let Some(operator) = input.expressions.conditional_operator.as_deref()
+            && !kura_expr::legacy::CONDITIONAL_OPERATORS.contains(&operator)
+        {
+            return Err(EngineError::validation(
+                messages::QUERY_CONDITIONAL_OPERATOR_ENUM,
+            ));
+        }
         // DynamoDB's order (dynalite `validations/query.js`, `types`): Limit,
         // ReturnConsumedCapacity, AttributesToGet, Select, TableName, IndexName.
         let mut c = Constraints::new();

@@ -783,6 +783,14 @@ pub fn path_too_deep(levels: usize) -> String {
 // Source unless noted: dynalite `validations/query.js` and `validations/scan.js`, which
 // reproduce DynamoDB's texts.
 
+/// Query with a ConditionalOperator outside its enum: bare, in this wording (AWS's enum list
+/// really reads `[ALL, OR]`), before and without the other framework constraints (an unknown
+/// Select is not joined). Source: AWS us-east-1 and eu-west-2 2026-10-09,
+/// paritysuite/dynamodb-conformance `tests/tier3/validation-ordering/query.test.ts`. Kura
+/// used to report the other constraints first and then "1 validation error detected: Value
+/// 'XOR' at 'conditionalOperator' ...". Scan is not captured and keeps that form.
+pub const QUERY_CONDITIONAL_OPERATOR_ENUM: &str =
+    "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]";
 pub const QUERY_NEEDS_KEY_CONDITION: &str = "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.";
 pub const SEGMENT_WITHOUT_TOTAL: &str = "The TotalSegments parameter is required but was not present in the request when Segment parameter is present";
 pub const TOTAL_WITHOUT_SEGMENT: &str = "The Segment parameter is required but was not present in the request when parameter TotalSegments is present";

@@ -783,6 +783,12 @@ async fn item_writes_report_request_errors_in_the_envelope() {
             r#"{"TableName":"","Item":{"pk":{"S":"env"}}}"#.to_owned(),
             one(empty_name),
         ),
+        // Query: a ConditionalOperator outside its enum, bare and alone, before Select.
+        (
+            "Query",
+            r#"{"TableName":"vo_query_xor","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"a"}]}},"QueryFilter":{"b":{"ComparisonOperator":"NULL"},"c":{"ComparisonOperator":"NULL"}},"ConditionalOperator":"XOR","Select":"BOGUS"}"#.to_owned(),
+            "Failed to satisfy constraint: Member must satisfy enum value set: [ALL, OR]".to_owned(),
+        ),
         // Not wrapped: the mix of legacy and expression parameters, and transaction actions.
         (
             "PutItem",
