@@ -1,6 +1,6 @@
 //! `AttributeValue`: the ten DynamoDB data types, validated.
 //!
-//! The wire form (`{"S": "x"}`) lives in [`crate::wire`]; a value of this type has passed
+//! The wire form (`{"S": "x"}`) lives in the `wire` module; a value of this type has passed
 //! DynamoDB's validation (one type set, sets non-empty and duplicate-free, numbers in range).
 
 use std::collections::BTreeMap;

@@ -157,6 +157,7 @@ pub mod fidelity;
 pub mod indexes;
 pub mod multi_keys;
 pub mod partiql;
+pub mod raw_http;
 pub mod reads;
 pub mod scenarios;
 pub mod streams;
