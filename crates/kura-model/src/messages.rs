@@ -517,3 +517,6 @@ pub const TRANSACTION_TOO_LARGE: &str =
 // ---- PartiQL ----
 
 pub mod partiql;
+
+/// Authentication (SigV4) texts.
+pub mod auth;
