@@ -208,11 +208,16 @@ pub struct ListTagsOfResourceOutput {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct TableDescription {
-    pub attribute_definitions: Vec<AttributeDefinitionOut>,
+    /// Absent only in DeleteTable's answer, as in DynamoDB's (so are CreationDateTime,
+    /// KeySchema and the members that describe indexes, streams and encryption).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attribute_definitions: Option<Vec<AttributeDefinitionOut>>,
     pub table_name: String,
-    pub key_schema: Vec<KeySchemaElementOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_schema: Option<Vec<KeySchemaElementOut>>,
     pub table_status: &'static str,
-    pub creation_date_time: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_date_time: Option<f64>,
     pub provisioned_throughput: ProvisionedThroughputDescription,
     pub table_size_bytes: u64,
     pub item_count: u64,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use kura_model::constraint::Constraints;
 use kura_model::messages;
 
-use super::{Stats, describe};
+use super::{Stats, describe_deleting};
 use crate::api::*;
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
@@ -56,7 +56,7 @@ impl Engine {
             .await?;
         tracing::info!(table = %record.name, id = record.id, "deleted table");
         Ok(CreateTableOutput {
-            table_description: describe(ctx, &record, &stats, "DELETING"),
+            table_description: describe_deleting(ctx, &record, &stats),
         })
     }
 }

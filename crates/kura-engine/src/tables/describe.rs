@@ -131,18 +131,20 @@ pub(super) fn describe(
     let (stream_specification, latest_stream_label, latest_stream_arn) =
         stream_control::describe(ctx, record);
     TableDescription {
-        attribute_definitions: record
-            .attribute_definitions
-            .iter()
-            .map(|(name, ty)| AttributeDefinitionOut {
-                attribute_name: name.clone(),
-                attribute_type: ty.descriptor(),
-            })
-            .collect(),
+        attribute_definitions: Some(
+            record
+                .attribute_definitions
+                .iter()
+                .map(|(name, ty)| AttributeDefinitionOut {
+                    attribute_name: name.clone(),
+                    attribute_type: ty.descriptor(),
+                })
+                .collect(),
+        ),
         table_name: record.name.clone(),
-        key_schema: definition::key_schema_out(&record.key_schema),
+        key_schema: Some(definition::key_schema_out(&record.key_schema)),
         table_status: status,
-        creation_date_time: seconds(record.created_ms),
+        creation_date_time: Some(seconds(record.created_ms)),
         provisioned_throughput: throughput_description(&record.throughput),
         table_size_bytes: stats.table.size_bytes,
         item_count: stats.table.item_count,
@@ -160,5 +162,29 @@ pub(super) fn describe(
         latest_stream_label,
         latest_stream_arn,
         sse_description: sse::describe(record.sse.as_ref()),
+    }
+}
+
+/// DeleteTable's `TableDescription`: DynamoDB answers with the table's name, status,
+/// throughput, size, item count, ARN, id, billing mode summary and deletion protection,
+/// and leaves out its definition (attributes, key schema, creation time, indexes, stream,
+/// class and encryption).
+pub(super) fn describe_deleting(
+    ctx: &RequestContext,
+    record: &TableRecord,
+    stats: &Stats,
+) -> TableDescription {
+    TableDescription {
+        attribute_definitions: None,
+        key_schema: None,
+        creation_date_time: None,
+        table_class_summary: None,
+        global_secondary_indexes: None,
+        local_secondary_indexes: None,
+        stream_specification: None,
+        latest_stream_label: None,
+        latest_stream_arn: None,
+        sse_description: None,
+        ..describe(ctx, record, stats, "DELETING")
     }
 }

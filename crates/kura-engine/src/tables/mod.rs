@@ -21,7 +21,7 @@ mod tags;
 mod update;
 mod validate;
 
-use self::describe::describe;
+use self::describe::{describe, describe_deleting};
 use self::tags::check_tags;
 use self::update::decreases_on_day;
 use self::validate::{

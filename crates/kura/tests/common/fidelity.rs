@@ -161,12 +161,21 @@ pub async fn table_arns(client: &Client, table: &str) {
     assert_eq!(code(&err), "ResourceNotFoundException");
     assert_eq!(message(&err), "Requested resource not found");
 
-    client
+    // DeleteTable answers with the table's state, not its definition.
+    let deleted = client
         .delete_table()
         .table_name(&by_arn)
         .send()
         .await
         .expect("delete by ARN");
+    let d = deleted.table_description().expect("TableDescription");
+    assert_eq!(d.table_name(), Some(table));
+    assert_eq!(d.table_status().map(|s| s.as_str()), Some("DELETING"));
+    assert_eq!(d.table_arn(), Some(by_arn.as_str()));
+    assert!(d.table_id().is_some() && d.provisioned_throughput().is_some());
+    assert_eq!(d.item_count(), Some(2));
+    assert!(d.key_schema().is_empty() && d.attribute_definitions().is_empty());
+    assert!(d.creation_date_time().is_none());
 }
 
 /// Tag keys and values: AWS's alphabet, and the reserved `aws:` prefix.
