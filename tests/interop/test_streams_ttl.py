@@ -784,3 +784,27 @@ def test_streams_and_ttl_with_the_cli(aws, aws_streams, ddb, new_table):
         "--time-to-live-specification", "Enabled=true,AttributeName=expires_at",
         expect_error="TimeToLive is already enabled",
     )
+
+
+# ---- DescribeStream's ShardFilter ----
+
+
+def test_shard_filter_child_shards(new_table, streams):
+    """ShardFilter CHILD_SHARDS lists the children of a shard: none while it is open (the
+    split over time is covered by the engine's clock-driven test); another Type is a
+    framework constraint."""
+    table = new_table()
+    arn = stream_arn(streams, table)
+    (shard,) = describe_shards(streams, arn)
+    filtered = streams.describe_stream(
+        StreamArn=arn, ShardFilter={"Type": "CHILD_SHARDS", "ShardId": shard["ShardId"]}
+    )["StreamDescription"]
+    assert filtered["Shards"] == []
+    assert filtered["StreamArn"] == arn
+    with pytest.raises(ClientError) as excinfo:
+        streams.describe_stream(
+            StreamArn=arn, ShardFilter={"Type": "PARENT_SHARDS", "ShardId": shard["ShardId"]}
+        )
+    code, message = failure(excinfo)
+    assert code == "ValidationException"
+    assert "shardFilter.type" in message
