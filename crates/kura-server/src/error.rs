@@ -108,6 +108,18 @@ impl ApiError {
     }
 }
 
+impl From<kura_auth::AuthError> for ApiError {
+    /// Authentication errors are the coral framework's, HTTP 400 (DynamoDB API Reference,
+    /// "Common Errors"); a credentials-file problem never reaches a request.
+    fn from(e: kura_auth::AuthError) -> Self {
+        let status = match e {
+            kura_auth::AuthError::CredentialsFile(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        Self::new(status, CORAL_SERVICE, e.type_name(), e.message())
+    }
+}
+
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
         use StatusCode as S;

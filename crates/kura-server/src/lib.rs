@@ -17,6 +17,7 @@
 
 mod body;
 pub mod error;
+pub use kura_auth::{Authenticator, Credentials};
 mod ops;
 mod protocol;
 
@@ -24,18 +25,38 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::http::{HeaderName, Method, StatusCode};
 use axum::routing::{get, post};
 use kura_engine::{Engine, Health};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
-/// The service as an axum router (also what in-process clients call).
+/// What every handler shares: the engine, and the authenticator when `--auth` is on.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    engine: Arc<Engine>,
+    auth: Option<Arc<Authenticator>>,
+}
+
+impl FromRef<Shared> for Arc<Engine> {
+    fn from_ref(shared: &Shared) -> Arc<Engine> {
+        shared.engine.clone()
+    }
+}
+
+/// The service as an axum router (also what in-process clients call), open to any
+/// request as DynamoDB Local is.
 pub fn router(engine: Arc<Engine>) -> Router {
+    router_with_auth(engine, None)
+}
+
+/// [`router`] that verifies every API request's SigV4 signature with `auth` (when given)
+/// before dispatching it.
+pub fn router_with_auth(engine: Arc<Engine>, auth: Option<Arc<Authenticator>>) -> Router {
     Router::new()
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
-        .with_state(engine)
+        .with_state(Shared { engine, auth })
         .layer(cors())
 }
 
@@ -96,6 +117,7 @@ fn embedded_call(engine: &Engine, body: bytes::Bytes) -> ops::Call<'_> {
         ctx: kura_engine::RequestContext::default(),
         host: "localhost:8000".to_owned(),
         body,
+        principal: None,
     }
 }
 
@@ -105,7 +127,17 @@ pub async fn serve(
     engine: Arc<Engine>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = router(engine.clone());
+    serve_with_auth(listener, engine, None, shutdown).await
+}
+
+/// [`serve`] with SigV4 verification when `auth` is given.
+pub async fn serve_with_auth(
+    listener: tokio::net::TcpListener,
+    engine: Arc<Engine>,
+    auth: Option<Arc<Authenticator>>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router_with_auth(engine.clone(), auth);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;

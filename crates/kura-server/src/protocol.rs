@@ -2,16 +2,16 @@
 //! a JSON body, and a response carrying `x-amzn-RequestId` and `x-amz-crc32` (botocore
 //! verifies the CRC).
 
-use std::sync::Arc;
-
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use kura_engine::{Engine, RequestContext};
+use kura_auth::{Authenticator, HttpRequest, Verified};
+use kura_engine::RequestContext;
 
 use tracing::Instrument;
 
+use crate::Shared;
 use crate::body;
 use crate::error::ApiError;
 use crate::ops::{self, Call};
@@ -27,7 +27,7 @@ enum Target<'a> {
 }
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
-pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Response {
+pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Response {
     let request_id = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
     let (parts, body) = request.into_parts();
     let read = body::read(&parts.headers, body).await;
@@ -35,18 +35,26 @@ pub async fn handle(State(engine): State<Arc<Engine>>, request: Request) -> Resp
         Err(error) => Err(error),
         Ok(body) => {
             let operation = target_operation(&parts.headers);
-            match operation {
-                None => Err(ApiError::unknown_operation()),
-                Some(target) => {
+            let verified = match (&operation, &shared.auth) {
+                (Some(_), Some(auth)) => authenticate(auth, &parts, &body).map(Some),
+                _ => Ok(None),
+            };
+            match (operation, verified) {
+                (None, _) => Err(ApiError::unknown_operation()),
+                (Some(_), Err(error)) => Err(error),
+                (Some(target), Ok(verified)) => {
+                    let (region, principal) = match verified {
+                        Some(v) => (v.region, Some(v.principal)),
+                        None => (signing_region(&parts.headers), None),
+                    };
                     let call = Call {
-                        engine: &engine,
-                        ctx: RequestContext {
-                            region: signing_region(&parts.headers),
-                        },
+                        engine: &shared.engine,
+                        ctx: RequestContext { region },
                         host: header_str(&parts.headers, header::HOST.as_str())
                             .unwrap_or("localhost:8000")
                             .to_owned(),
                         body,
+                        principal,
                     };
                     match target {
                         Target::DynamoDb(op) => {
@@ -82,6 +90,30 @@ fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {
     }
     headers.insert("x-amz-crc32", HeaderValue::from(crc));
     response
+}
+
+/// Who signed the request: SigV4 over the method, path, query, headers and body, for the
+/// DynamoDB and the Streams targets alike. Headers that are not UTF-8 are left out (a
+/// signature over them fails).
+fn authenticate(
+    auth: &Authenticator,
+    parts: &axum::http::request::Parts,
+    body: &[u8],
+) -> Result<Verified, ApiError> {
+    let request = HttpRequest {
+        method: parts.method.as_str(),
+        path: parts.uri.path(),
+        query: parts.uri.query().unwrap_or(""),
+        headers: parts
+            .headers
+            .iter()
+            .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)))
+            .collect(),
+        body,
+    };
+    let verified = auth.verify(&request)?;
+    tracing::debug!(principal = %verified.principal.arn(), "authenticated");
+    Ok(verified)
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {

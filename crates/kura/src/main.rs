@@ -93,6 +93,10 @@ struct ServeArgs {
     /// to data directories created with it.
     #[arg(long, default_value_t = 4, env = "KURA_MEMTABLE_MB", value_parser = clap::value_parser!(u64).range(1..=1024))]
     memtable_mb: u64,
+    /// Require SigV4-signed requests from the access keys in this JSON credentials file
+    /// (docs/security.md); reloaded on SIGHUP. Without it Kura accepts any request.
+    #[arg(long, env = "KURA_AUTH")]
+    auth: Option<PathBuf>,
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
@@ -144,6 +148,28 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         },
         ..EngineOptions::default()
     };
+    let auth = match &args.auth {
+        None => {
+            if !args.bind.is_loopback() {
+                let warning = format!(
+                    "WARNING: listening on {} without --auth: anyone who can reach the port can read and write everything",
+                    args.bind
+                );
+                tracing::warn!("{warning}");
+                eprintln!("{warning}");
+            }
+            None
+        }
+        Some(path) => {
+            let credentials = kura_server::Credentials::load(path).map_err(|e| e.to_string())?;
+            tracing::info!(
+                "authentication on: {} access keys from {}",
+                credentials.len(),
+                path.display()
+            );
+            Some(Arc::new(kura_server::Authenticator::new(credentials)))
+        }
+    };
     let engine: Arc<Engine> = if args.in_memory {
         Engine::in_memory_with_options(options)
     } else {
@@ -162,9 +188,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             args.data_dir.display().to_string()
         };
         let shutdown = shutdown_signal();
+        if let (Some(auth), Some(path)) = (&auth, &args.auth) {
+            reload_on_hangup(auth.clone(), path.clone());
+        }
         // The readiness line scripts wait for; keep its wording stable.
         tracing::info!("kura ready on http://{local} (storage: {storage})");
-        kura_server::serve(listener, engine, shutdown)
+        kura_server::serve_with_auth(listener, engine, auth, shutdown)
             .await
             .map_err(|e| format!("server error: {e}"))?;
         tracing::info!("kura stopped");
@@ -203,6 +232,39 @@ fn project(args: ProjectArgs) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())
     })
+}
+
+/// Re-reads the credentials file on each SIGHUP; a file that does not parse leaves the
+/// keys in force as they were. Call it inside the runtime, before announcing readiness, so
+/// that a SIGHUP right after the readiness line is not met by the default action.
+fn reload_on_hangup(auth: Arc<kura_server::Authenticator>, path: PathBuf) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut hangup) = signal(SignalKind::hangup()) else {
+            tracing::error!(
+                "cannot install the SIGHUP handler: the credentials file will not be reloaded"
+            );
+            return;
+        };
+        tokio::spawn(async move {
+            while hangup.recv().await.is_some() {
+                match kura_server::Credentials::load(&path) {
+                    Ok(credentials) => {
+                        let count = credentials.len();
+                        auth.replace(credentials);
+                        tracing::info!(
+                            "SIGHUP: reloaded {count} access keys from {}",
+                            path.display()
+                        );
+                    }
+                    Err(e) => tracing::error!("SIGHUP: kept the previous access keys: {e}"),
+                }
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    let _ = (auth, path);
 }
 
 /// Installs the SIGINT and SIGTERM handlers at once, so that a signal sent right after the

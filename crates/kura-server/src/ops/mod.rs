@@ -21,6 +21,9 @@ pub struct Call<'a> {
     /// The `Host` the client used (DescribeEndpoints answers with it).
     pub host: String,
     pub body: Bytes,
+    /// Who signed the request, when `--auth` is on (None when Kura runs open).
+    #[allow(dead_code, reason = "read by the authorization step of issue 18")]
+    pub principal: Option<kura_auth::Principal>,
 }
 
 impl Call<'_> {

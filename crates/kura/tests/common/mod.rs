@@ -63,6 +63,11 @@ impl KuraProcess {
         kura_testkit::endpoint_streams_client(&self.endpoint)
     }
 
+    /// The child's process id (to send it signals).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// `kill -9`: no shutdown code runs.
     pub fn kill9(mut self) {
         self.child.kill().expect("kill");
