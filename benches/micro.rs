@@ -149,5 +149,72 @@ fn expressions(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, keys, items, expressions);
+/// SigV4 verification of one signed GetItem request, signing-key cache warm: what
+/// `kura serve --auth` adds to each request (canonical request, two SHA-256, one HMAC).
+fn auth(c: &mut Criterion) {
+    use kura_auth::sigv4;
+    use kura_auth::{Authenticator, Credentials, HttpRequest};
+    let file = r#"{"Credentials": [{"AccessKeyId": "AKIDBENCH", "SecretAccessKey": "bench-secret", "User": "bench"}]}"#;
+    let auth = Authenticator::new(Credentials::from_json(file).expect("credentials"));
+    let now = time::OffsetDateTime::now_utc();
+    let date = format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    );
+    let body = br#"{"TableName":"bench","Key":{"pk":{"S":"user#00042"},"sk":{"S":"profile"}}}"#;
+    let mut headers = vec![
+        ("content-type", "application/x-amz-json-1.0".to_owned()),
+        ("host", "localhost:8000".to_owned()),
+        ("x-amz-date", date.clone()),
+        ("x-amz-target", "DynamoDB_20120810.GetItem".to_owned()),
+    ];
+    let signed = "content-type;host;x-amz-date;x-amz-target";
+    let plain: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let creq = sigv4::canonical_request(
+        "POST",
+        "/",
+        "",
+        &plain,
+        signed,
+        &sigv4::sha256_hex(body),
+        None,
+    );
+    let scope = format!("{}/us-east-1/dynamodb/aws4_request", &date[..8]);
+    let signature = sigv4::signature(
+        &sigv4::signing_key("bench-secret", &date[..8], "us-east-1", "dynamodb"),
+        &sigv4::string_to_sign(&date, &scope, &creq),
+    );
+    headers.push((
+        "authorization",
+        format!("AWS4-HMAC-SHA256 Credential=AKIDBENCH/{scope}, SignedHeaders={signed}, Signature={signature}"),
+    ));
+    let request = HttpRequest {
+        method: "POST",
+        path: "/",
+        query: "",
+        headers: headers.iter().map(|(n, v)| (*n, v.as_str())).collect(),
+        body,
+    };
+    auth.verify(&request).expect("the request verifies");
+    c.bench_function("auth/sigv4 verify GetItem (key cached)", |b| {
+        b.iter(|| black_box(auth.verify(black_box(&request))).is_ok())
+    });
+    c.bench_function("auth/signing key derivation", |b| {
+        b.iter(|| {
+            sigv4::signing_key(
+                black_box("bench-secret"),
+                "20260101",
+                "us-east-1",
+                "dynamodb",
+            )
+        })
+    });
+}
+
+criterion_group!(benches, keys, items, expressions, auth);
 criterion_main!(benches);

@@ -132,7 +132,8 @@ fn target_operation(headers: &HeaderMap) -> Option<Target<'_>> {
 
 /// The region from a SigV4 `Authorization` header's credential scope
 /// (`Credential=AKID/20260101/eu-west-1/dynamodb/aws4_request`); `us-east-1` without one.
-/// Signatures are not checked yet; any key and region share one namespace.
+/// Used when Kura runs without `--auth` (with it, the verified scope's region is used);
+/// either way any key and region share one namespace.
 fn signing_region(headers: &HeaderMap) -> String {
     header_str(headers, header::AUTHORIZATION.as_str())
         .and_then(|auth| auth.split("Credential=").nth(1))
