@@ -428,6 +428,11 @@ for key, secret in [("AKIDALICE", "wrong"), ("AKIDNOBODY", "x")]:
             .env("AWS_SECRET_ACCESS_KEY", secret)
             .env("AWS_DEFAULT_REGION", "us-east-1")
             .env("AWS_MAX_ATTEMPTS", "1")
+            .env("AWS_CONFIG_FILE", dir.path().join("aws-config"))
+            .env(
+                "AWS_SHARED_CREDENTIALS_FILE",
+                dir.path().join("aws-credentials"),
+            )
             .env_remove("AWS_SESSION_TOKEN")
             .env_remove("AWS_PROFILE")
             .output()

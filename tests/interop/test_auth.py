@@ -1,0 +1,113 @@
+"""`kura serve --auth FILE` through boto3 and the AWS CLI: right keys pass, a wrong secret,
+an unknown key, a missing or wrong session token and expired credentials are refused with
+DynamoDB's error codes. Starts its own server (the binary scripts/test.sh builds, or
+KURA_BIN)."""
+
+import json
+import os
+import pathlib
+import re
+import subprocess
+import time
+
+import boto3
+import botocore
+import pytest
+from botocore.config import Config
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CREDENTIALS = {
+    "Credentials": [
+        {"AccessKeyId": "AKIDALICE", "SecretAccessKey": "alice-secret", "User": "alice",
+         "Account": "123456789012"},
+        {"AccessKeyId": "ASIAROLE", "SecretAccessKey": "role-secret",
+         "SessionToken": "the-token", "Expiration": "2099-01-01T00:00:00Z", "Role": "deployer"},
+        {"AccessKeyId": "ASIAOLD", "SecretAccessKey": "old-secret", "SessionToken": "old-token",
+         "Expiration": "2020-01-01T00:00:00Z", "Role": "deployer"},
+    ]
+}
+
+
+@pytest.fixture(scope="module")
+def auth_endpoint(tmp_path_factory):
+    binary = pathlib.Path(os.environ.get("KURA_BIN", ROOT / "target" / "debug" / "kura"))
+    if not binary.exists():
+        pytest.skip(f"{binary} is not built")
+    home = tmp_path_factory.mktemp("auth")
+    creds = home / "credentials.json"
+    creds.write_text(json.dumps(CREDENTIALS))
+    log = home / "kura.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(
+            [str(binary), "serve", "--in-memory", "--port", "0", "--auth", str(creds)],
+            stderr=err, stdout=subprocess.DEVNULL, env={**os.environ, "KURA_LOG": "info"})
+    try:
+        endpoint = None
+        for _ in range(300):
+            found = re.search(r"kura ready on (http:\S+)", log.read_text())
+            if found:
+                endpoint = found.group(1)
+                break
+            assert proc.poll() is None, log.read_text()
+            time.sleep(0.1)
+        assert endpoint, log.read_text()
+        yield endpoint
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def client(endpoint, key, secret, token=None):
+    return boto3.client(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+        aws_access_key_id=key, aws_secret_access_key=secret, aws_session_token=token,
+        config=Config(retries={"max_attempts": 1}))
+
+
+def error_code(endpoint, key, secret, token=None):
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        client(endpoint, key, secret, token).list_tables()
+    return raised.value.response["Error"]["Code"], raised.value.response["Error"]["Message"]
+
+
+def test_boto3_right_keys_pass(auth_endpoint):
+    alice = client(auth_endpoint, "AKIDALICE", "alice-secret")
+    alice.create_table(
+        TableName="authtbl", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    alice.put_item(TableName="authtbl", Item={"pk": {"S": "a"}})
+    role = client(auth_endpoint, "ASIAROLE", "role-secret", "the-token")
+    assert role.get_item(TableName="authtbl", Key={"pk": {"S": "a"}})["Item"] == {"pk": {"S": "a"}}
+
+
+def test_boto3_wrong_keys_are_refused(auth_endpoint):
+    code, message = error_code(auth_endpoint, "AKIDALICE", "wrong")
+    assert code == "InvalidSignatureException"
+    assert message.startswith("The request signature we calculated does not match")
+    invalid = ("UnrecognizedClientException",
+               "The security token included in the request is invalid.")
+    assert error_code(auth_endpoint, "AKIDNOBODY", "x") == invalid
+    assert error_code(auth_endpoint, "ASIAROLE", "role-secret") == invalid
+    assert error_code(auth_endpoint, "ASIAROLE", "role-secret", "wrong") == invalid
+    assert error_code(auth_endpoint, "ASIAOLD", "old-secret", "old-token") == (
+        "ExpiredTokenException", "The security token included in the request is expired")
+
+
+def test_aws_cli_right_and_wrong_keys(auth_endpoint, tmp_path):
+    def run(key, secret):
+        env = {**os.environ, "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret,
+               "AWS_DEFAULT_REGION": "us-east-1", "AWS_MAX_ATTEMPTS": "1",
+               "AWS_CONFIG_FILE": str(tmp_path / "config"),
+               "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "credentials")}
+        env.pop("AWS_SESSION_TOKEN", None)
+        env.pop("AWS_PROFILE", None)
+        return subprocess.run(
+            ["aws", "dynamodb", "list-tables", "--endpoint-url", auth_endpoint],
+            env=env, capture_output=True, text=True, timeout=60)
+
+    ok = run("AKIDALICE", "alice-secret")
+    assert ok.returncode == 0, ok.stderr
+    bad = run("AKIDALICE", "wrong")
+    assert bad.returncode != 0
+    assert "InvalidSignatureException" in bad.stderr
