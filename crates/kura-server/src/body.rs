@@ -12,8 +12,9 @@ use kura_model::messages;
 
 use crate::error::ApiError;
 
-/// The body of a request, decoded, or the error to answer with.
-pub async fn read(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+/// The body of a request as sent (what a SigV4 signature covers) and decoded, or the
+/// error to answer with.
+pub async fn read(headers: &HeaderMap, body: Body) -> Result<(Bytes, Bytes), ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -30,7 +31,8 @@ pub async fn read(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
             ApiError::serialization(messages::BODY_UNREADABLE)
         }
     })?;
-    decode(headers, raw)
+    let decoded = decode(headers, raw.clone())?;
+    Ok((raw, decoded))
 }
 
 /// Undoes the `Content-Encoding`s, last applied first.

@@ -33,10 +33,11 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
     let read = body::read(&parts.headers, body).await;
     let result = match read {
         Err(error) => Err(error),
-        Ok(body) => {
+        Ok((raw, body)) => {
             let operation = target_operation(&parts.headers);
+            // The signature covers the body as sent, before any Content-Encoding is undone.
             let verified = match (&operation, &shared.auth) {
-                (Some(_), Some(auth)) => authenticate(auth, &parts, &body).map(Some),
+                (Some(_), Some(auth)) => authenticate(auth, &parts, &raw).map(Some),
                 _ => Ok(None),
             };
             match (operation, verified) {

@@ -185,12 +185,27 @@ fn signed_list_tables(
     time: SystemTime,
     presign: Option<Duration>,
 ) -> http::Request<Full<Bytes>> {
+    signed_request(endpoint, key, secret, time, presign, b"{}".to_vec(), None)
+}
+
+fn signed_request(
+    endpoint: &str,
+    key: &str,
+    secret: &str,
+    time: SystemTime,
+    presign: Option<Duration>,
+    body: Vec<u8>,
+    encoding: Option<&str>,
+) -> http::Request<Full<Bytes>> {
     let host = endpoint.trim_start_matches("http://");
-    let body = b"{}".to_vec();
-    let mut request = http::Request::post(format!("{endpoint}/"))
+    let mut builder = http::Request::post(format!("{endpoint}/"))
         .header("host", host)
         .header("content-type", "application/x-amz-json-1.0")
-        .header("x-amz-target", "DynamoDB_20120810.ListTables")
+        .header("x-amz-target", "DynamoDB_20120810.ListTables");
+    if let Some(encoding) = encoding {
+        builder = builder.header("content-encoding", encoding);
+    }
+    let mut request = builder
         .body(Full::new(Bytes::from(body.clone())))
         .expect("request");
     let identity = aws_credential_types::Credentials::new(key, secret, None, None, "test").into();
@@ -247,6 +262,22 @@ async fn raw_requests_skew_presigned_and_missing_authorization() {
     ))
     .await;
     assert_eq!(ok.status, 200, "{}", ok.json);
+
+    // A compressed body is signed as sent, before Kura inflates it.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, b"{}").expect("gzip");
+    let gzipped = gz.finish().expect("gzip");
+    let request = signed_request(
+        &endpoint,
+        "AKIDALICE",
+        "alice-secret",
+        now,
+        None,
+        gzipped,
+        Some("gzip"),
+    );
+    let reply = send(request).await;
+    assert_eq!(reply.status, 200, "{}", reply.json);
 
     let unsigned = http::Request::post(format!("{endpoint}/"))
         .header("content-type", "application/x-amz-json-1.0")
