@@ -11,19 +11,21 @@
 //! ]}
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::AuthError;
+use crate::policy::Policy;
 
 /// The account Kura reports when the file names none (DynamoDB Local's).
 pub const DEFAULT_ACCOUNT: &str = "000000000000";
 
 /// Whether an access key belongs to an IAM user or to a role's session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PrincipalKind {
     User,
     Role,
@@ -37,6 +39,11 @@ pub struct Principal {
     pub name: String,
     /// The 12-digit account id.
     pub account: String,
+    /// Tags on the principal (`aws:PrincipalTag/<key>` in policies).
+    pub tags: BTreeMap<String, String>,
+    /// The identity policies; None when the file gives the principal no `Policies`
+    /// member (then every authenticated request is allowed, as before policies).
+    pub policies: Option<Arc<[Policy]>>,
 }
 
 impl Principal {
@@ -72,6 +79,24 @@ pub struct Credentials {
 #[serde(deny_unknown_fields, rename_all = "PascalCase")]
 struct File {
     credentials: Vec<Entry>,
+    /// Policies and tags shared by every key of a user or role.
+    #[serde(default)]
+    principals: Vec<PrincipalEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "PascalCase")]
+struct PrincipalEntry {
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default)]
+    account: Option<String>,
+    #[serde(default)]
+    policies: Option<Vec<serde_json::Value>>,
+    #[serde(default)]
+    tags: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -89,10 +114,44 @@ struct Entry {
     role: Option<String>,
     #[serde(default)]
     account: Option<String>,
+    #[serde(default)]
+    policies: Option<Vec<serde_json::Value>>,
+    #[serde(default)]
+    tags: BTreeMap<String, String>,
 }
 
 fn bad(message: String) -> AuthError {
     AuthError::CredentialsFile(message)
+}
+
+fn who(
+    id: &str,
+    user: Option<String>,
+    role: Option<String>,
+    account: Option<String>,
+) -> Result<(PrincipalKind, String, String), AuthError> {
+    let (kind, name) = match (user, role) {
+        (Some(user), None) => (PrincipalKind::User, user),
+        (None, Some(role)) => (PrincipalKind::Role, role),
+        _ => return Err(bad(format!("{id}: give exactly one of User and Role"))),
+    };
+    if name.is_empty() {
+        return Err(bad(format!("{id}: the User or Role name is empty")));
+    }
+    let account = account.unwrap_or_else(|| DEFAULT_ACCOUNT.to_owned());
+    if account.len() != 12 || !account.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad(format!("{id}: Account {account:?} is not 12 digits")));
+    }
+    Ok((kind, name, account))
+}
+
+fn policies(id: &str, docs: Vec<serde_json::Value>) -> Result<Vec<Policy>, AuthError> {
+    docs.iter()
+        .enumerate()
+        .map(|(i, doc)| {
+            Policy::from_value(doc).map_err(|e| bad(format!("{id}: Policies[{i}]: {e}")))
+        })
+        .collect()
 }
 
 impl Credentials {
@@ -101,6 +160,21 @@ impl Credentials {
     /// `Expiration`.
     pub fn from_json(text: &str) -> Result<Credentials, AuthError> {
         let file: File = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        type Shared = (Option<Vec<Policy>>, BTreeMap<String, String>);
+        let mut shared: HashMap<(PrincipalKind, String, String), Shared> = HashMap::new();
+        for entry in file.principals {
+            let (kind, name, account) = who("Principals", entry.user, entry.role, entry.account)?;
+            let docs = match entry.policies {
+                Some(docs) => Some(policies(&name, docs)?),
+                None => None,
+            };
+            if shared
+                .insert((kind, name.clone(), account), (docs, entry.tags))
+                .is_some()
+            {
+                return Err(bad(format!("Principals: {name} appears twice")));
+            }
+        }
         let mut by_key = HashMap::new();
         for entry in file.credentials {
             let id = entry.access_key_id;
@@ -112,18 +186,17 @@ impl Credentials {
             if entry.secret_access_key.is_empty() {
                 return Err(bad(format!("{id}: SecretAccessKey is empty")));
             }
-            let (kind, name) = match (entry.user, entry.role) {
-                (Some(user), None) => (PrincipalKind::User, user),
-                (None, Some(role)) => (PrincipalKind::Role, role),
-                _ => return Err(bad(format!("{id}: give exactly one of User and Role"))),
-            };
-            if name.is_empty() {
-                return Err(bad(format!("{id}: the User or Role name is empty")));
+            let (kind, name, account) = who(&id, entry.user, entry.role, entry.account)?;
+            // The principal's shared policies and tags, then the key's own.
+            let (mut all, mut tags) = shared
+                .get(&(kind, name.clone(), account.clone()))
+                .cloned()
+                .unwrap_or_default();
+            if let Some(docs) = entry.policies {
+                all.get_or_insert_with(Vec::new)
+                    .extend(policies(&id, docs)?);
             }
-            let account = entry.account.unwrap_or_else(|| DEFAULT_ACCOUNT.to_owned());
-            if account.len() != 12 || !account.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(bad(format!("{id}: Account {account:?} is not 12 digits")));
-            }
+            tags.extend(entry.tags);
             let expiration =
                 match entry.expiration {
                     None => None,
@@ -140,6 +213,8 @@ impl Credentials {
                     kind,
                     name,
                     account,
+                    tags,
+                    policies: all.map(Arc::from),
                 },
             };
             if by_key.insert(id.clone(), credential).is_some() {
@@ -193,6 +268,29 @@ mod tests {
         assert_eq!(role.principal.account, DEFAULT_ACCOUNT);
         assert_eq!(role.session_token.as_deref(), Some("tok"));
         assert!(role.expiration.is_some());
+        assert!(role.principal.policies.is_none());
+    }
+
+    #[test]
+    fn policies_and_tags_per_key_and_per_principal() {
+        let c = Credentials::from_json(
+            r#"{"Credentials": [
+              {"AccessKeyId": "AKIA1", "SecretAccessKey": "s1", "User": "alice",
+               "Tags": {"team": "red"},
+               "Policies": [{"Statement": {"Effect": "Deny", "Action": "dynamodb:DeleteItem", "Resource": "*"}}]},
+              {"AccessKeyId": "AKIA2", "SecretAccessKey": "s2", "User": "alice"},
+              {"AccessKeyId": "AKIA3", "SecretAccessKey": "s3", "User": "bob"}],
+             "Principals": [{"User": "alice", "Tags": {"tenant": "acme"},
+               "Policies": [{"Statement": {"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}}]}]}"#,
+        )
+        .unwrap();
+        let one = &c.get("AKIA1").unwrap().principal;
+        assert_eq!(one.policies.as_ref().unwrap().len(), 2);
+        assert_eq!(one.tags.get("tenant").map(String::as_str), Some("acme"));
+        assert_eq!(one.tags.get("team").map(String::as_str), Some("red"));
+        let two = &c.get("AKIA2").unwrap().principal;
+        assert_eq!(two.policies.as_ref().unwrap().len(), 1);
+        assert!(c.get("AKIA3").unwrap().principal.policies.is_none());
     }
 
     #[test]
@@ -207,6 +305,9 @@ mod tests {
             r#"{"Credentials": [{"AccessKeyId": "A", "SecretAccessKey": "s", "User": "u"},
                                 {"AccessKeyId": "A", "SecretAccessKey": "t", "User": "v"}]}"#,
             r#"{"Credentials": [{"AccessKeyId": "A", "SecretAccessKey": "s", "User": "u", "Extra": 1}]}"#,
+            r#"{"Credentials": [{"AccessKeyId": "A", "SecretAccessKey": "s", "User": "u", "Policies": [{}]}]}"#,
+            r#"{"Credentials": [], "Principals": [{"User": "u", "Policies": {"Statement": []}}]}"#,
+            r#"{"Credentials": [], "Principals": [{"User": "u"}, {"User": "u"}]}"#,
         ] {
             assert!(
                 matches!(

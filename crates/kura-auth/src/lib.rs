@@ -28,11 +28,13 @@
 
 mod credentials;
 mod error;
+pub mod policy;
 pub mod sigv4;
 mod verify;
 
 pub use credentials::{Credential, Credentials, Principal, PrincipalKind};
 pub use error::AuthError;
+pub use policy::{Decision, Policy, RequestContext, evaluate};
 pub use verify::{Authenticator, HttpRequest, Verified};
 
 /// The service name DynamoDB and DynamoDB Streams are signed for (the AWS SDKs sign
