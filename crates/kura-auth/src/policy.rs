@@ -485,6 +485,15 @@ impl RequestContext {
         }
     }
 
+    /// Sets `aws:CurrentTime` (RFC 3339) and `aws:EpochTime` (seconds) to `now`.
+    pub fn set_current_time(&mut self, now: std::time::SystemTime) {
+        let now = OffsetDateTime::from(now);
+        if let Ok(text) = now.format(&Rfc3339) {
+            self.set("aws:CurrentTime", text);
+        }
+        self.set("aws:EpochTime", now.unix_timestamp().to_string());
+    }
+
     pub fn get(&self, key: &str) -> Option<&[String]> {
         self.keys.get(&key.to_lowercase()).map(Vec::as_slice)
     }
@@ -855,6 +864,18 @@ mod tests {
         ctx.set("aws:CurrentTime", "2026-11-24T07:00:00Z");
         ctx.set("aws:SecureTransport", "false");
         ctx.set("n", "10");
+        let mut clock = RequestContext::new();
+        clock.set_current_time(
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000),
+        );
+        assert_eq!(
+            clock.get("aws:EpochTime"),
+            Some(&["1800000000".to_owned()][..])
+        );
+        assert_eq!(
+            clock.get("AWS:CurrentTime"),
+            Some(&["2027-01-15T08:00:00Z".to_owned()][..])
+        );
         ctx.set_all("dynamodb:Attributes", vec!["pk".into(), "name".into()]);
         let c = |op: &str, key: &str, values: &str| cond(op, key, values, &ctx);
         assert!(c("StringEquals", "dynamodb:Select", r#""ALL_ATTRIBUTES""#));

@@ -56,6 +56,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{EngineError, Result};
+/// The expression crate, for the server's authorization step (key conditions, PartiQL).
+pub use kura_expr as expr;
 
 use crate::catalog::{Catalog, TableRecord};
 use crate::clock::{Clock, SystemClock};
@@ -132,6 +134,23 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// The partition key attribute names of a table, or of one of its indexes: what the
+    /// server's authorization step reads `dynamodb:LeadingKeys` from. None for an unknown
+    /// table or index.
+    pub fn partition_key_names(&self, table: &str, index: Option<&str>) -> Option<Vec<String>> {
+        let record = self.catalog.get(table)?;
+        match index {
+            None => Some(vec![record.key_schema.hash.name.clone()]),
+            Some(name) => Some(
+                record
+                    .index(name)?
+                    .hash_attributes()
+                    .map(|a| a.name.clone())
+                    .collect(),
+            ),
+        }
+    }
+
     /// Opens (or creates) a durable database in `dir`.
     pub fn open(dir: &Path) -> Result<Arc<Engine>> {
         Engine::open_with_options(dir, EngineOptions::default())

@@ -56,6 +56,15 @@ pub fn item_from_json(item: ItemJson) -> Result<Item, ModelError> {
 }
 
 impl AttributeValueJson {
+    /// The text of a scalar key value as sent (`S`, `N`, or the base64 of `B`), for the
+    /// `dynamodb:LeadingKeys` condition key; None for any other type.
+    pub fn key_text(&self) -> Option<&str> {
+        self.s
+            .as_deref()
+            .or(self.n.as_deref())
+            .or(self.b.as_deref())
+    }
+
     /// Applies DynamoDB's value rules: exactly one type, numbers in range, sets non-empty
     /// and duplicate-free, `NULL` true, nesting at most 32 levels.
     pub fn into_value(self) -> Result<AttributeValue, ModelError> {

@@ -75,6 +75,16 @@ impl ApiError {
         }
     }
 
+    /// `AccessDeniedException` (HTTP 400): the principal's policies refuse the request.
+    pub fn access_denied(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            CORAL_SERVICE,
+            "AccessDeniedException",
+            message,
+        )
+    }
+
     /// The short name after `#`.
     pub fn name(&self) -> &str {
         self.type_name.rsplit('#').next().unwrap_or(&self.type_name)

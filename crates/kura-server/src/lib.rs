@@ -15,6 +15,7 @@
 // Library code reports failures as errors; tests may unwrap.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+mod authz;
 mod body;
 pub mod error;
 pub use kura_auth::{Authenticator, Credentials};
@@ -118,6 +119,7 @@ fn embedded_call(engine: &Engine, body: bytes::Bytes) -> ops::Call<'_> {
         host: "localhost:8000".to_owned(),
         body,
         principal: None,
+        source_ip: None,
     }
 }
 

@@ -29,6 +29,10 @@ const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
 pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Response {
     let request_id = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
+    let source_ip = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip());
     let (parts, body) = request.into_parts();
     let read = body::read(&parts.headers, body).await;
     let result = match read {
@@ -56,6 +60,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                             .to_owned(),
                         body,
                         principal,
+                        source_ip,
                     };
                     match target {
                         Target::DynamoDb(op) => {

@@ -340,6 +340,19 @@ impl Engine {
         })
     }
 
+    /// The ARN of the stream a shard iterator reads (for the server's authorization of
+    /// GetRecords); None for an iterator that does not decode or a stream that is gone.
+    pub fn shard_iterator_stream_arn(
+        &self,
+        ctx: &RequestContext,
+        iterator: &str,
+    ) -> Option<String> {
+        let iterator = Iterator::decode(iterator)?;
+        let snapshot = self.store.snapshot().ok()?;
+        let meta = stream_meta(snapshot.as_ref(), iterator.stream_id).ok()??;
+        Some(meta.arn(&ctx.region))
+    }
+
     pub fn get_records(
         &self,
         ctx: &RequestContext,

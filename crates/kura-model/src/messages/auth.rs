@@ -118,3 +118,24 @@ pub const QUERY_PARAMETERS_REQUIRED: &str = "AWS query-string parameters must in
 /// DynamoDB; the limit is SigV4's (seven days).
 pub const QUERY_EXPIRES: &str =
     "X-Amz-Expires must be a number of seconds between 1 and 604800 (seven days).";
+
+/// AccessDeniedException: the identity policies do not allow `action` on `resource`
+/// (`explicit`: a Deny statement matched). IAM's wording since 2021, as DynamoDB sends it
+/// for an identity policy without a matching Allow: "User: arn:aws:sts::…:assumed-role/…
+/// is not authorized to perform: dynamodb:Query on resource: arn:aws:dynamodb:us-east-1:…
+/// :table/… because no identity-based policy allows the dynamodb:Query action" (quoted in
+/// AntonShuvaev/intellij-dynamodb issue #29, 2023, and anomalyco/sst issue #4469, 2024);
+/// the explicit-deny form ends "with an explicit deny in an identity-based policy" (IAM
+/// User Guide, "Troubleshoot access denied error messages"). Kura's inline policies have
+/// no policy ARN, so none follows the explicit-deny form.
+pub fn access_denied(principal: &str, action: &str, resource: &str, explicit: bool) -> String {
+    if explicit {
+        format!(
+            "User: {principal} is not authorized to perform: {action} on resource: {resource} with an explicit deny in an identity-based policy"
+        )
+    } else {
+        format!(
+            "User: {principal} is not authorized to perform: {action} on resource: {resource} because no identity-based policy allows the {action} action"
+        )
+    }
+}

@@ -1,45 +1,72 @@
 //! Item family: PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan, batches,
-//! transactions.
+//! transactions. Each parses its input once, has it authorized (`crate::authz::items`),
+//! then runs it.
+
+use kura_engine::api::{
+    BatchGetItemInput, BatchWriteItemInput, DeleteItemInput, GetItemInput, PutItemInput,
+    QueryInput, ScanInput, TransactGetItemsInput, TransactWriteItemsInput, UpdateItemInput,
+};
 
 use super::{Call, json};
+use crate::authz::{self, items as checks};
 use crate::error::ApiError;
 
 pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.put_item(call.input()?).await?)
+    let input: PutItemInput = call.input()?;
+    authz::authorize(&call, |s| checks::put_item(s, &input))?;
+    json(&call.engine.put_item(input).await?)
 }
 
 pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.get_item(call.input()?)?)
+    let input: GetItemInput = call.input()?;
+    authz::authorize(&call, |s| checks::get_item(s, &input))?;
+    json(&call.engine.get_item(input)?)
 }
 
 pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.delete_item(call.input()?).await?)
+    let input: DeleteItemInput = call.input()?;
+    authz::authorize(&call, |s| checks::delete_item(s, &input))?;
+    json(&call.engine.delete_item(input).await?)
 }
 
 pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.update_item(call.input()?).await?)
+    let input: UpdateItemInput = call.input()?;
+    authz::authorize(&call, |s| checks::update_item(s, &input))?;
+    json(&call.engine.update_item(input).await?)
 }
 
 pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.query(call.input()?)?)
+    let input: QueryInput = call.input()?;
+    authz::authorize(&call, |s| checks::query(s, &input))?;
+    json(&call.engine.query(input)?)
 }
 
 pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.scan(call.input()?)?)
+    let input: ScanInput = call.input()?;
+    authz::authorize(&call, |s| checks::scan(s, &input))?;
+    json(&call.engine.scan(input)?)
 }
 
 pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.batch_get_item(call.input()?)?)
+    let input: BatchGetItemInput = call.input()?;
+    authz::authorize(&call, |s| checks::batch_get_item(s, &input))?;
+    json(&call.engine.batch_get_item(input)?)
 }
 
 pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.batch_write_item(call.input()?).await?)
+    let input: BatchWriteItemInput = call.input()?;
+    authz::authorize(&call, |s| checks::batch_write_item(s, &input))?;
+    json(&call.engine.batch_write_item(input).await?)
 }
 
 pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.transact_write_items(call.input()?).await?)
+    let input: TransactWriteItemsInput = call.input()?;
+    authz::authorize(&call, |s| checks::transact_write_items(s, &input))?;
+    json(&call.engine.transact_write_items(input).await?)
 }
 
 pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.transact_get_items(call.input()?)?)
+    let input: TransactGetItemsInput = call.input()?;
+    authz::authorize(&call, |s| checks::transact_get_items(s, &input))?;
+    json(&call.engine.transact_get_items(input)?)
 }

@@ -22,8 +22,9 @@ pub struct Call<'a> {
     pub host: String,
     pub body: Bytes,
     /// Who signed the request, when `--auth` is on (None when Kura runs open).
-    #[allow(dead_code, reason = "read by the authorization step of issue 18")]
     pub principal: Option<kura_auth::Principal>,
+    /// The peer's address (`aws:SourceIp`), when the listener reports it.
+    pub source_ip: Option<std::net::IpAddr>,
 }
 
 impl Call<'_> {
@@ -51,9 +52,30 @@ pub fn json<T: Serialize>(output: &T) -> Result<Vec<u8>, ApiError> {
         .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
 }
 
+/// The control-plane operations, authorized on the table they name (or `*`); the item
+/// and PartiQL families authorize in their handlers, from their parsed input.
+const CONTROL: &[&str] = &[
+    "CreateTable",
+    "DescribeTable",
+    "ListTables",
+    "UpdateTable",
+    "DeleteTable",
+    "TagResource",
+    "UntagResource",
+    "ListTagsOfResource",
+    "DescribeLimits",
+    "DescribeEndpoints",
+    "UpdateTimeToLive",
+    "DescribeTimeToLive",
+    "DescribeContinuousBackups",
+];
+
 /// The DynamoDB_20120810 operations Kura serves. Names not listed get
 /// UnknownOperationException; names listed in [`LATER`] get a precise ValidationException.
 pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    if let Some(control) = CONTROL.iter().find(|c| **c == operation) {
+        crate::authz::control(&call, control)?;
+    }
     match operation {
         "CreateTable" => tables::create_table(call).await,
         "DescribeTable" => tables::describe_table(call).await,

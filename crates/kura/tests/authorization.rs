@@ -1,0 +1,477 @@
+//! `kura serve --auth FILE` with identity policies: the per-tenant policy of
+//! docs/security.md (partition keys `PREFIX#tenant`, `dynamodb:LeadingKeys` against
+//! `*#${aws:PrincipalTag/tenant}`) refuses tenant A every item of tenant B, in every
+//! operation; a read-only policy; an explicit deny; a principal without `Policies` keeps
+//! full access. Through aws-sdk-dynamodb against a spawned server.
+
+mod common;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::Credentials;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, BillingMode, DeleteRequest, GlobalSecondaryIndex, KeyType, KeysAndAttributes,
+    Projection, ProjectionType, PutRequest, ScalarAttributeType, TransactGetItem,
+    TransactWriteItem, Update, WriteRequest,
+};
+use common::{KuraProcess, code, def, key, message};
+
+/// The tested per-tenant policy (docs/security.md quotes it).
+const TENANT_POLICY: &str = r#"{
+  "Version": "2012-10-17",
+  "Statement": [{
+    "Sid": "OwnTenantItemsOnly",
+    "Effect": "Allow",
+    "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+               "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:Scan",
+               "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem",
+               "dynamodb:ConditionCheckItem", "dynamodb:PartiQL*"],
+    "Resource": ["arn:aws:dynamodb:*:*:table/app", "arn:aws:dynamodb:*:*:table/app/index/*"],
+    "Condition": {
+      "ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["*#${aws:PrincipalTag/tenant}"]},
+      "Null": {"dynamodb:LeadingKeys": "false"}
+    }
+  }]
+}"#;
+
+fn file() -> String {
+    format!(
+        r#"{{"Credentials": [
+  {{"AccessKeyId": "AKIDADMIN", "SecretAccessKey": "admin-secret", "User": "admin", "Account": "123456789012"}},
+  {{"AccessKeyId": "AKIDALICE", "SecretAccessKey": "alice-secret", "User": "alice", "Account": "123456789012"}},
+  {{"AccessKeyId": "AKIDBOB", "SecretAccessKey": "bob-secret", "User": "bob", "Account": "123456789012"}},
+  {{"AccessKeyId": "AKIDREADER", "SecretAccessKey": "reader-secret", "User": "reader", "Account": "123456789012",
+    "Policies": [{{"Version": "2012-10-17", "Statement": {{"Effect": "Allow",
+      "Action": ["dynamodb:Get*", "dynamodb:Query", "dynamodb:Scan", "dynamodb:BatchGetItem", "dynamodb:Describe*", "dynamodb:List*"],
+      "Resource": "*"}}}}]}},
+  {{"AccessKeyId": "AKIDNODELETE", "SecretAccessKey": "nodelete-secret", "User": "nodelete", "Account": "123456789012",
+    "Policies": [{{"Statement": [{{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}},
+      {{"Effect": "Deny", "Action": "dynamodb:DeleteItem", "Resource": "arn:aws:dynamodb:*:*:table/app"}}]}}]}}],
+ "Principals": [
+  {{"User": "alice", "Account": "123456789012", "Tags": {{"tenant": "acme"}}, "Policies": [{TENANT_POLICY}]}},
+  {{"User": "bob", "Account": "123456789012", "Tags": {{"tenant": "globex"}}, "Policies": [{TENANT_POLICY}]}}]}}"#
+    )
+}
+
+fn client(kura: &KuraProcess, key: &str, secret: &str) -> Client {
+    let config = kura
+        .client()
+        .config()
+        .to_builder()
+        .credentials_provider(Credentials::new(key, secret, None, None, "test"))
+        .retry_config(RetryConfig::disabled())
+        .build();
+    Client::from_conf(config)
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+const TABLE_ARN: &str = "arn:aws:dynamodb:us-east-1:123456789012:table/app";
+
+/// The AccessDeniedException DynamoDB sends when no statement allows the action.
+fn no_allow(user: &str, action: &str, resource: &str) -> String {
+    format!(
+        "User: arn:aws:iam::123456789012:user/{user} is not authorized to perform: dynamodb:{action} on resource: {resource} because no identity-based policy allows the dynamodb:{action} action"
+    )
+}
+
+macro_rules! refused {
+    ($call:expr, $action:expr) => {
+        refused!($call, $action, TABLE_ARN)
+    };
+    ($call:expr, $action:expr, $resource:expr) => {{
+        let err = $call.send().await.expect_err("refused");
+        assert_eq!(code(&err), "AccessDeniedException", "{}", $action);
+        assert_eq!(message(&err), no_allow("alice", $action, $resource));
+    }};
+}
+
+async fn setup(admin: &Client) {
+    admin
+        .create_table()
+        .table_name("app")
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(def("pk", ScalarAttributeType::S))
+        .attribute_definitions(def("sk", ScalarAttributeType::S))
+        .attribute_definitions(def("gpk", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .key_schema(key("sk", KeyType::Range))
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("byStatus")
+                .key_schema(key("gpk", KeyType::Hash))
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::All)
+                        .build(),
+                )
+                .build()
+                .expect("gsi"),
+        )
+        .send()
+        .await
+        .expect("a principal without Policies may do everything");
+    for tenant in ["acme", "globex"] {
+        for n in ["1", "2"] {
+            admin
+                .put_item()
+                .table_name("app")
+                .item("pk", s(&format!("ORDER#{tenant}")))
+                .item("sk", s(n))
+                .item("gpk", s(&format!("OPEN#{tenant}")))
+                .send()
+                .await
+                .expect("seed");
+        }
+    }
+}
+
+fn order(tenant: &str, n: &str) -> std::collections::HashMap<String, AttributeValue> {
+    [
+        ("pk".to_owned(), s(&format!("ORDER#{tenant}"))),
+        ("sk".to_owned(), s(n)),
+    ]
+    .into_iter()
+    .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_tenant_policy_in_every_operation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("credentials.json");
+    std::fs::write(&path, file()).expect("write");
+    let kura = KuraProcess::start_with(None, &["--auth", path.to_str().expect("utf-8")]);
+    let admin = client(&kura, "AKIDADMIN", "admin-secret");
+    setup(&admin).await;
+    let alice = client(&kura, "AKIDALICE", "alice-secret");
+    let bob = client(&kura, "AKIDBOB", "bob-secret");
+
+    // GetItem.
+    let own = alice
+        .get_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "1")))
+        .send()
+        .await
+        .expect("own item");
+    assert!(own.item().is_some());
+    refused!(
+        alice
+            .get_item()
+            .table_name("app")
+            .set_key(Some(order("globex", "1"))),
+        "GetItem"
+    );
+    // The same policy serves bob for his tenant.
+    bob.get_item()
+        .table_name("app")
+        .set_key(Some(order("globex", "1")))
+        .send()
+        .await
+        .expect("bob's own item");
+
+    // PutItem, UpdateItem, DeleteItem.
+    alice
+        .put_item()
+        .table_name("app")
+        .set_item(Some(order("acme", "3")))
+        .send()
+        .await
+        .expect("own put");
+    refused!(
+        alice
+            .put_item()
+            .table_name("app")
+            .set_item(Some(order("globex", "3"))),
+        "PutItem"
+    );
+    alice
+        .update_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "1")))
+        .update_expression("SET note = :n")
+        .expression_attribute_values(":n", s("x"))
+        .send()
+        .await
+        .expect("own update");
+    refused!(
+        alice
+            .update_item()
+            .table_name("app")
+            .set_key(Some(order("globex", "1")))
+            .update_expression("SET note = :n")
+            .expression_attribute_values(":n", s("x")),
+        "UpdateItem"
+    );
+    refused!(
+        alice
+            .delete_item()
+            .table_name("app")
+            .set_key(Some(order("globex", "1"))),
+        "DeleteItem"
+    );
+    alice
+        .delete_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "3")))
+        .send()
+        .await
+        .expect("own delete");
+
+    // Query, on the table and through the index; Scan has no leading keys.
+    let page = alice
+        .query()
+        .table_name("app")
+        .key_condition_expression("pk = :p")
+        .expression_attribute_values(":p", s("ORDER#acme"))
+        .send()
+        .await
+        .expect("own query");
+    assert_eq!(page.count(), 2);
+    refused!(
+        alice
+            .query()
+            .table_name("app")
+            .key_condition_expression("pk = :p")
+            .expression_attribute_values(":p", s("ORDER#globex")),
+        "Query"
+    );
+    let page = alice
+        .query()
+        .table_name("app")
+        .index_name("byStatus")
+        .key_condition_expression("gpk = :g")
+        .expression_attribute_values(":g", s("OPEN#acme"))
+        .send()
+        .await
+        .expect("own index query");
+    assert_eq!(page.count(), 2);
+    refused!(
+        alice
+            .query()
+            .table_name("app")
+            .index_name("byStatus")
+            .key_condition_expression("gpk = :g")
+            .expression_attribute_values(":g", s("OPEN#globex")),
+        "Query",
+        &format!("{TABLE_ARN}/index/byStatus")
+    );
+    refused!(alice.scan().table_name("app"), "Scan");
+
+    // BatchGetItem and BatchWriteItem: one foreign key refuses the batch.
+    let keys = |tenants: &[&str]| {
+        let mut k = KeysAndAttributes::builder();
+        for t in tenants {
+            k = k.keys(order(t, "1"));
+        }
+        k.build().expect("keys")
+    };
+    alice
+        .batch_get_item()
+        .request_items("app", keys(&["acme"]))
+        .send()
+        .await
+        .expect("own batch get");
+    refused!(
+        alice
+            .batch_get_item()
+            .request_items("app", keys(&["acme", "globex"])),
+        "BatchGetItem"
+    );
+    let put = |t: &str| {
+        WriteRequest::builder()
+            .put_request(
+                PutRequest::builder()
+                    .set_item(Some(order(t, "9")))
+                    .build()
+                    .expect("put"),
+            )
+            .build()
+    };
+    let delete = |t: &str| {
+        WriteRequest::builder()
+            .delete_request(
+                DeleteRequest::builder()
+                    .set_key(Some(order(t, "2")))
+                    .build()
+                    .expect("delete"),
+            )
+            .build()
+    };
+    alice
+        .batch_write_item()
+        .request_items("app", vec![put("acme")])
+        .send()
+        .await
+        .expect("own batch write");
+    refused!(
+        alice
+            .batch_write_item()
+            .request_items("app", vec![put("acme"), delete("globex")]),
+        "BatchWriteItem"
+    );
+
+    // TransactWriteItems and TransactGetItems: each action is checked.
+    let update = |t: &str| {
+        TransactWriteItem::builder()
+            .update(
+                Update::builder()
+                    .table_name("app")
+                    .set_key(Some(order(t, "1")))
+                    .update_expression("SET note = :n")
+                    .expression_attribute_values(":n", s("tx"))
+                    .build()
+                    .expect("update"),
+            )
+            .build()
+    };
+    alice
+        .transact_write_items()
+        .transact_items(update("acme"))
+        .send()
+        .await
+        .expect("own transaction");
+    refused!(
+        alice
+            .transact_write_items()
+            .transact_items(update("acme"))
+            .transact_items(update("globex")),
+        "UpdateItem"
+    );
+    let get = |t: &str| {
+        TransactGetItem::builder()
+            .get(
+                aws_sdk_dynamodb::types::Get::builder()
+                    .table_name("app")
+                    .set_key(Some(order(t, "1")))
+                    .build()
+                    .expect("get"),
+            )
+            .build()
+    };
+    alice
+        .transact_get_items()
+        .transact_items(get("acme"))
+        .send()
+        .await
+        .expect("own transact get");
+    refused!(
+        alice
+            .transact_get_items()
+            .transact_items(get("acme"))
+            .transact_items(get("globex")),
+        "GetItem"
+    );
+
+    // PartiQL: each statement as its PartiQL action.
+    alice
+        .execute_statement()
+        .statement(r#"SELECT * FROM "app" WHERE pk = ?"#)
+        .parameters(s("ORDER#acme"))
+        .send()
+        .await
+        .expect("own select");
+    refused!(
+        alice
+            .execute_statement()
+            .statement(r#"SELECT * FROM "app" WHERE pk = 'ORDER#globex'"#),
+        "PartiQLSelect"
+    );
+    refused!(
+        alice
+            .execute_statement()
+            .statement(r#"SELECT * FROM "app""#),
+        "PartiQLSelect"
+    );
+    refused!(
+        alice
+            .execute_statement()
+            .statement(r#"INSERT INTO "app" VALUE {'pk': 'ORDER#globex', 'sk': '7'}"#),
+        "PartiQLInsert"
+    );
+    refused!(
+        alice
+            .execute_statement()
+            .statement(r#"DELETE FROM "app" WHERE pk = 'ORDER#globex' AND sk = '1'"#),
+        "PartiQLDelete"
+    );
+    refused!(
+        alice.execute_transaction().transact_statements(
+            aws_sdk_dynamodb::types::ParameterizedStatement::builder()
+                .statement(r#"UPDATE "app" SET note = 'p' WHERE pk = 'ORDER#globex' AND sk = '1'"#)
+                .build()
+                .expect("statement")
+        ),
+        "PartiQLUpdate"
+    );
+    // Tenant B's items are untouched.
+    let theirs = admin
+        .query()
+        .table_name("app")
+        .key_condition_expression("pk = :p")
+        .expression_attribute_values(":p", s("ORDER#globex"))
+        .send()
+        .await
+        .expect("admin query");
+    assert_eq!(theirs.count(), 2);
+    assert!(theirs.items().iter().all(|i| !i.contains_key("note")));
+
+    // Control plane: the tenant policy grants none.
+    refused!(alice.list_tables(), "ListTables", "*");
+    refused!(alice.describe_table().table_name("app"), "DescribeTable");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_and_explicit_deny() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("credentials.json");
+    std::fs::write(&path, file()).expect("write");
+    let kura = KuraProcess::start_with(None, &["--auth", path.to_str().expect("utf-8")]);
+    let admin = client(&kura, "AKIDADMIN", "admin-secret");
+    setup(&admin).await;
+
+    let reader = client(&kura, "AKIDREADER", "reader-secret");
+    reader
+        .get_item()
+        .table_name("app")
+        .set_key(Some(order("globex", "1")))
+        .send()
+        .await
+        .expect("read");
+    reader.scan().table_name("app").send().await.expect("scan");
+    reader.list_tables().send().await.expect("list");
+    let err = reader
+        .put_item()
+        .table_name("app")
+        .set_item(Some(order("acme", "5")))
+        .send()
+        .await
+        .expect_err("read-only");
+    assert_eq!(code(&err), "AccessDeniedException");
+    assert_eq!(message(&err), no_allow("reader", "PutItem", TABLE_ARN));
+
+    let nodelete = client(&kura, "AKIDNODELETE", "nodelete-secret");
+    nodelete
+        .put_item()
+        .table_name("app")
+        .set_item(Some(order("acme", "5")))
+        .send()
+        .await
+        .expect("allowed by dynamodb:*");
+    let err = nodelete
+        .delete_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "5")))
+        .send()
+        .await
+        .expect_err("explicit deny");
+    assert_eq!(code(&err), "AccessDeniedException");
+    assert_eq!(
+        message(&err),
+        format!(
+            "User: arn:aws:iam::123456789012:user/nodelete is not authorized to perform: dynamodb:DeleteItem on resource: {TABLE_ARN} with an explicit deny in an identity-based policy"
+        )
+    );
+}
