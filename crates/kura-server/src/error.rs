@@ -85,6 +85,16 @@ impl ApiError {
         )
     }
 
+    /// `InternalServerError` (HTTP 500): the request could not be completed.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            DYNAMODB,
+            "InternalServerError",
+            message,
+        )
+    }
+
     /// The short name after `#`.
     pub fn name(&self) -> &str {
         self.type_name.rsplit('#').next().unwrap_or(&self.type_name)

@@ -15,6 +15,7 @@
 // Library code reports failures as errors; tests may unwrap.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod audit;
 mod authz;
 mod body;
 pub mod error;
@@ -32,11 +33,22 @@ use axum::routing::{get, post};
 use kura_engine::{Engine, Health};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
-/// What every handler shares: the engine, and the authenticator when `--auth` is on.
+/// What every handler shares: the engine, the authenticator when `--auth` is on, and the
+/// audit log when `--audit` is.
 #[derive(Clone)]
 pub(crate) struct Shared {
     engine: Arc<Engine>,
     auth: Option<Arc<Authenticator>>,
+    audit: Option<Arc<audit::AuditLog>>,
+}
+
+/// What `kura serve` turns on beyond the open default.
+#[derive(Clone, Default)]
+pub struct ServerOptions {
+    /// Verify every API request's SigV4 signature.
+    pub auth: Option<Arc<Authenticator>>,
+    /// Record requests in CloudTrail's shape (docs/security.md).
+    pub audit: Option<Arc<audit::AuditLog>>,
 }
 
 impl FromRef<Shared> for Arc<Engine> {
@@ -54,10 +66,25 @@ pub fn router(engine: Arc<Engine>) -> Router {
 /// [`router`] that verifies every API request's SigV4 signature with `auth` (when given)
 /// before dispatching it.
 pub fn router_with_auth(engine: Arc<Engine>, auth: Option<Arc<Authenticator>>) -> Router {
+    router_with(
+        engine,
+        ServerOptions {
+            auth,
+            ..ServerOptions::default()
+        },
+    )
+}
+
+/// [`router`] with authentication and auditing as `options` say.
+pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
     Router::new()
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
-        .with_state(Shared { engine, auth })
+        .with_state(Shared {
+            engine,
+            auth: options.auth,
+            audit: options.audit,
+        })
         .layer(cors())
 }
 
@@ -139,10 +166,28 @@ pub async fn serve_with_auth(
     auth: Option<Arc<Authenticator>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = router_with_auth(engine.clone(), auth);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let options = ServerOptions {
+        auth,
+        ..ServerOptions::default()
+    };
+    serve_with(listener, engine, options, shutdown).await
+}
+
+/// [`serve`] with the given options. The peer address reaches the handlers (the audit
+/// log's `sourceIPAddress`).
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    engine: Arc<Engine>,
+    options: ServerOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router_with(engine.clone(), options);
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await?;
     let engine_for_shutdown = engine.clone();
     // Joining the writer thread blocks; keep it off the async workers.
     let _joined = tokio::task::spawn_blocking(move || engine_for_shutdown.shutdown()).await;

@@ -35,6 +35,8 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
         .map(|info| info.0.ip());
     let (parts, body) = request.into_parts();
     let read = body::read(&parts.headers, body).await;
+    // What the audit record needs from inside the dispatch: the decoded body and who.
+    let mut audited: Option<(bytes::Bytes, Option<Verified>)> = None;
     let result = match read {
         Err(error) => Err(error),
         Ok((raw, body)) => {
@@ -48,6 +50,9 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                 (None, _) => Err(ApiError::unknown_operation()),
                 (Some(_), Err(error)) => Err(error),
                 (Some(target), Ok(verified)) => {
+                    if shared.audit.is_some() {
+                        audited = Some((body.clone(), verified.clone()));
+                    }
                     let (region, principal) = match verified {
                         Some(v) => (v.region, Some(v.principal)),
                         None => (signing_region(&parts.headers), None),
@@ -76,11 +81,67 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             }
         }
     };
+    let result = match &shared.audit {
+        Some(log) => audit(log, &parts, audited, &request_id, result),
+        None => result,
+    };
     match result {
         Ok(body) => respond(StatusCode::OK, body, &request_id),
         Err(error) => {
             tracing::debug!(error = error.name(), message = ?error.message, "request failed");
             respond(error.status, error.body(), &request_id)
+        }
+    }
+}
+
+/// Records the request when the audit log takes it; the response waits for the line. A
+/// line that cannot be written fails the request (InternalServerError).
+fn audit(
+    log: &crate::audit::AuditLog,
+    parts: &axum::http::request::Parts,
+    audited: Option<(bytes::Bytes, Option<Verified>)>,
+    request_id: &str,
+    result: Result<Vec<u8>, ApiError>,
+) -> Result<Vec<u8>, ApiError> {
+    let Some(target) = target_operation(&parts.headers) else {
+        return result;
+    };
+    let (operation, streams) = match target {
+        Target::DynamoDb(op) => (op, false),
+        Target::Streams(op) => (op, true),
+    };
+    let (body, verified) = audited.unwrap_or_default();
+    let region = verified
+        .as_ref()
+        .map_or_else(|| signing_region(&parts.headers), |v| v.region.clone());
+    let event = crate::audit::Event {
+        operation,
+        streams,
+        region: &region,
+        source_ip: parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map_or_else(|| "127.0.0.1".to_owned(), |c| c.0.ip().to_string()),
+        user_agent: header_str(&parts.headers, header::USER_AGENT.as_str()),
+        identity: crate::audit::Identity {
+            principal: verified.as_ref().map(|v| &v.principal),
+            access_key_id: verified.as_ref().map(|v| v.access_key_id.as_str()),
+        },
+        body: &body,
+        request_id,
+        error: result
+            .as_ref()
+            .err()
+            .map(|e| (e.name(), e.message.as_deref())),
+    };
+    if !log.records(&event) {
+        return result;
+    }
+    match log.write(&event) {
+        Ok(()) => result,
+        Err(error) => {
+            tracing::error!("cannot write the audit log: {error}");
+            Err(ApiError::internal("The audit log could not be written"))
         }
     }
 }

@@ -97,6 +97,17 @@ struct ServeArgs {
     /// (docs/security.md); reloaded on SIGHUP. Without it Kura accepts any request.
     #[arg(long, env = "KURA_AUTH")]
     auth: Option<PathBuf>,
+    /// Append one JSON line per request to this file in CloudTrail's record shape
+    /// (control-plane operations; data-plane ones too with --audit-data-events). A request
+    /// is answered only after its line is written.
+    #[arg(long, env = "KURA_AUDIT")]
+    audit: Option<PathBuf>,
+    /// Also audit data-plane operations (item reads and writes, PartiQL, Streams records).
+    #[arg(long, env = "KURA_AUDIT_DATA_EVENTS", requires = "audit")]
+    audit_data_events: bool,
+    /// Rotate the audit file (to FILE.1 ... FILE.5) before it grows past this many bytes.
+    #[arg(long, default_value_t = 64 << 20, env = "KURA_AUDIT_MAX_BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    audit_max_bytes: u64,
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
@@ -170,6 +181,26 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             Some(Arc::new(kura_server::Authenticator::new(credentials)))
         }
     };
+    let audit = match &args.audit {
+        None => None,
+        Some(path) => {
+            let mut options = kura_server::audit::AuditOptions::new(path);
+            options.data_events = args.audit_data_events;
+            options.max_bytes = args.audit_max_bytes;
+            let log = kura_server::audit::AuditLog::open(options)
+                .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))?;
+            tracing::info!(
+                "audit log on: {} ({})",
+                path.display(),
+                if args.audit_data_events {
+                    "control and data plane"
+                } else {
+                    "control plane"
+                }
+            );
+            Some(Arc::new(log))
+        }
+    };
     let engine: Arc<Engine> = if args.in_memory {
         Engine::in_memory_with_options(options)
     } else {
@@ -193,7 +224,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         }
         // The readiness line scripts wait for; keep its wording stable.
         tracing::info!("kura ready on http://{local} (storage: {storage})");
-        kura_server::serve_with_auth(listener, engine, auth, shutdown)
+        let options = kura_server::ServerOptions { auth, audit };
+        kura_server::serve_with(listener, engine, options, shutdown)
             .await
             .map_err(|e| format!("server error: {e}"))?;
         tracing::info!("kura stopped");
