@@ -216,5 +216,48 @@ fn auth(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, keys, items, expressions, auth);
+/// What authorization adds to a request of a principal with the per-tenant policy of
+/// docs/security.md: the request context (global keys cloned, LeadingKeys and Attributes
+/// set, as kura-server builds it) and one evaluation of the policy.
+fn authz(c: &mut Criterion) {
+    use kura_auth::{Decision, Policy, RequestContext, evaluate};
+    let policy = Policy::from_json(
+        r#"{"Version": "2012-10-17", "Statement": [{
+          "Sid": "OwnTenantItemsOnly", "Effect": "Allow",
+          "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+                     "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:Scan",
+                     "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem",
+                     "dynamodb:ConditionCheckItem", "dynamodb:PartiQL*"],
+          "Resource": ["arn:aws:dynamodb:*:*:table/app", "arn:aws:dynamodb:*:*:table/app/index/*"],
+          "Condition": {
+            "ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["*#${aws:PrincipalTag/tenant}"]},
+            "Null": {"dynamodb:LeadingKeys": "false"}}}]}"#,
+    )
+    .expect("policy");
+    let policies = [policy];
+    let mut base = RequestContext::new();
+    base.set("aws:username", "alice");
+    base.set("aws:PrincipalTag/tenant", "acme");
+    base.set("aws:SourceIp", "127.0.0.1");
+    base.set_current_time(std::time::SystemTime::now());
+    let resource = "arn:aws:dynamodb:us-east-1:123456789012:table/app";
+    c.bench_function(
+        "auth/per-tenant policy GetItem (context + evaluation)",
+        |b| {
+            b.iter(|| {
+                let mut ctx = base.clone();
+                ctx.set_all("dynamodb:LeadingKeys", vec!["ORDER#acme".to_owned()]);
+                ctx.set_all(
+                    "dynamodb:Attributes",
+                    vec!["pk".to_owned(), "sk".to_owned()],
+                );
+                let d = evaluate(&policies, "dynamodb:GetItem", black_box(resource), &ctx);
+                assert_eq!(d, Decision::Allow);
+                black_box(d)
+            })
+        },
+    );
+}
+
+criterion_group!(benches, keys, items, expressions, auth, authz);
 criterion_main!(benches);
