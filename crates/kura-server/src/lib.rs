@@ -22,6 +22,8 @@ pub mod error;
 pub use kura_auth::{Authenticator, Credentials};
 mod ops;
 mod protocol;
+pub mod tls;
+pub use tls::TlsConfig;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -49,6 +51,8 @@ pub struct ServerOptions {
     pub auth: Option<Arc<Authenticator>>,
     /// Record requests in CloudTrail's shape (docs/security.md).
     pub audit: Option<Arc<audit::AuditLog>>,
+    /// Serve HTTPS instead of HTTP on the listener.
+    pub tls: Option<TlsConfig>,
 }
 
 impl FromRef<Shared> for Arc<Engine> {
@@ -181,13 +185,19 @@ pub async fn serve_with(
     options: ServerOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let tls = options.tls.clone();
     let app = router_with(engine.clone(), options);
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await?;
+    match tls {
+        Some(tls) => tls::serve(listener, app, &tls, shutdown).await?,
+        None => {
+            axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .with_graceful_shutdown(shutdown)
+            .await?
+        }
+    }
     let engine_for_shutdown = engine.clone();
     // Joining the writer thread blocks; keep it off the async workers.
     let _joined = tokio::task::spawn_blocking(move || engine_for_shutdown.shutdown()).await;

@@ -52,6 +52,18 @@ pub fn in_process_client(engine: Arc<kura_engine::Engine>) -> aws_sdk_dynamodb::
 /// An SDK client for a DynamoDB endpoint over plain HTTP, e.g. `http://127.0.0.1:8000`.
 pub fn endpoint_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
     let hyper = HyperClient::builder(TokioExecutor::new()).build(HyperHttpConnector::new());
+    endpoint_client_with(endpoint, hyper)
+}
+
+/// [`endpoint_client`] through the given hyper client, e.g. one with an HTTPS connector
+/// that trusts a test CA (this crate carries no TLS stack of its own).
+pub fn endpoint_client_with<C>(
+    endpoint: &str,
+    hyper: HyperClient<C, Full<Bytes>>,
+) -> aws_sdk_dynamodb::Client
+where
+    C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+{
     client(
         endpoint,
         SharedHttpClient::new(Fixed(SharedHttpConnector::new(PlainHttp { hyper }))),
@@ -170,12 +182,22 @@ impl HttpConnector for InProcess {
     }
 }
 
-#[derive(Clone, Debug)]
-struct PlainHttp {
-    hyper: HyperClient<HyperHttpConnector, Full<Bytes>>,
+/// The SDK's connector over a hyper client (plain HTTP, or whatever `C` connects with).
+#[derive(Clone)]
+struct PlainHttp<C> {
+    hyper: HyperClient<C, Full<Bytes>>,
 }
 
-impl HttpConnector for PlainHttp {
+impl<C> std::fmt::Debug for PlainHttp<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PlainHttp")
+    }
+}
+
+impl<C> HttpConnector for PlainHttp<C>
+where
+    C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+{
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let hyper = self.hyper.clone();
         HttpConnectorFuture::new(async move {

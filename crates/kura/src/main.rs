@@ -24,7 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the DynamoDB API over HTTP (use it with --endpoint-url http://HOST:PORT).
+    /// Serve the DynamoDB API over HTTP, or HTTPS with --tls-cert and --tls-key (use it
+    /// with --endpoint-url http://HOST:PORT or https://HOST:PORT).
     Serve(ServeArgs),
     /// The kura-cqrs framework's tools.
     #[command(subcommand)]
@@ -108,6 +109,13 @@ struct ServeArgs {
     /// Rotate the audit file (to FILE.1 ... FILE.5) before it grows past this many bytes.
     #[arg(long, default_value_t = 64 << 20, env = "KURA_AUDIT_MAX_BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     audit_max_bytes: u64,
+    /// Serve HTTPS on the port with this PEM certificate chain (leaf first); needs
+    /// --tls-key. Clients trust it or its CA (e.g. `aws --ca-bundle FILE`).
+    #[arg(long, env = "KURA_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, env = "KURA_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
@@ -201,6 +209,11 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             Some(Arc::new(log))
         }
     };
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(kura_server::TlsConfig::from_pem_files(cert, key)?),
+        _ => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let engine: Arc<Engine> = if args.in_memory {
         Engine::in_memory_with_options(options)
     } else {
@@ -223,8 +236,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             reload_on_hangup(auth.clone(), path.clone());
         }
         // The readiness line scripts wait for; keep its wording stable.
-        tracing::info!("kura ready on http://{local} (storage: {storage})");
-        let options = kura_server::ServerOptions { auth, audit };
+        tracing::info!("kura ready on {scheme}://{local} (storage: {storage})");
+        let options = kura_server::ServerOptions { auth, audit, tls };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await
             .map_err(|e| format!("server error: {e}"))?;
