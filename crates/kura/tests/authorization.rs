@@ -46,7 +46,17 @@ fn file() -> String {
       "Resource": "*"}}}}]}},
   {{"AccessKeyId": "AKIDNODELETE", "SecretAccessKey": "nodelete-secret", "User": "nodelete", "Account": "123456789012",
     "Policies": [{{"Statement": [{{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}},
-      {{"Effect": "Deny", "Action": "dynamodb:DeleteItem", "Resource": "arn:aws:dynamodb:*:*:table/app"}}]}}]}}],
+      {{"Effect": "Deny", "Action": "dynamodb:DeleteItem", "Resource": "arn:aws:dynamodb:*:*:table/app"}}]}}]}},
+  {{"AccessKeyId": "AKIDLOCAL", "SecretAccessKey": "local-secret", "User": "local", "Account": "123456789012",
+    "Policies": [{{"Statement": {{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*",
+      "Condition": {{"IpAddress": {{"aws:SourceIp": ["127.0.0.0/8", "::1/128"]}}}}}}}}]}},
+  {{"AccessKeyId": "AKIDREMOTE", "SecretAccessKey": "remote-secret", "User": "remote", "Account": "123456789012",
+    "Policies": [{{"Statement": {{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*",
+      "Condition": {{"IpAddress": {{"aws:SourceIp": "10.0.0.0/8"}}}}}}}}]}},
+  {{"AccessKeyId": "AKIDNARROW", "SecretAccessKey": "narrow-secret", "User": "narrow", "Account": "123456789012",
+    "Policies": [{{"Version": "2012-10-17", "Statement": {{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
+      "Condition": {{"ForAllValues:StringEquals": {{"dynamodb:Attributes": ["pk", "sk", "gpk"]}},
+                     "StringEqualsIfExists": {{"dynamodb:ReturnConsumedCapacity": "NONE"}}}}}}}}]}}],
  "Principals": [
   {{"User": "alice", "Account": "123456789012", "Tags": {{"tenant": "acme"}}, "Policies": [{TENANT_POLICY}]}},
   {{"User": "bob", "Account": "123456789012", "Tags": {{"tenant": "globex"}}, "Policies": [{TENANT_POLICY}]}}]}}"#
@@ -98,6 +108,13 @@ async fn setup(admin: &Client) {
         .attribute_definitions(def("gpk", ScalarAttributeType::S))
         .key_schema(key("pk", KeyType::Hash))
         .key_schema(key("sk", KeyType::Range))
+        .stream_specification(
+            aws_sdk_dynamodb::types::StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(aws_sdk_dynamodb::types::StreamViewType::KeysOnly)
+                .build()
+                .expect("stream"),
+        )
         .global_secondary_indexes(
             GlobalSecondaryIndex::builder()
                 .index_name("byStatus")
@@ -474,4 +491,138 @@ async fn read_only_and_explicit_deny() {
             "User: arn:aws:iam::123456789012:user/nodelete is not authorized to perform: dynamodb:DeleteItem on resource: {TABLE_ARN} with an explicit deny in an identity-based policy"
         )
     );
+}
+
+fn streams_client(kura: &KuraProcess, key: &str, secret: &str) -> aws_sdk_dynamodbstreams::Client {
+    let config = kura
+        .streams_client()
+        .config()
+        .to_builder()
+        .credentials_provider(aws_sdk_dynamodbstreams::config::Credentials::new(
+            key, secret, None, None, "test",
+        ))
+        .build();
+    aws_sdk_dynamodbstreams::Client::from_conf(config)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_source_ip_and_attributes() {
+    use aws_sdk_dynamodbstreams::error::ProvideErrorMetadata;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("credentials.json");
+    std::fs::write(&path, file()).expect("write");
+    let kura = KuraProcess::start_with(None, &["--auth", path.to_str().expect("utf-8")]);
+    let admin = client(&kura, "AKIDADMIN", "admin-secret");
+    setup(&admin).await;
+    let stream = admin
+        .describe_table()
+        .table_name("app")
+        .send()
+        .await
+        .expect("describe")
+        .table()
+        .and_then(|t| t.latest_stream_arn())
+        .expect("stream arn")
+        .to_owned();
+    let label = stream.rsplit('/').next().expect("label");
+    let stream_in_account = format!("{TABLE_ARN}/stream/{label}");
+
+    // The reader's Describe*, Get* and List* reach the stream; GetRecords is checked on
+    // the stream its iterator reads.
+    let reader = streams_client(&kura, "AKIDREADER", "reader-secret");
+    reader.list_streams().send().await.expect("list streams");
+    let shard = reader
+        .describe_stream()
+        .stream_arn(&stream)
+        .send()
+        .await
+        .expect("describe stream")
+        .stream_description()
+        .and_then(|d| d.shards().first())
+        .and_then(|s| s.shard_id())
+        .expect("shard")
+        .to_owned();
+    let iterator = reader
+        .get_shard_iterator()
+        .stream_arn(&stream)
+        .shard_id(&shard)
+        .shard_iterator_type(aws_sdk_dynamodbstreams::types::ShardIteratorType::TrimHorizon)
+        .send()
+        .await
+        .expect("iterator")
+        .shard_iterator()
+        .expect("iterator")
+        .to_owned();
+    reader
+        .get_records()
+        .shard_iterator(&iterator)
+        .send()
+        .await
+        .expect("records");
+    // The tenant policy grants no Streams action.
+    let alice = streams_client(&kura, "AKIDALICE", "alice-secret");
+    let err = alice
+        .describe_stream()
+        .stream_arn(&stream)
+        .send()
+        .await
+        .expect_err("refused");
+    assert_eq!(err.code(), Some("AccessDeniedException"));
+    assert_eq!(
+        err.message(),
+        Some(no_allow("alice", "DescribeStream", &stream_in_account).as_str())
+    );
+    let err = alice
+        .get_records()
+        .shard_iterator(&iterator)
+        .send()
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        err.message(),
+        Some(no_allow("alice", "GetRecords", &stream_in_account).as_str())
+    );
+
+    // aws:SourceIp is the peer's address.
+    client(&kura, "AKIDLOCAL", "local-secret")
+        .list_tables()
+        .send()
+        .await
+        .expect("from loopback");
+    let err = client(&kura, "AKIDREMOTE", "remote-secret")
+        .list_tables()
+        .send()
+        .await
+        .expect_err("not from 10/8");
+    assert_eq!(message(&err), no_allow("remote", "ListTables", "*"));
+
+    // dynamodb:Attributes and an IfExists key.
+    let narrow = client(&kura, "AKIDNARROW", "narrow-secret");
+    narrow
+        .get_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "1")))
+        .projection_expression("pk, #s")
+        .expression_attribute_names("#s", "sk")
+        .send()
+        .await
+        .expect("key attributes only");
+    for (projection, capacity) in [
+        (Some("pk, note"), None),
+        (
+            None,
+            Some(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total),
+        ),
+    ] {
+        let err = narrow
+            .get_item()
+            .table_name("app")
+            .set_key(Some(order("acme", "1")))
+            .set_projection_expression(projection.map(str::to_owned))
+            .set_return_consumed_capacity(capacity)
+            .send()
+            .await
+            .expect_err("refused");
+        assert_eq!(message(&err), no_allow("narrow", "GetItem", TABLE_ARN));
+    }
 }
