@@ -276,6 +276,28 @@ async fn per_tenant_policy_in_every_operation() {
         &format!("{TABLE_ARN}/index/byStatus")
     );
     refused!(alice.scan().table_name("app"), "Scan");
+    // The legacy KeyConditions name the partition key too.
+    let legacy = |tenant: &str| {
+        aws_sdk_dynamodb::types::Condition::builder()
+            .comparison_operator(aws_sdk_dynamodb::types::ComparisonOperator::Eq)
+            .attribute_value_list(s(&format!("ORDER#{tenant}")))
+            .build()
+            .expect("condition")
+    };
+    alice
+        .query()
+        .table_name("app")
+        .key_conditions("pk", legacy("acme"))
+        .send()
+        .await
+        .expect("own legacy query");
+    refused!(
+        alice
+            .query()
+            .table_name("app")
+            .key_conditions("pk", legacy("globex")),
+        "Query"
+    );
 
     // BatchGetItem and BatchWriteItem: one foreign key refuses the batch.
     let keys = |tenants: &[&str]| {
