@@ -5,6 +5,10 @@
 //! string, the headers and the body as plain data ([`HttpRequest`]) and gets back the
 //! [`Principal`] or an [`AuthError`] whose variants are DynamoDB's error types.
 //!
+//! Authorization is [`policy`]: the IAM identity policies a principal carries in the
+//! credentials file, evaluated as IAM evaluates them ([`evaluate`]) against the condition
+//! keys the server computes for a request ([`RequestContext`]).
+//!
 //! ```
 //! use kura_auth::{Authenticator, Credentials, HttpRequest};
 //!
