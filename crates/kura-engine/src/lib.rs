@@ -134,6 +134,19 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// The primary key attribute names of a table (partition key, then sort key): what the
+    /// audit log splits a Put's key out of its item with. None for an unknown table.
+    pub fn key_names(&self, table: &str) -> Option<Vec<String>> {
+        let record = self.catalog.get(table)?;
+        let schema = &record.key_schema;
+        Some(
+            std::iter::once(&schema.hash)
+                .chain(schema.range.as_ref())
+                .map(|a| a.name.clone())
+                .collect(),
+        )
+    }
+
     /// The partition key attribute names of a table, or of one of its indexes: what the
     /// server's authorization step reads `dynamodb:LeadingKeys` from. None for an unknown
     /// table or index.

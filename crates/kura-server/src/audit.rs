@@ -135,6 +135,8 @@ pub(crate) struct Event<'a> {
     pub request_id: &'a str,
     /// `(errorCode, errorMessage)` when the request failed.
     pub error: Option<(&'a str, Option<&'a str>)>,
+    /// To split a Put's key out of its item (None: the key is not split out).
+    pub engine: Option<&'a kura_engine::Engine>,
 }
 
 /// CloudTrail's data events for DynamoDB: item-level operations, PartiQL, and the Streams
@@ -213,7 +215,7 @@ pub(crate) fn record(event: &Event<'_>) -> Value {
     }
     out.insert(
         "requestParameters".into(),
-        request_parameters(event.operation, &body, data),
+        request_parameters(event.operation, &body, data, event.engine),
     );
     out.insert("responseElements".into(), Value::Null);
     out.insert("requestID".into(), json!(event.request_id));
@@ -291,23 +293,54 @@ fn names_of(item: Option<&Value>) -> Option<Value> {
     ))
 }
 
+/// The key attributes of a Put's item, by the table's key schema.
+fn key_of(
+    engine: Option<&kura_engine::Engine>,
+    table: Option<&Value>,
+    item: &Value,
+) -> Option<Value> {
+    let names = engine?.key_names(table?.as_str()?)?;
+    let item = item.as_object()?;
+    let key: Map<String, Value> = names
+        .into_iter()
+        .filter_map(|name| Some((name.clone(), item.get(&name)?.clone())))
+        .collect();
+    (!key.is_empty()).then_some(Value::Object(key))
+}
+
 /// One action of a batch or transaction: its table, its key, and a Put's attribute names.
-fn action(operation: &str, table: Option<&Value>, request: &Map<String, Value>) -> Value {
+fn action(
+    operation: &str,
+    table: Option<&Value>,
+    request: &Map<String, Value>,
+    engine: Option<&kura_engine::Engine>,
+) -> Value {
     let mut out = Map::new();
     out.insert("operation".into(), json!(operation));
-    if let Some(t) = table.or_else(|| request.get("TableName")) {
+    let table = table.or_else(|| request.get("TableName"));
+    if let Some(t) = table {
         out.insert("tableName".into(), t.clone());
     }
     if let Some(key) = request.get("Key") {
         out.insert("key".into(), key.clone());
     }
-    if let Some(names) = names_of(request.get("Item")) {
-        out.insert("items".into(), names);
+    if let Some(item) = request.get("Item") {
+        if let Some(key) = key_of(engine, table, item) {
+            out.insert("key".into(), key);
+        }
+        if let Some(names) = names_of(Some(item)) {
+            out.insert("items".into(), names);
+        }
     }
     Value::Object(out)
 }
 
-fn request_parameters(operation: &str, body: &Map<String, Value>, data: bool) -> Value {
+fn request_parameters(
+    operation: &str,
+    body: &Map<String, Value>,
+    data: bool,
+    engine: Option<&kura_engine::Engine>,
+) -> Value {
     let mut out = Map::new();
     copy_names(body, &mut out);
     if !data {
@@ -320,8 +353,13 @@ fn request_parameters(operation: &str, body: &Map<String, Value>, data: bool) ->
     if let Some(key) = body.get("Key") {
         out.insert("key".into(), key.clone());
     }
-    if let Some(names) = names_of(body.get("Item")) {
-        out.insert("item".into(), names);
+    if let Some(item) = body.get("Item") {
+        if let Some(key) = key_of(engine, body.get("TableName"), item) {
+            out.insert("key".into(), key);
+        }
+        if let Some(names) = names_of(Some(item)) {
+            out.insert("item".into(), names);
+        }
     }
     let mut items = Vec::new();
     match operation {
@@ -344,7 +382,7 @@ fn request_parameters(operation: &str, body: &Map<String, Value>, data: bool) ->
                         };
                         for (kind, op) in [("PutRequest", "Put"), ("DeleteRequest", "Delete")] {
                             if let Some(r) = request.get(kind).and_then(Value::as_object) {
-                                items.push(action(op, Some(&table), r));
+                                items.push(action(op, Some(&table), r, engine));
                             }
                         }
                     }
@@ -363,7 +401,7 @@ fn request_parameters(operation: &str, body: &Map<String, Value>, data: bool) ->
                 };
                 for (op, request) in entry {
                     if let Some(request) = request.as_object() {
-                        items.push(action(op, None, request));
+                        items.push(action(op, None, request, engine));
                     }
                 }
             }
@@ -394,6 +432,7 @@ mod tests {
             body,
             request_id: "RID",
             error: None,
+            engine: None,
         }
     }
 
@@ -404,6 +443,27 @@ mod tests {
         assert_eq!(r["eventCategory"], "Data");
         assert_eq!(r["requestParameters"]["tableName"], "T");
         assert_eq!(r["requestParameters"]["item"], json!(["pk", "secret"]));
+        assert!(!r.to_string().contains("hush"));
+    }
+
+    #[tokio::test]
+    async fn put_item_key_comes_from_the_key_schema() {
+        let engine = kura_engine::Engine::in_memory();
+        let create = br#"{"TableName":"Tbl","BillingMode":"PAY_PER_REQUEST",
+            "AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}],
+            "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]}"#;
+        crate::invoke(&engine, "CreateTable", bytes::Bytes::from_static(create))
+            .await
+            .unwrap();
+        let body =
+            br#"{"TableName":"Tbl","Item":{"pk":{"S":"a"},"sk":{"N":"1"},"v":{"S":"hush"}}}"#;
+        let mut e = event("PutItem", body);
+        e.engine = Some(&engine);
+        let r = record(&e);
+        assert_eq!(
+            r["requestParameters"]["key"],
+            json!({"pk": {"S": "a"}, "sk": {"N": "1"}})
+        );
         assert!(!r.to_string().contains("hush"));
     }
 

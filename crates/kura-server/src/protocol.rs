@@ -82,7 +82,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
         }
     };
     let result = match &shared.audit {
-        Some(log) => audit(log, &parts, audited, &request_id, result),
+        Some(log) => audit(log, &shared.engine, &parts, audited, &request_id, result),
         None => result,
     };
     match result {
@@ -98,6 +98,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
 /// line that cannot be written fails the request (InternalServerError).
 fn audit(
     log: &crate::audit::AuditLog,
+    engine: &kura_engine::Engine,
     parts: &axum::http::request::Parts,
     audited: Option<(bytes::Bytes, Option<Verified>)>,
     request_id: &str,
@@ -133,6 +134,7 @@ fn audit(
             .as_ref()
             .err()
             .map(|e| (e.name(), e.message.as_deref())),
+        engine: Some(engine),
     };
     if !log.records(&event) {
         return result;

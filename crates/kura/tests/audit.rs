@@ -116,8 +116,48 @@ async fn data_events_with_the_key_and_never_the_values() {
         let last = lines(&path).pop().expect("a line");
         assert_eq!(last["eventName"], "PutItem");
         assert_eq!(last["requestParameters"]["tableName"], "tbl");
-        assert_eq!(last["requestParameters"]["item"][0], "pk");
+        assert_eq!(
+            last["requestParameters"]["item"],
+            serde_json::json!(["pk", "secret"])
+        );
+        // The key is split out of the item by the table's key schema.
+        assert_eq!(
+            last["requestParameters"]["key"],
+            serde_json::json!({"pk": {"S": pk}})
+        );
     }
+    client
+        .get_item()
+        .table_name("tbl")
+        .key("pk", AttributeValue::S("k1".into()))
+        .send()
+        .await
+        .expect("get");
+    client
+        .batch_write_item()
+        .request_items(
+            "tbl",
+            vec![
+                aws_sdk_dynamodb::types::WriteRequest::builder()
+                    .put_request(
+                        aws_sdk_dynamodb::types::PutRequest::builder()
+                            .item("pk", AttributeValue::S("b1".into()))
+                            .item("secret", AttributeValue::S("do-not-log".into()))
+                            .build()
+                            .expect("put request"),
+                    )
+                    .build(),
+            ],
+        )
+        .send()
+        .await
+        .expect("batch write");
+    let batch = lines(&path).pop().expect("batch line");
+    assert_eq!(batch["eventName"], "BatchWriteItem");
+    let action = &batch["requestParameters"]["requestItems"][0];
+    assert_eq!(action["operation"], "Put");
+    assert_eq!(action["tableName"], "tbl");
+    assert_eq!(action["key"]["pk"]["S"], "b1");
     client
         .get_item()
         .table_name("tbl")
@@ -135,7 +175,7 @@ async fn data_events_with_the_key_and_never_the_values() {
     assert_eq!(get["requestParameters"]["key"]["pk"]["S"], "k1");
     let text = std::fs::read_to_string(&path).expect("read");
     assert!(!text.contains("do-not-log"), "item values stay out");
-    assert_eq!(records.len(), 1 + 20 + 1);
+    assert_eq!(records.len(), 1 + 20 + 1 + 1 + 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
