@@ -14,6 +14,10 @@
 //! `${?}`, `${$}`) are replaced in `Resource`/`NotResource` and in condition values of
 //! documents with `"Version": "2012-10-17"`; a variable whose key the request lacks makes
 //! the resource or the condition value match nothing.
+//!
+//! Resource-based policies ([`Policy::resource_from_json`]) are the same documents with a
+//! `Principal` in every statement; a statement applies only when its principal names the
+//! requester (`aws:PrincipalArn`, or its account by id or `:root` ARN, or `*`).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -64,6 +68,9 @@ struct Statement {
     resources: Patterns,
     conditions: Vec<Condition>,
     variables: bool,
+    /// The `Principal` of a resource-based policy statement (`*`, or the `AWS` values);
+    /// None in an identity policy, whose principal is the one it is attached to.
+    principals: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,15 +313,27 @@ fn strings(value: &Value, what: &str) -> Result<Vec<String>, PolicyError> {
 }
 
 impl Policy {
-    /// Parses a policy document given as JSON text.
+    /// Parses an identity policy document given as JSON text.
     pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
         let value: Value =
             serde_json::from_str(text).map_err(|e| PolicyError(format!("not JSON: {e}")))?;
         Policy::from_value(&value)
     }
 
-    /// Parses a policy document given as a JSON value.
+    /// Parses an identity policy document given as a JSON value.
     pub fn from_value(value: &Value) -> Result<Policy, PolicyError> {
+        Policy::parse(value, false)
+    }
+
+    /// Parses a resource-based policy (PutResourcePolicy's `Policy`): every statement names
+    /// its `Principal`.
+    pub fn resource_from_json(text: &str) -> Result<Policy, PolicyError> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| PolicyError(format!("not JSON: {e}")))?;
+        Policy::parse(&value, true)
+    }
+
+    fn parse(value: &Value, resource_based: bool) -> Result<Policy, PolicyError> {
         let Value::Object(doc) = value else {
             return err("a policy must be a JSON object");
         };
@@ -331,10 +350,10 @@ impl Policy {
                 "Statement" => match v {
                     Value::Array(list) => {
                         for s in list {
-                            statements.push(Statement::parse(s)?);
+                            statements.push(Statement::parse(s, resource_based)?);
                         }
                     }
-                    s => statements.push(Statement::parse(s)?),
+                    s => statements.push(Statement::parse(s, resource_based)?),
                 },
                 other => return err(format!("unknown policy element {other:?}")),
             }
@@ -350,10 +369,11 @@ impl Policy {
 }
 
 impl Statement {
-    fn parse(value: &Value) -> Result<Statement, PolicyError> {
+    fn parse(value: &Value, resource_based: bool) -> Result<Statement, PolicyError> {
         let Value::Object(s) = value else {
             return err("a Statement must be an object");
         };
+        let mut principals = None;
         let mut effect = None;
         let mut actions = None;
         let mut resources = None;
@@ -432,6 +452,10 @@ impl Statement {
                         }
                     }
                 }
+                "Principal" if resource_based => principals = Some(parse_principal(v)?),
+                "NotPrincipal" if resource_based => {
+                    return err("NotPrincipal is not supported; name the Principal");
+                }
                 "Principal" | "NotPrincipal" => {
                     return err("an identity policy names no Principal");
                 }
@@ -447,13 +471,57 @@ impl Statement {
         let Some(resources) = resources else {
             return err("a Statement needs a Resource or NotResource");
         };
+        if resource_based && principals.is_none() {
+            return err("a resource-based policy Statement needs a Principal");
+        }
         Ok(Statement {
             effect,
             actions,
             resources,
             conditions,
             variables: true,
+            principals,
         })
+    }
+
+    /// Whether the statement's `Principal` names the requester (`aws:PrincipalArn`,
+    /// `aws:PrincipalAccount` of `ctx`); always true for an identity policy.
+    fn names_principal(&self, ctx: &RequestContext) -> bool {
+        let Some(principals) = &self.principals else {
+            return true;
+        };
+        let arn = ctx.get("aws:PrincipalArn").and_then(|v| v.first());
+        let account = ctx.get("aws:PrincipalAccount").and_then(|v| v.first());
+        principals.iter().any(|p| {
+            p == "*"
+                || arn.is_some_and(|a| a == p)
+                || account.is_some_and(|a| p == a || *p == format!("arn:aws:iam::{a}:root"))
+        })
+    }
+}
+
+/// A resource policy's `Principal`: `"*"`, or `{"AWS": ...}` with account ids, account
+/// root ARNs, user and role ARNs, or `"*"`. Other principal types (`Service`,
+/// `Federated`, `CanonicalUser`) are accepted and name no Kura principal.
+fn parse_principal(value: &Value) -> Result<Vec<String>, PolicyError> {
+    match value {
+        Value::String(s) if s == "*" => Ok(vec!["*".to_owned()]),
+        Value::Object(map) => {
+            let mut out = Vec::new();
+            for (kind, v) in map {
+                match kind.as_str() {
+                    "AWS" => out.extend(strings(v, "Principal AWS")?),
+                    "Service" | "Federated" | "CanonicalUser" => {
+                        strings(v, kind)?;
+                    }
+                    other => return err(format!("unknown principal type {other:?}")),
+                }
+            }
+            Ok(out)
+        }
+        _ => err(
+            "Principal must be \"*\" or an object such as {\"AWS\": \"arn:aws:iam::123456789012:user/name\"}",
+        ),
     }
 }
 
@@ -588,6 +656,9 @@ impl Condition {
 
 impl Statement {
     fn applies(&self, action: &str, resource: &str, ctx: &RequestContext) -> bool {
+        if !self.names_principal(ctx) {
+            return false;
+        }
         let action_hit = self.actions.patterns.iter().any(|p| glob(p, action, true));
         if action_hit == self.actions.negated {
             return false;
@@ -1006,6 +1077,47 @@ mod tests {
         assert_eq!(
             substitute("a${*}b${$}", &RequestContext::new()).as_deref(),
             Some("a*b$")
+        );
+    }
+
+    #[test]
+    fn resource_policies_name_their_principal() {
+        let doc = r#"{"Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Principal": {"AWS": ["arn:aws:iam::123456789012:user/bob", "111122223333"]},
+             "Action": "dynamodb:GetItem", "Resource": "*"},
+            {"Effect": "Deny", "Principal": "*", "Action": "dynamodb:DeleteItem", "Resource": "*"}]}"#;
+        let p = Policy::resource_from_json(doc).unwrap();
+        let ctx = |arn: &str, account: &str| {
+            let mut c = RequestContext::new();
+            c.set("aws:PrincipalArn", arn);
+            c.set("aws:PrincipalAccount", account);
+            c
+        };
+        let bob = ctx("arn:aws:iam::123456789012:user/bob", "123456789012");
+        let eve = ctx("arn:aws:iam::123456789012:user/eve", "123456789012");
+        let other = ctx("arn:aws:iam::111122223333:role/r", "111122223333");
+        let ps = std::slice::from_ref(&p);
+        assert_eq!(evaluate(ps, "dynamodb:GetItem", T, &bob), Decision::Allow);
+        assert_eq!(
+            evaluate(ps, "dynamodb:GetItem", T, &eve),
+            Decision::ImplicitDeny
+        );
+        assert_eq!(evaluate(ps, "dynamodb:GetItem", T, &other), Decision::Allow);
+        assert_eq!(
+            evaluate(ps, "dynamodb:DeleteItem", T, &eve),
+            Decision::ExplicitDeny
+        );
+        // Identity policies name no Principal; resource policies must.
+        assert!(Policy::from_json(doc).is_err());
+        let no_principal =
+            r#"{"Statement": {"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}}"#;
+        assert!(Policy::resource_from_json(no_principal).is_err());
+        let root = r#"{"Statement": {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::123456789012:root"},
+            "Action": "dynamodb:*", "Resource": "*"}}"#;
+        let root = Policy::resource_from_json(root).unwrap();
+        assert_eq!(
+            evaluate(&[root], "dynamodb:Query", T, &eve),
+            Decision::Allow
         );
     }
 }

@@ -91,6 +91,18 @@ pub struct TableRecord {
     /// key, so records written before it existed keep their bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sse: Option<SseRecord>,
+    /// The table's resource-based policy; absent (and not stored) when there is none, so
+    /// records written before resource policies existed keep their bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_policy: Option<ResourcePolicyRecord>,
+}
+
+/// A resource-based policy as PutResourcePolicy stored it: the document as sent (already
+/// checked by the server) and its revision id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourcePolicyRecord {
+    pub policy: String,
+    pub revision_id: String,
 }
 
 /// A table's KMS key setting (Kura keeps it; it does not encrypt with it).

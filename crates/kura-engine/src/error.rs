@@ -41,6 +41,9 @@ pub enum EngineError {
     /// `LimitExceededException`.
     #[error("{0}")]
     LimitExceeded(String),
+    /// `PolicyNotFoundException`: no resource-based policy, or not the expected revision.
+    #[error("{0}")]
+    PolicyNotFound(String),
     /// `ItemCollectionSizeLimitExceededException`: an LSI table's partition outgrew 10 GB.
     #[error("{0}")]
     ItemCollectionSizeLimitExceeded(String),

@@ -20,6 +20,10 @@ pub const MAX_REQUEST_BODY_BYTES: usize = 16 * 1024 * 1024;
 pub const MAX_PROVISIONED_UNITS: i64 = 1_000_000_000_000;
 /// Tags per resource, and tag key/value lengths.
 pub const MAX_TAGS_PER_RESOURCE: usize = 50;
+/// The largest resource-based policy document, in bytes, white space included (DynamoDB API
+/// Reference, PutResourcePolicy: "The maximum size supported for a resource-based policy
+/// document is 20 KB. DynamoDB counts whitespaces").
+pub const MAX_RESOURCE_POLICY_BYTES: usize = 20 * 1024;
 pub const MAX_TAG_KEY_LEN: usize = 128;
 pub const MAX_TAG_VALUE_LEN: usize = 256;
 /// ListTables page size bounds.

@@ -346,6 +346,43 @@ pub fn ttl_other_attribute(current: &str) -> String {
 pub const TTL_CHANGED_RECENTLY: &str =
     "Time to live has been modified multiple times within a fixed interval";
 
+// ---- resource-based policies ----
+
+/// PolicyNotFoundException: the table or stream has no resource-based policy. Source: Kura;
+/// the exception and when it is raised are DynamoDB's (API Reference, GetResourcePolicy,
+/// DeleteResourcePolicy), its message text is not documented.
+pub fn policy_not_found(arn: &str) -> String {
+    format!("Resource-based policy not found for the provided ResourceArn: {arn}")
+}
+/// PolicyNotFoundException for an ExpectedRevisionId that is not the current one (the API
+/// Reference, PutResourcePolicy: "If you specify an ExpectedRevisionId that doesn't match
+/// the current policy's RevisionId, the PolicyNotFoundException will be returned").
+/// Source: Kura's wording.
+pub fn policy_revision_mismatch(arn: &str, expected: &str) -> String {
+    format!(
+        "Resource-based policy not found for the provided ResourceArn: {arn} with the expected revision id {expected}"
+    )
+}
+/// LimitExceededException for a policy over 20 KB (limit: API Reference,
+/// PutResourcePolicy). Source: Kura's wording.
+pub fn policy_too_large(size: usize) -> String {
+    format!(
+        "Resource-based policy document size {size} bytes exceeds the maximum allowed size of 20480 bytes"
+    )
+}
+/// ValidationException for a policy document that does not parse. Source: Kura, in the
+/// style of DynamoDB's "Invalid policy document" answers; `reason` is Kura's parser's.
+pub fn invalid_policy(reason: &str) -> String {
+    format!("Invalid policy document: {reason}")
+}
+
+/// ValidationException for a policy that would deny its author further PutResourcePolicy
+/// calls, sent without ConfirmRemoveSelfResourceAccess. Source: Kura's wording; the rule
+/// is the API Reference's (PutResourcePolicy, ConfirmRemoveSelfResourceAccess).
+pub fn policy_self_lockout() -> &'static str {
+    "The policy would remove your permission to change the policy of this resource: set ConfirmRemoveSelfResourceAccess to true to confirm"
+}
+
 // ---- tags ----
 
 /// Source: DynamoDB TagResource/ListTagsOfResource with a malformed ARN.

@@ -195,6 +195,9 @@ impl From<EngineError> for ApiError {
             EngineError::LimitExceeded(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "LimitExceededException", message)
             }
+            EngineError::PolicyNotFound(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "PolicyNotFoundException", message)
+            }
             EngineError::ItemCollectionSizeLimitExceeded(_) => Self::new(
                 S::BAD_REQUEST,
                 DYNAMODB,

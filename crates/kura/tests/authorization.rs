@@ -2,7 +2,8 @@
 //! docs/security.md (partition keys `PREFIX#tenant`, `dynamodb:LeadingKeys` against
 //! `*#${aws:PrincipalTag/tenant}`) refuses tenant A every item of tenant B, in every
 //! operation; a read-only policy; an explicit deny; a principal without `Policies` keeps
-//! full access. Through aws-sdk-dynamodb against a spawned server.
+//! full access; resource-based policies on the table and its stream, combined with the
+//! identity policies. Through aws-sdk-dynamodb against a spawned server.
 
 mod common;
 
@@ -53,6 +54,8 @@ fn file() -> String {
   {{"AccessKeyId": "AKIDREMOTE", "SecretAccessKey": "remote-secret", "User": "remote", "Account": "123456789012",
     "Policies": [{{"Statement": {{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*",
       "Condition": {{"IpAddress": {{"aws:SourceIp": "10.0.0.0/8"}}}}}}}}]}},
+  {{"AccessKeyId": "AKIDCAROL", "SecretAccessKey": "carol-secret", "User": "carol", "Account": "123456789012",
+    "Policies": [{{"Statement": {{"Effect": "Allow", "Action": "dynamodb:ListTables", "Resource": "*"}}}}]}},
   {{"AccessKeyId": "AKIDNARROW", "SecretAccessKey": "narrow-secret", "User": "narrow", "Account": "123456789012",
     "Policies": [{{"Version": "2012-10-17", "Statement": {{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
       "Condition": {{"ForAllValues:StringEquals": {{"dynamodb:Attributes": ["pk", "sk", "gpk"]}},
@@ -647,4 +650,356 @@ async fn streams_source_ip_and_attributes() {
             .expect_err("refused");
         assert_eq!(message(&err), no_allow("narrow", "GetItem", TABLE_ARN));
     }
+}
+
+/// A resource-based policy with one statement.
+fn resource_policy(effect: &str, principal: &str, actions: &str, resource: &str) -> String {
+    format!(
+        r#"{{"Version": "2012-10-17", "Statement": [{{"Effect": "{effect}", "Principal": {{"AWS": "{principal}"}}, "Action": {actions}, "Resource": "{resource}"}}]}}"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_policies_on_tables_and_streams() {
+    use aws_sdk_dynamodbstreams::error::ProvideErrorMetadata;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("credentials.json");
+    std::fs::write(&path, file()).expect("write");
+    let kura = KuraProcess::start_with(None, &["--auth", path.to_str().expect("utf-8")]);
+    let admin = client(&kura, "AKIDADMIN", "admin-secret");
+    setup(&admin).await;
+    let carol_arn = "arn:aws:iam::123456789012:user/carol";
+
+    // No policy yet; an unknown table; a malformed and an oversized policy.
+    let err = admin
+        .get_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .send()
+        .await
+        .expect_err("none");
+    assert_eq!(code(&err), "PolicyNotFoundException");
+    assert_eq!(
+        message(&err),
+        format!("Resource-based policy not found for the provided ResourceArn: {TABLE_ARN}")
+    );
+    let missing = "arn:aws:dynamodb:us-east-1:123456789012:table/missing";
+    let err = admin
+        .get_resource_policy()
+        .resource_arn(missing)
+        .send()
+        .await
+        .expect_err("no table");
+    assert_eq!(code(&err), "ResourceNotFoundException");
+    let err = admin
+        .put_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .policy(r#"{"Statement": {"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}}"#)
+        .send()
+        .await
+        .expect_err("no principal");
+    assert_eq!(code(&err), "ValidationException");
+    assert_eq!(
+        message(&err),
+        "Invalid policy document: a resource-based policy Statement needs a Principal"
+    );
+    let allow_carol = resource_policy(
+        "Allow",
+        carol_arn,
+        r#"["dynamodb:GetItem", "dynamodb:Scan"]"#,
+        TABLE_ARN,
+    );
+    let err = admin
+        .put_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .policy(format!("{allow_carol}{}", " ".repeat(20 * 1024)))
+        .send()
+        .await
+        .expect_err("too large");
+    assert_eq!(code(&err), "LimitExceededException");
+
+    // Carol's identity policy allows no read: refused until the table's policy allows her.
+    let carol = client(&kura, "AKIDCAROL", "carol-secret");
+    let err = carol
+        .get_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "1")))
+        .send()
+        .await
+        .expect_err("no allow yet");
+    assert_eq!(message(&err), no_allow("carol", "GetItem", TABLE_ARN));
+    let r1 = admin
+        .put_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .policy(&allow_carol)
+        .expected_revision_id("NO_POLICY")
+        .send()
+        .await
+        .expect("put")
+        .revision_id()
+        .expect("revision")
+        .to_owned();
+    let got = admin
+        .get_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(got.policy(), Some(allow_carol.as_str()));
+    assert_eq!(got.revision_id(), Some(r1.as_str()));
+    carol
+        .get_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "1")))
+        .send()
+        .await
+        .expect("allowed by the table's policy");
+    carol.scan().table_name("app").send().await.expect("scan");
+    let err = carol
+        .put_item()
+        .table_name("app")
+        .set_item(Some(order("acme", "9")))
+        .send()
+        .await
+        .expect_err("not in either policy");
+    assert_eq!(message(&err), no_allow("carol", "PutItem", TABLE_ARN));
+    // The policy operations are actions too: the reader may Get, not Put.
+    let reader = client(&kura, "AKIDREADER", "reader-secret");
+    reader
+        .get_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .send()
+        .await
+        .expect("dynamodb:Get*");
+    let err = reader
+        .put_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .policy(&allow_carol)
+        .send()
+        .await
+        .expect_err("no PutResourcePolicy");
+    assert_eq!(
+        message(&err),
+        no_allow("reader", "PutResourcePolicy", TABLE_ARN)
+    );
+
+    // A stale ExpectedRevisionId; then a Deny that overrides nodelete's identity allow.
+    let deny_nodelete = resource_policy(
+        "Deny",
+        "arn:aws:iam::123456789012:user/nodelete",
+        r#""dynamodb:PutItem""#,
+        "*",
+    );
+    let err = admin
+        .put_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .policy(&deny_nodelete)
+        .expected_revision_id("1")
+        .send()
+        .await
+        .expect_err("stale revision");
+    assert_eq!(code(&err), "PolicyNotFoundException");
+    let r2 = admin
+        .put_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .policy(&deny_nodelete)
+        .expected_revision_id(&r1)
+        .send()
+        .await
+        .expect("replace")
+        .revision_id()
+        .expect("revision")
+        .to_owned();
+    assert_ne!(r1, r2);
+    let nodelete = client(&kura, "AKIDNODELETE", "nodelete-secret");
+    let err = nodelete
+        .put_item()
+        .table_name("app")
+        .set_item(Some(order("acme", "7")))
+        .send()
+        .await
+        .expect_err("resource-policy deny");
+    assert_eq!(code(&err), "AccessDeniedException");
+    assert_eq!(
+        message(&err),
+        format!(
+            "User: arn:aws:iam::123456789012:user/nodelete is not authorized to perform: dynamodb:PutItem on resource: {TABLE_ARN} with an explicit deny in a resource-based policy"
+        )
+    );
+    // Carol lost her allow with the replaced policy.
+    carol
+        .get_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "1")))
+        .send()
+        .await
+        .expect_err("the new policy allows her nothing");
+    // Delete: a stale revision refuses, the current one answers with it; then none.
+    let err = admin
+        .delete_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .expected_revision_id(&r1)
+        .send()
+        .await
+        .expect_err("stale");
+    assert_eq!(code(&err), "PolicyNotFoundException");
+    let deleted = admin
+        .delete_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .expected_revision_id(&r2)
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(deleted.revision_id(), Some(r2.as_str()));
+    nodelete
+        .put_item()
+        .table_name("app")
+        .set_item(Some(order("acme", "7")))
+        .send()
+        .await
+        .expect("no deny any more");
+    let err = admin
+        .delete_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .send()
+        .await
+        .expect_err("gone");
+    assert_eq!(code(&err), "PolicyNotFoundException");
+
+    // A stream policy governs the Streams calls on the stream.
+    let stream = admin
+        .describe_table()
+        .table_name("app")
+        .send()
+        .await
+        .expect("describe")
+        .table()
+        .and_then(|t| t.latest_stream_arn())
+        .expect("stream arn")
+        .to_owned();
+    let label = stream.rsplit('/').next().expect("label");
+    let stream_in_account = format!("{TABLE_ARN}/stream/{label}");
+    admin
+        .put_resource_policy()
+        .resource_arn(&stream)
+        .policy(resource_policy(
+            "Allow",
+            carol_arn,
+            r#""dynamodb:*""#,
+            &stream_in_account,
+        ))
+        .send()
+        .await
+        .expect("stream policy");
+    let err = admin
+        .get_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .send()
+        .await
+        .expect_err("the table has none of its own");
+    assert_eq!(code(&err), "PolicyNotFoundException");
+    let carol_streams = streams_client(&kura, "AKIDCAROL", "carol-secret");
+    let shard = carol_streams
+        .describe_stream()
+        .stream_arn(&stream)
+        .send()
+        .await
+        .expect("describe stream")
+        .stream_description()
+        .and_then(|d| d.shards().first())
+        .and_then(|s| s.shard_id())
+        .expect("shard")
+        .to_owned();
+    let iterator = carol_streams
+        .get_shard_iterator()
+        .stream_arn(&stream)
+        .shard_id(&shard)
+        .shard_iterator_type(aws_sdk_dynamodbstreams::types::ShardIteratorType::TrimHorizon)
+        .send()
+        .await
+        .expect("iterator")
+        .shard_iterator()
+        .expect("iterator")
+        .to_owned();
+    carol_streams
+        .get_records()
+        .shard_iterator(&iterator)
+        .send()
+        .await
+        .expect("records through the stream's policy");
+    // A Deny for the reader on GetRecords overrides its identity allow.
+    admin
+        .put_resource_policy()
+        .resource_arn(&stream)
+        .policy(resource_policy(
+            "Deny",
+            "arn:aws:iam::123456789012:user/reader",
+            r#""dynamodb:GetRecords""#,
+            "*",
+        ))
+        .send()
+        .await
+        .expect("stream deny");
+    let reader_streams = streams_client(&kura, "AKIDREADER", "reader-secret");
+    let err = reader_streams
+        .get_records()
+        .shard_iterator(&iterator)
+        .send()
+        .await
+        .expect_err("denied by the stream's policy");
+    assert_eq!(err.code(), Some("AccessDeniedException"));
+    assert_eq!(
+        err.message(),
+        Some(
+            format!(
+                "User: arn:aws:iam::123456789012:user/reader is not authorized to perform: dynamodb:GetRecords on resource: {stream_in_account} with an explicit deny in a resource-based policy"
+            )
+            .as_str()
+        )
+    );
+
+    // CreateTable takes a ResourcePolicy; deleting the table deletes it.
+    let other_arn = "arn:aws:dynamodb:us-east-1:123456789012:table/other";
+    admin
+        .create_table()
+        .table_name("other")
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(def("pk", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .resource_policy(resource_policy(
+            "Allow",
+            carol_arn,
+            r#""dynamodb:Scan""#,
+            other_arn,
+        ))
+        .send()
+        .await
+        .expect("create with a policy");
+    carol
+        .scan()
+        .table_name("other")
+        .send()
+        .await
+        .expect("scan other");
+    admin
+        .delete_table()
+        .table_name("other")
+        .send()
+        .await
+        .expect("delete");
+    admin
+        .create_table()
+        .table_name("other")
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(def("pk", ScalarAttributeType::S))
+        .key_schema(key("pk", KeyType::Hash))
+        .send()
+        .await
+        .expect("recreate");
+    let err = admin
+        .get_resource_policy()
+        .resource_arn(other_arn)
+        .send()
+        .await
+        .expect_err("went with the table");
+    assert_eq!(code(&err), "PolicyNotFoundException");
 }

@@ -401,3 +401,39 @@ pub struct ContinuousBackupsDescription {
 pub struct PointInTimeRecoveryDescription {
     pub point_in_time_recovery_status: &'static str,
 }
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct PutResourcePolicyInput {
+    pub resource_arn: Option<String>,
+    pub policy: Option<String>,
+    pub expected_revision_id: Option<String>,
+    pub confirm_remove_self_resource_access: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct GetResourcePolicyInput {
+    pub resource_arn: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct DeleteResourcePolicyInput {
+    pub resource_arn: Option<String>,
+    pub expected_revision_id: Option<String>,
+}
+
+/// PutResourcePolicy's and DeleteResourcePolicy's answer.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ResourcePolicyRevision {
+    pub revision_id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct GetResourcePolicyOutput {
+    pub policy: String,
+    pub revision_id: String,
+}

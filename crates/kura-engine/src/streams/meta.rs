@@ -60,6 +60,10 @@ pub struct StreamSpec {
     /// False once disabled: the stream stays readable for 24 hours, and DescribeTable
     /// still names it as the latest.
     pub enabled: bool,
+    /// The stream's resource-based policy; absent (and not stored) when there is none, so
+    /// records written before resource policies existed keep their bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<crate::catalog::ResourcePolicyRecord>,
 }
 
 /// One shard: a range of the stream's sequence numbers. Shards form one chain, each the
@@ -154,6 +158,7 @@ impl StreamMeta {
             label: self.label.clone(),
             view_type: self.view_type,
             enabled: self.disabled_ms.is_none(),
+            policy: None,
         }
     }
 

@@ -10,7 +10,7 @@ use super::{
     definitions_constraints, describe, refuse_unsupported, sse,
 };
 use crate::api::*;
-use crate::catalog::{BillingMode, TABLE_RECORD_VERSION, TableRecord};
+use crate::catalog::{BillingMode, ResourcePolicyRecord, TABLE_RECORD_VERSION, TableRecord};
 use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
 use crate::indexes::definition::{self, throughput_constraints};
@@ -56,11 +56,22 @@ impl Engine {
         c.finish()?;
 
         refuse_unsupported(&[
-            (input.resource_policy.is_some(), "ResourcePolicy"),
             (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
             (input.warm_throughput.is_some(), "WarmThroughput"),
         ])?;
 
+        let resource_policy = match &input.resource_policy {
+            None => None,
+            Some(serde_json::Value::String(policy)) => {
+                super::policy::check_policy_size(policy)?;
+                Some(policy.clone())
+            }
+            Some(_) => {
+                return Err(EngineError::Serialization(messages::body_wrong_shape(
+                    "ResourcePolicy must be a string",
+                )));
+            }
+        };
         let billing_mode =
             BillingMode::requested(input.billing_mode.as_deref(), BillingMode::Provisioned);
         let throughput = check_billing(billing_mode, input.provisioned_throughput.as_ref())?;
@@ -101,6 +112,10 @@ impl Engine {
                 .sse_specification
                 .as_ref()
                 .and_then(|s| sse::requested(s, &ctx.region)),
+            resource_policy: resource_policy.map(|policy| ResourcePolicyRecord {
+                policy,
+                revision_id: super::policy::next_revision(now, None),
+            }),
         };
         let catalog = self.catalog.clone();
         let record = self

@@ -5,6 +5,7 @@
 //! - `describe`: DescribeTable, ListTables, DescribeLimits, DescribeEndpoints, and the
 //!   `TableDescription` rendering;
 //! - `tags`: TagResource, UntagResource, ListTagsOfResource;
+//! - `policy`: PutResourcePolicy, GetResourcePolicy, DeleteResourcePolicy;
 //! - `sse`: the server-side encryption setting;
 //! - `validate`: the request checks CreateTable and UpdateTable share.
 //!
@@ -16,6 +17,7 @@
 mod create;
 mod delete;
 mod describe;
+mod policy;
 mod sse;
 mod tags;
 mod update;

@@ -128,6 +128,16 @@ pub const QUERY_EXPIRES: &str =
 /// the explicit-deny form ends "with an explicit deny in an identity-based policy" (IAM
 /// User Guide, "Troubleshoot access denied error messages"). Kura's inline policies have
 /// no policy ARN, so none follows the explicit-deny form.
+/// AccessDeniedException for a Deny statement of the table's or stream's resource-based
+/// policy: IAM's explicit-deny form "with an explicit deny in a resource-based policy"
+/// (IAM User Guide, "Troubleshoot access denied error messages", which lists the
+/// identity-based and resource-based variants of the explicit-deny ending).
+pub fn access_denied_by_resource_policy(principal: &str, action: &str, resource: &str) -> String {
+    format!(
+        "User: {principal} is not authorized to perform: {action} on resource: {resource} with an explicit deny in a resource-based policy"
+    )
+}
+
 pub fn access_denied(principal: &str, action: &str, resource: &str, explicit: bool) -> String {
     if explicit {
         format!(

@@ -7,8 +7,13 @@
 //! module adds the global keys (`aws:username`, `aws:PrincipalTag/...`, `aws:SourceIp`,
 //! `aws:CurrentTime`) and evaluates. The engine never sees an identity.
 //!
+//! The resource-based policy of the table (for the table and its indexes) or of the stream
+//! a check names joins the identity policies as IAM combines them within one account: an
+//! explicit Deny in either refuses, otherwise an Allow in either suffices.
+//!
 //! Nothing is computed when Kura runs open or when the principal has no `Policies` in the
-//! credentials file (then everything is allowed, as before policies existed).
+//! credentials file (then everything is allowed, as before policies existed; resource
+//! policies too govern only principals that have `Policies`).
 
 pub(crate) mod items;
 pub(crate) mod partiql;
@@ -16,7 +21,7 @@ pub(crate) mod streams;
 
 use std::net::IpAddr;
 
-use kura_auth::{Decision, Principal, PrincipalKind, RequestContext, evaluate};
+use kura_auth::{Decision, Policy, Principal, PrincipalKind, RequestContext, evaluate};
 use kura_engine::Engine;
 use kura_model::messages;
 use serde::Deserialize;
@@ -127,17 +132,38 @@ pub(crate) fn authorize(
             ctx.set_all(name, values);
         }
         let action = format!("dynamodb:{}", check.action);
-        let decision = evaluate(policies, &action, &check.resource, &ctx);
-        if decision != Decision::Allow {
+        let identity = evaluate(policies, &action, &check.resource, &ctx);
+        let resource = match resource_policy(call.engine, &check.resource) {
+            Some(policy) => evaluate(&[policy], &action, &check.resource, &ctx),
+            None => Decision::ImplicitDeny,
+        };
+        if resource == Decision::ExplicitDeny {
+            return Err(ApiError::access_denied(
+                messages::auth::access_denied_by_resource_policy(
+                    &principal.arn(),
+                    &action,
+                    &check.resource,
+                ),
+            ));
+        }
+        if identity != Decision::Allow && resource != Decision::Allow {
             return Err(ApiError::access_denied(messages::auth::access_denied(
                 &principal.arn(),
                 &action,
                 &check.resource,
-                decision == Decision::ExplicitDeny,
+                identity == Decision::ExplicitDeny,
             )));
         }
     }
     Ok(())
+}
+
+/// The resource-based policy that governs `arn` (a table's also governs its indexes), if
+/// the table or stream exists and has one. Stored policies were checked when they were
+/// put, so one that no longer parses is treated as absent.
+fn resource_policy(engine: &Engine, arn: &str) -> Option<Policy> {
+    let record = engine.resource_policy(arn).ok().flatten()?;
+    Policy::resource_from_json(&record.policy).ok()
 }
 
 /// The global condition keys of a principal and connection.

@@ -68,6 +68,9 @@ const CONTROL: &[&str] = &[
     "UpdateTimeToLive",
     "DescribeTimeToLive",
     "DescribeContinuousBackups",
+    "PutResourcePolicy",
+    "GetResourcePolicy",
+    "DeleteResourcePolicy",
 ];
 
 /// The DynamoDB_20120810 operations Kura serves. Names not listed get
@@ -103,6 +106,9 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "UpdateTimeToLive" => tables::update_time_to_live(call).await,
         "DescribeTimeToLive" => tables::describe_time_to_live(call),
         "DescribeContinuousBackups" => tables::describe_continuous_backups(call),
+        "PutResourcePolicy" => tables::put_resource_policy(call).await,
+        "GetResourcePolicy" => tables::get_resource_policy(call),
+        "DeleteResourcePolicy" => tables::delete_resource_policy(call).await,
         other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
             &format!("The {other} operation"),
         ))),
