@@ -1,6 +1,6 @@
 """`kura serve --auth FILE` through boto3 and the AWS CLI: right keys pass, a wrong secret,
 an unknown key, a missing or wrong session token and expired credentials are refused with
-DynamoDB's error codes. Starts its own server (the binary scripts/test.sh builds, or
+DynamoDB's error codes; a table's resource-based policy lets a principal read. Starts its own server (the binary scripts/test.sh builds, or
 KURA_BIN)."""
 
 import json
@@ -22,6 +22,9 @@ CREDENTIALS = {
          "Account": "123456789012"},
         {"AccessKeyId": "ASIAROLE", "SecretAccessKey": "role-secret",
          "SessionToken": "the-token", "Expiration": "2099-01-01T00:00:00Z", "Role": "deployer"},
+        {"AccessKeyId": "AKIDCAROL", "SecretAccessKey": "carol-secret", "User": "carol",
+         "Account": "123456789012", "Policies": [{"Statement": {
+             "Effect": "Allow", "Action": "dynamodb:ListTables", "Resource": "*"}}]},
         {"AccessKeyId": "ASIAOLD", "SecretAccessKey": "old-secret", "SessionToken": "old-token",
          "Expiration": "2020-01-01T00:00:00Z", "Role": "deployer"},
     ]
@@ -111,3 +114,37 @@ def test_aws_cli_right_and_wrong_keys(auth_endpoint, tmp_path):
     bad = run("AKIDALICE", "wrong")
     assert bad.returncode != 0
     assert "InvalidSignatureException" in bad.stderr
+
+
+def test_boto3_resource_policy(auth_endpoint):
+    """A table's resource-based policy through boto3: carol's identity policy allows only
+    ListTables; the table's policy lets her read, not write; revisions and errors."""
+    alice = client(auth_endpoint, "AKIDALICE", "alice-secret")
+    alice.create_table(
+        TableName="rptbl", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    alice.put_item(TableName="rptbl", Item={"pk": {"S": "a"}})
+    arn = "arn:aws:dynamodb:us-east-1:123456789012:table/rptbl"
+    carol = client(auth_endpoint, "AKIDCAROL", "carol-secret")
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        carol.get_item(TableName="rptbl", Key={"pk": {"S": "a"}})
+    assert raised.value.response["Error"]["Code"] == "AccessDeniedException"
+    policy = json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::123456789012:user/carol"},
+        "Action": "dynamodb:GetItem", "Resource": arn}]})
+    revision = alice.put_resource_policy(
+        ResourceArn=arn, Policy=policy, ExpectedRevisionId="NO_POLICY")["RevisionId"]
+    got = alice.get_resource_policy(ResourceArn=arn)
+    assert (got["Policy"], got["RevisionId"]) == (policy, revision)
+    assert carol.get_item(TableName="rptbl", Key={"pk": {"S": "a"}})["Item"] == {"pk": {"S": "a"}}
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        carol.put_item(TableName="rptbl", Item={"pk": {"S": "b"}})
+    assert raised.value.response["Error"]["Code"] == "AccessDeniedException"
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        alice.delete_resource_policy(ResourceArn=arn, ExpectedRevisionId="1")
+    assert raised.value.response["Error"]["Code"] == "PolicyNotFoundException"
+    assert alice.delete_resource_policy(ResourceArn=arn)["RevisionId"] == revision
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        alice.get_resource_policy(ResourceArn=arn)
+    assert raised.value.response["Error"]["Code"] == "PolicyNotFoundException"
