@@ -2,7 +2,8 @@
 //! evaluated against a fixed request (wildcards, variables, every condition operator)
 //! without panicking, and an explicit deny is never an allow. The first line is the
 //! policy, the second an action, the third a resource, the rest `key=value` lines of the
-//! request context (values split on `,` for multi-valued keys).
+//! request context (values split on `,` for multi-valued keys). A text that is no identity
+//! policy is tried as a resource-based one (a `Principal` in every statement).
 #![no_main]
 use kura_auth::{Decision, Policy, RequestContext, evaluate};
 use libfuzzer_sys::fuzz_target;
@@ -17,11 +18,14 @@ fuzz_target!(|data: &[u8]| {
     let resource = lines
         .next()
         .unwrap_or("arn:aws:dynamodb:us-east-1:123456789012:table/app");
-    let Ok(policy) = Policy::from_json(policy) else {
+    let Ok(policy) = Policy::from_json(policy).or_else(|_| Policy::resource_from_json(policy))
+    else {
         return;
     };
     let mut ctx = RequestContext::new();
     ctx.set("aws:username", "alice");
+    ctx.set("aws:PrincipalArn", "arn:aws:iam::123456789012:user/alice");
+    ctx.set("aws:PrincipalAccount", "123456789012");
     ctx.set("aws:PrincipalTag/tenant", "acme");
     ctx.set("aws:SourceIp", "127.0.0.1");
     ctx.set("aws:CurrentTime", "2026-11-24T07:00:00Z");

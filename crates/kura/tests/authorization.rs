@@ -1002,4 +1002,32 @@ async fn resource_policies_on_tables_and_streams() {
         .await
         .expect_err("went with the table");
     assert_eq!(code(&err), "PolicyNotFoundException");
+
+    // A policy that would deny its author further puts needs ConfirmRemoveSelfResourceAccess.
+    let lockout = resource_policy(
+        "Deny",
+        "arn:aws:iam::123456789012:user/admin",
+        r#""dynamodb:PutResourcePolicy""#,
+        "*",
+    );
+    let err = admin
+        .put_resource_policy()
+        .resource_arn(other_arn)
+        .policy(&lockout)
+        .send()
+        .await
+        .expect_err("not confirmed");
+    assert_eq!(code(&err), "ValidationException");
+    assert_eq!(
+        message(&err),
+        "The policy would remove your permission to change the policy of this resource: set ConfirmRemoveSelfResourceAccess to true to confirm"
+    );
+    admin
+        .put_resource_policy()
+        .resource_arn(other_arn)
+        .policy(&lockout)
+        .confirm_remove_self_resource_access(true)
+        .send()
+        .await
+        .expect("confirmed");
 }
