@@ -502,27 +502,57 @@ impl Statement {
 
 /// A resource policy's `Principal`: `"*"`, or `{"AWS": ...}` with account ids, account
 /// root ARNs, user and role ARNs, or `"*"`. Other principal types (`Service`,
-/// `Federated`, `CanonicalUser`) are accepted and name no Kura principal.
+/// `Federated`, `CanonicalUser`) are accepted and name no Kura principal. Anything else is
+/// DynamoDB's "Invalid principal in policy document." (hashicorp/terraform-provider-aws
+/// issue #42933 quotes it).
 fn parse_principal(value: &Value) -> Result<Vec<String>, PolicyError> {
+    const INVALID: &str = "Invalid principal in policy document.";
     match value {
         Value::String(s) if s == "*" => Ok(vec!["*".to_owned()]),
         Value::Object(map) => {
             let mut out = Vec::new();
             for (kind, v) in map {
                 match kind.as_str() {
-                    "AWS" => out.extend(strings(v, "Principal AWS")?),
+                    "AWS" => {
+                        let values =
+                            strings(v, "Principal AWS").map_err(|_| PolicyError(INVALID.into()))?;
+                        if !values.iter().all(|p| aws_principal(p)) {
+                            return err(INVALID);
+                        }
+                        out.extend(values);
+                    }
                     "Service" | "Federated" | "CanonicalUser" => {
                         strings(v, kind)?;
                     }
-                    other => return err(format!("unknown principal type {other:?}")),
+                    _ => return err(INVALID),
                 }
             }
             Ok(out)
         }
-        _ => err(
-            "Principal must be \"*\" or an object such as {\"AWS\": \"arn:aws:iam::123456789012:user/name\"}",
-        ),
+        _ => err(INVALID),
     }
+}
+
+/// `*`, a 12-digit account id, or `arn:aws:iam::<account>:root|user/...|role/...`.
+fn aws_principal(p: &str) -> bool {
+    let account = |a: &str| a.len() == 12 && a.bytes().all(|b| b.is_ascii_digit());
+    if p == "*" || account(p) {
+        return true;
+    }
+    let Some(rest) = p.strip_prefix("arn:aws:iam::") else {
+        return false;
+    };
+    let Some((acct, resource)) = rest.split_once(':') else {
+        return false;
+    };
+    account(acct)
+        && (resource == "root"
+            || resource
+                .strip_prefix("user/")
+                .is_some_and(|n| !n.is_empty())
+            || resource
+                .strip_prefix("role/")
+                .is_some_and(|n| !n.is_empty()))
 }
 
 /// The condition keys of one request, by lower-cased name; a key holds one or more values
@@ -1112,6 +1142,21 @@ mod tests {
         let no_principal =
             r#"{"Statement": {"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}}"#;
         assert!(Policy::resource_from_json(no_principal).is_err());
+        for bad in [
+            r#""alice""#,
+            r#"{"AWS": "alice"}"#,
+            r#"{"Other": "x"}"#,
+            r#"{"AWS": "arn:aws:iam::12:user/x"}"#,
+        ] {
+            let doc = format!(
+                r#"{{"Statement": {{"Effect": "Allow", "Principal": {bad}, "Action": "dynamodb:*", "Resource": "*"}}}}"#
+            );
+            assert_eq!(
+                Policy::resource_from_json(&doc).unwrap_err().0,
+                "Invalid principal in policy document.",
+                "{bad}"
+            );
+        }
         let root = r#"{"Statement": {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::123456789012:root"},
             "Action": "dynamodb:*", "Resource": "*"}}"#;
         let root = Policy::resource_from_json(root).unwrap();

@@ -370,10 +370,17 @@ pub fn policy_too_large(size: usize) -> String {
         "Resource-based policy document size {size} bytes exceeds the maximum allowed size of 20480 bytes"
     )
 }
-/// ValidationException for a policy document that does not parse. Source: Kura, in the
-/// style of DynamoDB's "Invalid policy document" answers; `reason` is Kura's parser's.
+/// ValidationException for a policy document that does not parse. The frame is
+/// DynamoDB's: "One or more parameter values were invalid: Invalid policy document: The
+/// following action names are invalid: ..." (quoted in aws-controllers-k8s/dynamodb-controller
+/// PR #176, 2026) and "... Invalid principal in policy document." (hashicorp/
+/// terraform-provider-aws issue #42933, 2025, without the "Invalid policy document:" part,
+/// which Kura follows for that reason); other reasons are Kura's parser's (Source: Kura).
 pub fn invalid_policy(reason: &str) -> String {
-    format!("Invalid policy document: {reason}")
+    if reason.starts_with("Invalid principal") {
+        return format!("One or more parameter values were invalid: {reason}");
+    }
+    format!("One or more parameter values were invalid: Invalid policy document: {reason}")
 }
 
 /// ValidationException for a policy that would deny its author further PutResourcePolicy

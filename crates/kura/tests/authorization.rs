@@ -700,7 +700,18 @@ async fn resource_policies_on_tables_and_streams() {
     assert_eq!(code(&err), "ValidationException");
     assert_eq!(
         message(&err),
-        "Invalid policy document: a resource-based policy Statement needs a Principal"
+        "One or more parameter values were invalid: Invalid policy document: a resource-based policy Statement needs a Principal"
+    );
+    let err = admin
+        .put_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .policy(resource_policy("Allow", "carol", r#""dynamodb:*""#, "*"))
+        .send()
+        .await
+        .expect_err("not a principal");
+    assert_eq!(
+        message(&err),
+        "One or more parameter values were invalid: Invalid principal in policy document."
     );
     let allow_carol = resource_policy(
         "Allow",
