@@ -91,10 +91,15 @@ async fn table_policy_revisions_and_errors() {
     );
     // The same document keeps its revision; another one gets a new one.
     assert_eq!(put(&engine, ARN, DOC, None).await.expect("again"), r1);
-    assert!(matches!(
-        put(&engine, ARN, DOC2, Some("NO_POLICY")).await,
-        Err(EngineError::PolicyNotFound(_))
-    ));
+    match put(&engine, ARN, DOC2, Some("NO_POLICY")).await {
+        Err(EngineError::PolicyNotFound(m)) => assert_eq!(
+            m,
+            format!(
+                "Resource-based policy not found for the provided ResourceArn: Requested policy update expecting none to be present for table Tbl, but a policy exists with revision id {r1}."
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
     let r2 = put(&engine, ARN, DOC2, Some(&r1)).await.expect("replace");
     assert_ne!(r1, r2);
     assert_eq!(get(&engine, ARN).expect("get").1, r2);

@@ -348,19 +348,26 @@ pub const TTL_CHANGED_RECENTLY: &str =
 
 // ---- resource-based policies ----
 
-/// PolicyNotFoundException: the table or stream has no resource-based policy. Source: Kura;
-/// the exception and when it is raised are DynamoDB's (API Reference, GetResourcePolicy,
-/// DeleteResourcePolicy), its message text is not documented.
+/// PolicyNotFoundException: the table or stream has no resource-based policy (when: API
+/// Reference, GetResourcePolicy, DeleteResourcePolicy). Source: moto 5.2.5
+/// `dynamodb/models/__init__.py` (`get_resource_policy`).
 pub fn policy_not_found(arn: &str) -> String {
     format!("Resource-based policy not found for the provided ResourceArn: {arn}")
 }
 /// PolicyNotFoundException for an ExpectedRevisionId that is not the current one (the API
 /// Reference, PutResourcePolicy: "If you specify an ExpectedRevisionId that doesn't match
 /// the current policy's RevisionId, the PolicyNotFoundException will be returned").
-/// Source: Kura's wording.
-pub fn policy_revision_mismatch(arn: &str, expected: &str) -> String {
+/// Source: moto 5.2.5 `dynamodb/models/__init__.py` (`put_resource_policy`).
+pub fn policy_revision_mismatch(table: &str, expected: &str, current: &str) -> String {
     format!(
-        "Resource-based policy not found for the provided ResourceArn: {arn} with the expected revision id {expected}"
+        "Resource-based policy not found for the provided ResourceArn: Requested update for policy with revision id {expected}, but the policy associated to target table {table} has revision id {current}."
+    )
+}
+/// PolicyNotFoundException for `ExpectedRevisionId: NO_POLICY` when a policy exists.
+/// Source: moto 5.2.5 `dynamodb/models/__init__.py` (`put_resource_policy`).
+pub fn policy_exists(table: &str, current: &str) -> String {
+    format!(
+        "Resource-based policy not found for the provided ResourceArn: Requested policy update expecting none to be present for table {table}, but a policy exists with revision id {current}."
     )
 }
 /// LimitExceededException for a policy over 20 KB (limit: API Reference,

@@ -809,6 +809,12 @@ async fn resource_policies_on_tables_and_streams() {
         .await
         .expect_err("stale revision");
     assert_eq!(code(&err), "PolicyNotFoundException");
+    assert_eq!(
+        message(&err),
+        format!(
+            "Resource-based policy not found for the provided ResourceArn: Requested update for policy with revision id 1, but the policy associated to target table app has revision id {r1}."
+        )
+    );
     let r2 = admin
         .put_resource_policy()
         .resource_arn(TABLE_ARN)

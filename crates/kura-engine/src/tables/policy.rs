@@ -93,15 +93,26 @@ impl Engine {
                     .ok_or_else(|| resource_arn_not_found(&arn))?;
                 let mut next = (*current).clone();
                 let slot = slot(&mut next, &target).ok_or_else(|| resource_arn_not_found(&arn))?;
-                match (&expected, slot.as_ref()) {
-                    (None, _) => {}
-                    (Some(e), None) if e == NO_POLICY => {}
-                    (Some(e), Some(p)) if *e == p.revision_id => {}
-                    (Some(e), _) => {
+                let table = table_of(&target);
+                match (expected.as_deref(), slot.as_ref()) {
+                    (None, _) | (Some(NO_POLICY), None) => {}
+                    (Some(NO_POLICY), Some(p)) => {
+                        return Err(EngineError::PolicyNotFound(messages::policy_exists(
+                            table,
+                            &p.revision_id,
+                        )));
+                    }
+                    (Some(_), None) => {
+                        return Err(EngineError::PolicyNotFound(messages::policy_not_found(
+                            &arn,
+                        )));
+                    }
+                    (Some(e), Some(p)) if e != p.revision_id => {
                         return Err(EngineError::PolicyNotFound(
-                            messages::policy_revision_mismatch(&arn, e),
+                            messages::policy_revision_mismatch(table, e, &p.revision_id),
                         ));
                     }
+                    (Some(_), Some(_)) => {}
                 }
                 // The same document again keeps its revision (PutResourcePolicy is
                 // idempotent, API Reference).
@@ -168,7 +179,11 @@ impl Engine {
                     && *e != existing.revision_id
                 {
                     return Err(EngineError::PolicyNotFound(
-                        messages::policy_revision_mismatch(&arn, e),
+                        messages::policy_revision_mismatch(
+                            table_of(&target),
+                            e,
+                            &existing.revision_id,
+                        ),
                     ));
                 }
                 catalog.stage(w, Arc::new(next))?;
