@@ -119,7 +119,10 @@ async fn table_policy_revisions_and_errors() {
         del(&r1).await,
         Err(EngineError::PolicyNotFound(_))
     ));
-    assert_eq!(del(&r2).await.expect("delete").revision_id, r2);
+    assert_eq!(
+        del(&r2).await.expect("delete").revision_id,
+        Some(r2.clone())
+    );
     assert!(matches!(
         get(&engine, ARN),
         Err(EngineError::PolicyNotFound(_))
@@ -128,6 +131,12 @@ async fn table_policy_revisions_and_errors() {
         del(&r2).await,
         Err(EngineError::PolicyNotFound(_))
     ));
+    // Without ExpectedRevisionId, deleting no policy succeeds with no RevisionId.
+    let none = engine
+        .delete_resource_policy(input(json!({"ResourceArn": ARN})))
+        .await
+        .expect("no policy, no expectation");
+    assert_eq!(none.revision_id, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

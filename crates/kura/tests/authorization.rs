@@ -874,9 +874,19 @@ async fn resource_policies_on_tables_and_streams() {
         .send()
         .await
         .expect("no deny any more");
+    // Without ExpectedRevisionId, deleting no policy succeeds with no RevisionId (API
+    // Reference); with one, it is PolicyNotFoundException.
+    let none = admin
+        .delete_resource_policy()
+        .resource_arn(TABLE_ARN)
+        .send()
+        .await
+        .expect("nothing to delete");
+    assert_eq!(none.revision_id(), None);
     let err = admin
         .delete_resource_policy()
         .resource_arn(TABLE_ARN)
+        .expected_revision_id(&r2)
         .send()
         .await
         .expect_err("gone");

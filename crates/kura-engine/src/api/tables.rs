@@ -424,11 +424,21 @@ pub struct DeleteResourcePolicyInput {
     pub expected_revision_id: Option<String>,
 }
 
-/// PutResourcePolicy's and DeleteResourcePolicy's answer.
+/// PutResourcePolicy's answer.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct ResourcePolicyRevision {
     pub revision_id: String,
+}
+
+/// DeleteResourcePolicy's answer: the deleted policy's revision, absent when there was no
+/// policy (API Reference: "This value will be empty if you make a request against a
+/// resource without a policy").
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DeleteResourcePolicyOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

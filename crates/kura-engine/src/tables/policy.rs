@@ -155,7 +155,7 @@ impl Engine {
     pub async fn delete_resource_policy(
         &self,
         input: DeleteResourcePolicyInput,
-    ) -> Result<ResourcePolicyRevision> {
+    ) -> Result<DeleteResourcePolicyOutput> {
         let mut c = Constraints::new();
         c.not_null("resourceArn", input.resource_arn.as_ref());
         c.finish()?;
@@ -170,10 +170,15 @@ impl Engine {
                     .ok_or_else(|| resource_arn_not_found(&arn))?;
                 let mut next = (*current).clone();
                 let slot = slot(&mut next, &target).ok_or_else(|| resource_arn_not_found(&arn))?;
+                // No policy: an ExpectedRevisionId cannot match (PolicyNotFoundException);
+                // without one the call succeeds with no RevisionId (API Reference).
                 let Some(existing) = slot.take() else {
-                    return Err(EngineError::PolicyNotFound(messages::policy_not_found(
-                        &arn,
-                    )));
+                    return match expected {
+                        Some(_) => Err(EngineError::PolicyNotFound(messages::policy_not_found(
+                            &arn,
+                        ))),
+                        None => Ok(None),
+                    };
                 };
                 if let Some(e) = &expected
                     && *e != existing.revision_id
@@ -187,10 +192,10 @@ impl Engine {
                     ));
                 }
                 catalog.stage(w, Arc::new(next))?;
-                Ok(existing.revision_id)
+                Ok(Some(existing.revision_id))
             })
             .await
-            .map(|revision_id| ResourcePolicyRevision { revision_id })
+            .map(|revision_id| DeleteResourcePolicyOutput { revision_id })
     }
 
     /// The resource-based policy of the table or stream `arn` names (an index ARN: its
