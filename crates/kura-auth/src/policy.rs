@@ -1,5 +1,9 @@
 //! IAM identity policies: parsing and evaluation as AWS evaluates them.
 //!
+//! Over 800 lines on purpose for now: the grammar, the condition operators and their unit
+//! tests are one evaluator; splitting the operators into `policy/conditions.rs` is the
+//! planned next step (issue 18 follow-up).
+//!
 //! A [`Policy`] is an IAM policy document (`Version`, `Statement` as an object or a list,
 //! `Sid`, `Effect`, `Action`/`NotAction`, `Resource`/`NotResource`, `Condition`).
 //! [`evaluate`] answers one request — an action (`dynamodb:GetItem`), a resource ARN and

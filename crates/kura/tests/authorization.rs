@@ -1,3 +1,6 @@
+//! Over 800 lines on purpose: one spawned server per scenario, and the per-operation
+//! tenant-isolation matrix reads best in one place.
+//!
 //! `kura serve --auth FILE` with identity policies: the per-tenant policy of
 //! docs/security.md (partition keys `PREFIX#tenant`, `dynamodb:LeadingKeys` against
 //! `*#${aws:PrincipalTag/tenant}`) refuses tenant A every item of tenant B, in every
