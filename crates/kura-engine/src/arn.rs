@@ -18,6 +18,18 @@ pub fn stream(region: &str, table_name: &str, label: &str) -> String {
     format!("{}/stream/{label}", table(region, table_name))
 }
 
+/// A backup's ARN: `<table ARN>/backup/<id>`, the id being the creation time in
+/// milliseconds (14 digits) and 8 hex digits, as DynamoDB makes them.
+pub fn backup(region: &str, table_name: &str, id: &str) -> String {
+    format!("{}/backup/{id}", table(region, table_name))
+}
+
+/// The table name and backup id of a backup ARN.
+pub fn parse_backup(arn: &str) -> Option<(&str, &str)> {
+    let (table, id) = resource(arn)?.split_once("/backup/")?;
+    (!table.is_empty() && !id.is_empty() && !id.contains('/')).then_some((table, id))
+}
+
 /// The `table/...` resource part of a DynamoDB ARN.
 fn resource(arn: &str) -> Option<&str> {
     let mut parts = arn.splitn(6, ':');
@@ -48,6 +60,21 @@ pub fn parse_stream(arn: &str) -> Option<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backup_arns_round_trip() {
+        let arn = backup("eu-west-1", "Music", "01489173575360-b308cd7d");
+        assert_eq!(
+            arn,
+            "arn:aws:dynamodb:eu-west-1:000000000000:table/Music/backup/01489173575360-b308cd7d"
+        );
+        assert_eq!(
+            parse_backup(&arn),
+            Some(("Music", "01489173575360-b308cd7d"))
+        );
+        assert_eq!(parse_backup("arn:aws:dynamodb:r:1:table/Music"), None);
+        assert_eq!(parse_table(&arn), None);
+    }
 
     #[test]
     fn tables() {

@@ -95,6 +95,39 @@ pub struct TableRecord {
     /// records written before resource policies existed keep their bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_policy: Option<ResourcePolicyRecord>,
+    /// Point-in-time recovery, while enabled. Absent (and not stored) otherwise, as are
+    /// the two fields below, so older records keep their bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pitr: Option<PitrSpec>,
+    /// The change stamp from which the table's changes keep their pre-images in the
+    /// `History` space: set while point-in-time recovery is on or a backup of the table
+    /// exists (see `backups`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_from: Option<u64>,
+    /// Where a restored table came from; `in_progress` while it is being filled (the table
+    /// is CREATING and refuses data operations until then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore: Option<RestoreRecord>,
+}
+
+/// A table's point-in-time recovery setting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PitrSpec {
+    /// When it was last enabled: nothing earlier can be restored.
+    pub enabled_ms: i64,
+    /// `RecoveryPeriodInDays`, 1 to 35.
+    pub recovery_days: u32,
+}
+
+/// DescribeTable's `RestoreSummary` of a restored table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestoreRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_backup_arn: Option<String>,
+    pub source_table_arn: String,
+    /// The point in time the data is from.
+    pub restore_ms: i64,
+    pub in_progress: bool,
 }
 
 /// A resource-based policy as PutResourcePolicy stored it: the document as sent (already
@@ -220,6 +253,11 @@ impl TableRecord {
 
     pub fn has_local_indexes(&self) -> bool {
         self.indexes.iter().any(|i| i.kind == IndexKind::Local)
+    }
+
+    /// Whether a restore is still filling the table (it is CREATING until then).
+    pub fn restoring(&self) -> bool {
+        self.restore.as_ref().is_some_and(|r| r.in_progress)
     }
 }
 

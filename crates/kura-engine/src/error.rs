@@ -20,6 +20,24 @@ pub enum EngineError {
     /// `TableNotFoundException`: the backup operations' name for a missing table.
     #[error("{0}")]
     TableNotFound(String),
+    /// `BackupNotFoundException`.
+    #[error("{0}")]
+    BackupNotFound(String),
+    /// `BackupInUseException`: the backup is being created or restored from.
+    #[error("{0}")]
+    BackupInUse(String),
+    /// `TableAlreadyExistsException`: a restore's target table exists.
+    #[error("{0}")]
+    TableAlreadyExists(String),
+    /// `TableInUseException`: the table is being created, restored or deleted.
+    #[error("{0}")]
+    TableInUse(String),
+    /// `PointInTimeRecoveryUnavailableException`: the source table has it off.
+    #[error("{0}")]
+    PointInTimeRecoveryUnavailable(String),
+    /// `InvalidRestoreTimeException`: outside the table's recovery window.
+    #[error("{0}")]
+    InvalidRestoreTime(String),
     /// `ResourceInUseException`.
     #[error("{0}")]
     ResourceInUse(String),

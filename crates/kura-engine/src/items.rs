@@ -6,7 +6,9 @@
 //! - the table statistics (ItemCount, TableSizeBytes) in `Meta`;
 //! - the entries of every secondary index and their statistics;
 //! - the stream record, when the table has an enabled stream;
-//! - the TTL index entry, when the table has TTL enabled.
+//! - the TTL index entry, when the table has TTL enabled;
+//! - the item's pre-image in the history, while the table has point-in-time recovery or
+//!   backups (`backups::history`).
 
 use std::sync::Arc;
 
@@ -145,8 +147,10 @@ fn validated(json: Option<ItemJson>) -> Result<Item> {
 impl Engine {
     /// The table a data-plane operation names, with its not-found message.
     pub(crate) fn table_for_items(&self, name: &str) -> Result<Arc<TableRecord>> {
+        // A table being restored is CREATING, and DynamoDB does not find those.
         self.catalog
             .get(name)
+            .filter(|t| !t.restoring())
             .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))
     }
 
@@ -457,6 +461,9 @@ pub(crate) fn apply_item_change(
         }
     }
     streams::record::append(w, table, old, new.as_ref(), origin)?;
+    if table.history_from.is_some() {
+        crate::backups::history::record(w, &storage_key, old);
+    }
     ttl::update_ttl_index(w, table, &storage_key, old, new.as_ref())?;
     let stats_key = keys::stats_key(table.id);
     let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;

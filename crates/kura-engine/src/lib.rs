@@ -33,6 +33,7 @@
 pub mod api;
 pub mod arn;
 mod background;
+mod backups;
 mod batch;
 pub mod catalog;
 pub mod clock;
@@ -129,6 +130,7 @@ pub struct Engine {
     purger: Arc<Purger>,
     backfiller: Arc<Backfiller>,
     sweeper: Arc<Sweeper>,
+    restorer: Arc<backups::restore::Restorer>,
     tokens: transactions::tokens::InFlight,
     clock: Arc<dyn Clock>,
 }
@@ -276,10 +278,19 @@ impl Engine {
         for job in backfills {
             backfiller.submit(job);
         }
+        let restorer = Arc::new(backups::restore::start(
+            store.clone(),
+            writer.clone(),
+            catalog.clone(),
+        ));
+        for job in backups::records::all_restores(store.snapshot()?.as_ref())? {
+            restorer.submit(job.target_id);
+        }
         let sweeper = Arc::new(Sweeper::start(
             store.clone(),
             writer.clone(),
             catalog.clone(),
+            purger.clone(),
             clock.clone(),
             sweep_interval,
         ));
@@ -295,6 +306,7 @@ impl Engine {
             purger,
             backfiller,
             sweeper,
+            restorer,
             tokens: transactions::tokens::InFlight::default(),
             clock,
         }))
@@ -317,6 +329,28 @@ impl Engine {
         })
     }
 
+    /// Runs one retention pass now (the sweeper runs one every minute): prunes history
+    /// nobody can restore to, releases deleted tables nothing holds (for tests). It waits
+    /// on the writer: call it off the async runtime's threads (`block_in_place`).
+    pub fn run_retention(&self) -> Result<()> {
+        backups::retention::Retention {
+            store: self.store.as_ref(),
+            writer: &self.writer,
+            catalog: &self.catalog,
+            purger: &self.purger,
+            clock: self.clock.as_ref(),
+        }
+        .run()
+    }
+
+    /// Keys of the `History` space (for tests and diagnostics).
+    pub fn debug_history_count(&self) -> usize {
+        self.store.snapshot().map_or(0, |s| {
+            s.range(Space::History, KeyRange::prefix(b""), Direction::Forward)
+                .count()
+        })
+    }
+
     pub fn health(&self) -> Health {
         if self.writer.is_poisoned() {
             Health::Poisoned
@@ -329,6 +363,7 @@ impl Engine {
     /// is already durable; this only lets in-flight ones complete.
     pub fn shutdown(&self) {
         self.sweeper.shutdown();
+        self.restorer.shutdown();
         self.backfiller.shutdown();
         self.purger.shutdown();
         self.writer.shutdown();

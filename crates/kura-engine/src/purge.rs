@@ -38,7 +38,8 @@ impl PurgeTarget {
                     vec![
                         (Space::Items, prefix.clone()),
                         (Space::Indexes, prefix.clone()),
-                        (Space::Ttl, prefix),
+                        (Space::Ttl, prefix.clone()),
+                        (Space::History, prefix),
                         (Space::Meta, keys::collection_prefix(id)),
                     ],
                     keys::purge_key(id),

@@ -3,7 +3,8 @@
 //! - deletes expired items, found through the TTL index, through the write path (indexes
 //!   and streams follow; the stream record says the TTL service made it),
 //! - trims stream records older than 24 hours, and forgets disabled streams once empty,
-//! - forgets transactions' `ClientRequestToken`s older than 10 minutes.
+//! - forgets transactions' `ClientRequestToken`s older than 10 minutes,
+//! - and once a minute runs the backups' retention pass (`backups::retention`).
 //!
 //! Every change goes through the writer in small jobs that re-read what they change, so
 //! the sweeper never races a client write.
@@ -12,7 +13,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
@@ -21,6 +22,7 @@ use crate::clock::Clock;
 use crate::error::Result;
 use crate::items::{apply_item_change, read_current};
 use crate::keys;
+use crate::purge::Purger;
 use crate::storage::{Direction, KeyRange, Space, Store};
 use crate::streams::meta::StreamMeta;
 use crate::streams::record::{Origin, StoredRecord};
@@ -35,8 +37,10 @@ struct Shared {
     store: Arc<dyn Store>,
     writer: Arc<Writer>,
     catalog: Arc<Catalog>,
+    purger: Arc<Purger>,
     clock: Arc<dyn Clock>,
     stop: AtomicBool,
+    last_retention: Mutex<Option<Instant>>,
     wake: Mutex<bool>,
     signal: Condvar,
 }
@@ -51,6 +55,7 @@ impl Sweeper {
         store: Arc<dyn Store>,
         writer: Arc<Writer>,
         catalog: Arc<Catalog>,
+        purger: Arc<Purger>,
         clock: Arc<dyn Clock>,
         interval: Duration,
     ) -> Sweeper {
@@ -58,8 +63,10 @@ impl Sweeper {
             store,
             writer,
             catalog,
+            purger,
             clock,
             stop: AtomicBool::new(false),
+            last_retention: Mutex::new(None),
             wake: Mutex::new(false),
             signal: Condvar::new(),
         });
@@ -118,7 +125,29 @@ fn sweep(shared: &Shared) -> Result<()> {
         expire(shared, table)?;
     }
     trim_streams(shared)?;
-    forget_tokens(shared)
+    forget_tokens(shared)?;
+    retention(shared)
+}
+
+/// How often history is pruned: each pass reads the history of every table that has one.
+const RETENTION_EVERY: Duration = Duration::from_secs(60);
+
+fn retention(shared: &Shared) -> Result<()> {
+    {
+        let mut last = shared.last_retention.lock();
+        if last.is_some_and(|t| t.elapsed() < RETENTION_EVERY) {
+            return Ok(());
+        }
+        *last = Some(Instant::now());
+    }
+    crate::backups::retention::Retention {
+        store: shared.store.as_ref(),
+        writer: &shared.writer,
+        catalog: &shared.catalog,
+        purger: &shared.purger,
+        clock: shared.clock.as_ref(),
+    }
+    .run()
 }
 
 /// Deletes the records of tokens older than their 10 minutes, a chunk per writer job.

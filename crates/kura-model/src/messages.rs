@@ -420,11 +420,6 @@ pub fn reserved_tag_key(key: &str) -> String {
         "One or more parameter values were invalid: Tag key '{key}' starts with aws:, which is reserved for AWS use"
     )
 }
-/// Source: DynamoDB DescribeContinuousBackups (and the other backup operations) on a
-/// missing table, TableNotFoundException.
-pub fn backup_table_not_found(name: &str) -> String {
-    format!("Table not found: {name}")
-}
 /// Source: DynamoDB TagResource over 50 tags.
 pub const TOO_MANY_TAGS: &str = "One or more parameter values were invalid: The number of tags per resource exceeds the limit of 50";
 
@@ -571,3 +566,6 @@ pub mod partiql;
 
 /// Authentication (SigV4) texts.
 pub mod auth;
+
+/// Backup, restore and point-in-time recovery texts.
+pub mod backups;

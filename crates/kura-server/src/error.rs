@@ -159,6 +159,33 @@ impl From<EngineError> for ApiError {
             EngineError::ResourceInUse(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "ResourceInUseException", message)
             }
+            EngineError::BackupNotFound(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "BackupNotFoundException", message)
+            }
+            EngineError::BackupInUse(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "BackupInUseException", message)
+            }
+            EngineError::TableAlreadyExists(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "TableAlreadyExistsException",
+                message,
+            ),
+            EngineError::TableInUse(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "TableInUseException", message)
+            }
+            EngineError::PointInTimeRecoveryUnavailable(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "PointInTimeRecoveryUnavailableException",
+                message,
+            ),
+            EngineError::InvalidRestoreTime(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "InvalidRestoreTimeException",
+                message,
+            ),
             EngineError::ConditionalCheckFailed { item } => ApiError {
                 item,
                 ..Self::new(

@@ -6,6 +6,7 @@
 //! constraints, then values, then the table, then keys) is part of its behaviour and lives
 //! in the engine. Outputs serialise to the exact JSON DynamoDB returns.
 
+pub mod backups;
 pub mod batch;
 pub mod items;
 pub mod partiql;
@@ -14,6 +15,7 @@ pub mod streams;
 pub mod tables;
 pub mod transactions;
 
+pub use backups::*;
 pub use batch::*;
 pub use items::*;
 pub use partiql::*;

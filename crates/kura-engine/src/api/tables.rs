@@ -240,6 +240,8 @@ pub struct TableDescription {
     pub latest_stream_arn: Option<String>,
     #[serde(rename = "SSEDescription", skip_serializing_if = "Option::is_none")]
     pub sse_description: Option<SseDescription>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore_summary: Option<super::RestoreSummary>,
 }
 
 /// `SSESpecification`.
@@ -374,32 +376,6 @@ pub struct Endpoint {
 #[serde(rename_all = "PascalCase")]
 pub struct DescribeEndpointsOutput {
     pub endpoints: Vec<Endpoint>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "PascalCase", default)]
-pub struct DescribeContinuousBackupsInput {
-    #[serde(deserialize_with = "super::table_name_or_arn")]
-    pub table_name: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct DescribeContinuousBackupsOutput {
-    pub continuous_backups_description: ContinuousBackupsDescription,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct ContinuousBackupsDescription {
-    pub continuous_backups_status: &'static str,
-    pub point_in_time_recovery_description: PointInTimeRecoveryDescription,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct PointInTimeRecoveryDescription {
-    pub point_in_time_recovery_status: &'static str,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -32,16 +32,20 @@ pub enum Space {
     Streams,
     /// The TTL index: table id, expiry time, item key; found by expiry, never by a scan.
     Ttl,
+    /// Pre-images of item changes of tables with point-in-time recovery or backups, keyed
+    /// by the `Items` key, then the change stamp: what restores undo.
+    History,
 }
 
 impl Space {
-    pub const ALL: [Space; 6] = [
+    pub const ALL: [Space; 7] = [
         Space::Meta,
         Space::Catalog,
         Space::Items,
         Space::Indexes,
         Space::Streams,
         Space::Ttl,
+        Space::History,
     ];
 
     /// The space after this one in `Ord` order (the in-memory store keeps all in one map).
@@ -59,6 +63,7 @@ impl Space {
             Space::Indexes => "indexes",
             Space::Streams => "streams",
             Space::Ttl => "ttl",
+            Space::History => "history",
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::indexes::definition::{self, throughput_constraints};
 use crate::keys::{self, TableStats};
 use crate::storage::Space;
 use crate::streams::control as stream_control;
+use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
 
 impl Engine {
@@ -116,6 +117,9 @@ impl Engine {
                 policy,
                 revision_id: super::policy::next_revision(now, None),
             }),
+            pitr: None,
+            history_from: None,
+            restore: None,
         };
         let catalog = self.catalog.clone();
         let record = self
@@ -126,24 +130,10 @@ impl Engine {
                         &record.name,
                     )));
                 }
-                let next_id = match w.get(Space::Meta, keys::META_NEXT_TABLE_ID)? {
-                    Some(bytes) => decode_u64(&bytes)?,
-                    None => 1,
-                };
-                record.id = next_id;
-                w.put(
-                    Space::Meta,
-                    keys::META_NEXT_TABLE_ID.to_vec(),
-                    (next_id + 1).to_be_bytes().to_vec(),
-                );
+                record.id = allocate_table_id(w)?;
                 if let Some(change) = stream_change {
                     stream_control::apply(w, &mut record, change)?;
                 }
-                w.put(
-                    Space::Meta,
-                    keys::stats_key(next_id),
-                    TableStats::default().encode(),
-                );
                 let record = Arc::new(record);
                 catalog.stage(w, record.clone())?;
                 Ok(record)
@@ -154,6 +144,25 @@ impl Engine {
             table_description: describe(ctx, &record, &Stats::default(), "ACTIVE"),
         })
     }
+}
+
+/// Takes the next table id (never reused) and starts the table's statistics at zero.
+pub(crate) fn allocate_table_id(w: &mut WriteContext<'_>) -> Result<u64> {
+    let next_id = match w.get(Space::Meta, keys::META_NEXT_TABLE_ID)? {
+        Some(bytes) => decode_u64(&bytes)?,
+        None => 1,
+    };
+    w.put(
+        Space::Meta,
+        keys::META_NEXT_TABLE_ID.to_vec(),
+        (next_id + 1).to_be_bytes().to_vec(),
+    );
+    w.put(
+        Space::Meta,
+        keys::stats_key(next_id),
+        TableStats::default().encode(),
+    );
+    Ok(next_id)
 }
 
 pub(super) fn decode_u64(bytes: &[u8]) -> Result<u64> {

@@ -35,6 +35,11 @@ impl Engine {
                 if record.deletion_protection {
                     return Err(EngineError::validation(messages::DELETION_PROTECTED));
                 }
+                if record.restoring() {
+                    return Err(EngineError::ResourceInUse(
+                        messages::backups::table_restoring(&name),
+                    ));
+                }
                 let stats = Stats {
                     table: TableStats::read(w.get(Space::Meta, &keys::stats_key(record.id))?)?,
                     indexes: BTreeMap::new(),
@@ -45,6 +50,12 @@ impl Engine {
                 w.delete(Space::Meta, keys::stats_key(record.id));
                 for index in &record.indexes {
                     w.delete(Space::Meta, keys::index_stats_key(record.id, index.number));
+                }
+                if record.history_from.is_some() {
+                    // Backups or point-in-time recovery still read the table's items and
+                    // history: keep them until nothing does (`backups::retention`).
+                    crate::backups::retire(w, &catalog, &record)?;
+                    return Ok((record, stats));
                 }
                 // Items go in the background: the table id is never reused, so leftovers
                 // are invisible until the purge finishes.

@@ -2,44 +2,18 @@
 //! `TableDescription` every control-plane answer carries.
 
 use kura_model::constraint::Constraints;
-use kura_model::{limits, messages};
+use kura_model::limits;
 
 use super::{Stats, decreases_on_day, sse};
 use crate::api::*;
 use crate::catalog::{BillingMode, TableRecord, Throughput};
 use crate::clock::now_ms;
-use crate::error::{EngineError, Result};
+use crate::error::Result;
 use crate::indexes::definition::{self};
 use crate::streams::control as stream_control;
 use crate::{Engine, RequestContext};
 
 impl Engine {
-    /// DescribeContinuousBackups. Continuous backups (on-demand backups) are always on in
-    /// DynamoDB; point-in-time recovery is off until UpdateContinuousBackups turns it on,
-    /// which Kura does not offer yet.
-    pub fn describe_continuous_backups(
-        &self,
-        input: DescribeContinuousBackupsInput,
-    ) -> Result<DescribeContinuousBackupsOutput> {
-        let mut c = Constraints::new();
-        c.name("tableName", input.table_name.as_deref());
-        c.finish()?;
-        let name = input.table_name.unwrap_or_default();
-        if self.catalog.get(&name).is_none() {
-            return Err(EngineError::TableNotFound(
-                messages::backup_table_not_found(&name),
-            ));
-        }
-        Ok(DescribeContinuousBackupsOutput {
-            continuous_backups_description: ContinuousBackupsDescription {
-                continuous_backups_status: "ENABLED",
-                point_in_time_recovery_description: PointInTimeRecoveryDescription {
-                    point_in_time_recovery_status: "DISABLED",
-                },
-            },
-        })
-    }
-
     pub async fn describe_table(
         &self,
         ctx: &RequestContext,
@@ -113,7 +87,7 @@ pub(super) fn throughput_description(t: &Throughput) -> ProvisionedThroughputDes
 }
 
 /// The `TableDescription` DynamoDB returns for `record`.
-pub(super) fn describe(
+pub(crate) fn describe(
     ctx: &RequestContext,
     record: &TableRecord,
     stats: &Stats,
@@ -143,7 +117,12 @@ pub(super) fn describe(
         ),
         table_name: record.name.clone(),
         key_schema: Some(definition::key_schema_out(&record.key_schema)),
-        table_status: status,
+        // A restore in progress shows as CREATING wherever the table is described.
+        table_status: if status == "ACTIVE" && record.restoring() {
+            "CREATING"
+        } else {
+            status
+        },
         creation_date_time: Some(seconds(record.created_ms)),
         provisioned_throughput: throughput_description(&record.throughput),
         table_size_bytes: stats.table.size_bytes,
@@ -162,6 +141,12 @@ pub(super) fn describe(
         latest_stream_label,
         latest_stream_arn,
         sse_description: sse::describe(record.sse.as_ref()),
+        restore_summary: record.restore.as_ref().map(|r| RestoreSummary {
+            source_backup_arn: r.source_backup_arn.clone(),
+            source_table_arn: r.source_table_arn.clone(),
+            restore_date_time: seconds(r.restore_ms),
+            restore_in_progress: r.in_progress,
+        }),
     }
 }
 
@@ -185,6 +170,7 @@ pub(super) fn describe_deleting(
         latest_stream_label: None,
         latest_stream_arn: None,
         sse_description: None,
+        restore_summary: None,
         ..describe(ctx, record, stats, "DELETING")
     }
 }

@@ -7,6 +7,7 @@
 //! - `tags`: TagResource, UntagResource, ListTagsOfResource;
 //! - `policy`: PutResourcePolicy, GetResourcePolicy, DeleteResourcePolicy;
 //! - `sse`: the server-side encryption setting;
+//! - `restored`: the definition of a table a restore creates;
 //! - `validate`: the request checks CreateTable and UpdateTable share.
 //!
 //! Every change of a table record goes through the writer and [`Catalog::stage`], so the
@@ -15,15 +16,18 @@
 //! [`Catalog::stage`]: crate::catalog::Catalog::stage
 
 mod create;
+pub(crate) use self::create::allocate_table_id;
 mod delete;
 mod describe;
 mod policy;
+pub(crate) mod restored;
 mod sse;
 mod tags;
 mod update;
 mod validate;
 
-use self::describe::{describe, describe_deleting};
+pub(crate) use self::describe::describe;
+use self::describe::describe_deleting;
 use self::tags::check_tags;
 use self::update::decreases_on_day;
 use self::validate::{
@@ -76,6 +80,6 @@ impl Engine {
 /// Statistics of a table and of each of its indexes (by index number).
 #[derive(Debug, Default)]
 pub(crate) struct Stats {
-    pub(super) table: TableStats,
-    pub(super) indexes: BTreeMap<u32, TableStats>,
+    pub(crate) table: TableStats,
+    pub(crate) indexes: BTreeMap<u32, TableStats>,
 }

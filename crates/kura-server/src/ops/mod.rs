@@ -1,6 +1,7 @@
 //! The operation registry: `X-Amz-Target` name → handler. Handlers are grouped by family
 //! (`tables`, `items`); each parses its input, calls the engine, serialises its output.
 
+mod backups;
 mod items;
 mod partiql;
 mod streams;
@@ -68,6 +69,7 @@ const CONTROL: &[&str] = &[
     "UpdateTimeToLive",
     "DescribeTimeToLive",
     "DescribeContinuousBackups",
+    "UpdateContinuousBackups",
     "PutResourcePolicy",
     "GetResourcePolicy",
     "DeleteResourcePolicy",
@@ -105,7 +107,14 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "ExecuteTransaction" => partiql::execute_transaction(call).await,
         "UpdateTimeToLive" => tables::update_time_to_live(call).await,
         "DescribeTimeToLive" => tables::describe_time_to_live(call),
-        "DescribeContinuousBackups" => tables::describe_continuous_backups(call),
+        "DescribeContinuousBackups" => backups::describe_continuous_backups(call),
+        "UpdateContinuousBackups" => backups::update_continuous_backups(call).await,
+        "CreateBackup" => backups::create_backup(call).await,
+        "DescribeBackup" => backups::describe_backup(call),
+        "ListBackups" => backups::list_backups(call),
+        "DeleteBackup" => backups::delete_backup(call).await,
+        "RestoreTableFromBackup" => backups::restore_table_from_backup(call).await,
+        "RestoreTableToPointInTime" => backups::restore_table_to_point_in_time(call).await,
         "PutResourcePolicy" => tables::put_resource_policy(call).await,
         "GetResourcePolicy" => tables::get_resource_policy(call),
         "DeleteResourcePolicy" => tables::delete_resource_policy(call).await,
@@ -129,11 +138,10 @@ pub async fn dispatch_streams(operation: &str, call: Call<'_>) -> Result<Vec<u8>
 
 /// Real DynamoDB operations that later issues implement.
 const LATER: &[&str] = &[
-    "CreateBackup",
-    "DescribeBackup",
-    "ListBackups",
-    "DeleteBackup",
-    "RestoreTableFromBackup",
-    "RestoreTableToPointInTime",
-    "UpdateContinuousBackups",
+    "ExportTableToPointInTime",
+    "DescribeExport",
+    "ListExports",
+    "ImportTable",
+    "DescribeImport",
+    "ListImports",
 ];

@@ -99,10 +99,6 @@ pub fn list_tags_of_resource(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.list_tags_of_resource(call.input()?)?)
 }
 
-pub fn describe_continuous_backups(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.describe_continuous_backups(call.input()?)?)
-}
-
 pub fn describe_limits(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.describe_limits())
 }

@@ -1,0 +1,66 @@
+//! Backups and point-in-time recovery: CreateBackup, DescribeBackup, ListBackups,
+//! DeleteBackup, RestoreTableFromBackup, RestoreTableToPointInTime,
+//! UpdateContinuousBackups, DescribeContinuousBackups.
+
+use kura_engine::api::{
+    BackupArnInput, CreateBackupInput, ListBackupsInput, RestoreTableFromBackupInput,
+    RestoreTableToPointInTimeInput,
+};
+
+use super::{Call, json};
+use crate::authz::{self, backups as checks};
+use crate::error::ApiError;
+
+pub async fn create_backup(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: CreateBackupInput = call.input()?;
+    authz::authorize(&call, |s| checks::create_backup(s, &input))?;
+    json(&call.engine.create_backup(&call.ctx, input).await?)
+}
+
+pub fn describe_backup(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: BackupArnInput = call.input()?;
+    authz::authorize(&call, |s| checks::on_backup(s, "DescribeBackup", &input))?;
+    json(&call.engine.describe_backup(&call.ctx, input)?)
+}
+
+pub async fn delete_backup(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: BackupArnInput = call.input()?;
+    authz::authorize(&call, |s| checks::on_backup(s, "DeleteBackup", &input))?;
+    json(&call.engine.delete_backup(&call.ctx, input).await?)
+}
+
+pub fn list_backups(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: ListBackupsInput = call.input()?;
+    authz::authorize(&call, checks::list_backups)?;
+    json(&call.engine.list_backups(&call.ctx, input)?)
+}
+
+pub async fn restore_table_from_backup(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: RestoreTableFromBackupInput = call.input()?;
+    authz::authorize(&call, |s| checks::restore_from_backup(s, &input))?;
+    json(
+        &call
+            .engine
+            .restore_table_from_backup(&call.ctx, input)
+            .await?,
+    )
+}
+
+pub async fn restore_table_to_point_in_time(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: RestoreTableToPointInTimeInput = call.input()?;
+    authz::authorize(&call, |s| checks::restore_to_point_in_time(s, &input))?;
+    json(
+        &call
+            .engine
+            .restore_table_to_point_in_time(&call.ctx, input)
+            .await?,
+    )
+}
+
+pub async fn update_continuous_backups(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.update_continuous_backups(call.input()?).await?)
+}
+
+pub fn describe_continuous_backups(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(&call.engine.describe_continuous_backups(call.input()?)?)
+}
