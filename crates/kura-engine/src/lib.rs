@@ -345,9 +345,16 @@ impl Engine {
 
     /// Keys of the `History` space (for tests and diagnostics).
     pub fn debug_history_count(&self) -> usize {
-        self.store.snapshot().map_or(0, |s| {
+        self.debug_history_size().0
+    }
+
+    /// Entries of the `History` space and their bytes, keys and values (for the
+    /// benchmark and diagnostics; it scans the space).
+    pub fn debug_history_size(&self) -> (usize, usize) {
+        self.store.snapshot().map_or((0, 0), |s| {
             s.range(Space::History, KeyRange::prefix(b""), Direction::Forward)
-                .count()
+                .filter_map(std::result::Result::ok)
+                .fold((0, 0), |(n, b), (k, v)| (n + 1, b + k.len() + v.len()))
         })
     }
 

@@ -3,7 +3,8 @@
 mod common;
 
 use common::{
-    batches, expressions, fidelity, indexes, multi_keys, partiql, reads, scenarios, transactions,
+    backups, batches, expressions, fidelity, indexes, multi_keys, partiql, reads, scenarios,
+    transactions,
 };
 
 #[tokio::test]
@@ -93,4 +94,11 @@ async fn fidelity_points_in_process() {
 async fn partiql_in_process() {
     let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
     partiql::partiql(&client, "Music").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backups_and_point_in_time_in_process() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    backups::on_demand(&client, "Mem").await;
+    backups::point_in_time(&client, "Mem").await;
 }

@@ -4,8 +4,8 @@
 mod common;
 
 use common::{
-    KuraProcess, batches, expressions, fidelity, indexes, multi_keys, partiql, reads, scenarios,
-    transactions,
+    KuraProcess, backups, batches, expressions, fidelity, indexes, multi_keys, partiql, reads,
+    scenarios, transactions,
 };
 
 #[tokio::test]
@@ -113,4 +113,13 @@ async fn raw_get(endpoint: &str, path: &str) -> (u16, String) {
         .expect("body")
         .to_bytes();
     (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backups_and_point_in_time_over_http_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    backups::on_demand(&client, "Disk").await;
+    backups::point_in_time(&client, "Disk").await;
 }

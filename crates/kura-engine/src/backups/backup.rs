@@ -288,7 +288,7 @@ impl Engine {
         }
         let snapshot = self.store.snapshot()?;
         let mut all = records::all_backups(snapshot.as_ref())?;
-        all.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
+        all.sort_by_key(|b| (b.created_ms, b.stamp));
         let wanted_type = input.backup_type.as_deref().unwrap_or("USER");
         let lower_ms = input
             .time_range_lower_bound

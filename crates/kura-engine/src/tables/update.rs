@@ -84,6 +84,11 @@ impl Engine {
                 let current = catalog.get(&name).ok_or_else(|| {
                     EngineError::ResourceNotFound(messages::table_not_found(&name))
                 })?;
+                if current.restoring() {
+                    return Err(EngineError::ResourceInUse(
+                        messages::backups::table_restoring(&name),
+                    ));
+                }
                 let mut next = current.as_ref().clone();
                 let mut changing_index = false;
                 if let Some(updates) = &input.global_secondary_index_updates {

@@ -115,8 +115,9 @@ pub const THROUGHPUT_OVERRIDE_PAY_PER_REQUEST: &str = "Invalid Request: Cannot o
 pub const TARGET_NAME_LENGTH: &str =
     "TableName must be at least 3 characters long and at most 255 characters long";
 
-/// DeleteTable of a table a restore is filling. Source: Kura, after DynamoDB's
-/// ResourceInUseException for tables that are not ACTIVE.
+/// DeleteTable or UpdateTable of a table a restore is filling (it is CREATING). Source:
+/// DynamoDB's ResourceInUseException for a table that is not ACTIVE ("... Table is being
+/// updated: <name>" while UPDATING), with the state a restored table is in.
 pub fn table_restoring(name: &str) -> String {
-    format!("Attempt to change a resource which is still in use: Table is being restored: {name}")
+    format!("Attempt to change a resource which is still in use: Table is being created: {name}")
 }

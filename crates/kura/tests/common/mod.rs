@@ -156,6 +156,7 @@ where
         .unwrap_or("")
         .to_owned()
 }
+pub mod backups;
 pub mod batches;
 pub mod expressions;
 pub mod fidelity;

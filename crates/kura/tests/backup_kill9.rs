@@ -1,0 +1,173 @@
+//! Backups and restores across `kill -9`: an acknowledged backup survives; a restore
+//! killed part way through resumes after restart (the table stays CREATING, never
+//! half-visible as ACTIVE) and ends equal to its backup; a point-in-time restore killed
+//! part way does the same; history recorded before the kill restores after it.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{
+    AttributeValue as Av, PointInTimeRecoverySpecification, PutRequest, TableStatus, WriteRequest,
+};
+use common::{KuraProcess, backups::wait_active, create_table};
+
+const ITEMS: usize = 20_000;
+
+async fn load(client: &Client, table: &str, version: &str) {
+    let mut batch = Vec::new();
+    for i in 0..ITEMS {
+        let put = PutRequest::builder()
+            .item("pk", Av::S(format!("k{i:05}")))
+            .item("version", Av::S(version.to_owned()))
+            .item("pad", Av::S("p".repeat(200)))
+            .build()
+            .expect("put");
+        batch.push(WriteRequest::builder().put_request(put).build());
+        if batch.len() == 25 {
+            let out = client
+                .batch_write_item()
+                .request_items(table, std::mem::take(&mut batch))
+                .send()
+                .await
+                .expect("batch write");
+            assert!(out.unprocessed_items().is_none_or(|u| u.is_empty()));
+        }
+    }
+}
+
+/// `pk` → `version` of every item.
+async fn contents(client: &Client, table: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut pages = client.scan().table_name(table).into_paginator().send();
+    while let Some(page) = pages.next().await {
+        for item in page.expect("scan").items() {
+            out.insert(
+                item["pk"].as_s().expect("pk").clone(),
+                item["version"].as_s().expect("version").clone(),
+            );
+        }
+    }
+    out
+}
+
+/// Kills the server once the restore into `target` has started filling it (or has
+/// finished: a fast machine may get there first, which the test allows).
+async fn kill_mid_restore(server: KuraProcess, client: &Client, target: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let t = client
+            .describe_table()
+            .table_name(target)
+            .send()
+            .await
+            .expect("describe");
+        let t = t.table().expect("table");
+        // Data operations are refused while the table fills.
+        if t.table_status() == Some(&TableStatus::Creating) {
+            let err = client
+                .get_item()
+                .table_name(target)
+                .key("pk", Av::S("k00000".into()))
+                .send()
+                .await
+                .expect_err("a CREATING table refuses reads");
+            assert_eq!(common::code(&err), "ResourceNotFoundException");
+        }
+        if t.table_status() == Some(&TableStatus::Active) || t.item_count().unwrap_or(0) > 0 {
+            eprintln!(
+                "kill -9 with {target} {:?}, {} of {ITEMS} items restored",
+                t.table_status(),
+                t.item_count().unwrap_or(0)
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "restore never started");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    server.kill9();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restores_resume_after_kill9() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    create_table(&client, "Src", "pk", None).await;
+    client
+        .update_continuous_backups()
+        .table_name("Src")
+        .point_in_time_recovery_specification(
+            PointInTimeRecoverySpecification::builder()
+                .point_in_time_recovery_enabled(true)
+                .build()
+                .expect("spec"),
+        )
+        .send()
+        .await
+        .expect("enable pitr");
+    load(&client, "Src", "v1").await;
+    let v1 = contents(&client, "Src").await;
+    let backup = client
+        .create_backup()
+        .table_name("Src")
+        .backup_name("before-v2")
+        .send()
+        .await
+        .expect("backup");
+    let arn = backup
+        .backup_details()
+        .expect("details")
+        .backup_arn()
+        .to_owned();
+    // Overwrite everything: the backup must now come from history.
+    load(&client, "Src", "v2").await;
+    let v2 = contents(&client, "Src").await;
+
+    client
+        .restore_table_from_backup()
+        .target_table_name("FromBackup")
+        .backup_arn(&arn)
+        .send()
+        .await
+        .expect("restore");
+    kill_mid_restore(server, &client, "FromBackup").await;
+
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    let listed = client.list_backups().send().await.expect("list");
+    assert_eq!(
+        listed.backup_summaries().len(),
+        1,
+        "the acknowledged backup survives"
+    );
+    wait_active(&client, "FromBackup").await;
+    assert_eq!(contents(&client, "FromBackup").await, v1);
+
+    client
+        .restore_table_to_point_in_time()
+        .source_table_name("Src")
+        .target_table_name("Latest")
+        .use_latest_restorable_time(true)
+        .send()
+        .await
+        .expect("restore to point in time");
+    kill_mid_restore(server, &client, "Latest").await;
+
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    wait_active(&client, "Latest").await;
+    assert_eq!(contents(&client, "Latest").await, v2);
+    let described = client
+        .describe_table()
+        .table_name("Latest")
+        .send()
+        .await
+        .expect("describe");
+    assert_eq!(
+        described.table().and_then(|t| t.item_count()),
+        Some(ITEMS as i64)
+    );
+}
