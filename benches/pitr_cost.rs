@@ -1,6 +1,6 @@
 //! What point-in-time recovery costs and what a restore takes, on a durable engine:
 //! 1. PutItem throughput of 32 concurrent writers overwriting items of about 1 KB (so
-//!    every change keeps a 1 KB pre-image), PITR off and on, alternated twice in this
+//!    every change keeps a 1 KB pre-image), PITR off and on, alternated three times in this
 //!    process; ratios against the runs with it off;
 //! 2. the history's bytes per change;
 //! 3. restoring a table of ITEMS items to the latest time and to a backup taken before
@@ -142,13 +142,13 @@ async fn timed_restore(
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let mut args = std::env::args().skip(1);
-    let writes: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
+    let writes: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(60_000);
     let items: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
 
     let mut off = Vec::new();
     let mut on = Vec::new();
     let mut history = (0, 0);
-    for _ in 0..2 {
+    for _ in 0..3 {
         off.push(throughput(writes, false).await.0);
         let (rate, entries, bytes) = throughput(writes, true).await;
         on.push(rate);
@@ -185,7 +185,7 @@ async fn main() {
         engine
             .create_backup(
                 &ctx(),
-                input(json!({"TableName": "Big", "BackupName": "v1"})),
+                input(json!({"TableName": "Big", "BackupName": "before-v2"})),
             )
             .await
             .expect("backup"),

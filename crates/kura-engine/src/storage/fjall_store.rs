@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::ops::Bound;
 use std::path::Path;
 
-use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode, Readable};
+use fjall::{
+    Database, Keyspace, KeyspaceCreateOptions, KvSeparationOptions, PersistMode, Readable,
+};
 
 use super::{Direction, KeyRange, KvIter, Snapshot, Space, Store, StoreError, WriteBatch};
 
@@ -69,8 +71,18 @@ impl FjallStore {
             .map_err(StoreError::new)?;
         let mut spaces = HashMap::new();
         for space in Space::ALL {
-            let create =
-                || KeyspaceCreateOptions::default().max_memtable_size(options.memtable_bytes);
+            let create = || {
+                let opts =
+                    KeyspaceCreateOptions::default().max_memtable_size(options.memtable_bytes);
+                match space {
+                    // Pre-images are written once, read only by restores and deleted by
+                    // retention: kept out of the tree, compaction does not rewrite them.
+                    Space::History => opts.with_kv_separation(Some(
+                        KvSeparationOptions::default().separation_threshold(256),
+                    )),
+                    _ => opts,
+                }
+            };
             let ks = db.keyspace(space.name(), create).map_err(StoreError::new)?;
             spaces.insert(space, ks);
         }
