@@ -67,6 +67,16 @@ fn credentials() -> (String, String, Option<String>, String) {
 
 fn plain_http() -> SharedHttpClient {
     let hyper = HyperClient::builder(TokioExecutor::new()).build(HyperHttpConnector::new());
+    sdk_http_client(hyper)
+}
+
+/// An AWS SDK HTTP client over `hyper`, for any connector (plain HTTP, or HTTPS with the
+/// caller's TLS stack): bodies are held in memory, as DynamoDB's JSON and Kura's export
+/// objects are.
+pub fn sdk_http_client<C>(hyper: HyperClient<C, Full<Bytes>>) -> SharedHttpClient
+where
+    C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+{
     SharedHttpClient::new(Fixed(SharedHttpConnector::new(PlainHttp { hyper })))
 }
 
@@ -84,12 +94,21 @@ impl HttpClient for Fixed {
     }
 }
 
-#[derive(Clone, Debug)]
-struct PlainHttp {
-    hyper: HyperClient<HyperHttpConnector, Full<Bytes>>,
+#[derive(Clone)]
+struct PlainHttp<C> {
+    hyper: HyperClient<C, Full<Bytes>>,
 }
 
-impl HttpConnector for PlainHttp {
+impl<C> std::fmt::Debug for PlainHttp<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PlainHttp")
+    }
+}
+
+impl<C> HttpConnector for PlainHttp<C>
+where
+    C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
+{
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let hyper = self.hyper.clone();
         HttpConnectorFuture::new(async move {
@@ -97,7 +116,7 @@ impl HttpConnector for PlainHttp {
                 .try_into_http1x()
                 .map_err(|e| ConnectorError::other(e.into(), None))?;
             let (parts, body) = request.into_parts();
-            // DynamoDB requests are JSON held in memory, never streamed.
+            // DynamoDB requests and export objects are held in memory, never streamed.
             let bytes = Bytes::copy_from_slice(body.bytes().unwrap_or_default());
             let request = http::Request::from_parts(parts, Full::new(bytes));
             let response = hyper

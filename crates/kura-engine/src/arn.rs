@@ -30,6 +30,33 @@ pub fn parse_backup(arn: &str) -> Option<(&str, &str)> {
     (!table.is_empty() && !id.is_empty() && !id.contains('/')).then_some((table, id))
 }
 
+/// An export's ARN: `<table ARN>/export/<id>`, ids as backups have them.
+pub fn export(region: &str, table_name: &str, id: &str) -> String {
+    format!("{}/export/{id}", table(region, table_name))
+}
+
+/// The table name and export id of an export ARN.
+pub fn parse_export(arn: &str) -> Option<(&str, &str)> {
+    let (table, id) = resource(arn)?.split_once("/export/")?;
+    (!table.is_empty() && !id.is_empty() && !id.contains('/')).then_some((table, id))
+}
+
+/// An import's ARN: `<table ARN>/import/<id>`.
+pub fn import(region: &str, table_name: &str, id: &str) -> String {
+    format!("{}/import/{id}", table(region, table_name))
+}
+
+/// The table name and import id of an import ARN.
+pub fn parse_import(arn: &str) -> Option<(&str, &str)> {
+    let (table, id) = resource(arn)?.split_once("/import/")?;
+    (!table.is_empty() && !id.is_empty() && !id.contains('/')).then_some((table, id))
+}
+
+/// Whether `arn` is a DynamoDB ARN of any resource (table, index, stream, backup, ...).
+pub fn is_dynamodb(arn: &str) -> bool {
+    resource(arn).is_some()
+}
+
 /// The `table/...` resource part of a DynamoDB ARN.
 fn resource(arn: &str) -> Option<&str> {
     let mut parts = arn.splitn(6, ':');

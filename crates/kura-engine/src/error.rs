@@ -38,6 +38,21 @@ pub enum EngineError {
     /// `InvalidRestoreTimeException`: outside the table's recovery window.
     #[error("{0}")]
     InvalidRestoreTime(String),
+    /// `InvalidExportTimeException`.
+    #[error("{0}")]
+    InvalidExportTime(String),
+    /// `ExportConflictException`: a ClientToken reused with other parameters.
+    #[error("{0}")]
+    ExportConflict(String),
+    /// `ExportNotFoundException`.
+    #[error("{0}")]
+    ExportNotFound(String),
+    /// `ImportConflictException`.
+    #[error("{0}")]
+    ImportConflict(String),
+    /// `ImportNotFoundException`.
+    #[error("{0}")]
+    ImportNotFound(String),
     /// `ResourceInUseException`.
     #[error("{0}")]
     ResourceInUse(String),

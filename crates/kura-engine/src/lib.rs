@@ -38,9 +38,11 @@ mod batch;
 pub mod catalog;
 pub mod clock;
 pub mod error;
+mod exports;
 mod indexes;
 mod items;
 pub mod keys;
+pub mod objects;
 mod partiql;
 mod purge;
 mod query_scan;
@@ -109,6 +111,9 @@ pub struct EngineOptions {
     pub sweep_interval: std::time::Duration,
     /// Memory bounds of the durable store (unused in memory).
     pub store: storage::StoreOptions,
+    /// Where exports go and imports come from. None: `buckets/` in the data directory
+    /// for a durable engine, memory for an in-memory one.
+    pub objects: Option<Arc<dyn objects::Objects>>,
 }
 
 impl Default for EngineOptions {
@@ -118,6 +123,7 @@ impl Default for EngineOptions {
             clock: Arc::new(SystemClock),
             sweep_interval: std::time::Duration::from_secs(1),
             store: storage::StoreOptions::default(),
+            objects: None,
         }
     }
 }
@@ -131,6 +137,7 @@ pub struct Engine {
     backfiller: Arc<Backfiller>,
     sweeper: Arc<Sweeper>,
     restorer: Arc<backups::restore::Restorer>,
+    exporter: Arc<exports::job::Exporter>,
     tokens: transactions::tokens::InFlight,
     clock: Arc<dyn Clock>,
 }
@@ -176,7 +183,17 @@ impl Engine {
         std::fs::create_dir_all(dir)
             .map_err(|e| EngineError::Internal(format!("cannot create {}: {e}", dir.display())))?;
         let store = FjallStore::open_with(dir, options.store)?;
-        Engine::with_options(Arc::new(store), options)
+        let objects = options
+            .objects
+            .clone()
+            .unwrap_or_else(|| Arc::new(objects::LocalBuckets::new(dir.join("buckets"))));
+        Engine::with_options(
+            Arc::new(store),
+            EngineOptions {
+                objects: Some(objects),
+                ..options
+            },
+        )
     }
 
     /// A database that lives in memory only.
@@ -207,7 +224,9 @@ impl Engine {
             clock,
             sweep_interval,
             store: _,
+            objects,
         } = options;
+        let objects = objects.unwrap_or_else(|| Arc::new(objects::MemoryBuckets::new()));
         let snapshot = store.snapshot()?;
         match snapshot.get(Space::Meta, keys::META_FORMAT)? {
             None => {
@@ -286,6 +305,17 @@ impl Engine {
         for job in backups::records::all_restores(store.snapshot()?.as_ref())? {
             restorer.submit(job.target_id);
         }
+        let exporter = Arc::new(exports::job::start(
+            store.clone(),
+            writer.clone(),
+            objects.clone(),
+            clock.clone(),
+        ));
+        for export in exports::all(store.snapshot()?.as_ref())? {
+            if export.status == "IN_PROGRESS" {
+                exporter.submit(export.id);
+            }
+        }
         let sweeper = Arc::new(Sweeper::start(
             store.clone(),
             writer.clone(),
@@ -307,6 +337,7 @@ impl Engine {
             backfiller,
             sweeper,
             restorer,
+            exporter,
             tokens: transactions::tokens::InFlight::default(),
             clock,
         }))
@@ -371,6 +402,7 @@ impl Engine {
     pub fn shutdown(&self) {
         self.sweeper.shutdown();
         self.restorer.shutdown();
+        self.exporter.shutdown();
         self.backfiller.shutdown();
         self.purger.shutdown();
         self.writer.shutdown();

@@ -569,3 +569,6 @@ pub mod auth;
 
 /// Backup, restore and point-in-time recovery texts.
 pub mod backups;
+
+/// Export and import texts.
+pub mod exports;

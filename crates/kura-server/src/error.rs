@@ -159,6 +159,24 @@ impl From<EngineError> for ApiError {
             EngineError::ResourceInUse(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "ResourceInUseException", message)
             }
+            EngineError::InvalidExportTime(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "InvalidExportTimeException",
+                message,
+            ),
+            EngineError::ExportConflict(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "ExportConflictException", message)
+            }
+            EngineError::ExportNotFound(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "ExportNotFoundException", message)
+            }
+            EngineError::ImportConflict(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "ImportConflictException", message)
+            }
+            EngineError::ImportNotFound(_) => {
+                Self::new(S::BAD_REQUEST, DYNAMODB, "ImportNotFoundException", message)
+            }
             EngineError::BackupNotFound(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "BackupNotFoundException", message)
             }

@@ -11,6 +11,8 @@ use kura_engine::writer::WriteLimits;
 use kura_engine::{Engine, EngineOptions};
 use tracing_subscriber::EnvFilter;
 
+mod s3;
+
 #[derive(Parser)]
 #[command(
     name = "kura",
@@ -116,6 +118,17 @@ struct ServeArgs {
     /// The PEM private key of --tls-cert.
     #[arg(long, env = "KURA_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Where exports are written and imports read: bucket B is the directory DIR/B
+    /// (default: `buckets` in the data directory; in memory with --in-memory).
+    #[arg(long, env = "KURA_BUCKETS_DIR", conflicts_with = "s3_endpoint")]
+    buckets_dir: Option<PathBuf>,
+    /// Use the buckets of this S3 or S3-compatible server instead (path-style; keys from
+    /// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).
+    #[arg(long, env = "KURA_S3_ENDPOINT")]
+    s3_endpoint: Option<String>,
+    /// The region of --s3-endpoint.
+    #[arg(long, default_value = "us-east-1", env = "KURA_S3_REGION")]
+    s3_region: String,
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
@@ -164,6 +177,15 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         store: kura_engine::storage::StoreOptions {
             cache_bytes: args.cache_mb << 20,
             memtable_bytes: args.memtable_mb << 20,
+        },
+        objects: match (&args.s3_endpoint, &args.buckets_dir) {
+            (Some(endpoint), _) => Some(Arc::new(s3::S3Buckets::new(
+                endpoint,
+                &args.s3_region,
+                runtime.handle().clone(),
+            )?) as Arc<dyn kura_engine::objects::Objects>),
+            (None, Some(dir)) => Some(Arc::new(kura_engine::objects::LocalBuckets::new(dir)) as _),
+            (None, None) => None,
         },
         ..EngineOptions::default()
     };

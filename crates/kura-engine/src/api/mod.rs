@@ -8,6 +8,7 @@
 
 pub mod backups;
 pub mod batch;
+pub mod exports;
 pub mod items;
 pub mod partiql;
 pub mod query_scan;
@@ -17,6 +18,7 @@ pub mod transactions;
 
 pub use backups::*;
 pub use batch::*;
+pub use exports::*;
 pub use items::*;
 pub use partiql::*;
 pub use query_scan::*;

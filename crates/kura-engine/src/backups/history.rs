@@ -49,6 +49,10 @@ fn encode_entry(old: Option<&Item>) -> Vec<u8> {
 }
 
 /// The stored item bytes of a pre-image, `None` when the item did not exist.
+pub(crate) fn pre_image(bytes: &[u8]) -> Result<Option<Vec<u8>>> {
+    decode_entry(bytes)
+}
+
 fn decode_entry(bytes: &[u8]) -> Result<Option<Vec<u8>>> {
     match bytes {
         [ENTRY_VERSION, ABSENT] => Ok(None),

@@ -16,7 +16,7 @@
 
 mod backup;
 pub(crate) mod history;
-mod pitr;
+pub(crate) mod pitr;
 pub(crate) mod records;
 pub(crate) mod restore;
 pub(crate) mod retention;

@@ -1,8 +1,8 @@
 //! Keeping history only while something can restore from it.
 //!
 //! A table's history entries are needed from its *horizon* on: the earliest of its
-//! recovery window's start, the stamps of its backups and the stamps of the restores
-//! reading it (the state at stamp `t` is made from entries after `t` only). A pass
+//! recovery window's start, the stamps of its backups and the stamps of the restores and
+//! exports reading it (the state at stamp `t` is made from entries after `t` only). A pass
 //! - deletes SYSTEM backups past their expiry;
 //! - stops recording the history of a live table that no longer has point-in-time
 //!   recovery, backups or restores, and then drops all of it;
@@ -39,11 +39,28 @@ pub(crate) struct Retention<'a> {
     pub clock: &'a dyn Clock,
 }
 
-/// The earliest stamp a backup or restore of table `id` reads from, if any.
-fn held_from(id: u64, backups: &[BackupRecord], restores: &[RestoreJob]) -> Option<u64> {
-    let backups = backups.iter().filter(|b| b.table.id == id).map(|b| b.stamp);
-    let restores = restores.iter().filter(|r| r.source_id == id).map(|r| r.at);
-    backups.chain(restores).min().map(|s| s.saturating_add(1))
+/// What reads history: (table id, the stamp whose later entries it needs) of every
+/// backup, running restore and running export.
+fn readers(
+    backups: &[BackupRecord],
+    restores: &[RestoreJob],
+    exports: &[(u64, u64)],
+) -> Vec<(u64, u64)> {
+    backups
+        .iter()
+        .map(|b| (b.table.id, b.stamp))
+        .chain(restores.iter().map(|r| (r.source_id, r.at)))
+        .chain(exports.iter().copied())
+        .collect()
+}
+
+/// The earliest stamp a reader of table `id` needs entries after, plus one.
+fn held_from(id: u64, readers: &[(u64, u64)]) -> Option<u64> {
+    readers
+        .iter()
+        .filter(|(t, _)| *t == id)
+        .map(|(_, s)| s.saturating_add(1))
+        .min()
 }
 
 fn stamp_of_ms(ms: i64) -> u64 {
@@ -57,6 +74,7 @@ impl Retention<'_> {
         let mut backups = records::all_backups(snapshot.as_ref())?;
         let retired = records::all_retired(snapshot.as_ref())?;
         let restores = records::all_restores(snapshot.as_ref())?;
+        let exports = crate::exports::readers(snapshot.as_ref())?;
         drop(snapshot);
 
         for expired in backups
@@ -73,6 +91,7 @@ impl Retention<'_> {
             })?;
         }
         backups.retain(|b| b.expiry_ms.is_none_or(|e| e > now));
+        let readers = readers(&backups, &restores, &exports);
 
         let mut horizons: BTreeMap<u64, u64> = BTreeMap::new();
         for table in self.catalog.all().values() {
@@ -80,7 +99,7 @@ impl Retention<'_> {
                 continue;
             }
             let pitr_from = table.pitr.as_ref().map(|p| stamp_of_ms(window(p, now).0));
-            let held = held_from(table.id, &backups, &restores);
+            let held = held_from(table.id, &readers);
             match pitr_from.into_iter().chain(held).min() {
                 Some(horizon) => {
                     horizons.insert(table.id, horizon);
@@ -98,11 +117,7 @@ impl Retention<'_> {
                 let days = i64::from(p.recovery_days) * DAY_MS;
                 (now < kept.deleted_ms + days).then(|| stamp_of_ms(p.enabled_ms.max(now - days)))
             });
-            match window_from
-                .into_iter()
-                .chain(held_from(id, &backups, &restores))
-                .min()
-            {
+            match window_from.into_iter().chain(held_from(id, &readers)).min() {
                 Some(horizon) => {
                     horizons.insert(id, horizon);
                 }

@@ -2,9 +2,12 @@
 //! CreateBackup and RestoreTableToPointInTime on the source table, DescribeBackup,
 //! DeleteBackup and RestoreTableFromBackup on the backup ARN, ListBackups on `*`. A
 //! restore also writes the target table, checked as the PutItem IAM asks for.
+//! ExportTableToPointInTime is checked on the table, DescribeExport on the export ARN,
+//! ListExports on `*`.
 
 use kura_engine::api::{
-    BackupArnInput, CreateBackupInput, RestoreTableFromBackupInput, RestoreTableToPointInTimeInput,
+    BackupArnInput, CreateBackupInput, DescribeExportInput, ExportTableToPointInTimeInput,
+    RestoreTableFromBackupInput, RestoreTableToPointInTimeInput,
 };
 
 use super::{Check, Scope};
@@ -53,4 +56,18 @@ pub(crate) fn restore_to_point_in_time(
         Check::new("RestoreTableToPointInTime", source),
         Check::new("PutItem", scope.table(target)),
     ]
+}
+
+pub(crate) fn export(scope: &Scope<'_>, input: &ExportTableToPointInTimeInput) -> Vec<Check> {
+    let arn = input.table_arn.as_deref().unwrap_or_default();
+    vec![Check::new("ExportTableToPointInTime", scope.stream(arn))]
+}
+
+pub(crate) fn describe_export(scope: &Scope<'_>, input: &DescribeExportInput) -> Vec<Check> {
+    let arn = input.export_arn.as_deref().unwrap_or_default();
+    vec![Check::new("DescribeExport", scope.stream(arn))]
+}
+
+pub(crate) fn list_exports(scope: &Scope<'_>) -> Vec<Check> {
+    vec![Check::new("ListExports", scope.any())]
 }

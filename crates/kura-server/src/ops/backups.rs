@@ -1,9 +1,11 @@
-//! Backups and point-in-time recovery: CreateBackup, DescribeBackup, ListBackups,
-//! DeleteBackup, RestoreTableFromBackup, RestoreTableToPointInTime,
-//! UpdateContinuousBackups, DescribeContinuousBackups.
+//! Backups, point-in-time recovery and exports: CreateBackup, DescribeBackup,
+//! ListBackups, DeleteBackup, RestoreTableFromBackup, RestoreTableToPointInTime,
+//! UpdateContinuousBackups, DescribeContinuousBackups, ExportTableToPointInTime,
+//! DescribeExport, ListExports.
 
 use kura_engine::api::{
-    BackupArnInput, CreateBackupInput, ListBackupsInput, RestoreTableFromBackupInput,
+    BackupArnInput, CreateBackupInput, DescribeExportInput, ExportTableToPointInTimeInput,
+    ListBackupsInput, ListExportsInput, RestoreTableFromBackupInput,
     RestoreTableToPointInTimeInput,
 };
 
@@ -63,4 +65,27 @@ pub async fn update_continuous_backups(call: Call<'_>) -> Result<Vec<u8>, ApiErr
 
 pub fn describe_continuous_backups(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.describe_continuous_backups(call.input()?)?)
+}
+
+pub async fn export_table_to_point_in_time(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: ExportTableToPointInTimeInput = call.input()?;
+    authz::authorize(&call, |s| checks::export(s, &input))?;
+    json(
+        &call
+            .engine
+            .export_table_to_point_in_time(&call.ctx, input)
+            .await?,
+    )
+}
+
+pub fn describe_export(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: DescribeExportInput = call.input()?;
+    authz::authorize(&call, |s| checks::describe_export(s, &input))?;
+    json(&call.engine.describe_export(input)?)
+}
+
+pub fn list_exports(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: ListExportsInput = call.input()?;
+    authz::authorize(&call, checks::list_exports)?;
+    json(&call.engine.list_exports(input)?)
 }

@@ -1,0 +1,285 @@
+//! Buckets of objects: where exports go and imports come from.
+//!
+//! The engine never speaks S3. It writes and reads through [`Objects`], which the server
+//! provides: by default [`LocalBuckets`], where a bucket is a directory under a root, and
+//! with configuration a real S3 or S3-compatible server (the `kura` binary's `s3`
+//! module). [`MemoryBuckets`] serves tests and `--in-memory`.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use parking_lot::Mutex;
+
+/// Why an object operation failed: `code` is what DynamoDB reports as an export's or an
+/// import's FailureCode (S3's error code with an `S3` prefix), `message` the detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectError {
+    pub code: String,
+    pub message: String,
+}
+
+impl ObjectError {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        ObjectError {
+            code: code.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    pub fn no_such_bucket(bucket: &str) -> Self {
+        ObjectError::new(
+            "S3NoSuchBucket",
+            format!("The specified bucket does not exist: {bucket}"),
+        )
+    }
+
+    pub fn no_such_key(key: &str) -> Self {
+        ObjectError::new(
+            "S3NoSuchKey",
+            format!("The specified key does not exist: {key}"),
+        )
+    }
+}
+
+impl std::fmt::Display for ObjectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+/// A store of buckets. Calls block; the engine makes them from its own threads.
+pub trait Objects: Send + Sync + 'static {
+    /// Writes `key` in `bucket`, replacing what was there.
+    fn put(&self, bucket: &str, key: &str, body: &[u8]) -> Result<(), ObjectError>;
+    /// Reads `key` of `bucket`.
+    fn get(&self, bucket: &str, key: &str) -> Result<Vec<u8>, ObjectError>;
+    /// The keys of `bucket` that start with `prefix`, in byte order.
+    fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError>;
+}
+
+/// S3's bucket naming rules (3 to 63 lowercase letters, digits, dots and hyphens, a
+/// letter or digit at each end): what makes a bucket name safe as a directory name too.
+pub fn valid_bucket_name(bucket: &str) -> bool {
+    let bytes = bucket.as_bytes();
+    (3..=63).contains(&bytes.len())
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-'))
+        && bytes.first().is_some_and(u8::is_ascii_alphanumeric)
+        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
+        && !bucket.contains("..")
+}
+
+/// Buckets as directories under `root`: bucket `b`, key `k/l` is the file `root/b/k/l`.
+/// Writes go to a temporary file renamed into place, so a reader never sees half an
+/// object. A bucket directory is created on first write (S3 would need the bucket made
+/// first; locally that is one step less).
+pub struct LocalBuckets {
+    root: PathBuf,
+}
+
+impl LocalBuckets {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        LocalBuckets { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file of `key` in `bucket`; keys that would leave the bucket are refused.
+    fn path(&self, bucket: &str, key: &str) -> Result<PathBuf, ObjectError> {
+        if !valid_bucket_name(bucket) {
+            return Err(ObjectError::new(
+                "S3InvalidBucketName",
+                format!("The specified bucket is not valid: {bucket}"),
+            ));
+        }
+        let relative = Path::new(key);
+        let plain = relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)));
+        if key.is_empty() || !plain {
+            return Err(ObjectError::new(
+                "S3InvalidKey",
+                format!("The key is not valid here: {key}"),
+            ));
+        }
+        Ok(self.root.join(bucket).join(relative))
+    }
+}
+
+fn io_error(e: &std::io::Error, what: &str) -> ObjectError {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => {
+            ObjectError::new("S3AccessDenied", format!("{what}: {e}"))
+        }
+        _ => ObjectError::new("S3InternalError", format!("{what}: {e}")),
+    }
+}
+
+impl Objects for LocalBuckets {
+    fn put(&self, bucket: &str, key: &str, body: &[u8]) -> Result<(), ObjectError> {
+        let path = self.path(bucket, key)?;
+        let dir = path.parent().unwrap_or(&self.root);
+        std::fs::create_dir_all(dir).map_err(|e| io_error(&e, key))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let temp = dir.join(format!(".{name}.{}.part", uuid::Uuid::new_v4().simple()));
+        std::fs::write(&temp, body).map_err(|e| io_error(&e, key))?;
+        std::fs::rename(&temp, &path).map_err(|e| {
+            let _cleanup = std::fs::remove_file(&temp);
+            io_error(&e, key)
+        })
+    }
+
+    fn get(&self, bucket: &str, key: &str) -> Result<Vec<u8>, ObjectError> {
+        let path = self.path(bucket, key)?;
+        if !self.root.join(bucket).is_dir() {
+            return Err(ObjectError::no_such_bucket(bucket));
+        }
+        std::fs::read(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ObjectError::no_such_key(key),
+            _ => io_error(&e, key),
+        })
+    }
+
+    fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError> {
+        if !valid_bucket_name(bucket) {
+            return Err(ObjectError::no_such_bucket(bucket));
+        }
+        let base = self.root.join(bucket);
+        if !base.is_dir() {
+            return Err(ObjectError::no_such_bucket(bucket));
+        }
+        let mut keys = Vec::new();
+        let mut dirs = vec![base.clone()];
+        while let Some(dir) = dirs.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|e| io_error(&e, prefix))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| io_error(&e, prefix))?;
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let Ok(relative) = path.strip_prefix(&base) else {
+                    continue;
+                };
+                let key = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                let hidden = relative
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().ends_with(".part"));
+                if key.starts_with(prefix) && !hidden {
+                    keys.push(key);
+                }
+            }
+        }
+        keys.sort();
+        Ok(keys)
+    }
+}
+
+/// Buckets in memory (tests, `--in-memory`). Buckets spring into being on first write.
+#[derive(Default)]
+pub struct MemoryBuckets {
+    objects: Mutex<BTreeMap<(String, String), Vec<u8>>>,
+}
+
+impl MemoryBuckets {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Objects for MemoryBuckets {
+    fn put(&self, bucket: &str, key: &str, body: &[u8]) -> Result<(), ObjectError> {
+        if !valid_bucket_name(bucket) {
+            return Err(ObjectError::no_such_bucket(bucket));
+        }
+        self.objects
+            .lock()
+            .insert((bucket.to_owned(), key.to_owned()), body.to_vec());
+        Ok(())
+    }
+
+    fn get(&self, bucket: &str, key: &str) -> Result<Vec<u8>, ObjectError> {
+        let objects = self.objects.lock();
+        if !objects.keys().any(|(b, _)| b == bucket) {
+            return Err(ObjectError::no_such_bucket(bucket));
+        }
+        objects
+            .get(&(bucket.to_owned(), key.to_owned()))
+            .cloned()
+            .ok_or_else(|| ObjectError::no_such_key(key))
+    }
+
+    fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError> {
+        let objects = self.objects.lock();
+        if !objects.keys().any(|(b, _)| b == bucket) {
+            return Err(ObjectError::no_such_bucket(bucket));
+        }
+        Ok(objects
+            .keys()
+            .filter(|(b, k)| b == bucket && k.starts_with(prefix))
+            .map(|(_, k)| k.clone())
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(objects: &dyn Objects) {
+        assert_eq!(
+            objects.get("bucket-1", "a").unwrap_err().code,
+            "S3NoSuchBucket"
+        );
+        objects
+            .put("bucket-1", "p/AWSDynamoDB/x/_started", b"")
+            .expect("put");
+        objects
+            .put("bucket-1", "p/AWSDynamoDB/x/data/one.json.gz", b"1")
+            .expect("put");
+        objects.put("bucket-1", "q/other", b"2").expect("put");
+        assert_eq!(objects.get("bucket-1", "q/other").expect("get"), b"2");
+        assert_eq!(
+            objects.get("bucket-1", "q/none").unwrap_err().code,
+            "S3NoSuchKey"
+        );
+        assert_eq!(
+            objects.list("bucket-1", "p/").expect("list"),
+            [
+                "p/AWSDynamoDB/x/_started",
+                "p/AWSDynamoDB/x/data/one.json.gz"
+            ]
+        );
+    }
+
+    #[test]
+    fn local_and_memory_buckets_behave_alike() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        round_trip(&LocalBuckets::new(dir.path()));
+        round_trip(&MemoryBuckets::new());
+    }
+
+    #[test]
+    fn local_keys_cannot_leave_their_bucket() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let buckets = LocalBuckets::new(dir.path().join("root"));
+        for key in ["../escape", "a/../../b", "/abs", ""] {
+            assert!(buckets.put("bucket-1", key, b"x").is_err(), "{key}");
+        }
+        for bucket in ["..", "a", "UPPER", "a/b", "-bad"] {
+            assert!(buckets.put(bucket, "k", b"x").is_err(), "{bucket}");
+        }
+        assert!(!dir.path().join("escape").exists());
+    }
+}
