@@ -108,6 +108,9 @@ pub struct TableRecord {
     /// is CREATING and refuses data operations until then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<RestoreRecord>,
+    /// The import filling a table ImportTable created (CREATING until it ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub importing: Option<String>,
 }
 
 /// A table's point-in-time recovery setting.
@@ -258,6 +261,12 @@ impl TableRecord {
     /// Whether a restore is still filling the table (it is CREATING until then).
     pub fn restoring(&self) -> bool {
         self.restore.as_ref().is_some_and(|r| r.in_progress)
+    }
+
+    /// Whether a restore or an import is still filling the table: it is CREATING, and
+    /// data operations do not find it.
+    pub fn creating(&self) -> bool {
+        self.restoring() || self.importing.is_some()
     }
 }
 

@@ -150,7 +150,7 @@ impl Engine {
         // A table being restored is CREATING, and DynamoDB does not find those.
         self.catalog
             .get(name)
-            .filter(|t| !t.restoring())
+            .filter(|t| !t.creating())
             .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))
     }
 

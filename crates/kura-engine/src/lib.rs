@@ -39,6 +39,7 @@ pub mod catalog;
 pub mod clock;
 pub mod error;
 mod exports;
+mod imports;
 mod indexes;
 mod items;
 pub mod keys;
@@ -138,6 +139,7 @@ pub struct Engine {
     sweeper: Arc<Sweeper>,
     restorer: Arc<backups::restore::Restorer>,
     exporter: Arc<exports::job::Exporter>,
+    importer: Arc<imports::job::Importer>,
     tokens: transactions::tokens::InFlight,
     clock: Arc<dyn Clock>,
 }
@@ -316,6 +318,19 @@ impl Engine {
                 exporter.submit(export.id);
             }
         }
+        let importer = Arc::new(imports::job::start(imports::job::Parts {
+            store: store.clone(),
+            writer: writer.clone(),
+            catalog: catalog.clone(),
+            objects: objects.clone(),
+            purger: purger.clone(),
+            clock: clock.clone(),
+        }));
+        for import in imports::all(store.snapshot()?.as_ref())? {
+            if import.status == "IN_PROGRESS" {
+                importer.submit(import.id);
+            }
+        }
         let sweeper = Arc::new(Sweeper::start(
             store.clone(),
             writer.clone(),
@@ -338,6 +353,7 @@ impl Engine {
             sweeper,
             restorer,
             exporter,
+            importer,
             tokens: transactions::tokens::InFlight::default(),
             clock,
         }))
@@ -403,6 +419,7 @@ impl Engine {
         self.sweeper.shutdown();
         self.restorer.shutdown();
         self.exporter.shutdown();
+        self.importer.shutdown();
         self.backfiller.shutdown();
         self.purger.shutdown();
         self.writer.shutdown();

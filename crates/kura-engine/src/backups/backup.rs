@@ -177,7 +177,7 @@ impl Engine {
                 let table = catalog
                     .get(&table_name)
                     .ok_or_else(|| EngineError::TableNotFound(msg::table_not_found(&table_name)))?;
-                if table.restoring() {
+                if table.creating() {
                     // DynamoDB answers so for a table that is still being created.
                     return Err(EngineError::TableNotFound(msg::table_not_found(
                         &table_name,

@@ -196,7 +196,7 @@ impl Engine {
     /// last deleted one still kept, with its deletion time.
     fn pitr_source(&self, name: &str) -> Result<(TableRecord, Option<i64>)> {
         if let Some(table) = self.catalog.get(name) {
-            if table.restoring() {
+            if table.creating() {
                 return Err(EngineError::TableNotFound(msg::table_not_found(name)));
             }
             return Ok((table.as_ref().clone(), None));

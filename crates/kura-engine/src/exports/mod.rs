@@ -309,7 +309,7 @@ impl Engine {
         let table = self
             .catalog
             .get(table_name)
-            .filter(|t| !t.restoring())
+            .filter(|t| !t.creating())
             .ok_or_else(|| EngineError::TableNotFound(msg::table_not_found(&table_arn)))?;
         let now = self.clock.now_ms();
         let mut record = ExportRecord {
@@ -546,9 +546,15 @@ impl Engine {
     }
 }
 
-/// A list token: the hex of the last id of the page.
+/// A list token: the hex of the last id of the page, padded with zeros to a multiple of
+/// 16 digits and at least 112 (ListImports' NextToken constraint, which SDKs check).
 pub(crate) fn encode_token(id: &str) -> String {
-    id.bytes().map(|b| format!("{b:02x}")).collect()
+    let mut hex: String = id.bytes().map(|b| format!("{b:02x}")).collect();
+    let len = hex.len().max(112).next_multiple_of(16);
+    while hex.len() < len {
+        hex.push('0');
+    }
+    hex
 }
 
 pub(crate) fn decode_token(token: &str) -> Option<String> {
@@ -559,5 +565,9 @@ pub(crate) fn decode_token(token: &str) -> Option<String> {
         .step_by(2)
         .map(|i| u8::from_str_radix(token.get(i..i + 2)?, 16).ok())
         .collect();
-    String::from_utf8(bytes?).ok()
+    let mut bytes = bytes?;
+    while bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    String::from_utf8(bytes).ok().filter(|id| !id.is_empty())
 }

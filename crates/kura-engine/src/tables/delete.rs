@@ -35,7 +35,7 @@ impl Engine {
                 if record.deletion_protection {
                     return Err(EngineError::validation(messages::DELETION_PROTECTED));
                 }
-                if record.restoring() {
+                if record.creating() {
                     return Err(EngineError::ResourceInUse(
                         messages::backups::table_restoring(&name),
                     ));

@@ -118,7 +118,7 @@ pub(crate) fn describe(
         table_name: record.name.clone(),
         key_schema: Some(definition::key_schema_out(&record.key_schema)),
         // A restore in progress shows as CREATING wherever the table is described.
-        table_status: if status == "ACTIVE" && record.restoring() {
+        table_status: if status == "ACTIVE" && record.creating() {
             "CREATING"
         } else {
             status

@@ -16,7 +16,7 @@
 //! [`Catalog::stage`]: crate::catalog::Catalog::stage
 
 mod create;
-pub(crate) use self::create::allocate_table_id;
+pub(crate) use self::create::{allocate_table_id, new_table_record};
 mod delete;
 mod describe;
 mod policy;

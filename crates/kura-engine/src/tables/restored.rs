@@ -111,5 +111,6 @@ pub(crate) fn restored_record(
         pitr: None,
         history_from: None,
         restore: Some(restore),
+        importing: None,
     })
 }

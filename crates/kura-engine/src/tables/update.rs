@@ -84,7 +84,7 @@ impl Engine {
                 let current = catalog.get(&name).ok_or_else(|| {
                     EngineError::ResourceNotFound(messages::table_not_found(&name))
                 })?;
-                if current.restoring() {
+                if current.creating() {
                     return Err(EngineError::ResourceInUse(
                         messages::backups::table_restoring(&name),
                     ));

@@ -3,11 +3,13 @@
 //! DeleteBackup and RestoreTableFromBackup on the backup ARN, ListBackups on `*`. A
 //! restore also writes the target table, checked as the PutItem IAM asks for.
 //! ExportTableToPointInTime is checked on the table, DescribeExport on the export ARN,
-//! ListExports on `*`.
+//! ListExports on `*`; ImportTable on the table it creates, DescribeImport on the import
+//! ARN, ListImports on `*`.
 
 use kura_engine::api::{
-    BackupArnInput, CreateBackupInput, DescribeExportInput, ExportTableToPointInTimeInput,
-    RestoreTableFromBackupInput, RestoreTableToPointInTimeInput,
+    BackupArnInput, CreateBackupInput, DescribeExportInput, DescribeImportInput,
+    ExportTableToPointInTimeInput, ImportTableInput, RestoreTableFromBackupInput,
+    RestoreTableToPointInTimeInput,
 };
 
 use super::{Check, Scope};
@@ -70,4 +72,22 @@ pub(crate) fn describe_export(scope: &Scope<'_>, input: &DescribeExportInput) ->
 
 pub(crate) fn list_exports(scope: &Scope<'_>) -> Vec<Check> {
     vec![Check::new("ListExports", scope.any())]
+}
+
+pub(crate) fn import(scope: &Scope<'_>, input: &ImportTableInput) -> Vec<Check> {
+    let table = input
+        .table_creation_parameters
+        .as_ref()
+        .and_then(|p| p.table_name.as_deref())
+        .unwrap_or_default();
+    vec![Check::new("ImportTable", scope.table(table))]
+}
+
+pub(crate) fn describe_import(scope: &Scope<'_>, input: &DescribeImportInput) -> Vec<Check> {
+    let arn = input.import_arn.as_deref().unwrap_or_default();
+    vec![Check::new("DescribeImport", scope.stream(arn))]
+}
+
+pub(crate) fn list_imports(scope: &Scope<'_>) -> Vec<Check> {
+    vec![Check::new("ListImports", scope.any())]
 }

@@ -1,12 +1,12 @@
 //! Backups, point-in-time recovery and exports: CreateBackup, DescribeBackup,
 //! ListBackups, DeleteBackup, RestoreTableFromBackup, RestoreTableToPointInTime,
 //! UpdateContinuousBackups, DescribeContinuousBackups, ExportTableToPointInTime,
-//! DescribeExport, ListExports.
+//! DescribeExport, ListExports, ImportTable, DescribeImport, ListImports.
 
 use kura_engine::api::{
-    BackupArnInput, CreateBackupInput, DescribeExportInput, ExportTableToPointInTimeInput,
-    ListBackupsInput, ListExportsInput, RestoreTableFromBackupInput,
-    RestoreTableToPointInTimeInput,
+    BackupArnInput, CreateBackupInput, DescribeExportInput, DescribeImportInput,
+    ExportTableToPointInTimeInput, ImportTableInput, ListBackupsInput, ListExportsInput,
+    ListImportsInput, RestoreTableFromBackupInput, RestoreTableToPointInTimeInput,
 };
 
 use super::{Call, json};
@@ -88,4 +88,22 @@ pub fn list_exports(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: ListExportsInput = call.input()?;
     authz::authorize(&call, checks::list_exports)?;
     json(&call.engine.list_exports(input)?)
+}
+
+pub async fn import_table(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: ImportTableInput = call.input()?;
+    authz::authorize(&call, |s| checks::import(s, &input))?;
+    json(&call.engine.import_table(&call.ctx, input).await?)
+}
+
+pub fn describe_import(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: DescribeImportInput = call.input()?;
+    authz::authorize(&call, |s| checks::describe_import(s, &input))?;
+    json(&call.engine.describe_import(input)?)
+}
+
+pub fn list_imports(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: ListImportsInput = call.input()?;
+    authz::authorize(&call, checks::list_imports)?;
+    json(&call.engine.list_imports(input)?)
 }
