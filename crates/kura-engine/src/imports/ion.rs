@@ -131,7 +131,10 @@ impl<'a> Reader<'a> {
         let value = self.bare_value(depth)?;
         match annotations.last().map(String::as_str) {
             Some(set @ ("$dynamodb_SS" | "$dynamodb_NS" | "$dynamodb_BS")) => {
-                let Value::Json(serde_json::Value::Array(items)) = value else {
+                let Some(serde_json::Value::Array(items)) = (match value {
+                    Value::Json(mut list) => list.get_mut("L").map(serde_json::Value::take),
+                    Value::Struct(_) => None,
+                }) else {
                     return Err(self.error("a set annotation on something other than a list"));
                 };
                 let key = &set[10..];
@@ -215,7 +218,7 @@ impl<'a> Reader<'a> {
                     self.skip_space();
                     if self.peek() == Some(b']') {
                         self.pos += 1;
-                        return json(serde_json::Value::Array(items));
+                        return json(serde_json::json!({ "L": items }));
                     }
                     items.push(to_json(self.value(depth + 1)?));
                     self.skip_space();
