@@ -193,7 +193,7 @@ fn rich_item(i: usize) -> Value {
     json!({
         "pk": {"S": format!("p{}", i % 7)}, "sk": {"N": i.to_string()}, "g": {"S": format!("g{}", i % 3)},
         "s": {"S": "quote \" newline \n tab \t é ✓"}, "n": {"N": "-12.5e3"}, "b": {"B": "AAEC/w=="},
-        "t": {"BOOL": i % 2 == 0}, "z": {"NULL": true},
+        "t": {"BOOL": i.is_multiple_of(2)}, "z": {"NULL": true},
         "l": {"L": [{"S": "x"}, {"N": "1"}, {"M": {"odd name": {"SS": ["a", "b"]}}}]},
         "m": {"M": {"null": {"NS": ["1", "2.5"]}, "bs": {"BS": ["AQ==", "Ag=="]}}},
     })
