@@ -171,3 +171,155 @@ async fn restores_resume_after_kill9() {
         Some(ITEMS as i64)
     );
 }
+
+/// Waits until `status()` is no longer IN_PROGRESS; returns it.
+async fn settled<F, Fut>(status: F) -> String
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = String>,
+{
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let s = status().await;
+        if s != "IN_PROGRESS" {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "still IN_PROGRESS");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exports_and_imports_finish_after_kill9() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    create_table(&client, "Src", "pk", None).await;
+    client
+        .update_continuous_backups()
+        .table_name("Src")
+        .point_in_time_recovery_specification(
+            PointInTimeRecoverySpecification::builder()
+                .point_in_time_recovery_enabled(true)
+                .build()
+                .expect("spec"),
+        )
+        .send()
+        .await
+        .expect("enable pitr");
+    load(&client, "Src", "v1").await;
+    let source = contents(&client, "Src").await;
+    let export = client
+        .export_table_to_point_in_time()
+        .table_arn("arn:aws:dynamodb:us-east-1:000000000000:table/Src")
+        .s3_bucket("kill-bucket")
+        .send()
+        .await
+        .expect("export");
+    let export_arn = export
+        .export_description()
+        .and_then(|d| d.export_arn())
+        .expect("arn")
+        .to_owned();
+    // Killed while the export may still be writing.
+    server.kill9();
+
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    let status = settled(|| {
+        let client = client.clone();
+        let arn = export_arn.clone();
+        async move {
+            let d = client
+                .describe_export()
+                .export_arn(arn)
+                .send()
+                .await
+                .expect("describe");
+            d.export_description()
+                .and_then(|d| d.export_status())
+                .map(|s| s.as_str().to_owned())
+                .unwrap_or_default()
+        }
+    })
+    .await;
+    assert_eq!(status, "COMPLETED");
+    let described = client
+        .describe_export()
+        .export_arn(&export_arn)
+        .send()
+        .await
+        .expect("describe");
+    assert_eq!(
+        described.export_description().and_then(|d| d.item_count()),
+        Some(ITEMS as i64)
+    );
+    let id = export_arn.rsplit('/').next().expect("id");
+    let started = client
+        .import_table()
+        .s3_bucket_source(
+            aws_sdk_dynamodb::types::S3BucketSource::builder()
+                .s3_bucket("kill-bucket")
+                .s3_key_prefix(format!("AWSDynamoDB/{id}/data/"))
+                .build()
+                .expect("source"),
+        )
+        .input_format(aws_sdk_dynamodb::types::InputFormat::DynamodbJson)
+        .input_compression_type(aws_sdk_dynamodb::types::InputCompressionType::Gzip)
+        .table_creation_parameters(
+            aws_sdk_dynamodb::types::TableCreationParameters::builder()
+                .table_name("Imported")
+                .billing_mode(aws_sdk_dynamodb::types::BillingMode::PayPerRequest)
+                .attribute_definitions(common::def(
+                    "pk",
+                    aws_sdk_dynamodb::types::ScalarAttributeType::S,
+                ))
+                .key_schema(common::key("pk", aws_sdk_dynamodb::types::KeyType::Hash))
+                .build()
+                .expect("parameters"),
+        )
+        .send()
+        .await
+        .expect("import");
+    let import_arn = started
+        .import_table_description()
+        .and_then(|d| d.import_arn())
+        .expect("arn")
+        .to_owned();
+    // While the import runs the table is not there for data operations.
+    if let Ok(d) = client.describe_table().table_name("Imported").send().await
+        && d.table().and_then(|t| t.table_status()) == Some(&TableStatus::Creating)
+    {
+        let err = client
+            .scan()
+            .table_name("Imported")
+            .send()
+            .await
+            .expect_err("a CREATING table refuses reads");
+        assert_eq!(common::code(&err), "ResourceNotFoundException");
+    }
+    server.kill9();
+
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    let status = settled(|| {
+        let client = client.clone();
+        let arn = import_arn.clone();
+        async move {
+            let d = client
+                .describe_import()
+                .import_arn(arn)
+                .send()
+                .await
+                .expect("describe");
+            d.import_table_description()
+                .and_then(|d| d.import_status())
+                .map(|s| s.as_str().to_owned())
+                .unwrap_or_default()
+        }
+    })
+    .await;
+    assert_eq!(status, "COMPLETED");
+    wait_active(&client, "Imported").await;
+    assert_eq!(contents(&client, "Imported").await, source);
+}
