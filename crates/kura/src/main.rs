@@ -11,6 +11,7 @@ use kura_engine::writer::WriteLimits;
 use kura_engine::{Engine, EngineOptions};
 use tracing_subscriber::EnvFilter;
 
+mod admin;
 mod s3;
 
 #[derive(Parser)]
@@ -32,6 +33,16 @@ enum Command {
     /// The kura-cqrs framework's tools.
     #[command(subcommand)]
     Cqrs(CqrsCommand),
+    /// Back up a table (CreateBackup).
+    Backup(admin::BackupArgs),
+    /// Restore a backup, or a table with point-in-time recovery, into a new table, and
+    /// follow it until the table is ACTIVE.
+    Restore(admin::RestoreArgs),
+    /// Export a table to a bucket (ExportTableToPointInTime, full or incremental) and
+    /// follow it to its end.
+    Export(admin::ExportArgs),
+    /// Import a bucket's objects into a new table (ImportTable) and follow it to its end.
+    Import(admin::ImportArgs),
 }
 
 #[derive(Subcommand)]
@@ -153,6 +164,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve(args),
         Command::Cqrs(CqrsCommand::Project(args)) => project(args),
+        Command::Backup(args) => client_command(admin::backup(args)),
+        Command::Restore(args) => client_command(admin::restore(args)),
+        Command::Export(args) => client_command(admin::export(args)),
+        Command::Import(args) => client_command(admin::import(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -161,6 +176,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Runs a client command on a small runtime of its own.
+fn client_command(
+    job: impl std::future::Future<Output = Result<(), String>>,
+) -> Result<(), String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?
+        .block_on(job)
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {

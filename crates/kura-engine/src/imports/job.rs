@@ -174,21 +174,24 @@ fn run(parts: &Parts, id: &str, stop: &AtomicBool) -> Result<()> {
                 Err(e) => tally.refuse(id, key, line, &e),
             }
             if pending.len() >= CHUNK {
-                tally.imported += write(parts, &record, std::mem::take(&mut pending))?;
+                tally.imported += write(parts, &record, std::mem::take(&mut pending), &tally)?;
             }
         }
     }
-    tally.imported += write(parts, &record, pending)?;
+    tally.imported += write(parts, &record, pending, &tally)?;
     finish(parts, record, tally, None)
 }
 
-/// Puts `items` into the import's table; returns how many.
-fn write(parts: &Parts, record: &ImportRecord, items: Vec<Item>) -> Result<u64> {
+/// Puts `items` into the import's table and records the progress so far in the same
+/// batch (DescribeImport shows it while the import runs); returns how many were put.
+fn write(parts: &Parts, record: &ImportRecord, items: Vec<Item>, tally: &Tally) -> Result<u64> {
     if items.is_empty() {
         return Ok(0);
     }
     let catalog = parts.catalog.clone();
     let record = record.clone();
+    let (processed, imported, bytes, errors) =
+        (tally.processed, tally.imported, tally.bytes, tally.errors);
     parts.writer.submit_blocking(false, move |w| {
         let Some(table) = target(&catalog, &record) else {
             return Ok(0);
@@ -211,6 +214,17 @@ fn write(parts: &Parts, record: &ImportRecord, items: Vec<Item>) -> Result<u64> 
                 Err(EngineError::ItemCollectionSizeLimitExceeded(_)) => {}
                 Err(e) => return Err(e),
             }
+        }
+        if let Some(mut progress) = w
+            .get(Space::Meta, &record_key(&record.id))?
+            .map(|b| decode(&b))
+            .transpose()?
+        {
+            progress.processed = processed;
+            progress.imported = imported + written;
+            progress.processed_bytes = bytes;
+            progress.errors = errors;
+            w.put(Space::Meta, record_key(&record.id), encode(&progress)?);
         }
         Ok(written)
     })

@@ -1,0 +1,142 @@
+//! `kura backup`, `kura restore`, `kura export` and `kura import` against a spawned
+//! `kura serve`: each follows its job to the end and prints JSON lines (no terminal
+//! here), the last one with the outcome; a failure exits non-zero with DynamoDB's error.
+
+mod common;
+
+use std::process::Command;
+
+use aws_sdk_dynamodb::types::{AttributeValue as Av, PointInTimeRecoverySpecification};
+use common::{KuraProcess, create_table};
+use serde_json::Value;
+
+/// Runs `kura ARGS` against `endpoint`; returns the exit status and the last JSON line.
+fn kura(endpoint: &str, args: &[&str]) -> (bool, Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kura"))
+        .args(args)
+        .env("KURA_ENDPOINT", endpoint)
+        .output()
+        .expect("run kura");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let last = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .next_back()
+        .unwrap_or(Value::Null);
+    (
+        out.status.success(),
+        last,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_data_movement_commands_follow_their_jobs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = KuraProcess::start(Some(dir.path()));
+    let client = server.client();
+    create_table(&client, "CliSrc", "pk", None).await;
+    client
+        .update_continuous_backups()
+        .table_name("CliSrc")
+        .point_in_time_recovery_specification(
+            PointInTimeRecoverySpecification::builder()
+                .point_in_time_recovery_enabled(true)
+                .build()
+                .expect("spec"),
+        )
+        .send()
+        .await
+        .expect("pitr");
+    for i in 0..120 {
+        client
+            .put_item()
+            .table_name("CliSrc")
+            .item("pk", Av::S(format!("k{i}")))
+            .item("n", Av::N(i.to_string()))
+            .send()
+            .await
+            .expect("put");
+    }
+    let endpoint = server.endpoint.as_str();
+
+    let (ok, out, err) = kura(endpoint, &["backup", "CliSrc", "--name", "cli-backup"]);
+    assert!(ok, "{err}");
+    let arn = out["outcome"]["BackupArn"]
+        .as_str()
+        .expect("arn")
+        .to_owned();
+
+    let (ok, out, err) = kura(
+        endpoint,
+        &["restore", "--backup-arn", &arn, "--target", "CliFromBackup"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out["outcome"]["TableStatus"], "ACTIVE");
+    assert_eq!(out["outcome"]["ItemCount"], 120);
+
+    let (ok, out, err) = kura(
+        endpoint,
+        &["restore", "--source", "CliSrc", "--target", "CliLatest"],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out["outcome"]["ItemCount"], 120);
+
+    let (ok, out, err) = kura(
+        endpoint,
+        &[
+            "export",
+            "CliSrc",
+            "--bucket",
+            "cli-bucket",
+            "--prefix",
+            "runs",
+            "--format",
+            "ION",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out["outcome"]["ExportStatus"], "COMPLETED");
+    assert_eq!(out["outcome"]["ItemCount"], 120);
+    let manifest = out["outcome"]["ExportManifest"].as_str().expect("manifest");
+    let data = manifest.replace("manifest-summary.json", "data/");
+
+    let (ok, out, err) = kura(
+        endpoint,
+        &[
+            "import",
+            "--table",
+            "CliImported",
+            "--key",
+            "pk:S",
+            "--bucket",
+            "cli-bucket",
+            "--prefix",
+            &data,
+            "--format",
+            "ION",
+            "--compression",
+            "GZIP",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out["outcome"]["ImportStatus"], "COMPLETED");
+    assert_eq!(out["outcome"]["counts"]["ImportedItemCount"], 120);
+    let scanned = client
+        .scan()
+        .table_name("CliImported")
+        .send()
+        .await
+        .expect("scan");
+    assert_eq!(scanned.count(), 120);
+
+    let (ok, _, err) = kura(
+        endpoint,
+        &["restore", "--source", "NoSuchTable", "--target", "CliNever"],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("TableNotFoundException: Table not found: NoSuchTable"),
+        "{err}"
+    );
+}
