@@ -2,7 +2,7 @@
 # Runs every fuzz target for FUZZ_SECONDS each (default 60). Installs cargo-fuzz if needed.
 # Targets: attribute_value_json, request_json, number_parse, key_decode, item_decode,
 # expression_parse, expression_eval, table_definition, stream_requests, engine_model,
-# partiql_parse, auth_header, policy_parse, backup_requests.
+# partiql_parse, auth_header, policy_parse, backup_requests, import_records.
 # `-s none` builds with coverage but without a sanitizer, which works on the stable toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"

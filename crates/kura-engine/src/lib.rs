@@ -39,7 +39,7 @@ pub mod catalog;
 pub mod clock;
 pub mod error;
 mod exports;
-mod imports;
+pub mod imports;
 mod indexes;
 mod items;
 pub mod keys;

@@ -71,6 +71,41 @@ pub struct ImportRecord {
     pub failure_message: Option<String>,
 }
 
+/// The records an import would read from one object: decompressed, parsed in `format`
+/// (CSV with a header row and `,`, every column a string but `pk`), each checked as an
+/// item. For fuzzing and tools; the import itself also checks keys against its table.
+pub fn object_records(
+    format: &str,
+    compression: &str,
+    body: Vec<u8>,
+) -> std::result::Result<Vec<(u64, std::result::Result<kura_model::Item, String>)>, String> {
+    let text = String::from_utf8(parse::decompress(compression, body)?)
+        .map_err(|_| "the object is not UTF-8 text".to_owned())?;
+    let typed = std::collections::BTreeMap::new();
+    let records = match format {
+        "CSV" => parse::csv_records(
+            &parse::CsvSpec {
+                delimiter: b',',
+                header: None,
+                typed: &typed,
+            },
+            &text,
+        ),
+        format => parse::lines(format, &text),
+    };
+    Ok(records
+        .into_iter()
+        .map(|(line, item)| {
+            (
+                line,
+                item.and_then(|json| {
+                    kura_model::wire::item_from_json(json).map_err(|e| e.to_string())
+                }),
+            )
+        })
+        .collect())
+}
+
 pub(crate) fn record_key(id: &str) -> Vec<u8> {
     [IMPORT, id.as_bytes()].concat()
 }
