@@ -4,7 +4,9 @@
 //!    process; ratios against the runs with it off;
 //! 2. the history's bytes per change;
 //! 3. restoring a table of ITEMS items to the latest time and to a backup taken before
-//!    every item was overwritten, with progress figures.
+//!    every item was overwritten, with progress figures;
+//! 4. exporting that table (DynamoDB JSON, gzip'd, to a local bucket) and importing the
+//!    export into a new table.
 //!
 //! Run: `cargo run --release -p kura-bench --bin pitr-cost [-- WRITES [ITEMS]]`
 
@@ -218,5 +220,79 @@ async fn main() {
         "from a backup taken before every item changed ({items} pre-images merged): {from_backup:.2} s, {:.0} items/s",
         items as f64 / from_backup
     );
+
+    let started = Instant::now();
+    let export = serde_json::to_value(
+        engine
+            .export_table_to_point_in_time(
+                &ctx(),
+                input(json!({"TableArn": ctx().table_arn("Big"), "S3Bucket": "bench-bucket"})),
+            )
+            .await
+            .expect("export"),
+    )
+    .expect("json");
+    let export_arn = export["ExportDescription"]["ExportArn"].clone();
+    let manifest = loop {
+        let d = serde_json::to_value(
+            engine
+                .describe_export(input(json!({"ExportArn": export_arn})))
+                .expect("describe export"),
+        )
+        .expect("json");
+        if d["ExportDescription"]["ExportStatus"] == "COMPLETED" {
+            break d["ExportDescription"]["ExportManifest"].as_str().expect("manifest").to_owned();
+        }
+        assert_eq!(d["ExportDescription"]["ExportStatus"], "IN_PROGRESS", "{d}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    let exported = started.elapsed().as_secs_f64();
+    let files = std::fs::read_dir(dir.path().join("buckets/bench-bucket/AWSDynamoDB"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path().join("data")).into_iter().flatten().flatten())
+        .map(|f| f.metadata().map_or(0, |m| m.len()))
+        .sum::<u64>();
+    println!(
+        "export (DYNAMODB_JSON, gzip): {exported:.2} s, {:.0} items/s, {:.1} MB of data files",
+        items as f64 / exported,
+        files as f64 / 1e6
+    );
+    let started = Instant::now();
+    let import = serde_json::to_value(
+        engine
+            .import_table(
+                &ctx(),
+                input(json!({
+                    "S3BucketSource": {"S3Bucket": "bench-bucket",
+                        "S3KeyPrefix": manifest.replace("manifest-summary.json", "data/")},
+                    "InputFormat": "DYNAMODB_JSON", "InputCompressionType": "GZIP",
+                    "TableCreationParameters": {"TableName": "Imported", "BillingMode": "PAY_PER_REQUEST",
+                        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]},
+                })),
+            )
+            .await
+            .expect("import"),
+    )
+    .expect("json");
+    let import_arn = import["ImportTableDescription"]["ImportArn"].clone();
+    loop {
+        let d = serde_json::to_value(
+            engine
+                .describe_import(input(json!({"ImportArn": import_arn})))
+                .expect("describe import"),
+        )
+        .expect("json");
+        if d["ImportTableDescription"]["ImportStatus"] == "COMPLETED" {
+            assert_eq!(d["ImportTableDescription"]["ImportedItemCount"], items as u64);
+            break;
+        }
+        assert_eq!(d["ImportTableDescription"]["ImportStatus"], "IN_PROGRESS", "{d}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let imported = started.elapsed().as_secs_f64();
+    println!("import of that export: {imported:.2} s, {:.0} items/s", items as f64 / imported);
     engine.shutdown();
 }
