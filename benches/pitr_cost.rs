@@ -241,7 +241,10 @@ async fn main() {
         )
         .expect("json");
         if d["ExportDescription"]["ExportStatus"] == "COMPLETED" {
-            break d["ExportDescription"]["ExportManifest"].as_str().expect("manifest").to_owned();
+            break d["ExportDescription"]["ExportManifest"]
+                .as_str()
+                .expect("manifest")
+                .to_owned();
         }
         assert_eq!(d["ExportDescription"]["ExportStatus"], "IN_PROGRESS", "{d}");
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -251,7 +254,12 @@ async fn main() {
         .into_iter()
         .flatten()
         .flatten()
-        .flat_map(|d| std::fs::read_dir(d.path().join("data")).into_iter().flatten().flatten())
+        .flat_map(|d| {
+            std::fs::read_dir(d.path().join("data"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
         .map(|f| f.metadata().map_or(0, |m| m.len()))
         .sum::<u64>();
     println!(
@@ -286,13 +294,22 @@ async fn main() {
         )
         .expect("json");
         if d["ImportTableDescription"]["ImportStatus"] == "COMPLETED" {
-            assert_eq!(d["ImportTableDescription"]["ImportedItemCount"], items as u64);
+            assert_eq!(
+                d["ImportTableDescription"]["ImportedItemCount"],
+                items as u64
+            );
             break;
         }
-        assert_eq!(d["ImportTableDescription"]["ImportStatus"], "IN_PROGRESS", "{d}");
+        assert_eq!(
+            d["ImportTableDescription"]["ImportStatus"], "IN_PROGRESS",
+            "{d}"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let imported = started.elapsed().as_secs_f64();
-    println!("import of that export: {imported:.2} s, {:.0} items/s", items as f64 / imported);
+    println!(
+        "import of that export: {imported:.2} s, {:.0} items/s",
+        items as f64 / imported
+    );
     engine.shutdown();
 }

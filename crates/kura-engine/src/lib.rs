@@ -44,6 +44,7 @@ mod indexes;
 mod items;
 pub mod keys;
 pub mod objects;
+mod paging;
 mod partiql;
 mod purge;
 mod query_scan;

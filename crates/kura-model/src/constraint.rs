@@ -145,6 +145,21 @@ impl Constraints {
         }
     }
 
+    /// A required string member of `min` to `max` characters (ARNs, bucket names).
+    pub fn required_text(&mut self, path: &str, value: Option<&str>, min: usize, max: usize) {
+        match value {
+            None => self.fail(None, path, messages::MUST_NOT_BE_NULL),
+            Some(v) => self.length(path, v, v.chars().count(), min, max),
+        }
+    }
+
+    /// An optional string member of `min` to `max` characters.
+    pub fn text(&mut self, path: &str, value: Option<&str>, min: usize, max: usize) {
+        if let Some(v) = value {
+            self.length(path, v, v.chars().count(), min, max);
+        }
+    }
+
     /// A string, list or map length between `min` and `max`.
     pub fn length(&mut self, path: &str, rendered: &str, len: usize, min: usize, max: usize) {
         if len < min {

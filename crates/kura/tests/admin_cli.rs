@@ -6,7 +6,8 @@ mod common;
 
 use std::process::Command;
 
-use aws_sdk_dynamodb::types::{AttributeValue as Av, PointInTimeRecoverySpecification};
+use aws_sdk_dynamodb::types::AttributeValue as Av;
+use common::backups::enable_pitr;
 use common::{KuraProcess, create_table};
 use serde_json::Value;
 
@@ -36,18 +37,7 @@ async fn the_data_movement_commands_follow_their_jobs() {
     let server = KuraProcess::start(Some(dir.path()));
     let client = server.client();
     create_table(&client, "CliSrc", "pk", None).await;
-    client
-        .update_continuous_backups()
-        .table_name("CliSrc")
-        .point_in_time_recovery_specification(
-            PointInTimeRecoverySpecification::builder()
-                .point_in_time_recovery_enabled(true)
-                .build()
-                .expect("spec"),
-        )
-        .send()
-        .await
-        .expect("pitr");
+    enable_pitr(&client, "CliSrc").await;
     for i in 0..120 {
         client
             .put_item()

@@ -9,10 +9,9 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{
-    AttributeValue as Av, PointInTimeRecoverySpecification, PutRequest, TableStatus, WriteRequest,
-};
-use common::{KuraProcess, backups::wait_active, create_table};
+use aws_sdk_dynamodb::types::{AttributeValue as Av, PutRequest, TableStatus, WriteRequest};
+use common::backups::{enable_pitr, wait_active};
+use common::{KuraProcess, create_table};
 
 const ITEMS: usize = 20_000;
 
@@ -96,18 +95,7 @@ async fn restores_resume_after_kill9() {
     let server = KuraProcess::start(Some(dir.path()));
     let client = server.client();
     create_table(&client, "Src", "pk", None).await;
-    client
-        .update_continuous_backups()
-        .table_name("Src")
-        .point_in_time_recovery_specification(
-            PointInTimeRecoverySpecification::builder()
-                .point_in_time_recovery_enabled(true)
-                .build()
-                .expect("spec"),
-        )
-        .send()
-        .await
-        .expect("enable pitr");
+    enable_pitr(&client, "Src").await;
     load(&client, "Src", "v1").await;
     let v1 = contents(&client, "Src").await;
     let backup = client
@@ -195,18 +183,7 @@ async fn exports_and_imports_finish_after_kill9() {
     let server = KuraProcess::start(Some(dir.path()));
     let client = server.client();
     create_table(&client, "Src", "pk", None).await;
-    client
-        .update_continuous_backups()
-        .table_name("Src")
-        .point_in_time_recovery_specification(
-            PointInTimeRecoverySpecification::builder()
-                .point_in_time_recovery_enabled(true)
-                .build()
-                .expect("spec"),
-        )
-        .send()
-        .await
-        .expect("enable pitr");
+    enable_pitr(&client, "Src").await;
     load(&client, "Src", "v1").await;
     let source = contents(&client, "Src").await;
     let export = client

@@ -28,10 +28,7 @@ fn seconds(ms: i64) -> f64 {
 
 /// Checks a `BackupArn` member.
 fn arn_constraints(c: &mut Constraints, value: Option<&str>) {
-    match value {
-        None => c.not_null::<()>("backupArn", None),
-        Some(arn) => c.length("backupArn", arn, arn.chars().count(), ARN_MIN, ARN_MAX),
-    }
+    c.required_text("backupArn", value, ARN_MIN, ARN_MAX);
 }
 
 /// Takes backup `id` of `table` now: the next change stamp, the table's statistics, and

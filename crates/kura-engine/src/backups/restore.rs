@@ -74,10 +74,7 @@ impl Engine {
             Some("") => return Err(EngineError::validation(msg::TARGET_NAME_LENGTH)),
             target => c.name("targetTableName", target),
         }
-        match input.backup_arn.as_deref() {
-            None => c.not_null::<()>("backupArn", None),
-            Some(arn) => c.length("backupArn", arn, arn.chars().count(), 37, 1024),
-        }
+        c.required_text("backupArn", input.backup_arn.as_deref(), 37, 1024);
         override_constraints(&mut c, &input.overrides);
         c.finish()?;
         let backup_arn = input.backup_arn.unwrap_or_default();

@@ -20,7 +20,7 @@ use crate::backups::records as holds;
 use crate::backups::{DAY_MS, pitr};
 use crate::error::{EngineError, Result};
 use crate::storage::{Direction, KeyRange, Snapshot, Space};
-use crate::{Engine, RequestContext, arn};
+use crate::{Engine, RequestContext, arn, paging};
 
 const EXPORT: &[u8] = b"export/";
 const RECORD_VERSION: u32 = 1;
@@ -158,10 +158,7 @@ pub(crate) fn describe(record: &ExportRecord) -> ExportDescription {
 /// The framework constraints of an export request, in the API Reference's member order.
 fn constraints(input: &ExportTableToPointInTimeInput) -> Result<()> {
     let mut c = Constraints::new();
-    match input.table_arn.as_deref() {
-        None => c.not_null::<()>("tableArn", None),
-        Some(arn) => c.length("tableArn", arn, arn.chars().count(), 1, 1024),
-    }
+    c.required_text("tableArn", input.table_arn.as_deref(), 1, 1024);
     if let Some(token) = input.client_token.as_deref()
         && (token.is_empty() || token.contains('$'))
     {
@@ -471,10 +468,7 @@ impl Engine {
 
     pub fn describe_export(&self, input: DescribeExportInput) -> Result<DescribeExportOutput> {
         let mut c = Constraints::new();
-        match input.export_arn.as_deref() {
-            None => c.not_null::<()>("exportArn", None),
-            Some(a) => c.length("exportArn", a, a.chars().count(), 37, 1024),
-        }
+        c.required_text("exportArn", input.export_arn.as_deref(), 37, 1024);
         c.finish()?;
         let export_arn = input.export_arn.unwrap_or_default();
         let (table, id) = arn::parse_export(&export_arn)
@@ -493,20 +487,11 @@ impl Engine {
 
     pub fn list_exports(&self, input: ListExportsInput) -> Result<ListExportsOutput> {
         let mut c = Constraints::new();
-        if let Some(a) = input.table_arn.as_deref() {
-            c.length("tableArn", a, a.chars().count(), 1, 1024);
-        }
+        c.text("tableArn", input.table_arn.as_deref(), 1, 1024);
         c.at_least("maxResults", input.max_results, 1);
         c.at_most("maxResults", input.max_results, LIST_MAX);
         c.finish()?;
-        // The token is the hex of the last id listed.
-        let after: Option<String> = match input.next_token.as_deref() {
-            None => None,
-            Some(token) => Some(
-                decode_token(token)
-                    .ok_or_else(|| EngineError::validation(msg::invalid_next_token(token)))?,
-            ),
-        };
+        let after = paging::after(input.next_token.as_deref())?;
         let table = input
             .table_arn
             .as_deref()
@@ -517,21 +502,14 @@ impl Engine {
             .as_deref()
             .and_then(|t| self.catalog.get(t))
             .map(|t| t.uuid.clone());
-        let snapshot = self.store.snapshot()?;
-        let mut records = all(snapshot.as_ref())?;
-        records.reverse();
-        let limit = usize::try_from(input.max_results.unwrap_or(LIST_DEFAULT)).unwrap_or(10);
-        let mut matching = records.iter().filter(|r| {
-            after.as_ref().is_none_or(|a| r.id < *a)
-                && table
-                    .as_ref()
-                    .is_none_or(|_| uuid.as_ref() == Some(&r.table_uuid))
-        });
-        let page: Vec<&ExportRecord> = matching.by_ref().take(limit).collect();
-        let next_token = match (matching.next(), page.last()) {
-            (Some(_), Some(last)) => Some(encode_token(&last.id)),
-            _ => None,
-        };
+        let records = all(self.store.snapshot()?.as_ref())?;
+        let (page, next_token) = paging::newest_first(
+            &records,
+            |r| &r.id,
+            after.as_deref(),
+            input.max_results.unwrap_or(LIST_DEFAULT),
+            |r| table.is_none() || uuid.as_ref() == Some(&r.table_uuid),
+        );
         Ok(ListExportsOutput {
             export_summaries: page
                 .iter()
@@ -544,30 +522,4 @@ impl Engine {
             next_token,
         })
     }
-}
-
-/// A list token: the hex of the last id of the page, padded with zeros to a multiple of
-/// 16 digits and at least 112 (ListImports' NextToken constraint, which SDKs check).
-pub(crate) fn encode_token(id: &str) -> String {
-    let mut hex: String = id.bytes().map(|b| format!("{b:02x}")).collect();
-    let len = hex.len().max(112).next_multiple_of(16);
-    while hex.len() < len {
-        hex.push('0');
-    }
-    hex
-}
-
-pub(crate) fn decode_token(token: &str) -> Option<String> {
-    if !token.len().is_multiple_of(2) {
-        return None;
-    }
-    let bytes: Option<Vec<u8>> = (0..token.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(token.get(i..i + 2)?, 16).ok())
-        .collect();
-    let mut bytes = bytes?;
-    while bytes.last() == Some(&0) {
-        bytes.pop();
-    }
-    String::from_utf8(bytes).ok().filter(|id| !id.is_empty())
 }

@@ -24,7 +24,7 @@ use crate::api::*;
 use crate::error::{EngineError, Result};
 use crate::storage::{Direction, KeyRange, Snapshot, Space};
 use crate::tables::allocate_table_id;
-use crate::{Engine, RequestContext, arn};
+use crate::{Engine, RequestContext, arn, paging};
 
 const IMPORT: &[u8] = b"import/";
 const RECORD_VERSION: u32 = 1;
@@ -71,6 +71,9 @@ pub struct ImportRecord {
     pub failure_message: Option<String>,
 }
 
+/// A record of an object: its line, and the item or why it is not one.
+pub type CheckedRecord = (u64, std::result::Result<kura_model::Item, String>);
+
 /// The records an import would read from one object: decompressed, parsed in `format`
 /// (CSV with a header row and `,`, every column a string but `pk`), each checked as an
 /// item. For fuzzing and tools; the import itself also checks keys against its table.
@@ -78,7 +81,7 @@ pub fn object_records(
     format: &str,
     compression: &str,
     body: Vec<u8>,
-) -> std::result::Result<Vec<(u64, std::result::Result<kura_model::Item, String>)>, String> {
+) -> std::result::Result<Vec<CheckedRecord>, String> {
     let text = String::from_utf8(parse::decompress(compression, body)?)
         .map_err(|_| "the object is not UTF-8 text".to_owned())?;
     let typed = std::collections::BTreeMap::new();
@@ -354,10 +357,7 @@ impl Engine {
 
     pub fn describe_import(&self, input: DescribeImportInput) -> Result<DescribeImportOutput> {
         let mut c = Constraints::new();
-        match input.import_arn.as_deref() {
-            None => c.not_null::<()>("importArn", None),
-            Some(a) => c.length("importArn", a, a.chars().count(), 37, 1024),
-        }
+        c.required_text("importArn", input.import_arn.as_deref(), 37, 1024);
         c.finish()?;
         let import_arn = input.import_arn.unwrap_or_default();
         let (table, id) = arn::parse_import(&import_arn)
@@ -377,36 +377,24 @@ impl Engine {
 
     pub fn list_imports(&self, input: ListImportsInput) -> Result<ListImportsOutput> {
         let mut c = Constraints::new();
-        if let Some(a) = input.table_arn.as_deref() {
-            c.length("tableArn", a, a.chars().count(), 1, 1024);
-        }
+        c.text("tableArn", input.table_arn.as_deref(), 1, 1024);
         c.at_least("pageSize", input.page_size, 1);
         c.at_most("pageSize", input.page_size, LIST_MAX);
         c.finish()?;
-        let after = match input.next_token.as_deref() {
-            None => None,
-            Some(token) => Some(
-                crate::exports::decode_token(token)
-                    .ok_or_else(|| EngineError::validation(msg::invalid_next_token(token)))?,
-            ),
-        };
+        let after = paging::after(input.next_token.as_deref())?;
         let table = input
             .table_arn
             .as_deref()
             .map(|a| arn::parse_table(a).unwrap_or(a).to_owned());
-        let mut records = all(self.store.snapshot()?.as_ref())?;
-        records.reverse();
-        let limit = usize::try_from(input.page_size.unwrap_or(LIST_DEFAULT)).unwrap_or(10);
+        let records = all(self.store.snapshot()?.as_ref())?;
         // Imports outlive their tables: listed by the name in the ARN.
-        let mut matching = records.iter().filter(|r| {
-            after.as_ref().is_none_or(|a| r.id < *a)
-                && table.as_ref().is_none_or(|t| *t == r.table_name)
-        });
-        let page: Vec<&ImportRecord> = matching.by_ref().take(limit).collect();
-        let next_token = match (matching.next(), page.last()) {
-            (Some(_), Some(last)) => Some(crate::exports::encode_token(&last.id)),
-            _ => None,
-        };
+        let (page, next_token) = paging::newest_first(
+            &records,
+            |r| &r.id,
+            after.as_deref(),
+            input.page_size.unwrap_or(LIST_DEFAULT),
+            |r| table.as_ref().is_none_or(|t| *t == r.table_name),
+        );
         Ok(ListImportsOutput {
             import_summary_list: page
                 .iter()

@@ -48,6 +48,22 @@ async fn put(client: &Client, table: &str, pk: &str, v: i64) {
         .expect("put");
 }
 
+/// Turns point-in-time recovery on for `table`.
+pub async fn enable_pitr(client: &Client, table: &str) {
+    client
+        .update_continuous_backups()
+        .table_name(table)
+        .point_in_time_recovery_specification(
+            PointInTimeRecoverySpecification::builder()
+                .point_in_time_recovery_enabled(true)
+                .build()
+                .expect("spec"),
+        )
+        .send()
+        .await
+        .expect("enable point-in-time recovery");
+}
+
 /// Waits until a restored table is ACTIVE.
 pub async fn wait_active(client: &Client, table: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
