@@ -470,9 +470,17 @@ pub async fn import(args: ImportArgs) -> Result<(), String> {
             .import_table_description()
             .ok_or("no ImportTableDescription")?;
         let counts = json!({"ProcessedItemCount": d.processed_item_count(),
-            "ImportedItemCount": d.imported_item_count(), "ErrorCount": d.error_count()});
+            "ImportedItemCount": d.imported_item_count(), "ErrorCount": d.error_count(),
+            "ProcessedSizeBytes": d.processed_size_bytes()});
         match d.import_status().map(|s| s.as_str()) {
             Some("IN_PROGRESS") | None => {
+                if let Some(bar) = &progress.bar {
+                    let mb = d.processed_size_bytes().unwrap_or(0) as f64 / 1e6;
+                    bar.set_message(format!(
+                        "import ({mb:.1} MB read, {} refused)",
+                        d.error_count()
+                    ));
+                }
                 progress.update(d.imported_item_count().max(0) as u64, counts)
             }
             Some(status) => {

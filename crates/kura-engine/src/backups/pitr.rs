@@ -63,9 +63,11 @@ impl Engine {
         c.name("tableName", input.table_name.as_deref());
         c.finish()?;
         let name = input.table_name.unwrap_or_default();
+        // A table still being created is not found, as on DynamoDB.
         let table = self
             .catalog
             .get(&name)
+            .filter(|t| !t.creating())
             .ok_or_else(|| EngineError::TableNotFound(msg::table_not_found(&name)))?;
         Ok(DescribeContinuousBackupsOutput {
             continuous_backups_description: description(&table, self.clock.now_ms()),
@@ -110,6 +112,7 @@ impl Engine {
             .submit(true, move |w| {
                 let table = catalog
                     .get(&name)
+                    .filter(|t| !t.creating())
                     .ok_or_else(|| EngineError::TableNotFound(msg::table_not_found(&name)))?;
                 let mut next = table.as_ref().clone();
                 if enable {
