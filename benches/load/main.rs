@@ -9,6 +9,9 @@
 //! - `footprint`: Kura's own figures: start-to-ready time, memory, disk, bulk load rate,
 //!   Query latency growth with the table's size.
 //!
+//! Every run against a process (the echo baseline, `kura serve`, the peers) also reports
+//! the server's CPU time per request, from its own accounting (`/proc/PID/stat`).
+//!
 //! Run everything: `./benches/run.sh` (installs the peers, builds, runs both).
 
 #![allow(clippy::print_stdout)] // a benchmark's job is to print
@@ -219,17 +222,19 @@ async fn run_all(target: &targets::Target, load: &LoadArgs, out: &mut Vec<RunRes
                 run_id,
                 c,
                 timing(load),
+                target.pid(),
             )
             .await;
             eprintln!(
-                "{:<16}{:<22}C={:<4}{:>10.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  errors {}",
+                "{:<16}{:<22}C={:<4}{:>10.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  errors {}  server CPU {}",
                 result.target,
                 w.0.label(),
                 c,
                 result.ops_per_sec,
                 result.p50_ms,
                 result.p99_ms,
-                result.error_count()
+                result.error_count(),
+                cpu_label(result.server_cpu_us)
             );
             out.push(result);
         }
@@ -291,10 +296,15 @@ fn write_json(load: &LoadArgs, skipped: &[String], results: &[RunResult]) -> Res
     std::fs::write(path, text).map_err(|e| e.to_string())
 }
 
+/// Server CPU per request, for the tables.
+fn cpu_label(us: Option<f64>) -> String {
+    us.map_or_else(|| "-".into(), |us| format!("{us:.0} µs"))
+}
+
 fn print_results(results: &[RunResult]) {
     println!(
-        "\n{:<16}{:<22}{:>5}{:>11}{:>9}{:>9}{:>9}  errors",
-        "target", "workload", "C", "ops/s", "p50 ms", "p99 ms", "max ms"
+        "\n{:<16}{:<22}{:>5}{:>11}{:>9}{:>9}{:>9}{:>12}  errors",
+        "target", "workload", "C", "ops/s", "p50 ms", "p99 ms", "max ms", "server CPU"
     );
     for r in results {
         let errors = if r.errors.is_empty() {
@@ -307,14 +317,15 @@ fn print_results(results: &[RunResult]) {
                 .join(", ")
         };
         println!(
-            "{:<16}{:<22}{:>5}{:>11.0}{:>9.2}{:>9.2}{:>9.2}  {errors}",
+            "{:<16}{:<22}{:>5}{:>11.0}{:>9.2}{:>9.2}{:>9.2}{:>12}  {errors}",
             r.target,
             r.workload.label(),
             r.concurrency,
             r.ops_per_sec,
             r.p50_ms,
             r.p99_ms,
-            r.max_ms
+            r.max_ms,
+            cpu_label(r.server_cpu_us)
         );
     }
 }
@@ -327,7 +338,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
             .find(|r| r.target == target && r.workload == w && r.concurrency == c)
     };
     println!(
-        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}",
+        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}",
         "workload",
         "C",
         "kura ops/s",
@@ -336,7 +347,10 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
         "embedded",
         "best peer",
         "k/peer",
-        "kura errors"
+        "kura errors",
+        "kura CPU",
+        "echo CPU",
+        "CPU k/e"
     );
     for w in &load.workloads {
         for &c in &load.concurrency {
@@ -360,8 +374,13 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                         && r.error_count() * 10 < r.requests.max(1)
                 })
                 .max_by(|a, b| a.ops_per_sec.total_cmp(&b.ops_per_sec));
+            // Server CPU per request as a ratio to the HTTP floor (issue 16's measure).
+            let cpu_ratio = match (kura.server_cpu_us, echo.and_then(|e| e.server_cpu_us)) {
+                (Some(k), Some(e)) if e > 0.0 => format!("{:.1}", k / e),
+                _ => "-".into(),
+            };
             println!(
-                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}",
+                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}",
                 w.0.label(),
                 c,
                 kura.ops_per_sec,
@@ -371,6 +390,9 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 best_peer.map_or("-".into(), |p| format!("{} {:.0}", p.target, p.ops_per_sec)),
                 ratio(best_peer),
                 kura.error_count(),
+                cpu_label(kura.server_cpu_us),
+                cpu_label(echo.and_then(|e| e.server_cpu_us)),
+                cpu_ratio,
             );
         }
     }

@@ -27,6 +27,10 @@ pub struct RunResult {
     pub requests: usize,
     /// Failed requests by error type.
     pub errors: BTreeMap<String, usize>,
+    /// The target process's CPU time (user + system, from its own accounting in
+    /// `/proc/PID/stat`) during the measured window, per completed request, in
+    /// microseconds. None for a target that is not a process of this machine.
+    pub server_cpu_us: Option<f64>,
 }
 
 impl RunResult {
@@ -42,6 +46,18 @@ pub struct Timing {
     pub measure: Duration,
 }
 
+/// CPU time a process has used, user and system, in microseconds (fields 14 and 15 of
+/// `/proc/PID/stat`, in clock ticks of 10 ms on Linux).
+pub fn process_cpu_us(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces: the fields after it start past its ')'.
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) * 10_000)
+}
+
 pub async fn run(
     target: &str,
     driver: Arc<Driver>,
@@ -49,10 +65,22 @@ pub async fn run(
     run_id: usize,
     concurrency: usize,
     timing: Timing,
+    pid: Option<u32>,
 ) -> RunResult {
     let started = Instant::now();
     let measure_from = started + timing.warmup;
     let end = measure_from + timing.measure;
+    // The target's CPU clock at both ends of the measured window.
+    let cpu_window = pid.map(|pid| {
+        tokio::spawn(async move {
+            tokio::time::sleep_until(measure_from.into()).await;
+            let first = process_cpu_us(pid);
+            tokio::time::sleep_until(end.into()).await;
+            first
+                .zip(process_cpu_us(pid))
+                .map(|(a, b)| b.saturating_sub(a))
+        })
+    });
     let mut tasks = Vec::with_capacity(concurrency);
     for worker in 0..concurrency {
         let driver = driver.clone();
@@ -101,14 +129,22 @@ pub async fn run(
         }
     }
     let seconds = timing.measure.as_secs_f64();
-    summarise(
+    let cpu_us = match cpu_window {
+        Some(task) => task.await.ok().flatten(),
+        None => None,
+    };
+    let mut result = summarise(
         target,
         workload,
         concurrency,
         seconds,
         &mut latencies,
         errors,
-    )
+    );
+    result.server_cpu_us = cpu_us
+        .filter(|_| result.requests > 0)
+        .map(|us| us as f64 / result.requests as f64);
+    result
 }
 
 pub fn summarise(
@@ -138,5 +174,6 @@ pub fn summarise(
         max_ms: at(1.0),
         requests: latencies_us.len(),
         errors,
+        server_cpu_us: None,
     }
 }
