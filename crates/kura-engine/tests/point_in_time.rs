@@ -134,6 +134,17 @@ impl Rng {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restore_to_every_second_equals_the_recorded_table() {
+    // Several histories; KURA_PITR_SEEDS runs more (the long form).
+    let seeds: u64 = std::env::var("KURA_PITR_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(4);
+    for n in 0..seeds {
+        restore_every_second(0x9e37_79b9_7f4a_7c15_u64 ^ (START_MS as u64) ^ (n << 32)).await;
+    }
+}
+
+async fn restore_every_second(seed: u64) {
     let clock = Arc::new(ManualClock::new(START_MS));
     let engine = engine(clock.clone());
     create(&engine, "Src").await;
@@ -151,7 +162,6 @@ async fn restore_to_every_second_equals_the_recorded_table() {
     assert_eq!(pitr["PointInTimeRecoveryStatus"], "ENABLED");
     assert_eq!(pitr["RecoveryPeriodInDays"], 35);
 
-    let seed = 0x9e37_79b9_7f4a_7c15_u64 ^ (START_MS as u64);
     let mut rng = Rng(seed);
     let mut recorded: Vec<(i64, Rows, Rows)> = Vec::new();
     for step in 0..40 {
