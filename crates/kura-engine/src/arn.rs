@@ -52,11 +52,6 @@ pub fn parse_import(arn: &str) -> Option<(&str, &str)> {
     (!table.is_empty() && !id.is_empty() && !id.contains('/')).then_some((table, id))
 }
 
-/// Whether `arn` is a DynamoDB ARN of any resource (table, index, stream, backup, ...).
-pub fn is_dynamodb(arn: &str) -> bool {
-    resource(arn).is_some()
-}
-
 /// The `table/...` resource part of a DynamoDB ARN.
 fn resource(arn: &str) -> Option<&str> {
     let mut parts = arn.splitn(6, ':');

@@ -387,6 +387,8 @@ impl Engine {
             catalog: &self.catalog,
             purger: &self.purger,
             clock: self.clock.as_ref(),
+            // A pass of its own: prunes every table, however little its horizon moved.
+            pruned: &parking_lot::Mutex::new(BTreeMap::new()),
         }
         .run()
     }

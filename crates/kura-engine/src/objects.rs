@@ -83,10 +83,6 @@ impl LocalBuckets {
         LocalBuckets { root: root.into() }
     }
 
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     /// The file of `key` in `bucket`; keys that would leave the bucket are refused.
     fn path(&self, bucket: &str, key: &str) -> Result<PathBuf, ObjectError> {
         if !valid_bucket_name(bucket) {

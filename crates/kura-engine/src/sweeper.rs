@@ -41,6 +41,7 @@ struct Shared {
     clock: Arc<dyn Clock>,
     stop: AtomicBool,
     last_retention: Mutex<Option<Instant>>,
+    pruned: Mutex<std::collections::BTreeMap<u64, u64>>,
     wake: Mutex<bool>,
     signal: Condvar,
 }
@@ -67,6 +68,7 @@ impl Sweeper {
             clock,
             stop: AtomicBool::new(false),
             last_retention: Mutex::new(None),
+            pruned: Mutex::new(std::collections::BTreeMap::new()),
             wake: Mutex::new(false),
             signal: Condvar::new(),
         });
@@ -146,6 +148,7 @@ fn retention(shared: &Shared) -> Result<()> {
         catalog: &shared.catalog,
         purger: &shared.purger,
         clock: shared.clock.as_ref(),
+        pruned: &shared.pruned,
     }
     .run()
 }

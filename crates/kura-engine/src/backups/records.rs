@@ -60,8 +60,6 @@ pub struct RestoreJob {
     /// The last source `Items` key restored; the job resumes after it.
     #[serde(default)]
     pub after: Option<Vec<u8>>,
-    #[serde(default)]
-    pub restored: u64,
 }
 
 fn encode<T: Serialize>(record: &T) -> Result<Vec<u8>> {

@@ -242,7 +242,6 @@ impl Engine {
                     source_id: source.table.id,
                     at,
                     after: None,
-                    restored: 0,
                 }
                 .put(w)?;
                 records::add_holds(w, source.table.id, 1)?;
@@ -378,7 +377,6 @@ fn fill(
                 let target_key = [&prefix[..], key.get(8..).unwrap_or_default()].concat();
                 apply_item_change(w, &table, target_key, None, Some(item), Origin::Request)?;
             }
-            job.restored += chunk.len() as u64;
             job.after = chunk.last().map(|(k, _)| k.clone());
             job.put(w)?;
             Ok(false)

@@ -16,6 +16,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use parking_lot::Mutex;
+
 use super::pitr::window;
 use super::records::{self, BackupRecord, RestoreJob};
 use super::{DAY_MS, history};
@@ -29,6 +31,10 @@ use crate::writer::Writer;
 
 /// Keys deleted per writer job.
 const CHUNK: usize = 1000;
+/// How far a table's horizon must move before its history is read again to prune it
+/// (an hour, in stamps): a prune reads all of a table's history, so a pass once a minute
+/// must not repeat it for a horizon that moved a minute.
+const PRUNE_STEP: u64 = 3_600_000_000;
 
 /// What a pass needs.
 pub(crate) struct Retention<'a> {
@@ -37,6 +43,8 @@ pub(crate) struct Retention<'a> {
     pub catalog: &'a Arc<Catalog>,
     pub purger: &'a Arc<Purger>,
     pub clock: &'a dyn Clock,
+    /// The horizon each table was last pruned to, across passes.
+    pub pruned: &'a Mutex<BTreeMap<u64, u64>>,
 }
 
 /// What reads history: (table id, the stamp whose later entries it needs) of every
@@ -93,7 +101,8 @@ impl Retention<'_> {
         backups.retain(|b| b.expiry_ms.is_none_or(|e| e > now));
         let readers = readers(&backups, &restores, &exports);
 
-        let mut horizons: BTreeMap<u64, u64> = BTreeMap::new();
+        // Table id → (horizon, whether to prune even if it moved little).
+        let mut horizons: BTreeMap<u64, (u64, bool)> = BTreeMap::new();
         for table in self.catalog.all().values() {
             if table.history_from.is_none() {
                 continue;
@@ -102,11 +111,12 @@ impl Retention<'_> {
             let held = held_from(table.id, &readers);
             match pitr_from.into_iter().chain(held).min() {
                 Some(horizon) => {
-                    horizons.insert(table.id, horizon);
+                    horizons.insert(table.id, (horizon, false));
                 }
                 None => {
+                    // No later pass looks at this table's history again: prune it all now.
                     if let Some(stopped_at) = self.stop_history(table.name.clone(), table.id)? {
-                        horizons.insert(table.id, stopped_at);
+                        horizons.insert(table.id, (stopped_at, true));
                     }
                 }
             }
@@ -119,13 +129,18 @@ impl Retention<'_> {
             });
             match window_from.into_iter().chain(held_from(id, &readers)).min() {
                 Some(horizon) => {
-                    horizons.insert(id, horizon);
+                    horizons.insert(id, (horizon, false));
                 }
                 None => self.purge_retired(id)?,
             }
         }
-        for (table_id, horizon) in horizons {
+        for (table_id, (horizon, force)) in horizons {
+            let last = self.pruned.lock().get(&table_id).copied();
+            if !force && last.is_some_and(|l| horizon < l.saturating_add(PRUNE_STEP)) {
+                continue;
+            }
             self.prune(table_id, horizon)?;
+            self.pruned.lock().insert(table_id, horizon);
         }
         Ok(())
     }

@@ -11,7 +11,7 @@ use kura_model::wire::item_from_json;
 use kura_model::{Item, limits, messages};
 
 use super::parse::{self, CsvSpec};
-use super::{ImportRecord, KEPT_ERRORS, decode, encode, record_key};
+use super::{ImportRecord, decode, encode, record_key};
 use crate::background::{Worker, stopping};
 use crate::catalog::{Catalog, TableRecord};
 use crate::clock::Clock;
@@ -62,16 +62,12 @@ struct Tally {
     imported: u64,
     bytes: u64,
     errors: u64,
-    log: Vec<String>,
 }
 
 impl Tally {
     fn refuse(&mut self, import: &str, object: &str, line: u64, message: &str) {
         self.errors += 1;
         tracing::warn!(import, object, line, "item not imported: {message}");
-        if self.log.len() < KEPT_ERRORS {
-            self.log.push(format!("{object}:{line}: {message}"));
-        }
     }
 }
 
@@ -251,7 +247,6 @@ fn finish(
         current.imported = tally.imported;
         current.processed_bytes = tally.bytes;
         current.errors = tally.errors;
-        current.error_log = tally.log;
         let table = target(&catalog, &current);
         match failure {
             Some(e) => {

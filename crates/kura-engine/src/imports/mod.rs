@@ -30,8 +30,6 @@ const IMPORT: &[u8] = b"import/";
 const RECORD_VERSION: u32 = 1;
 const LIST_DEFAULT: i64 = 10;
 const LIST_MAX: i64 = 25;
-/// Errors kept in the record (all are logged).
-pub(crate) const KEPT_ERRORS: usize = 100;
 
 /// One import, as stored under `import/` ‖ id in `Meta`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -62,9 +60,6 @@ pub struct ImportRecord {
     pub imported: u64,
     #[serde(default)]
     pub errors: u64,
-    /// The first refused items: `object key:line: message`.
-    #[serde(default)]
-    pub error_log: Vec<String>,
     #[serde(default)]
     pub failure_code: Option<String>,
     #[serde(default)]
@@ -326,7 +321,6 @@ impl Engine {
             processed: 0,
             imported: 0,
             errors: 0,
-            error_log: Vec::new(),
             failure_code: None,
             failure_message: None,
         };
