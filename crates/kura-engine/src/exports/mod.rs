@@ -61,6 +61,10 @@ pub struct ExportRecord {
     pub to_ms: Option<i64>,
     #[serde(default)]
     pub view_type: Option<String>,
+    /// ExportTime and ExportToTime as the request gave them (both default to "now"): what
+    /// a repeated ClientToken is compared on.
+    #[serde(default)]
+    pub asked_times_ms: (Option<i64>, Option<i64>),
     pub client_token: String,
     pub s3_bucket: String,
     #[serde(default)]
@@ -245,9 +249,8 @@ fn same_request(a: &ExportRecord, b: &ExportRecord) -> bool {
         &a.s3_sse_kms_key_id,
         &a.format,
         &a.export_type,
-        a.export_time_ms,
+        a.asked_times_ms,
         a.from_ms,
-        a.to_ms,
         &a.view_type,
     ) == (
         &b.table_name,
@@ -258,9 +261,8 @@ fn same_request(a: &ExportRecord, b: &ExportRecord) -> bool {
         &b.s3_sse_kms_key_id,
         &b.format,
         &b.export_type,
-        b.export_time_ms,
+        b.asked_times_ms,
         b.from_ms,
-        b.to_ms,
         &b.view_type,
     )
 }
@@ -330,6 +332,14 @@ impl Engine {
             from_ms: None,
             to_ms: None,
             view_type: None,
+            asked_times_ms: (
+                input.export_time.map(ms_of),
+                input
+                    .incremental_export_specification
+                    .as_ref()
+                    .and_then(|s| s.export_to_time)
+                    .map(ms_of),
+            ),
             client_token: input
                 .client_token
                 .clone()
