@@ -262,3 +262,83 @@ def test_cli_backup_commands(aws, table_name):
     aws("wait", "table-exists", "--table-name", table_name + "-p")
     assert aws("delete-backup", "--backup-arn", arn)["BackupDescription"]["BackupDetails"]["BackupStatus"] == "DELETED"
     aws("describe-backup", "--backup-arn", arn, expect_error="BackupNotFoundException")
+
+
+def test_export_and_import_errors_through_boto3(ddb, table_name):
+    """The refusals of the export and import operations, as DynamoDB words them."""
+    create(ddb, table_name)
+    arn = ddb.describe_table(TableName=table_name)["Table"]["TableArn"]
+    account_arn = arn.rsplit(":table/", 1)[0]
+
+    def refused(call, **kwargs):
+        with pytest.raises(ClientError) as e:
+            call(**kwargs)
+        return error(e)
+
+    assert refused(ddb.export_table_to_point_in_time, TableArn=arn, S3Bucket="errors-bucket") == (
+        "PointInTimeRecoveryUnavailableException",
+        f"Point in time recovery is not enabled for table '{table_name}'",
+    )
+    assert refused(ddb.export_table_to_point_in_time, TableArn=table_name, S3Bucket="errors-bucket") == (
+        "ValidationException",
+        "One or more parameter values were invalid: tableArn is not a valid ARN",
+    )
+    assert refused(ddb.export_table_to_point_in_time, TableArn=arn, S3Bucket="errors-bucket", ExportFormat="CSV") == (
+        "ValidationException",
+        "1 validation error detected: Value 'CSV' at 'exportFormat' failed to satisfy constraint: "
+        "Member must satisfy enum value set: [ION, DYNAMODB_JSON]",
+    )
+    assert refused(
+        ddb.export_table_to_point_in_time, TableArn=arn, S3Bucket="errors-bucket",
+        IncrementalExportSpecification={"ExportFromTime": datetime(2026, 1, 1, tzinfo=timezone.utc)},
+    ) == (
+        "ValidationException",
+        "Invalid Request: Export Type expected to be Incremental Export when incremental export specification is provided",
+    )
+    ddb.update_continuous_backups(
+        TableName=table_name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    assert refused(
+        ddb.export_table_to_point_in_time, TableArn=arn, S3Bucket="errors-bucket",
+        ExportTime=datetime(2100, 1, 1, tzinfo=timezone.utc),
+    ) == ("InvalidExportTimeException", "Export Time is invalid")
+    now = time.time()
+    assert refused(
+        ddb.export_table_to_point_in_time, TableArn=arn, S3Bucket="errors-bucket",
+        ExportType="INCREMENTAL_EXPORT",
+        IncrementalExportSpecification={"ExportFromTime": datetime.fromtimestamp(now - 60, tz=timezone.utc),
+                                        "ExportToTime": datetime.fromtimestamp(now - 1, tz=timezone.utc)},
+    )[0] == "InvalidExportTimeException"
+    first = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="errors-bucket", ClientToken="same-token")
+    again = ddb.export_table_to_point_in_time(TableArn=arn, S3Bucket="errors-bucket", ClientToken="same-token")
+    assert first["ExportDescription"]["ExportArn"] == again["ExportDescription"]["ExportArn"]
+    assert refused(
+        ddb.export_table_to_point_in_time, TableArn=arn, S3Bucket="errors-bucket", S3Prefix="other",
+        ClientToken="same-token",
+    ) == ("ExportConflictException", "Export conflict: Duplicate request detected with conflicting parameters")
+    assert refused(ddb.describe_export, ExportArn=arn) == ("ValidationException", "Invalid Export ARN")
+    missing = f"{arn}/export/01800000000000-00000000"
+    assert refused(ddb.describe_export, ExportArn=missing) == (
+        "ExportNotFoundException", f"Export not found: Export not found: {missing}")
+    assert refused(ddb.list_exports, NextToken="zz") == (
+        "ValidationException", "Invalid Request: Provided nextToken is invalid: zz")
+
+    creation = {"TableName": table_name, "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}
+    source = {"S3Bucket": "errors-bucket", "S3KeyPrefix": "nothing/"}
+    assert refused(ddb.import_table, S3BucketSource=source, InputFormat="DYNAMODB_JSON",
+                   TableCreationParameters=creation) == (
+        "ResourceInUseException", f"Table already exists: {table_name}")
+    assert refused(ddb.import_table, S3BucketSource=source, InputFormat="DYNAMODB_JSON",
+                   InputFormatOptions={"Csv": {"Delimiter": ";"}},
+                   TableCreationParameters={**creation, "TableName": table_name + "-new"}) == (
+        "ValidationException",
+        "Invalid Request: Unsupported InputFormatOptions for the given input format: DYNAMODB_JSON.",
+    )
+    assert refused(ddb.describe_import, ImportArn=arn) == ("ValidationException", "Invalid Import ARN")
+    missing = f"{account_arn}:table/{table_name}/import/01800000000000-00000000"
+    assert refused(ddb.describe_import, ImportArn=missing) == ("ImportNotFoundException", f"Import not found: {missing}")
+    assert refused(
+        ddb.restore_table_to_point_in_time, SourceTableName=table_name, SourceTableArn=arn,
+        TargetTableName=table_name + "-r", UseLatestRestorableTime=True,
+    ) == ("ValidationException", "Must provide exactly one of: sourceTableArn, sourceTableName")

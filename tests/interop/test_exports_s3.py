@@ -162,6 +162,32 @@ def test_export_to_s3_and_import_back(kura, s3_endpoint):
         assert by_g["Count"] == 20
 
 
+def test_refused_lines_are_counted_and_the_valid_ones_kept(kura, s3_endpoint):
+    ddb = boto3.client("dynamodb", endpoint_url=kura, **KEYS)
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint, **KEYS)
+    s3.create_bucket(Bucket="kura-bad-lines")
+    lines = "\n".join([
+        '{"Item":{"pk":{"S":"a"},"n":{"N":"1"}}}',
+        "not json at all",
+        '{"Item":{"n":{"N":"2"}}}',
+        '{"Item":{"pk":{"N":"3"}}}',
+        '{"Item":{"pk":{"S":"b"}}}',
+    ]) + "\n"
+    s3.put_object(Bucket="kura-bad-lines", Key="in/part-1.json.gz", Body=gzip.compress(lines.encode()))
+    imported = ddb.import_table(
+        S3BucketSource={"S3Bucket": "kura-bad-lines", "S3KeyPrefix": "in/"},
+        InputFormat="DYNAMODB_JSON", InputCompressionType="GZIP",
+        TableCreationParameters={"TableName": "s3-bad-lines", "BillingMode": "PAY_PER_REQUEST",
+                                 "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                                 "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+    arn = imported["ImportTableDescription"]["ImportArn"]
+    done = wait(lambda: ddb.describe_import(ImportArn=arn)["ImportTableDescription"], "ImportStatus")
+    assert (done["ImportStatus"], done["FailureCode"]) == ("FAILED", "ItemValidationError"), done
+    assert (done["ProcessedItemCount"], done["ImportedItemCount"], done["ErrorCount"]) == (5, 2, 3)
+    assert ddb.describe_table(TableName="s3-bad-lines")["Table"]["TableStatus"] == "ACTIVE"
+    assert sorted(i["pk"]["S"] for i in ddb.scan(TableName="s3-bad-lines")["Items"]) == ["a", "b"]
+
+
 def test_a_missing_bucket_fails_with_s3s_code(kura):
     ddb = boto3.client("dynamodb", endpoint_url=kura, **KEYS)
     ddb.create_table(TableName="s3-lonely", BillingMode="PAY_PER_REQUEST",
