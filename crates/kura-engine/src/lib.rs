@@ -271,6 +271,18 @@ impl Engine {
                 .ok_or_else(|| EngineError::Internal("corrupt index purge marker".into()))?;
             purges.push(PurgeTarget::Index(id, number));
         }
+        // Jobs cut short by a stop, resumed below: restores, exports, imports.
+        let restores = backups::records::all_restores(snapshot.as_ref())?;
+        let unfinished_exports: Vec<String> = exports::all(snapshot.as_ref())?
+            .into_iter()
+            .filter(|e| e.status == "IN_PROGRESS")
+            .map(|e| e.id)
+            .collect();
+        let unfinished_imports: Vec<String> = imports::all(snapshot.as_ref())?
+            .into_iter()
+            .filter(|i| i.status == "IN_PROGRESS")
+            .map(|i| i.id)
+            .collect();
         drop(snapshot);
 
         let backfills: Vec<BackfillJob> = tables
@@ -305,7 +317,7 @@ impl Engine {
             writer.clone(),
             catalog.clone(),
         ));
-        for job in backups::records::all_restores(store.snapshot()?.as_ref())? {
+        for job in restores {
             restorer.submit(job.target_id);
         }
         let exporter = Arc::new(exports::job::start(
@@ -314,10 +326,8 @@ impl Engine {
             objects.clone(),
             clock.clone(),
         ));
-        for export in exports::all(store.snapshot()?.as_ref())? {
-            if export.status == "IN_PROGRESS" {
-                exporter.submit(export.id);
-            }
+        for id in unfinished_exports {
+            exporter.submit(id);
         }
         let importer = Arc::new(imports::job::start(imports::job::Parts {
             store: store.clone(),
@@ -327,10 +337,8 @@ impl Engine {
             purger: purger.clone(),
             clock: clock.clone(),
         }));
-        for import in imports::all(store.snapshot()?.as_ref())? {
-            if import.status == "IN_PROGRESS" {
-                importer.submit(import.id);
-            }
+        for id in unfinished_imports {
+            importer.submit(id);
         }
         let sweeper = Arc::new(Sweeper::start(
             store.clone(),
