@@ -1,9 +1,13 @@
 """Fixtures: the endpoint of a running `kura serve` (KURA_ENDPOINT), a boto3 client, and
 an AWS CLI runner. scripts/test.sh starts the server and sets the variable."""
 
+import contextlib
 import json
 import os
+import pathlib
+import re
 import subprocess
+import time
 import uuid
 
 import boto3
@@ -64,3 +68,34 @@ def aws(endpoint, aws_env):
         return json.loads(proc.stdout) if proc.stdout.strip() else None
 
     return run
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@contextlib.contextmanager
+def kura_server(args, home, env=None):
+    """A `kura serve ARGS --port 0` of its own (the binary scripts/test.sh builds, or
+    KURA_BIN), logging to HOME/kura.log; yields its endpoint, stops it afterwards."""
+    binary = pathlib.Path(os.environ.get("KURA_BIN", ROOT / "target" / "debug" / "kura"))
+    if not binary.exists():
+        pytest.fail(f"{binary} is not built")
+    log = pathlib.Path(home) / "kura.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(
+            [str(binary), "serve", "--port", "0", *args], stderr=err, stdout=subprocess.DEVNULL,
+            env={**os.environ, "KURA_LOG": "info", **(env or {})})
+    try:
+        endpoint = None
+        for _ in range(300):
+            found = re.search(r"kura ready on (http:\S+)", log.read_text())
+            if found:
+                endpoint = found.group(1)
+                break
+            assert proc.poll() is None, log.read_text()
+            time.sleep(0.1)
+        assert endpoint, log.read_text()
+        yield endpoint
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

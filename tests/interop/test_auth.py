@@ -5,17 +5,14 @@ KURA_BIN)."""
 
 import json
 import os
-import pathlib
-import re
 import subprocess
-import time
 
 import boto3
 import botocore
 import pytest
 from botocore.config import Config
+from conftest import kura_server
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 CREDENTIALS = {
     "Credentials": [
         {"AccessKeyId": "AKIDALICE", "SecretAccessKey": "alice-secret", "User": "alice",
@@ -33,31 +30,11 @@ CREDENTIALS = {
 
 @pytest.fixture(scope="module")
 def auth_endpoint(tmp_path_factory):
-    binary = pathlib.Path(os.environ.get("KURA_BIN", ROOT / "target" / "debug" / "kura"))
-    if not binary.exists():
-        pytest.skip(f"{binary} is not built")
     home = tmp_path_factory.mktemp("auth")
     creds = home / "credentials.json"
     creds.write_text(json.dumps(CREDENTIALS))
-    log = home / "kura.log"
-    with open(log, "w") as err:
-        proc = subprocess.Popen(
-            [str(binary), "serve", "--in-memory", "--port", "0", "--auth", str(creds)],
-            stderr=err, stdout=subprocess.DEVNULL, env={**os.environ, "KURA_LOG": "info"})
-    try:
-        endpoint = None
-        for _ in range(300):
-            found = re.search(r"kura ready on (http:\S+)", log.read_text())
-            if found:
-                endpoint = found.group(1)
-                break
-            assert proc.poll() is None, log.read_text()
-            time.sleep(0.1)
-        assert endpoint, log.read_text()
+    with kura_server(["--in-memory", "--auth", str(creds)], home) as endpoint:
         yield endpoint
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def client(endpoint, key, secret, token=None):

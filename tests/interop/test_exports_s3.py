@@ -9,9 +9,7 @@ import base64
 import gzip
 import hashlib
 import json
-import os
 import pathlib
-import re
 import socket
 import subprocess
 import sys
@@ -19,8 +17,8 @@ import time
 
 import boto3
 import pytest
+from conftest import kura_server
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 KEYS = dict(aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1")
 
 
@@ -56,30 +54,11 @@ def s3_endpoint(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def kura(s3_endpoint, tmp_path_factory):
-    binary = pathlib.Path(os.environ.get("KURA_BIN", ROOT / "target" / "debug" / "kura"))
-    if not binary.exists():
-        pytest.fail(f"{binary} is not built")
     home = tmp_path_factory.mktemp("kura-s3")
-    log = home / "kura.log"
-    env = {**os.environ, "KURA_LOG": "info", "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
-    with open(log, "w") as err:
-        proc = subprocess.Popen(
-            [str(binary), "serve", "--port", "0", "--data-dir", str(home / "data"), "--s3-endpoint", s3_endpoint],
-            stderr=err, stdout=subprocess.DEVNULL, env=env)
-    try:
-        endpoint = None
-        for _ in range(300):
-            found = re.search(r"kura ready on (http:\S+)", log.read_text())
-            if found:
-                endpoint = found.group(1)
-                break
-            assert proc.poll() is None, log.read_text()
-            time.sleep(0.1)
-        assert endpoint, log.read_text()
+    keys = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+    args = ["--data-dir", str(home / "data"), "--s3-endpoint", s3_endpoint]
+    with kura_server(args, home, keys) as endpoint:
         yield endpoint
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def wait(fetch, key, timeout=30):
