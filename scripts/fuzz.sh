@@ -4,16 +4,26 @@
 # expression_parse, expression_eval, table_definition, stream_requests, engine_model,
 # partiql_parse, auth_header, policy_parse, backup_requests, import_records.
 # `-s none` builds with coverage but without a sanitizer, which works on the stable toolchain.
+# libFuzzer's progress lines (thousands per target) go to fuzz/logs/<target>.log, not to the
+# terminal: CI keeps a bounded log, and a failure further on must stay visible in it. A
+# target that fails prints the end of its log, with the crashing input's path.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds="${FUZZ_SECONDS:-60}"
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+mkdir -p logs
 targets=$(cargo fuzz list)
 for target in $targets; do
-  echo "== fuzzing $target for ${seconds}s"
   # Committed seed inputs (valid requests) start the corpus where random bytes rarely go.
   if [ -d "seeds/$target" ]; then
     mkdir -p "corpus/$target" && { cp -n "seeds/$target"/* "corpus/$target/" 2>/dev/null || true; }
   fi
-  cargo fuzz run -s none "$target" -- -max_total_time="$seconds"
+  log="logs/$target.log"
+  if cargo fuzz run -s none "$target" -- -max_total_time="$seconds" >"$log" 2>&1; then
+    printf '== fuzzed %-22s %s\n' "$target" "$(grep -E '^Done [0-9]+ runs' "$log" | tail -n 1)"
+  else
+    printf '== fuzz target %s FAILED; the end of %s:\n' "$target" "fuzz/$log"
+    tail -n 80 "$log"
+    exit 1
+  fi
 done

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/dynamodb-local.sh
 source scripts/dynamodb-local.sh
 
-log() { printf '\n== %s\n' "$*"; }
+# Each step's line carries the seconds since the start, so a CI log shows where time went.
+log() { printf '\n== [%ds] %s\n' "$SECONDS" "$*"; }
 
 # The whole kura-cqrs suite (every test file, unit tests included) against the DynamoDB
 # endpoint $2, named $1 in the summary line.
@@ -20,6 +21,9 @@ cqrs_suite() {
   rm -f "$out"
   printf '\nkura-cqrs suite against %s: %s passed\n' "$1" "$passed"
 }
+
+# A CI machine builds once: incremental compilation data would only fill its disk.
+if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
 log "Python test dependencies (.venv)"
 if [ ! -x .venv/bin/python ] && ! python3 -m venv .venv; then
@@ -76,3 +80,4 @@ cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
 KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items
 KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" cargo run --locked -q -p kura-cqrs --features sqlite --example single_table
 dynamodb_local_stop
+log "all tests passed"
