@@ -220,6 +220,35 @@ pub fn create_table(table: &str) -> Request {
     )
 }
 
+/// CreateTable as [`create_table`], with one global secondary index that inverts the key
+/// (sk HASH, pk RANGE) and projects ALL: every item is stored twice, as in the issue's
+/// footprint figure.
+pub fn create_table_with_gsi(table: &str) -> Request {
+    Request::new(
+        "CreateTable",
+        &json!({
+            "TableName": table,
+            "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            "GlobalSecondaryIndexes": [{
+                "IndexName": "by_sk",
+                "KeySchema": [
+                    {"AttributeName": "sk", "KeyType": "HASH"},
+                    {"AttributeName": "pk", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }],
+        }),
+    )
+}
+
 pub fn describe_table(table: &str) -> Request {
     Request::new("DescribeTable", &json!({"TableName": table}))
 }
