@@ -6,13 +6,15 @@
 //! `commit` returns only when the batch would survive power loss. A failed sync poisons
 //! fjall itself; we report it.
 
-use std::collections::HashMap;
 use std::ops::Bound;
 use std::path::Path;
+use std::sync::Arc;
 
 use fjall::{
     Database, Keyspace, KeyspaceCreateOptions, KvSeparationOptions, PersistMode, Readable,
 };
+
+use parking_lot::{Mutex, RwLock};
 
 use super::{Direction, KeyRange, KvIter, Snapshot, Space, Store, StoreError, WriteBatch};
 
@@ -45,10 +47,20 @@ fn background_workers() -> usize {
     if cores <= 2 { 1 } else { cores.min(4) }
 }
 
+/// The open key spaces, by [`Space::index`]. A key space is created on its first write,
+/// not when the store opens: fjall syncs a new key space's files, about 3 ms each, and a new
+/// data directory would otherwise spend most of its start creating seven (issue 16).
+type OpenSpaces = [Option<Keyspace>; Space::ALL.len()];
+
 /// A fjall database in a directory.
 pub struct FjallStore {
     db: Database,
-    spaces: HashMap<Space, Keyspace>,
+    options: StoreOptions,
+    /// Replaced, never changed in place: a snapshot keeps the set it was taken with, and a
+    /// space created after it holds nothing the snapshot could see.
+    spaces: RwLock<Arc<OpenSpaces>>,
+    /// Serialises creating key spaces (commits may come from more than one thread).
+    creating: Mutex<()>,
 }
 
 impl FjallStore {
@@ -69,49 +81,83 @@ impl FjallStore {
             .worker_threads(background_workers())
             .open()
             .map_err(StoreError::new)?;
-        let mut spaces = HashMap::new();
+        let mut spaces: OpenSpaces = Default::default();
         for space in Space::ALL {
-            let create = || {
-                let opts =
-                    KeyspaceCreateOptions::default().max_memtable_size(options.memtable_bytes);
-                match space {
-                    // Pre-images are written once, read only by restores and deleted by
-                    // retention: kept out of the tree, compaction does not rewrite them.
-                    Space::History => opts.with_kv_separation(Some(
-                        KvSeparationOptions::default().separation_threshold(256),
-                    )),
-                    _ => opts,
-                }
-            };
-            let ks = db.keyspace(space.name(), create).map_err(StoreError::new)?;
-            spaces.insert(space, ks);
+            if db.keyspace_exists(space.name()) {
+                spaces[space.index()] = Some(open_keyspace(&db, space, options)?);
+            }
         }
-        Ok(FjallStore { db, spaces })
+        Ok(FjallStore {
+            db,
+            options,
+            spaces: RwLock::new(Arc::new(spaces)),
+            creating: Mutex::new(()),
+        })
     }
 
-    fn keyspace(&self, space: Space) -> Result<&Keyspace, StoreError> {
-        self.spaces
-            .get(&space)
-            .ok_or_else(|| StoreError(format!("key space {} is not open", space.name())))
+    fn open_spaces(&self) -> Arc<OpenSpaces> {
+        self.spaces.read().clone()
     }
+
+    /// The open key spaces, with every space `batch` writes to created first.
+    fn spaces_for(&self, batch: &WriteBatch) -> Result<Arc<OpenSpaces>, StoreError> {
+        let current = self.open_spaces();
+        let missing =
+            |spaces: &OpenSpaces| batch.spaces().any(|space| spaces[space.index()].is_none());
+        if !missing(&current) {
+            return Ok(current);
+        }
+        let _creating = self.creating.lock();
+        let mut spaces = (*self.open_spaces()).clone();
+        for space in batch.spaces() {
+            if spaces[space.index()].is_none() {
+                spaces[space.index()] = Some(open_keyspace(&self.db, space, self.options)?);
+            }
+        }
+        let spaces = Arc::new(spaces);
+        *self.spaces.write() = spaces.clone();
+        Ok(spaces)
+    }
+}
+
+/// Opens a key space, creating it with Kura's options when it does not exist.
+fn open_keyspace(
+    db: &Database,
+    space: Space,
+    options: StoreOptions,
+) -> Result<Keyspace, StoreError> {
+    let create = || {
+        let opts = KeyspaceCreateOptions::default().max_memtable_size(options.memtable_bytes);
+        match space {
+            // Pre-images are written once, read only by restores and deleted by
+            // retention: kept out of the tree, compaction does not rewrite them.
+            Space::History => opts.with_kv_separation(Some(
+                KvSeparationOptions::default().separation_threshold(256),
+            )),
+            _ => opts,
+        }
+    };
+    db.keyspace(space.name(), create).map_err(StoreError::new)
 }
 
 struct FjallSnapshot {
     snapshot: fjall::Snapshot,
-    spaces: HashMap<Space, Keyspace>,
+    spaces: Arc<OpenSpaces>,
 }
 
 impl FjallSnapshot {
-    fn keyspace(&self, space: Space) -> Result<&Keyspace, StoreError> {
-        self.spaces
-            .get(&space)
-            .ok_or_else(|| StoreError(format!("key space {} is not open", space.name())))
+    /// The key space, or `None` when it did not exist when the snapshot was taken (so it
+    /// held nothing this snapshot can see).
+    fn keyspace(&self, space: Space) -> Option<&Keyspace> {
+        self.spaces[space.index()].as_ref()
     }
 }
 
 impl Snapshot for FjallSnapshot {
     fn get(&self, space: Space, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        let ks = self.keyspace(space)?;
+        let Some(ks) = self.keyspace(space) else {
+            return Ok(None);
+        };
         Ok(self
             .snapshot
             .get(ks, key)
@@ -123,9 +169,8 @@ impl Snapshot for FjallSnapshot {
         if let Err(e) = super::check_range(&range) {
             return Box::new(std::iter::once(Err(e)));
         }
-        let ks = match self.keyspace(space) {
-            Ok(ks) => ks,
-            Err(e) => return Box::new(std::iter::once(Err(e))),
+        let Some(ks) = self.keyspace(space) else {
+            return Box::new(std::iter::empty());
         };
         let bounds: (Bound<Vec<u8>>, Bound<Vec<u8>>) = (range.start, range.end);
         let iter = self.snapshot.range(ks, bounds);
@@ -144,18 +189,23 @@ impl Snapshot for FjallSnapshot {
 
 impl Store for FjallStore {
     fn snapshot(&self) -> Result<Box<dyn Snapshot>, StoreError> {
+        // The key spaces before the snapshot: one created in between is empty for it.
+        let spaces = self.open_spaces();
         Ok(Box::new(FjallSnapshot {
             snapshot: self.db.snapshot(),
-            spaces: self.spaces.clone(),
+            spaces,
         }))
     }
 
     fn commit(&self, batch: WriteBatch) -> Result<(), StoreError> {
+        let spaces = self.spaces_for(&batch)?;
         let mut fb = self.db.batch().durability(Some(PersistMode::SyncAll));
         for (space, key, value) in batch.into_ops() {
             // fjall asserts on these; a bad key must be an error, never a panic.
             super::check_key(&key)?;
-            let ks = self.keyspace(space)?;
+            let ks = spaces[space.index()]
+                .as_ref()
+                .ok_or_else(|| StoreError(format!("key space {} is not open", space.name())))?;
             match value {
                 Some(v) => fb.insert(ks, key, v),
                 None => fb.remove(ks, key),
@@ -183,6 +233,36 @@ mod tests {
             dirs.lock().push(dir);
             store
         });
+    }
+
+    #[test]
+    fn space_index_is_the_position_in_all() {
+        for (i, space) in Space::ALL.into_iter().enumerate() {
+            assert_eq!(space.index(), i);
+        }
+    }
+
+    #[test]
+    fn key_spaces_are_created_on_their_first_write() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = FjallStore::open(dir.path()).expect("open");
+        assert_eq!(store.db.keyspace_count(), 0);
+        let before = store.snapshot().expect("snapshot");
+        let mut batch = WriteBatch::default();
+        batch.put(Space::Items, b"k".to_vec(), b"v".to_vec());
+        store.commit(batch).expect("commit");
+        assert_eq!(store.db.keyspace_count(), 1);
+        // The snapshot from before the space existed sees it empty; a new one sees the write.
+        assert_eq!(before.get(Space::Items, b"k").expect("get"), None);
+        let after = store.snapshot().expect("snapshot");
+        assert_eq!(
+            after.get(Space::Items, b"k").expect("get"),
+            Some(b"v".to_vec())
+        );
+        assert_eq!(after.get(Space::History, b"k").expect("get"), None);
+        drop((before, after, store));
+        let store = FjallStore::open(dir.path()).expect("reopen");
+        assert_eq!(store.db.keyspace_count(), 1);
     }
 
     #[test]

@@ -48,6 +48,11 @@ impl Space {
         Space::History,
     ];
 
+    /// The space's position in [`Space::ALL`] (the declaration order).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     /// The space after this one in `Ord` order (the in-memory store keeps all in one map).
     pub fn next(self) -> Option<Space> {
         let i = Space::ALL.iter().position(|s| *s == self)?;
@@ -109,6 +114,11 @@ impl WriteBatch {
         self.ops.len()
     }
     /// The writes in key order: `(space, key, Some(value) | None)`.
+    /// The spaces the batch writes to, once per write.
+    pub fn spaces(&self) -> impl Iterator<Item = Space> + '_ {
+        self.ops.keys().map(|(space, _)| *space)
+    }
+
     pub fn into_ops(self) -> impl Iterator<Item = (Space, Vec<u8>, Option<Vec<u8>>)> {
         self.ops
             .into_iter()
