@@ -32,7 +32,9 @@ pub struct Footprint {
     pub rss_idle_kb: u64,
     pub items: usize,
     pub bulk_load_items_per_sec: f64,
+    /// RSS 2 s after the load (compactions may still run), and 10 s after it.
     pub rss_loaded_kb: u64,
+    pub rss_settled_kb: u64,
     pub rss_peak_kb: u64,
     pub disk_bytes: u64,
     pub query_small: RunResult,
@@ -69,6 +71,8 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss_loaded_kb = status_kb(pid, "VmRSS")?;
     let rss_peak_kb = status_kb(pid, "VmHWM")?;
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let rss_settled_kb = status_kb(pid, "VmRSS")?;
     let query_large = query_latency(&target, items).await;
     let disk_bytes = dir_size(&target.data_dir().ok_or("no data dir")?);
     let query_p50_growth = query_large.p50_ms / query_small.p50_ms.max(1e-9);
@@ -89,6 +93,7 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
         items,
         bulk_load_items_per_sec,
         rss_loaded_kb,
+        rss_settled_kb,
         rss_peak_kb,
         disk_bytes,
         query_small,

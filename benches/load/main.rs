@@ -417,8 +417,9 @@ fn print_footprint(f: &footprint::Footprint) {
         f.rss_idle_kb as f64 / 1024.0
     );
     println!(
-        "RSS after the load     {:.1} MB (peak {:.1} MB)",
+        "RSS after the load     {:.1} MB 2 s after, {:.1} MB 10 s after (peak {:.1} MB)",
         f.rss_loaded_kb as f64 / 1024.0,
+        f.rss_settled_kb as f64 / 1024.0,
         f.rss_peak_kb as f64 / 1024.0
     );
     println!("on disk                {:.1} MB", f.disk_bytes as f64 / 1e6);

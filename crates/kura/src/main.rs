@@ -14,6 +14,15 @@ use tracing_subscriber::EnvFilter;
 mod admin;
 mod s3;
 
+/// jemalloc, not glibc's malloc. glibc gave each allocating thread an arena and kept what
+/// was freed in them: after a bulk load the server held twice its live heap (92 MB of RSS
+/// for a 46 MB heap peak at 100,000 items). jemalloc, with the settings in
+/// `.cargo/config.toml`, gives freed pages back within a second (46 MB after the same
+/// load) and loads faster. mimalloc was tried too, and held more (101 MB).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(
     name = "kura",
