@@ -48,8 +48,12 @@ fn shape_error(e: &serde_json::Error) -> String {
     }
 }
 
+/// An answer's JSON body. sonic-rs, not serde_json: its string escaping is vectorised,
+/// and a page of 25 items of 1 KB spent a fifth of the server's CPU in serde_json's
+/// byte-at-a-time loop (Query 97 → 76 µs per request). The bytes are the same; the tests
+/// below compare the two on random values.
 pub fn json<T: Serialize>(output: &T) -> Result<Vec<u8>, ApiError> {
-    serde_json::to_vec(output)
+    sonic_rs::to_vec(output)
         .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
 }
 
@@ -145,3 +149,65 @@ pub async fn dispatch_streams(operation: &str, call: Call<'_>) -> Result<Vec<u8>
 /// Real DynamoDB operations that later issues implement (none at the moment: the list
 /// stays so that a planned operation gets a precise error).
 const LATER: &[&str] = &[];
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use kura_model::number::Number;
+    use kura_model::value::AttributeValue;
+    use proptest::prelude::*;
+
+    fn attribute_value() -> impl Strategy<Value = AttributeValue> {
+        let number = (any::<i64>(), 0u32..20).prop_map(|(m, e)| {
+            Number::parse(&format!("{m}e-{e}")).unwrap_or_else(|_| Number::parse("0").expect("0"))
+        });
+        let leaf = prop_oneof![
+            any::<String>().prop_map(AttributeValue::S),
+            "[\\x00-\\x7f\"\\\\/]{0,40}".prop_map(AttributeValue::S),
+            number.clone().prop_map(AttributeValue::N),
+            prop::collection::vec(any::<u8>(), 0..20).prop_map(AttributeValue::B),
+            any::<bool>().prop_map(AttributeValue::Bool),
+            Just(AttributeValue::Null),
+            prop::collection::vec(any::<String>(), 1..4).prop_map(AttributeValue::Ss),
+            prop::collection::vec(number, 1..4).prop_map(AttributeValue::Ns),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(AttributeValue::L),
+                prop::collection::btree_map(any::<String>(), inner, 0..4)
+                    .prop_map(AttributeValue::M),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn answers_are_the_bytes_serde_json_writes(
+            item in prop::collection::btree_map(any::<String>(), attribute_value(), 0..6),
+            units in any::<f64>(),
+            count in any::<u64>(),
+        ) {
+            let mut answer = BTreeMap::new();
+            answer.insert("Item", serde_json::to_value(&item).expect("item"));
+            answer.insert("CapacityUnits", serde_json::json!(units));
+            answer.insert("Count", serde_json::json!(count));
+            prop_assert_eq!(
+                String::from_utf8(super::json(&item).expect("sonic")).expect("utf-8"),
+                serde_json::to_string(&item).expect("serde_json")
+            );
+            prop_assert_eq!(
+                String::from_utf8(super::json(&answer).expect("sonic")).expect("utf-8"),
+                serde_json::to_string(&answer).expect("serde_json")
+            );
+        }
+
+        #[test]
+        fn floats_are_written_as_serde_json_writes_them(value in any::<f64>()) {
+            prop_assert_eq!(
+                String::from_utf8(super::json(&value).expect("sonic")).expect("utf-8"),
+                serde_json::to_string(&value).expect("serde_json")
+            );
+        }
+    }
+}
