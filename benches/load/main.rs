@@ -338,7 +338,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
             .find(|r| r.target == target && r.workload == w && r.concurrency == c)
     };
     println!(
-        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}",
+        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}{:>14}{:>12}",
         "workload",
         "C",
         "kura ops/s",
@@ -350,7 +350,9 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
         "kura errors",
         "kura CPU",
         "echo CPU",
-        "CPU k/e"
+        "CPU k/e",
+        "excl. disk",
+        "k/e excl."
     );
     for w in &load.workloads {
         for &c in &load.concurrency {
@@ -379,8 +381,17 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 (Some(k), Some(e)) if e > 0.0 => format!("{:.1}", k / e),
                 _ => "-".into(),
             };
+            // The same without the CPU Kura spends moving data to the disk.
+            let off_disk = kura
+                .server_cpu_us
+                .zip(kura.storage_cpu_us)
+                .map(|(all, disk)| (all - disk).max(0.0));
+            let off_disk_ratio = match (off_disk, echo.and_then(|e| e.server_cpu_us)) {
+                (Some(k), Some(e)) if e > 0.0 => format!("{:.1}", k / e),
+                _ => "-".into(),
+            };
             println!(
-                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}",
+                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}{:>14}{:>12}",
                 w.0.label(),
                 c,
                 kura.ops_per_sec,
@@ -393,6 +404,8 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 cpu_label(kura.server_cpu_us),
                 cpu_label(echo.and_then(|e| e.server_cpu_us)),
                 cpu_ratio,
+                cpu_label(off_disk),
+                off_disk_ratio,
             );
         }
     }

@@ -31,6 +31,11 @@ pub struct RunResult {
     /// `/proc/PID/stat`) during the measured window, per completed request, in
     /// microseconds. None for a target that is not a process of this machine.
     pub server_cpu_us: Option<f64>,
+    /// Of `server_cpu_us`, what Kura spent moving data to the disk: the system time of its
+    /// writer thread (journal writes and syncs) and all of fjall's background workers
+    /// (memtable flushes, compactions). Issue 16 measures writes without it. None for
+    /// targets without such threads.
+    pub storage_cpu_us: Option<f64>,
 }
 
 impl RunResult {
@@ -58,6 +63,38 @@ pub fn process_cpu_us(pid: u32) -> Option<u64> {
     Some((user + system) * 10_000)
 }
 
+/// The CPU time of a process's threads that work for the disk (see
+/// [`RunResult::storage_cpu_us`]), from `/proc/PID/task/TID/stat`; None when it has none.
+pub fn storage_cpu_us(pid: u32) -> Option<u64> {
+    let mut total = None;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+    {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = &stat[open + 1..close];
+        let mut fields = stat[close + 2..].split_whitespace().skip(11);
+        let (Some(Ok(user)), Some(Ok(system))) = (
+            fields.next().map(str::parse::<u64>),
+            fields.next().map(str::parse::<u64>),
+        ) else {
+            continue;
+        };
+        let ticks = match name {
+            "kura-writer" => system,
+            n if n.starts_with("fjall:") => user + system,
+            _ => continue,
+        };
+        *total.get_or_insert(0) += ticks * 10_000;
+    }
+    total
+}
+
 pub async fn run(
     target: &str,
     driver: Arc<Driver>,
@@ -74,11 +111,11 @@ pub async fn run(
     let cpu_window = pid.map(|pid| {
         tokio::spawn(async move {
             tokio::time::sleep_until(measure_from.into()).await;
-            let first = process_cpu_us(pid);
+            let first = (process_cpu_us(pid), storage_cpu_us(pid));
             tokio::time::sleep_until(end.into()).await;
-            first
-                .zip(process_cpu_us(pid))
-                .map(|(a, b)| b.saturating_sub(a))
+            let last = (process_cpu_us(pid), storage_cpu_us(pid));
+            let spent = |a: Option<u64>, b: Option<u64>| a.zip(b).map(|(a, b)| b.saturating_sub(a));
+            (spent(first.0, last.0), spent(first.1, last.1))
         })
     });
     let mut tasks = Vec::with_capacity(concurrency);
@@ -129,9 +166,9 @@ pub async fn run(
         }
     }
     let seconds = timing.measure.as_secs_f64();
-    let cpu_us = match cpu_window {
-        Some(task) => task.await.ok().flatten(),
-        None => None,
+    let (cpu_us, storage_us) = match cpu_window {
+        Some(task) => task.await.unwrap_or_default(),
+        None => (None, None),
     };
     let mut result = summarise(
         target,
@@ -141,9 +178,12 @@ pub async fn run(
         &mut latencies,
         errors,
     );
-    result.server_cpu_us = cpu_us
-        .filter(|_| result.requests > 0)
-        .map(|us| us as f64 / result.requests as f64);
+    let per_request = |us: Option<u64>| {
+        us.filter(|_| result.requests > 0)
+            .map(|us| us as f64 / result.requests as f64)
+    };
+    result.server_cpu_us = per_request(cpu_us);
+    result.storage_cpu_us = per_request(storage_us);
     result
 }
 
@@ -175,5 +215,6 @@ pub fn summarise(
         requests: latencies_us.len(),
         errors,
         server_cpu_us: None,
+        storage_cpu_us: None,
     }
 }
