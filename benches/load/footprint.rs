@@ -37,6 +37,9 @@ pub struct Footprint {
     pub rss_settled_kb: u64,
     pub rss_peak_kb: u64,
     pub disk_bytes: u64,
+    /// Median time of a 4 KB write and `fdatasync` to a file beside the data directory:
+    /// the disk's floor under every synced commit.
+    pub fsync_median_ms: f64,
     pub query_small: RunResult,
     pub query_large: RunResult,
     /// p50 at `items` over p50 at the small table.
@@ -75,6 +78,7 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
     let rss_settled_kb = status_kb(pid, "VmRSS")?;
     let query_large = query_latency(&target, items).await;
     let disk_bytes = dir_size(&target.data_dir().ok_or("no data dir")?);
+    let fsync_median_ms = fsync_latency_ms(&target.data_dir().ok_or("no data dir")?)?;
     let query_p50_growth = query_large.p50_ms / query_small.p50_ms.max(1e-9);
     // Restarts on the loaded directory, each after a kill -9 (the journal is replayed).
     let data = target.data_dir().ok_or("no data dir")?;
@@ -96,10 +100,29 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
         rss_settled_kb,
         rss_peak_kb,
         disk_bytes,
+        fsync_median_ms,
         query_small,
         query_large,
         query_p50_growth,
     })
+}
+
+/// The median of 200 appends of 4 KB, each followed by `fdatasync`, in a file created
+/// in `dir`'s parent (same file system as the data) and removed after.
+fn fsync_latency_ms(dir: &Path) -> Result<f64, String> {
+    let path = dir.parent().unwrap_or(dir).join("kura-load-fsync-probe");
+    let mut file = std::fs::File::create(&path).map_err(|e| e.to_string())?;
+    let block = [0x5a_u8; 4096];
+    let mut times = Vec::with_capacity(200);
+    for _ in 0..200 {
+        let started = Instant::now();
+        file.write_all(&block).map_err(|e| e.to_string())?;
+        file.sync_data().map_err(|e| e.to_string())?;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    drop(file);
+    let _ = std::fs::remove_file(&path);
+    Ok(median(&times))
 }
 
 fn median(values: &[f64]) -> f64 {

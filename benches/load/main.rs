@@ -437,6 +437,10 @@ fn print_footprint(f: &footprint::Footprint) {
     );
     println!("on disk                {:.1} MB", f.disk_bytes as f64 / 1e6);
     println!(
+        "fsync                  {:.2} ms median (4 KB append + fdatasync beside the data)",
+        f.fsync_median_ms
+    );
+    println!(
         "bulk load              {:.0} items/s (BatchWriteItem 25, 16 clients)",
         f.bulk_load_items_per_sec
     );
