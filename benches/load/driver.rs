@@ -137,6 +137,10 @@ fn error_type(body: &[u8]) -> Option<String> {
 /// size Kura's would have: an item for GetItem, a page of 25 items for Query and Scan,
 /// `{}` for writes. It does no database work, so it is the machine's HTTP limit for these
 /// exchanges.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
 pub async fn serve_echo(listener: tokio::net::TcpListener) -> std::io::Result<()> {
     use axum::extract::State;
     use axum::http::HeaderMap;
@@ -145,12 +149,13 @@ pub async fn serve_echo(listener: tokio::net::TcpListener) -> std::io::Result<()
     struct Canned {
         item: Bytes,
         page: Bytes,
+        large_page: Bytes,
         batch: Bytes,
     }
     async fn answer(
         State(canned): State<Arc<Canned>>,
         headers: HeaderMap,
-        _body: Bytes,
+        body: Bytes,
     ) -> ([(&'static str, &'static str); 1], Bytes) {
         let target = headers
             .get("x-amz-target")
@@ -159,6 +164,8 @@ pub async fn serve_echo(listener: tokio::net::TcpListener) -> std::io::Result<()
         let operation = target.rsplit('.').next().unwrap_or_default();
         let body = match operation {
             "GetItem" => canned.item.clone(),
+            // The large Scan page: the one request that asks for 100 items.
+            "Scan" if contains(&body, b"\"Limit\":100") => canned.large_page.clone(),
             "Query" | "Scan" => canned.page.clone(),
             "BatchWriteItem" => canned.batch.clone(),
             _ => Bytes::from_static(b"{}"),
@@ -167,18 +174,22 @@ pub async fn serve_echo(listener: tokio::net::TcpListener) -> std::io::Result<()
     }
     let mut rng = fastrand::Rng::with_seed(3);
     let item = crate::workload::item("part#0000001", "item#0001", &mut rng);
-    let items: Vec<serde_json::Value> = (0..crate::workload::PAGE)
-        .map(|i| crate::workload::item("part#0000001", &format!("item#{i:04}"), &mut rng))
-        .collect();
-    let canned = Arc::new(Canned {
-        item: Bytes::from(serde_json::json!({ "Item": item }).to_string()),
-        page: Bytes::from(
+    let mut page = |n: usize| {
+        let items: Vec<serde_json::Value> = (0..n)
+            .map(|i| crate::workload::item("part#0000001", &format!("item#{i:04}"), &mut rng))
+            .collect();
+        Bytes::from(
             serde_json::json!({
-                "Items": items, "Count": items.len(), "ScannedCount": items.len(),
-                "LastEvaluatedKey": {"pk": {"S": "part#0000001"}, "sk": {"S": "item#0024"}},
+                "Items": items, "Count": n, "ScannedCount": n,
+                "LastEvaluatedKey": {"pk": {"S": "part#0000001"}, "sk": {"S": format!("item#{:04}", n - 1)}},
             })
             .to_string(),
-        ),
+        )
+    };
+    let canned = Arc::new(Canned {
+        page: page(crate::workload::PAGE),
+        large_page: page(crate::workload::LARGE_PAGE),
+        item: Bytes::from(serde_json::json!({ "Item": item }).to_string()),
         batch: Bytes::from_static(b"{\"UnprocessedItems\":{}}"),
     });
     let app = axum::Router::new()
