@@ -41,7 +41,16 @@ skip() { printf 'peer %s skipped: %s\n' "$1" "$2"; }
 ok() { printf 'peer %s installed: %s (%ss)\n' "$1" "$2" "$((SECONDS - t0))"; }
 # Last meaningful line of a log, for a one-line reason.
 why() { grep -v -e '^npm warn' -e '^\s*$' "$1" | tail -n 1 | cut -c1-200; }
-npm_quiet() { timeout "$STEP_TIMEOUT" npm --no-audit --no-fund --loglevel=error "$@"; }
+# Registries fail now and then: each npm install is tried three times before it counts
+# as failed (a CI run must not fail on one dropped download).
+npm_quiet() {
+  local attempt
+  for attempt in 1 2 3; do
+    timeout "$STEP_TIMEOUT" npm --no-audit --no-fund --loglevel=error "$@" && return 0
+    [ "$attempt" -lt 3 ] && { echo "npm $1 failed (attempt $attempt of 3); retrying" >&2; sleep $((attempt * 10)); }
+  done
+  return 1
+}
 
 # ---------------------------------------------------------------- dynalite
 install_dynalite() {
