@@ -197,6 +197,14 @@ fn output(
     }
 }
 
+/// The last item a page read, whose key attributes end the page when it is cut.
+enum LastRead {
+    Nothing,
+    Item(Item),
+    /// Moved into the answer: the page's last item.
+    Answered,
+}
+
 /// When a Query or Scan on an LSI reads each item from the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fetch {
@@ -514,7 +522,7 @@ impl Engine {
         let mut fetched_units = 0.0;
         // Items read from the table for an LSI count toward the page's 1 MB too.
         let mut fetched_bytes = 0usize;
-        let mut last_read: Option<Item> = None;
+        let mut last_read = LastRead::Nothing;
         let mut stopped_early = false;
         let rows = if page.range.is_empty() {
             Box::new(std::iter::empty()) as crate::storage::KvIter<'_>
@@ -551,21 +559,41 @@ impl Engine {
                 None
             };
             let filtered = full.as_ref().unwrap_or(&item);
-            let returned = match page.fetch {
-                Fetch::ForOutput => filtered,
-                _ => &item,
+            if !page.filter.is_none_or(|f| evaluate(f, filtered)) {
+                last_read = LastRead::Item(item);
+                continue;
+            }
+            out.count += 1;
+            let Output::Items { projection, .. } = &page.output else {
+                last_read = LastRead::Item(item);
+                continue;
             };
-            if page.filter.is_none_or(|f| evaluate(f, filtered)) {
-                out.count += 1;
-                if let Output::Items { projection, .. } = &page.output {
-                    items.push(match projection {
-                        Some(paths) => project(returned, paths),
-                        None => returned.clone(),
-                    });
+            // The answer takes the item itself, not a copy, unless it is projected.
+            let fetched_for_output = match full {
+                Some(full) if page.fetch == Fetch::ForOutput => Some(full),
+                _ => None,
+            };
+            match (projection, fetched_for_output) {
+                (Some(paths), fetched) => {
+                    items.push(project(fetched.as_ref().unwrap_or(&item), paths));
+                    last_read = LastRead::Item(item);
+                }
+                (None, Some(fetched)) => {
+                    items.push(fetched);
+                    last_read = LastRead::Item(item);
+                }
+                (None, None) => {
+                    items.push(item);
+                    last_read = LastRead::Answered;
                 }
             }
-            last_read = Some(item);
         }
+        let last_read = match &last_read {
+            LastRead::Nothing => None,
+            LastRead::Item(item) => Some(item),
+            // The last item read is the last one answered (an unprojected table item).
+            LastRead::Answered => items.last(),
+        };
         // A page cut by Limit reports where it stopped even when nothing follows, as
         // DynamoDB does; a page cut by size always has more to read.
         let cut_by_limit = page.limit.is_some_and(|l| out.scanned_count >= l);
