@@ -215,50 +215,38 @@ pub fn create_tables() -> Vec<Request> {
 
 /// CreateTable: pk S, sk S, on demand.
 pub fn create_table(table: &str) -> Request {
-    Request::new(
-        "CreateTable",
-        &json!({
-            "TableName": table,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": [
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-        }),
-    )
+    Request::new("CreateTable", &table_definition(table))
 }
 
 /// CreateTable as [`create_table`], with one global secondary index that inverts the key
 /// (sk HASH, pk RANGE) and projects ALL: every item is stored twice, as in the issue's
 /// footprint figure.
 pub fn create_table_with_gsi(table: &str) -> Request {
-    Request::new(
-        "CreateTable",
-        &json!({
-            "TableName": table,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": [
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            "GlobalSecondaryIndexes": [{
-                "IndexName": "by_sk",
-                "KeySchema": [
-                    {"AttributeName": "sk", "KeyType": "HASH"},
-                    {"AttributeName": "pk", "KeyType": "RANGE"},
-                ],
-                "Projection": {"ProjectionType": "ALL"},
-            }],
-        }),
-    )
+    let mut definition = table_definition(table);
+    definition["GlobalSecondaryIndexes"] = json!([{
+        "IndexName": "by_sk",
+        "KeySchema": [
+            {"AttributeName": "sk", "KeyType": "HASH"},
+            {"AttributeName": "pk", "KeyType": "RANGE"},
+        ],
+        "Projection": {"ProjectionType": "ALL"},
+    }]);
+    Request::new("CreateTable", &definition)
+}
+
+fn table_definition(table: &str) -> Value {
+    json!({
+        "TableName": table,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+    })
 }
 
 pub fn describe_table(table: &str) -> Request {
