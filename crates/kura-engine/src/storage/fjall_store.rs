@@ -56,8 +56,8 @@ type OpenSpaces = [Option<Keyspace>; Space::ALL.len()];
 pub struct FjallStore {
     db: Database,
     options: StoreOptions,
-    /// Replaced, never changed in place: a snapshot keeps the set it was taken with, and a
-    /// space created after it holds nothing the snapshot could see.
+    /// Replaced, never changed in place: a snapshot keeps the set it was taken with; a space
+    /// created after it holds nothing the snapshot could see.
     spaces: RwLock<Arc<OpenSpaces>>,
     /// Serialises creating key spaces (commits may come from more than one thread).
     creating: Mutex<()>,
@@ -189,11 +189,13 @@ impl Snapshot for FjallSnapshot {
 
 impl Store for FjallStore {
     fn snapshot(&self) -> Result<Box<dyn Snapshot>, StoreError> {
-        // The key spaces before the snapshot: one created in between is empty for it.
-        let spaces = self.open_spaces();
+        // The snapshot first, then the key spaces: a space is in the set before its first
+        // batch commits, so every space holding data this snapshot sees is in the set read
+        // after it (the other order could miss a space created and written in between).
+        let snapshot = self.db.snapshot();
         Ok(Box::new(FjallSnapshot {
-            snapshot: self.db.snapshot(),
-            spaces,
+            snapshot,
+            spaces: self.open_spaces(),
         }))
     }
 
