@@ -7,7 +7,7 @@ use kura_engine::api::{
     QueryInput, ScanInput, TransactGetItemsInput, TransactWriteItemsInput, UpdateItemInput,
 };
 
-use super::{Call, json};
+use super::{Call, item_json, json};
 use crate::authz::{self, items as checks};
 use crate::error::ApiError;
 
@@ -20,7 +20,7 @@ pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: GetItemInput = call.input()?;
     authz::authorize(&call, |s| checks::get_item(s, &input))?;
-    json(&call.engine.get_item(input)?)
+    item_json(&call.engine.get_item(input)?)
 }
 
 pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -38,13 +38,13 @@ pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: QueryInput = call.input()?;
     authz::authorize(&call, |s| checks::query(s, &input))?;
-    json(&call.engine.query(input)?)
+    item_json(&call.engine.query(input)?)
 }
 
 pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: ScanInput = call.input()?;
     authz::authorize(&call, |s| checks::scan(s, &input))?;
-    json(&call.engine.scan(input)?)
+    item_json(&call.engine.scan(input)?)
 }
 
 pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
