@@ -77,11 +77,11 @@ pub async fn measure(items: usize, kura_args: &[String]) -> Result<Footprint, St
     tokio::time::sleep(Duration::from_secs(8)).await;
     let rss_settled_kb = status_kb(pid, "VmRSS")?;
     let query_large = query_latency(&target, items).await;
-    let disk_bytes = dir_size(&target.data_dir().ok_or("no data dir")?);
-    let fsync_median_ms = fsync_latency_ms(&target.data_dir().ok_or("no data dir")?)?;
+    let data = target.data_dir().ok_or("no data dir")?;
+    let disk_bytes = dir_size(&data);
+    let fsync_median_ms = fsync_latency_ms(&data)?;
     let query_p50_growth = query_large.p50_ms / query_small.p50_ms.max(1e-9);
     // Restarts on the loaded directory, each after a kill -9 (the journal is replayed).
-    let data = target.data_dir().ok_or("no data dir")?;
     let kept = target.kill_keeping_data();
     let mut restart_ms = Vec::new();
     for _ in 0..5 {

@@ -51,16 +51,26 @@ pub struct Timing {
     pub measure: Duration,
 }
 
-/// CPU time a process has used, user and system, in microseconds (fields 14 and 15 of
-/// `/proc/PID/stat`, in clock ticks of 10 ms on Linux).
+/// A `stat` file's command name and its user and system CPU time in clock ticks (fields 2,
+/// 14 and 15 of `/proc/PID/stat` or `/proc/PID/task/TID/stat`). The name may hold spaces
+/// and parentheses: the fields after it start past its last ')'.
+fn stat_times(stat: &str) -> Option<(&str, u64, u64)> {
+    let close = stat.rfind(')')?;
+    let name = stat.get(stat.find('(')? + 1..close)?;
+    let mut fields = stat.get(close + 2..)?.split_whitespace().skip(11);
+    let user = fields.next()?.parse().ok()?;
+    let system = fields.next()?.parse().ok()?;
+    Some((name, user, system))
+}
+
+/// Clock ticks of 10 ms on Linux, in microseconds.
+const TICK_US: u64 = 10_000;
+
+/// CPU time a process has used, user and system, in microseconds.
 pub fn process_cpu_us(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces: the fields after it start past its ')'.
-    let rest = stat.get(stat.rfind(')')? + 2..)?;
-    let mut fields = rest.split_whitespace().skip(11);
-    let user: u64 = fields.next()?.parse().ok()?;
-    let system: u64 = fields.next()?.parse().ok()?;
-    Some((user + system) * 10_000)
+    let (_, user, system) = stat_times(&stat)?;
+    Some((user + system) * TICK_US)
 }
 
 /// The CPU time of a process's threads that work for the disk (see
@@ -74,23 +84,12 @@ pub fn storage_cpu_us(pid: u32) -> Option<u64> {
         let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
             continue;
         };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let name = &stat[open + 1..close];
-        let mut fields = stat[close + 2..].split_whitespace().skip(11);
-        let (Some(Ok(user)), Some(Ok(system))) = (
-            fields.next().map(str::parse::<u64>),
-            fields.next().map(str::parse::<u64>),
-        ) else {
-            continue;
-        };
-        let ticks = match name {
-            "kura-writer" => system,
-            n if n.starts_with("fjall:") => user + system,
+        let ticks = match stat_times(&stat) {
+            Some(("kura-writer", _, system)) => system,
+            Some((name, user, system)) if name.starts_with("fjall:") => user + system,
             _ => continue,
         };
-        *total.get_or_insert(0) += ticks * 10_000;
+        *total.get_or_insert(0) += ticks * TICK_US;
     }
     total
 }
@@ -216,5 +215,15 @@ pub fn summarise(
         errors,
         server_cpu_us: None,
         storage_cpu_us: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn stat_times_reads_the_fields_after_a_name_with_spaces_and_parentheses() {
+        let stat = "42 (fjall:worker (1)) S 1 2 3 4 5 6 7 8 9 10 250 37 0 0 20 0";
+        assert_eq!(super::stat_times(stat), Some(("fjall:worker (1)", 250, 37)));
+        assert_eq!(super::stat_times("42 (kura"), None);
     }
 }
