@@ -323,6 +323,7 @@ impl Engine {
                 Ok((units, metrics))
             })
             .await?;
+        self.counters.consume_all(&units, true);
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         Ok(BatchWriteItemOutput {
             unprocessed_items: BTreeMap::new(),
@@ -379,9 +380,16 @@ impl Engine {
         for (table_name, projection, lookups, consistent, echo) in plans {
             let found = out.responses.entry(table_name.clone()).or_default();
             let mut unprocessed = Vec::new();
+            let traffic = &self.counters.table(&table_name).traffic;
+            let mut unprocessed_keys = Vec::new();
+            if consistent {
+                traffic.consistent_read();
+            }
             for (key, storage_key) in lookups {
+                traffic.batch_key(&storage_key);
                 if response_bytes >= MAX_GET_RESPONSE_BYTES {
                     unprocessed.push(key);
+                    unprocessed_keys.push(storage_key);
                     continue;
                 }
                 let item = read_snapshot(snapshot.as_ref(), &storage_key)?;
@@ -396,6 +404,7 @@ impl Engine {
                     found.push(item);
                 }
             }
+            traffic.unprocessed(unprocessed_keys);
             if !unprocessed.is_empty() {
                 out.unprocessed_keys.insert(
                     table_name,
@@ -406,6 +415,7 @@ impl Engine {
                 );
             }
         }
+        self.counters.consume_all(&units, false);
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         out.consumed_capacity = ConsumedCapacity::per_table(mode, units, false);
         Ok(out)

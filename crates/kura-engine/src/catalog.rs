@@ -111,6 +111,21 @@ pub struct TableRecord {
     /// The import filling a table ImportTable created (CREATING until it ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub importing: Option<String>,
+    /// Contributor Insights enabled on the table or its GSIs; absent (and not stored)
+    /// when none is, so older records keep their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub insights: Vec<InsightsRecord>,
+}
+
+/// Contributor Insights enabled on a table (`index` None) or one of its GSIs. What it
+/// records lives in memory (`counters::insights`); the setting survives restarts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InsightsRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    /// `ACCESSED_AND_THROTTLED_KEYS` or `THROTTLED_KEYS`.
+    pub mode: String,
+    pub updated_ms: i64,
 }
 
 /// A table's point-in-time recovery setting.

@@ -145,6 +145,29 @@ fn validated(json: Option<ItemJson>) -> Result<Item> {
 }
 
 impl Engine {
+    /// Counts one single-item request: the capacity it consumed, and its key for
+    /// Contributor Insights when the table has it enabled.
+    fn count_item_request(
+        &self,
+        table: &str,
+        consumed: &Consumed,
+        written_size: Option<usize>,
+        key: &PrimaryKey,
+    ) {
+        let stats = self.counters.table(table);
+        stats.consume(consumed, written_size.is_some());
+        if let Some(size) = written_size {
+            stats.traffic.written(size, || {
+                let sort = key.range.as_ref().map(crate::counters::key_text);
+                let partition = crate::counters::key_text(&key.hash);
+                sort.map_or_else(|| partition.clone(), |s| format!("{partition} | {s}"))
+            });
+        }
+        if stats.insights.active() {
+            crate::counters::note_key(&stats, None, key, self.clock.now_ms());
+        }
+    }
+
     /// The table a data-plane operation names, with its not-found message.
     pub(crate) fn table_for_items(&self, name: &str) -> Result<Arc<TableRecord>> {
         // A table being restored is CREATING, and DynamoDB does not find those.
@@ -195,6 +218,7 @@ impl Engine {
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size).max(size));
+        self.count_item_request(&table_name, &consumed, Some(size), &key);
         Ok(PutItemOutput {
             attributes: if return_old { old } else { None },
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
@@ -232,14 +256,14 @@ impl Engine {
             (item, _) => item,
         };
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
+        let consumed = Consumed::table(units);
+        self.count_item_request(&table_name, &consumed, None, &key);
+        if consistent {
+            self.counters.table(&table_name).traffic.consistent_read();
+        }
         Ok(GetItemOutput {
             item,
-            consumed_capacity: ConsumedCapacity::report(
-                capacity,
-                &table_name,
-                &Consumed::table(units),
-                false,
-            ),
+            consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, false),
         })
     }
 
@@ -280,6 +304,7 @@ impl Engine {
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size));
+        self.count_item_request(&table_name, &consumed, Some(0), &key);
         Ok(DeleteItemOutput {
             attributes: if return_old { old } else { None },
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
@@ -356,6 +381,8 @@ impl Engine {
                 .map_or(0, item_size)
                 .max(new.as_ref().map_or(0, item_size)),
         );
+        let new_size = new.as_ref().map_or(0, item_size);
+        self.count_item_request(&table_name, &consumed, Some(new_size), &key);
         let attributes = match input.return_values.as_deref() {
             Some("ALL_OLD") => old,
             Some("ALL_NEW") => new,

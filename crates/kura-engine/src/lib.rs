@@ -37,6 +37,7 @@ mod backups;
 mod batch;
 pub mod catalog;
 pub mod clock;
+pub mod counters;
 pub mod error;
 mod exports;
 pub mod imports;
@@ -63,6 +64,8 @@ use std::sync::Arc;
 pub use error::{EngineError, Result};
 /// The expression crate, for the server's authorization step (key conditions, PartiQL).
 pub use kura_expr as expr;
+pub use streams::StreamLag;
+pub use tables::TableSize;
 
 use crate::catalog::{Catalog, TableRecord};
 use crate::clock::{Clock, SystemClock};
@@ -143,6 +146,7 @@ pub struct Engine {
     importer: Arc<imports::job::Importer>,
     tokens: transactions::tokens::InFlight,
     clock: Arc<dyn Clock>,
+    counters: Arc<counters::Counters>,
 }
 
 impl Engine {
@@ -299,7 +303,13 @@ impl Engine {
             })
             .collect();
         let catalog = Arc::new(Catalog::new(tables));
-        let writer = Arc::new(Writer::start(store.clone(), limits, clock.clone()));
+        let counters = Arc::new(counters::Counters::default());
+        let writer = Arc::new(Writer::start(
+            store.clone(),
+            limits,
+            clock.clone(),
+            counters.clone(),
+        ));
         let purger = Arc::new(purge::start(store.clone(), writer.clone()));
         for target in purges {
             purger.submit(target);
@@ -346,6 +356,7 @@ impl Engine {
             catalog.clone(),
             purger.clone(),
             clock.clone(),
+            counters.clone(),
             sweep_interval,
         ));
         tracing::info!(
@@ -353,7 +364,7 @@ impl Engine {
             durable = store.is_durable(),
             "engine open"
         );
-        Ok(Arc::new(Engine {
+        let engine = Arc::new(Engine {
             store,
             writer,
             catalog,
@@ -365,7 +376,20 @@ impl Engine {
             importer,
             tokens: transactions::tokens::InFlight::default(),
             clock,
-        }))
+            counters,
+        });
+        engine.resume_insights();
+        Ok(engine)
+    }
+
+    /// What the engine counted so far (the server's `/metrics` reads it).
+    pub fn counters(&self) -> &counters::Counters {
+        &self.counters
+    }
+
+    /// The engine's clock (what Contributor Insights' windows are cut by).
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 
     /// Items in storage across all tables, deleted-but-unpurged ones included (for tests

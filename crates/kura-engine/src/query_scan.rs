@@ -88,6 +88,26 @@ impl Target {
         }
     }
 
+    /// Whose Contributor Insights an item read here counts for (a GSI, or the table), and
+    /// the partition and sort key attributes it is counted by.
+    fn insights_key(&self) -> (Option<&str>, (&str, Option<&str>)) {
+        match &self.index {
+            Some(index) if index.kind == IndexKind::Global => {
+                let hash = index
+                    .hash_attributes()
+                    .next()
+                    .map_or("", |a| a.name.as_str());
+                let range = index.range_attributes().next().map(|a| a.name.as_str());
+                (Some(index.name.as_str()), (hash, range))
+            }
+            _ => {
+                let schema = &self.table.key_schema;
+                let range = schema.range.as_ref().map(|a| a.name.as_str());
+                (None, (schema.hash.name.as_str(), range))
+            }
+        }
+    }
+
     /// The attributes a LastEvaluatedKey carries: the index keys, then the table keys.
     fn page_key_attributes(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
@@ -270,6 +290,10 @@ struct Page<'a> {
     limit: Option<usize>,
     consistent: bool,
     capacity: ReturnConsumedCapacity,
+    /// Whether the request is a Scan (the advisor counts them apart from Queries).
+    scan: bool,
+    /// Whether the request continued an earlier page (ExclusiveStartKey).
+    continued: bool,
 }
 
 impl Engine {
@@ -369,6 +393,7 @@ impl Engine {
                 attr.check_sort_value(value)?;
             }
         }
+        let continued = input.exclusive_start_key.is_some();
         let start = target.start_key(input.exclusive_start_key)?;
         if let Some((start_key, _)) = &start {
             let within = start_key.hash == partition
@@ -426,6 +451,8 @@ impl Engine {
                 limit: input.limit.map(|l| l as usize),
                 consistent,
                 capacity: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
+                scan: false,
+                continued,
             },
         )
     }
@@ -485,6 +512,7 @@ impl Engine {
             None => KeyRange::prefix(&target.prefix()),
             Some((segment, total)) => segment_range(&target.prefix(), segment, total),
         };
+        let continued = input.exclusive_start_key.is_some();
         if let Some((_, start)) = target.start_key(input.exclusive_start_key)? {
             // A start key before the segment does not widen it.
             let inside = match &range.start {
@@ -509,6 +537,8 @@ impl Engine {
                 limit: input.limit.map(|l| l as usize),
                 consistent,
                 capacity: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
+                scan: true,
+                continued,
             },
         )
     }
@@ -524,6 +554,9 @@ impl Engine {
         let mut fetched_bytes = 0usize;
         let mut last_read = LastRead::Nothing;
         let mut stopped_early = false;
+        let counters = self.counters.table(table_name);
+        // Contributor Insights keys: a GSI's own, otherwise the table's.
+        let insights = counters.insights.active().then(|| target.insights_key());
         let rows = if page.range.is_empty() {
             Box::new(std::iter::empty()) as crate::storage::KvIter<'_>
         } else {
@@ -546,6 +579,10 @@ impl Engine {
             }
             out.scanned_count += 1;
             bytes_read += item_size(&item);
+            if let Some((index, names)) = &insights {
+                let now = self.clock.now_ms();
+                crate::counters::note_item(&counters, *index, *names, &item, now);
+            }
             // An LSI entry lacking requested attributes is answered from the table item.
             let full = if page.fetch != Fetch::Never {
                 let key = target.table.key_schema.key_of_item(&item)?;
@@ -610,12 +647,21 @@ impl Engine {
             out.items = Some(items);
         }
         let units = read_units(bytes_read, page.consistent);
-        out.consumed_capacity = ConsumedCapacity::report(
-            page.capacity,
-            table_name,
-            &target.consumed(units, fetched_units),
-            false,
-        );
+        let consumed = target.consumed(units, fetched_units);
+        counters.consume(&consumed, false);
+        let traffic = &counters.traffic;
+        if page.scan {
+            traffic.scan(out.scanned_count, out.count);
+        }
+        if page.filter.is_some() {
+            traffic.filtered(out.scanned_count, out.count);
+        }
+        if page.consistent {
+            traffic.consistent_read();
+        }
+        traffic.page(out.last_evaluated_key.is_some(), page.continued);
+        out.consumed_capacity =
+            ConsumedCapacity::report(page.capacity, table_name, &consumed, false);
         Ok(out)
     }
 }

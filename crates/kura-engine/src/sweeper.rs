@@ -39,6 +39,7 @@ struct Shared {
     catalog: Arc<Catalog>,
     purger: Arc<Purger>,
     clock: Arc<dyn Clock>,
+    counters: Arc<crate::counters::Counters>,
     stop: AtomicBool,
     last_retention: Mutex<Option<Instant>>,
     pruned: Mutex<std::collections::BTreeMap<u64, u64>>,
@@ -58,6 +59,7 @@ impl Sweeper {
         catalog: Arc<Catalog>,
         purger: Arc<Purger>,
         clock: Arc<dyn Clock>,
+        counters: Arc<crate::counters::Counters>,
         interval: Duration,
     ) -> Sweeper {
         let shared = Arc::new(Shared {
@@ -66,6 +68,7 @@ impl Sweeper {
             catalog,
             purger,
             clock,
+            counters,
             stop: AtomicBool::new(false),
             last_retention: Mutex::new(None),
             pruned: Mutex::new(std::collections::BTreeMap::new()),
@@ -287,9 +290,10 @@ fn expire(shared: &Shared, table: &Arc<TableRecord>) -> Result<()> {
         let table_then = table.clone();
         let gone = shared.writer.submit_blocking(false, move |w| {
             let Some((table, attribute)) = ttl_table(&catalog, &table_then) else {
-                return Ok(true);
+                return Ok((true, 0));
             };
             let now = w.now_ms();
+            let mut deleted = 0u64;
             for entry in due {
                 let Some((expiry, storage_key)) = keys::parse_ttl_key(&entry) else {
                     continue;
@@ -307,14 +311,20 @@ fn expire(shared: &Shared, table: &Arc<TableRecord>) -> Result<()> {
                             None,
                             Origin::Ttl,
                         )?;
+                        deleted += 1;
                     }
                     // The item is gone or now expires at another time: a stale entry.
                     _ if current_expiry != Some(expiry) => w.delete(Space::Ttl, entry.clone()),
                     _ => {}
                 }
             }
-            Ok(false)
+            Ok((false, deleted))
         })?;
+        let (gone, deleted) = gone;
+        if deleted > 0 {
+            let counters = shared.counters.table(&table.name);
+            counters.ttl_deleted.fetch_add(deleted, Ordering::Relaxed);
+        }
         if gone {
             return Ok(());
         }

@@ -20,6 +20,7 @@ use parking_lot::Mutex;
 use tokio::sync::oneshot;
 
 use crate::clock::Clock;
+use crate::counters::{Counters, WriterCounters};
 use crate::error::{EngineError, Result};
 use crate::storage::{Snapshot, Space, Store, WriteBatch};
 
@@ -139,7 +140,12 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn start(store: Arc<dyn Store>, limits: WriteLimits, clock: Arc<dyn Clock>) -> Writer {
+    pub fn start(
+        store: Arc<dyn Store>,
+        limits: WriteLimits,
+        clock: Arc<dyn Clock>,
+        counters: Arc<Counters>,
+    ) -> Writer {
         let (tx, rx) = mpsc::channel::<Job>();
         let poisoned = Arc::new(AtomicBool::new(false));
         let flag = poisoned.clone();
@@ -149,7 +155,14 @@ impl Writer {
                 // A panic here is a bug; the durable state of the group is unknown, so the
                 // engine must refuse writes rather than report ShuttingDown forever.
                 let run = std::panic::AssertUnwindSafe(|| {
-                    run(store.as_ref(), &rx, &flag, limits, clock.as_ref())
+                    run(
+                        store.as_ref(),
+                        &rx,
+                        &flag,
+                        limits,
+                        clock.as_ref(),
+                        &counters.writer,
+                    )
                 });
                 if std::panic::catch_unwind(run).is_err() {
                     flag.store(true, Ordering::SeqCst);
@@ -249,6 +262,7 @@ fn run(
     poisoned: &AtomicBool,
     limits: WriteLimits,
     clock: &dyn Clock,
+    counters: &WriterCounters,
 ) {
     let mut pending: Vec<Job> = Vec::new();
     let mut stamps = ChangeStamps::default();
@@ -272,7 +286,7 @@ fn run(
             None => pending.len(),
         };
         let group: Vec<Job> = pending.drain(..take).collect();
-        run_group(store, group, poisoned, limits, clock, &mut stamps);
+        run_group(store, group, poisoned, limits, clock, &mut stamps, counters);
     }
 }
 
@@ -283,6 +297,7 @@ fn run_group(
     limits: WriteLimits,
     clock: &dyn Clock,
     stamps: &mut ChangeStamps,
+    counters: &WriterCounters,
 ) {
     if poisoned.load(Ordering::SeqCst) {
         for job in group {
@@ -331,7 +346,13 @@ fn run_group(
     let committed = if batch.is_empty() {
         Ok(())
     } else {
-        store.commit(batch).map_err(|e| {
+        counters.group_size.observe(replies.len() as f64);
+        let started = std::time::Instant::now();
+        let committed = store.commit(batch);
+        counters
+            .commit_seconds
+            .observe(started.elapsed().as_secs_f64());
+        committed.map_err(|e| {
             poisoned.store(true, Ordering::SeqCst);
             tracing::error!(error = %e, "commit failed; refusing all further writes");
             EngineError::Internal(format!("the write could not be made durable: {e}"))

@@ -214,6 +214,8 @@ pub const RETURN_VALUES_ALL_OLD_OR_NONE: &str = "ReturnValues can only be ALL_OL
 pub fn table_not_found(table: &str) -> String {
     format!("Requested resource not found: Table: {table} not found")
 }
+/// Source: the API Reference (ListContributorInsights' NextToken); wording Kura's.
+pub const INVALID_PAGINATION_TOKEN: &str = "The provided pagination token is invalid";
 /// Source: DynamoDB item operations on a missing table; the API Reference.
 pub const RESOURCE_NOT_FOUND: &str = "Requested resource not found";
 /// Source: dynalite `db/index.js` (`ResourceInUseException`).

@@ -19,6 +19,8 @@ pub mod audit;
 mod authz;
 mod body;
 pub mod error;
+mod kura_api;
+pub mod metrics;
 pub use kura_auth::{Authenticator, Credentials};
 mod ops;
 mod protocol;
@@ -42,10 +44,11 @@ pub(crate) struct Shared {
     engine: Arc<Engine>,
     auth: Option<Arc<Authenticator>>,
     audit: Option<Arc<audit::AuditLog>>,
+    metrics: Arc<metrics::Metrics>,
 }
 
 /// What `kura serve` turns on beyond the open default.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ServerOptions {
     /// Verify every API request's SigV4 signature.
     pub auth: Option<Arc<Authenticator>>,
@@ -53,6 +56,19 @@ pub struct ServerOptions {
     pub audit: Option<Arc<audit::AuditLog>>,
     /// Serve HTTPS instead of HTTP on the listener.
     pub tls: Option<TlsConfig>,
+    /// Record per-request metrics and serve `GET /metrics` (on by default).
+    pub metrics: bool,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            auth: None,
+            audit: None,
+            tls: None,
+            metrics: true,
+        }
+    }
 }
 
 impl FromRef<Shared> for Arc<Engine> {
@@ -81,13 +97,17 @@ pub fn router_with_auth(engine: Arc<Engine>, auth: Option<Arc<Authenticator>>) -
 
 /// [`router`] with authentication and auditing as `options` say.
 pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
+    let metrics = Arc::new(metrics::Metrics::new(engine.clone(), options.metrics));
     Router::new()
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
+        .route("/metrics", get(serve_metrics))
+        .route("/kura/insights/{table}", get(kura_api::insights))
         .with_state(Shared {
             engine,
             auth: options.auth,
             audit: options.audit,
+            metrics,
         })
         .layer(cors())
 }
@@ -122,6 +142,33 @@ async fn ready(State(engine): State<Arc<Engine>>) -> (StatusCode, &'static str) 
     }
 }
 
+/// The Prometheus text exposition (404 when metrics are off).
+async fn serve_metrics(State(shared): State<Shared>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if !shared.metrics.enabled() {
+        return (
+            StatusCode::NOT_FOUND,
+            "metrics are off (kura serve --metrics false)",
+        )
+            .into_response();
+    }
+    match shared.metrics.encode() {
+        Ok(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "cannot encode the metrics",
+        )
+            .into_response(),
+    }
+}
+
 /// Runs one DynamoDB operation without HTTP: the JSON request body in, the JSON response
 /// body (or the error) out, through the same handlers as `POST /` (for embedding, and the
 /// benchmark's embedded mode). `operation` is the part of `X-Amz-Target` after the dot.
@@ -131,7 +178,8 @@ pub async fn invoke(
     operation: &str,
     body: bytes::Bytes,
 ) -> Result<Vec<u8>, error::ApiError> {
-    ops::dispatch(operation, embedded_call(engine, body)).await
+    let observation = metrics::Observation::default();
+    ops::dispatch(operation, embedded_call(engine, body, &observation)).await
 }
 
 /// [`invoke`] for the DynamoDB Streams operations (`GetRecords`, ...).
@@ -140,12 +188,18 @@ pub async fn invoke_streams(
     operation: &str,
     body: bytes::Bytes,
 ) -> Result<Vec<u8>, error::ApiError> {
-    ops::dispatch_streams(operation, embedded_call(engine, body)).await
+    let observation = metrics::Observation::default();
+    ops::dispatch_streams(operation, embedded_call(engine, body, &observation)).await
 }
 
-fn embedded_call(engine: &Engine, body: bytes::Bytes) -> ops::Call<'_> {
+fn embedded_call<'a>(
+    engine: &'a Engine,
+    body: bytes::Bytes,
+    observation: &'a metrics::Observation,
+) -> ops::Call<'a> {
     ops::Call {
         engine,
+        observation,
         ctx: kura_engine::RequestContext::default(),
         host: "localhost:8000".to_owned(),
         body,

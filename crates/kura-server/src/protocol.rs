@@ -33,6 +33,8 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
         .extensions()
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|info| info.0.ip());
+    let started = std::time::Instant::now();
+    let observation = crate::metrics::Observation::default();
     let (parts, body) = request.into_parts();
     let read = body::read(&parts.headers, body).await;
     // What the audit record needs from inside the dispatch: the decoded body and who.
@@ -66,6 +68,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                         body,
                         principal,
                         source_ip,
+                        observation: &observation,
                     };
                     match target {
                         Target::DynamoDb(op) => {
@@ -85,6 +88,17 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
         Some(log) => audit(log, &shared.engine, &parts, audited, &request_id, result),
         None => result,
     };
+    if shared.metrics.enabled()
+        && let Some(target) = target_operation(&parts.headers)
+    {
+        let operation = match target {
+            Target::DynamoDb(op) | Target::Streams(op) => ops::operation_label(op),
+        };
+        let error = result.as_ref().err();
+        shared
+            .metrics
+            .record(operation, &observation, started.elapsed(), error);
+    }
     match result {
         Ok(body) => respond(StatusCode::OK, body, &request_id),
         Err(error) => {

@@ -12,6 +12,7 @@ use kura_engine::{Engine, EngineOptions};
 use tracing_subscriber::EnvFilter;
 
 mod admin;
+mod observe;
 mod s3;
 
 /// jemalloc, not glibc's malloc. glibc gave each allocating thread an arena and kept what
@@ -52,6 +53,9 @@ enum Command {
     Export(admin::ExportArgs),
     /// Import a bucket's objects into a new table (ImportTable) and follow it to its end.
     Import(admin::ImportArgs),
+    /// Show a table's Contributor Insights: its most accessed and most throttled keys
+    /// (enable it first with UpdateContributorInsights).
+    Insights(observe::InsightsArgs),
 }
 
 #[derive(Subcommand)]
@@ -149,6 +153,9 @@ struct ServeArgs {
     /// The region of --s3-endpoint.
     #[arg(long, default_value = "us-east-1", env = "KURA_S3_REGION")]
     s3_region: String,
+    /// Record per-request metrics and serve them at GET /metrics (Prometheus text).
+    #[arg(long, env = "KURA_METRICS", default_value_t = true, action = clap::ArgAction::Set)]
+    metrics: bool,
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
@@ -177,6 +184,7 @@ fn main() -> ExitCode {
         Command::Restore(args) => client_command(admin::restore(args)),
         Command::Export(args) => client_command(admin::export(args)),
         Command::Import(args) => client_command(admin::import(args)),
+        Command::Insights(args) => client_command(observe::insights(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -294,7 +302,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         }
         // The readiness line scripts wait for; keep its wording stable.
         tracing::info!("kura ready on {scheme}://{local} (storage: {storage})");
-        let options = kura_server::ServerOptions { auth, audit, tls };
+        let options = kura_server::ServerOptions {
+            auth,
+            audit,
+            tls,
+            metrics: args.metrics,
+        };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await
             .map_err(|e| format!("server error: {e}"))?;

@@ -9,6 +9,7 @@
 pub mod backups;
 pub mod batch;
 pub mod exports;
+pub mod insights;
 pub mod items;
 pub mod partiql;
 pub mod query_scan;
@@ -19,6 +20,7 @@ pub mod transactions;
 pub use backups::*;
 pub use batch::*;
 pub use exports::*;
+pub use insights::*;
 pub use items::*;
 pub use partiql::*;
 pub use query_scan::*;

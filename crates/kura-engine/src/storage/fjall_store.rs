@@ -219,6 +219,15 @@ impl Store for FjallStore {
     fn is_durable(&self) -> bool {
         true
     }
+
+    fn footprint(&self) -> super::Footprint {
+        super::Footprint {
+            disk_bytes: self.db.disk_space().unwrap_or(0),
+            cache_bytes: self.db.cache_size(),
+            cache_capacity_bytes: self.db.cache_capacity(),
+            write_buffer_bytes: self.db.write_buffer_size(),
+        }
+    }
 }
 
 #[cfg(test)]

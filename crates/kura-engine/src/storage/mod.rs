@@ -235,4 +235,21 @@ pub trait Store: Send + Sync + 'static {
     fn commit(&self, batch: WriteBatch) -> Result<(), StoreError>;
     /// Whether commits survive a restart.
     fn is_durable(&self) -> bool;
+    /// Disk and memory in use, as far as the store knows (zeros when it does not).
+    fn footprint(&self) -> Footprint {
+        Footprint::default()
+    }
+}
+
+/// What a store occupies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Bytes on disk: tables and journal.
+    pub disk_bytes: u64,
+    /// Bytes held by the block cache.
+    pub cache_bytes: u64,
+    /// The cache's bound.
+    pub cache_capacity_bytes: u64,
+    /// Bytes in write buffers (memtables) not yet flushed.
+    pub write_buffer_bytes: u64,
 }

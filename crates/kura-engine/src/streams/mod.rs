@@ -6,3 +6,5 @@ pub(crate) mod control;
 pub(crate) mod meta;
 pub(crate) mod operations;
 pub(crate) mod record;
+
+pub use operations::StreamLag;

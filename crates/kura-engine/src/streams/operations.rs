@@ -419,6 +419,11 @@ impl Engine {
                 next_seq = seq + 1;
             }
         }
+        if !records.is_empty() {
+            self.counters
+                .table(&meta.table)
+                .stream_read(meta.id, records.len(), next_seq);
+        }
         // A closed shard read to its end has no next iterator: readers go on to its child.
         let finished = shard.last_seq.is_some_and(|last| next_seq > last);
         let next_shard_iterator = (!finished).then(|| {
@@ -495,5 +500,55 @@ mod tests {
         assert!(parse_sequence("12a").is_err());
         assert!(parse_sequence("").is_err());
         assert!(parse_sequence("99999999999999999999999999").is_err());
+    }
+}
+
+/// How far a table's stream has been read, for `/metrics`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamLag {
+    pub table: String,
+    /// Records written to the table's current stream since it was enabled.
+    pub written: u64,
+    /// Age of the oldest record after the furthest position GetRecords has served, when
+    /// a reader has read at all and something is left (None otherwise).
+    pub unread_age_ms: Option<i64>,
+}
+
+impl Engine {
+    /// The lag of every enabled stream (the DynamoDB Streams API names no readers, so the
+    /// furthest position served stands for the readers' checkpoint).
+    pub fn stream_lag(&self) -> Result<Vec<StreamLag>> {
+        let snapshot = self.store.snapshot()?;
+        let now = self.clock.now_ms();
+        let mut out = Vec::new();
+        for table in self.catalog.all().values() {
+            let Some(spec) = table.stream.as_ref().filter(|s| s.enabled) else {
+                continue;
+            };
+            let Some(meta) = stream_meta(snapshot.as_ref(), spec.id)? else {
+                continue;
+            };
+            let read = self
+                .counters
+                .existing(&table.name)
+                .and_then(|c| c.stream_position(meta.id));
+            let unread_age_ms = match read {
+                Some(next) if next < meta.next_seq => {
+                    let first_unread = next.max(meta.trim_seq);
+                    let key = keys::stream_record_key(meta.id, first_unread);
+                    snapshot
+                        .get(Space::Streams, &key)?
+                        .and_then(|bytes| StoredRecord::created_ms_of(&bytes))
+                        .map(|created| now.saturating_sub(created).max(0))
+                }
+                _ => None,
+            };
+            out.push(StreamLag {
+                table: table.name.clone(),
+                written: meta.next_seq.saturating_sub(1),
+                unread_age_ms,
+            });
+        }
+        Ok(out)
     }
 }

@@ -154,6 +154,7 @@ pub(crate) fn new_table_record(
         history_from: None,
         restore: None,
         importing: None,
+        insights: Vec::new(),
     };
     Ok((record, stream_change))
 }

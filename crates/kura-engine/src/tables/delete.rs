@@ -66,6 +66,7 @@ impl Engine {
             })
             .await?;
         tracing::info!(table = %record.name, id = record.id, "deleted table");
+        self.counters.forget(&record.name);
         Ok(CreateTableOutput {
             table_description: describe_deleting(ctx, &record, &stats),
         })

@@ -5,6 +5,7 @@
 //! - `describe`: DescribeTable, ListTables, DescribeLimits, DescribeEndpoints, and the
 //!   `TableDescription` rendering;
 //! - `tags`: TagResource, UntagResource, ListTagsOfResource;
+//! - `insights`: the Contributor Insights operations;
 //! - `policy`: PutResourcePolicy, GetResourcePolicy, DeleteResourcePolicy;
 //! - `sse`: the server-side encryption setting;
 //! - `restored`: the definition of a table a restore creates;
@@ -19,6 +20,7 @@ mod create;
 pub(crate) use self::create::{allocate_table_id, new_table_record};
 mod delete;
 mod describe;
+mod insights;
 mod policy;
 pub(crate) mod restored;
 mod sse;
@@ -74,6 +76,37 @@ impl Engine {
             table: TableStats::read(snapshot.get(Space::Meta, &keys::stats_key(table.id))?)?,
             indexes,
         })
+    }
+}
+
+/// A table's item count and size as the store keeps them (DescribeTable's figures, kept
+/// exact rather than refreshed every six hours).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableSize {
+    pub table: String,
+    pub item_count: u64,
+    pub size_bytes: u64,
+}
+
+impl Engine {
+    /// Every table's item count and size, for `/metrics`.
+    pub fn table_sizes(&self) -> Result<Vec<TableSize>> {
+        let snapshot = self.store.snapshot()?;
+        let mut out = Vec::new();
+        for table in self.catalog.all().values() {
+            let stats = TableStats::read(snapshot.get(Space::Meta, &keys::stats_key(table.id))?)?;
+            out.push(TableSize {
+                table: table.name.clone(),
+                item_count: stats.item_count,
+                size_bytes: stats.size_bytes,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The store's use of disk and memory.
+    pub fn footprint(&self) -> crate::storage::Footprint {
+        self.store.footprint()
     }
 }
 

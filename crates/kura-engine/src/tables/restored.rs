@@ -112,5 +112,6 @@ pub(crate) fn restored_record(
         history_from: None,
         restore: Some(restore),
         importing: None,
+        insights: Vec::new(),
     })
 }

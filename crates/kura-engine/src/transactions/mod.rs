@@ -317,6 +317,7 @@ impl Engine {
     /// the token's record.
     async fn run_transaction(&self, plan: TransactionPlan) -> Result<TransactWriteItemsOutput> {
         let catalog = self.catalog.clone();
+        let counters = self.counters.clone();
         self.writer
             .submit(false, move |w| {
                 if let Some((token, fingerprint)) = &plan.token
@@ -326,6 +327,7 @@ impl Engine {
                 }
                 let planned = check_actions(w, &catalog, &plan.actions)?;
                 let (units, metrics) = apply_actions(w, planned, plan.asked_metrics)?;
+                counters.consume_all(&units, true);
                 let answer = TransactWriteItemsOutput {
                     consumed_capacity: ConsumedCapacity::per_table(plan.mode, units, true),
                     item_collection_metrics: plan.asked_metrics.then_some(metrics),
@@ -426,6 +428,7 @@ impl Engine {
             };
             responses.push(ItemResponse { item });
         }
+        self.counters.consume_all(&units, false);
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         Ok(TransactGetItemsOutput {
             responses,

@@ -13,60 +13,98 @@ use crate::error::ApiError;
 
 pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: PutItemInput = call.input()?;
+    call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::put_item(s, &input))?;
     json(&call.engine.put_item(input).await?)
 }
 
 pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: GetItemInput = call.input()?;
+    call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::get_item(s, &input))?;
     item_json(&call.engine.get_item(input)?)
 }
 
 pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: DeleteItemInput = call.input()?;
+    call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::delete_item(s, &input))?;
     json(&call.engine.delete_item(input).await?)
 }
 
 pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: UpdateItemInput = call.input()?;
+    call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::update_item(s, &input))?;
     json(&call.engine.update_item(input).await?)
 }
 
 pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: QueryInput = call.input()?;
+    call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::query(s, &input))?;
-    item_json(&call.engine.query(input)?)
+    let output = call.engine.query(input)?;
+    call.observation.returned_items(output.count);
+    item_json(&output)
 }
 
 pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: ScanInput = call.input()?;
+    call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::scan(s, &input))?;
-    item_json(&call.engine.scan(input)?)
+    let output = call.engine.scan(input)?;
+    call.observation.returned_items(output.count);
+    item_json(&output)
 }
 
 pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: BatchGetItemInput = call.input()?;
+    for table in input.request_items.iter().flat_map(|r| r.keys()) {
+        call.observation.table(table);
+    }
     authz::authorize(&call, |s| checks::batch_get_item(s, &input))?;
     json(&call.engine.batch_get_item(input)?)
 }
 
 pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: BatchWriteItemInput = call.input()?;
+    for table in input.request_items.iter().flat_map(|r| r.keys()) {
+        call.observation.table(table);
+    }
     authz::authorize(&call, |s| checks::batch_write_item(s, &input))?;
     json(&call.engine.batch_write_item(input).await?)
 }
 
 pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: TransactWriteItemsInput = call.input()?;
+    let actions = input.transact_items.iter().flatten();
+    let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
+    observe_tables(
+        &call,
+        tables.flatten().filter_map(|a| a.table_name.as_deref()),
+    );
     authz::authorize(&call, |s| checks::transact_write_items(s, &input))?;
     json(&call.engine.transact_write_items(input).await?)
 }
 
 pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: TransactGetItemsInput = call.input()?;
+    let actions = input.transact_items.iter().flatten();
+    observe_tables(
+        &call,
+        actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref()),
+    );
     authz::authorize(&call, |s| checks::transact_get_items(s, &input))?;
     json(&call.engine.transact_get_items(input)?)
+}
+
+/// Labels a transaction's metrics with each table it names, once.
+fn observe_tables<'a>(call: &Call<'_>, tables: impl Iterator<Item = &'a str>) {
+    let mut seen: Vec<&str> = Vec::new();
+    for table in tables {
+        if !seen.contains(&table) {
+            seen.push(table);
+            call.observation.table(table);
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! (`tables`, `items`); each parses its input, calls the engine, serialises its output.
 
 mod backups;
+mod insights;
 mod items;
 mod partiql;
 mod streams;
@@ -26,9 +27,18 @@ pub struct Call<'a> {
     pub principal: Option<kura_auth::Principal>,
     /// The peer's address (`aws:SourceIp`), when the listener reports it.
     pub source_ip: Option<std::net::IpAddr>,
+    /// What the metrics are labelled with (the table, items returned).
+    pub observation: &'a crate::metrics::Observation,
 }
 
 impl Call<'_> {
+    /// Labels the request's metrics with the table it names (when it names one).
+    pub fn observe_table(&self, table: Option<&str>) {
+        if let Some(table) = table {
+            self.observation.table(table);
+        }
+    }
+
     /// Parses the body as the operation's input. Shape errors are SerializationException.
     pub fn input<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         let body: &[u8] = if self.body.is_empty() {
@@ -91,6 +101,9 @@ const CONTROL: &[&str] = &[
     "PutResourcePolicy",
     "GetResourcePolicy",
     "DeleteResourcePolicy",
+    "UpdateContributorInsights",
+    "DescribeContributorInsights",
+    "ListContributorInsights",
 ];
 
 /// The DynamoDB_20120810 operations Kura serves. Names not listed get
@@ -142,6 +155,9 @@ pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiErr
         "PutResourcePolicy" => tables::put_resource_policy(call).await,
         "GetResourcePolicy" => tables::get_resource_policy(call),
         "DeleteResourcePolicy" => tables::delete_resource_policy(call).await,
+        "UpdateContributorInsights" => insights::update_contributor_insights(call).await,
+        "DescribeContributorInsights" => insights::describe_contributor_insights(call),
+        "ListContributorInsights" => insights::list_contributor_insights(call),
         other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
             &format!("The {other} operation"),
         ))),
@@ -158,6 +174,69 @@ pub async fn dispatch_streams(operation: &str, call: Call<'_>) -> Result<Vec<u8>
         "GetRecords" => streams::get_records(call),
         _ => Err(ApiError::unknown_operation()),
     }
+}
+
+/// Every operation name Kura serves (DynamoDB and Streams): metrics label requests with
+/// one of these, or `Unknown`, so a client cannot grow the label set without bound.
+const OPERATIONS: &[&str] = &[
+    "BatchExecuteStatement",
+    "BatchGetItem",
+    "BatchWriteItem",
+    "CreateBackup",
+    "CreateTable",
+    "DeleteBackup",
+    "DeleteItem",
+    "DeleteResourcePolicy",
+    "DeleteTable",
+    "DescribeBackup",
+    "DescribeContinuousBackups",
+    "DescribeContributorInsights",
+    "DescribeEndpoints",
+    "DescribeExport",
+    "DescribeImport",
+    "DescribeLimits",
+    "DescribeStream",
+    "DescribeTable",
+    "DescribeTimeToLive",
+    "ExecuteStatement",
+    "ExecuteTransaction",
+    "ExportTableToPointInTime",
+    "GetItem",
+    "GetRecords",
+    "GetResourcePolicy",
+    "GetShardIterator",
+    "ImportTable",
+    "ListBackups",
+    "ListContributorInsights",
+    "ListExports",
+    "ListImports",
+    "ListStreams",
+    "ListTables",
+    "ListTagsOfResource",
+    "PutItem",
+    "PutResourcePolicy",
+    "Query",
+    "RestoreTableFromBackup",
+    "RestoreTableToPointInTime",
+    "Scan",
+    "TagResource",
+    "TransactGetItems",
+    "TransactWriteItems",
+    "UntagResource",
+    "UpdateContinuousBackups",
+    "UpdateContributorInsights",
+    "UpdateItem",
+    "UpdateTable",
+    "UpdateTimeToLive",
+];
+
+/// `operation` as a metrics label.
+pub fn operation_label(operation: &str) -> &'static str {
+    OPERATIONS
+        .iter()
+        .find(|o| **o == operation)
+        .copied()
+        .unwrap_or("Unknown")
 }
 
 /// Real DynamoDB operations that later issues implement (none at the moment: the list

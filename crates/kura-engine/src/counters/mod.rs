@@ -1,0 +1,278 @@
+//! What the engine counts as it works, in plain atomics: capacity consumed per table and
+//! index, TTL deletions, stream records, the writer's groups and syncs, the traffic the
+//! design advisor reads, and Contributor Insights. The server turns these into Prometheus
+//! metrics when it is scraped; nothing here knows of a registry (DESIGN.md).
+//!
+//! Recording is on the hot path, so it is a read-locked map lookup and a few relaxed
+//! atomic adds per request; Contributor Insights adds a short mutex only on tables that
+//! have it enabled.
+
+pub mod histogram;
+pub mod insights;
+pub mod traffic;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::{Mutex, RwLock};
+
+use kura_model::{AttributeValue, Item, PrimaryKey};
+
+use crate::api::Consumed;
+pub use histogram::Histogram;
+pub use insights::{Insights, KeyCount, TopKeys};
+pub use traffic::{Traffic, TrafficSnapshot};
+
+/// Capacity units, kept in thousandths so that halves (eventually consistent reads) and
+/// doubles (transactions) add up exactly in an integer.
+#[derive(Debug, Default)]
+pub struct Units(AtomicU64);
+
+impl Units {
+    pub fn add(&self, units: f64) {
+        if units > 0.0 {
+            self.0
+                .fetch_add((units * 1000.0).round() as u64, Ordering::Relaxed);
+        }
+    }
+
+    pub fn get(&self) -> f64 {
+        self.0.load(Ordering::Relaxed) as f64 / 1000.0
+    }
+}
+
+/// Read and write units consumed on one table or index.
+#[derive(Debug, Default)]
+pub struct Consumption {
+    pub read: Units,
+    pub write: Units,
+}
+
+impl Consumption {
+    fn add(&self, units: f64, is_write: bool) {
+        if is_write {
+            self.write.add(units)
+        } else {
+            self.read.add(units)
+        }
+    }
+}
+
+/// Whether an index is global or local (CloudWatch reports GSIs only; Kura reports both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum IndexScope {
+    Global,
+    Local,
+}
+
+/// One table's counters. Kept by name for as long as the table exists.
+#[derive(Default)]
+pub struct TableCounters {
+    pub consumed: Consumption,
+    indexes: RwLock<BTreeMap<(IndexScope, String), Arc<Consumption>>>,
+    pub ttl_deleted: AtomicU64,
+    pub stream_records_read: AtomicU64,
+    /// The furthest sequence number GetRecords served on the table's stream, by stream id.
+    stream_positions: Mutex<BTreeMap<u64, u64>>,
+    pub traffic: Traffic,
+    pub insights: Insights,
+}
+
+impl TableCounters {
+    /// Capacity one request consumed on this table and its indexes.
+    pub fn consume(&self, consumed: &Consumed, is_write: bool) {
+        self.consumed.add(consumed.table, is_write);
+        for (scope, map) in [
+            (IndexScope::Global, &consumed.global),
+            (IndexScope::Local, &consumed.local),
+        ] {
+            for (name, units) in map {
+                self.index(scope, name).add(*units, is_write);
+            }
+        }
+    }
+
+    fn index(&self, scope: IndexScope, name: &str) -> Arc<Consumption> {
+        let key = (scope, name.to_owned());
+        if let Some(found) = self.indexes.read().get(&key) {
+            return found.clone();
+        }
+        self.indexes.write().entry(key).or_default().clone()
+    }
+
+    /// GetRecords served `records` of stream `stream`, up to `next_seq`.
+    pub fn stream_read(&self, stream: u64, records: usize, next_seq: u64) {
+        self.stream_records_read
+            .fetch_add(records as u64, Ordering::Relaxed);
+        let mut positions = self.stream_positions.lock();
+        let at = positions.entry(stream).or_default();
+        *at = (*at).max(next_seq);
+    }
+
+    /// The first sequence number of `stream` no GetRecords has served yet, once one has.
+    pub fn stream_position(&self, stream: u64) -> Option<u64> {
+        self.stream_positions.lock().get(&stream).copied()
+    }
+
+    /// Capacity consumed per index so far.
+    pub fn index_consumption(&self) -> Vec<(IndexScope, String, Arc<Consumption>)> {
+        self.indexes
+            .read()
+            .iter()
+            .map(|((scope, name), c)| (*scope, name.clone(), c.clone()))
+            .collect()
+    }
+}
+
+/// The writer's group commit: how many writes each synced batch carried, and how long the
+/// commit (with its sync) took.
+pub struct WriterCounters {
+    pub group_size: Histogram,
+    pub commit_seconds: Histogram,
+}
+
+impl Default for WriterCounters {
+    fn default() -> Self {
+        WriterCounters {
+            group_size: Histogram::new(&[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]),
+            commit_seconds: Histogram::new(histogram::LATENCY_BUCKETS),
+        }
+    }
+}
+
+/// Every counter of one engine.
+#[derive(Default)]
+pub struct Counters {
+    tables: RwLock<HashMap<String, Arc<TableCounters>>>,
+    pub writer: WriterCounters,
+    /// Serialises creating a table's entry, so two first requests share one.
+    creating: Mutex<()>,
+}
+
+impl Counters {
+    /// The counters of `table`, created on first use.
+    pub fn table(&self, table: &str) -> Arc<TableCounters> {
+        if let Some(found) = self.tables.read().get(table) {
+            return found.clone();
+        }
+        let _creating = self.creating.lock();
+        self.tables
+            .write()
+            .entry(table.to_owned())
+            .or_default()
+            .clone()
+    }
+
+    /// The counters of `table` if it has any yet.
+    pub fn existing(&self, table: &str) -> Option<Arc<TableCounters>> {
+        self.tables.read().get(table).cloned()
+    }
+
+    /// Records capacity consumed on one table.
+    pub fn consume(&self, table: &str, consumed: &Consumed, is_write: bool) {
+        self.table(table).consume(consumed, is_write);
+    }
+
+    /// Records capacity consumed on several tables (batches, transactions).
+    pub fn consume_all(&self, consumed: &BTreeMap<String, Consumed>, is_write: bool) {
+        for (table, c) in consumed {
+            self.consume(table, c, is_write);
+        }
+    }
+
+    /// Every table with counters, by name.
+    pub fn tables(&self) -> BTreeMap<String, Arc<TableCounters>> {
+        self.tables
+            .read()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// Drops a deleted table's counters (a table created later under the name starts
+    /// from zero, as a new CloudWatch dimension would).
+    pub fn forget(&self, table: &str) {
+        self.tables.write().remove(table);
+    }
+}
+
+/// A key value as Contributor Insights shows it: a string as is, a number in its digits,
+/// binary in base64.
+pub fn key_text(value: &AttributeValue) -> String {
+    use base64::Engine as _;
+    match value {
+        AttributeValue::S(s) => s.clone(),
+        AttributeValue::N(n) => n.to_string(),
+        AttributeValue::B(b) => base64::engine::general_purpose::STANDARD.encode(b),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Records one item's key with the table's (`index` None) or a GSI's Contributor Insights.
+pub fn note_key(stats: &TableCounters, index: Option<&str>, key: &PrimaryKey, now_ms: i64) {
+    let partition = key_text(&key.hash);
+    let sort = key.range.as_ref().map(key_text);
+    stats.insights.accessed(
+        index,
+        &insights::EventKey {
+            partition: &partition,
+            sort: sort.as_deref(),
+        },
+        now_ms,
+    );
+}
+
+/// [`note_key`] for an item read through a table or index whose key attributes are
+/// `partition` and `sort`.
+pub fn note_item(
+    stats: &TableCounters,
+    index: Option<&str>,
+    (partition, sort): (&str, Option<&str>),
+    item: &Item,
+    now_ms: i64,
+) {
+    let Some(hash) = item.get(partition) else {
+        return;
+    };
+    let key = PrimaryKey {
+        hash: hash.clone(),
+        range: sort.and_then(|s| item.get(s)).cloned(),
+    };
+    note_key(stats, index, &key, now_ms);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_add_halves_and_doubles_exactly() {
+        let u = Units::default();
+        for _ in 0..3 {
+            u.add(0.5);
+        }
+        u.add(2.0);
+        assert_eq!(u.get(), 3.5);
+    }
+
+    #[test]
+    fn consumption_splits_table_and_indexes() {
+        let stats = Counters::default();
+        let mut c = Consumed::table(2.0);
+        c.global.insert("g".into(), 1.0);
+        c.local.insert("l".into(), 0.5);
+        stats.consume("t", &c, true);
+        stats.consume("t", &Consumed::table(0.5), false);
+        let t = stats.existing("t").expect("counted");
+        assert_eq!(t.consumed.write.get(), 2.0);
+        assert_eq!(t.consumed.read.get(), 0.5);
+        let indexes = t.index_consumption();
+        assert_eq!(indexes.len(), 2);
+        assert_eq!(indexes[0].1, "g");
+        assert_eq!(indexes[0].2.write.get(), 1.0);
+        assert_eq!(indexes[1].2.write.get(), 0.5);
+        stats.forget("t");
+        assert!(stats.existing("t").is_none());
+    }
+}

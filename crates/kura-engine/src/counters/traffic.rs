@@ -1,0 +1,167 @@
+//! What the design advisor reads about a table's traffic (docs/advisor.md): how it is
+//! scanned, filtered, paged and read, and what its batches left unprocessed. Plain
+//! counters, always on: each is one relaxed atomic add where the request already is.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+
+/// Items at least this large count as near the 400 KB item limit (Kura's threshold:
+/// 90% of the limit).
+pub const NEAR_LIMIT_BYTES: usize = kura_model::limits::MAX_ITEM_SIZE / 10 * 9;
+
+#[derive(Default)]
+pub struct Traffic {
+    scans: AtomicU64,
+    scanned: AtomicU64,
+    scan_returned: AtomicU64,
+    filtered_reads: AtomicU64,
+    filter_evaluated: AtomicU64,
+    filter_kept: AtomicU64,
+    consistent_reads: AtomicU64,
+    pages_with_more: AtomicU64,
+    pages_continued: AtomicU64,
+    unprocessed_returned: AtomicU64,
+    unprocessed_retried: AtomicU64,
+    near_limit_writes: AtomicU64,
+    near_limit_example: Mutex<Option<String>>,
+    /// Keys a batch answered as unprocessed, awaiting their retry (bounded).
+    unprocessed_waiting: Mutex<std::collections::HashSet<Vec<u8>>>,
+}
+
+/// Most unprocessed keys remembered per table while they wait for a retry.
+const MAX_WAITING: usize = 10_000;
+
+/// A copy of a table's traffic counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficSnapshot {
+    pub scans: u64,
+    pub scanned_items: u64,
+    pub scan_returned_items: u64,
+    pub filtered_reads: u64,
+    pub filter_evaluated_items: u64,
+    pub filter_kept_items: u64,
+    pub consistent_reads: u64,
+    pub pages_with_more: u64,
+    pub pages_continued: u64,
+    pub unprocessed_returned: u64,
+    pub unprocessed_retried: u64,
+    pub near_limit_writes: u64,
+    pub near_limit_example: Option<String>,
+}
+
+fn add(counter: &AtomicU64, n: u64) {
+    counter.fetch_add(n, Ordering::Relaxed);
+}
+
+impl Traffic {
+    /// A Scan page: items read and items returned.
+    pub fn scan(&self, scanned: usize, returned: usize) {
+        add(&self.scans, 1);
+        add(&self.scanned, scanned as u64);
+        add(&self.scan_returned, returned as u64);
+    }
+
+    /// A Query or Scan page with a filter: items it evaluated and kept.
+    pub fn filtered(&self, evaluated: usize, kept: usize) {
+        add(&self.filtered_reads, 1);
+        add(&self.filter_evaluated, evaluated as u64);
+        add(&self.filter_kept, kept as u64);
+    }
+
+    pub fn consistent_read(&self) {
+        add(&self.consistent_reads, 1);
+    }
+
+    /// A Query or Scan page: whether it answered a LastEvaluatedKey, and whether it was
+    /// itself a continuation (ExclusiveStartKey given).
+    pub fn page(&self, has_more: bool, continued: bool) {
+        if has_more {
+            add(&self.pages_with_more, 1);
+        }
+        if continued {
+            add(&self.pages_continued, 1);
+        }
+    }
+
+    /// Keys (their storage bytes) a batch answered as unprocessed.
+    pub fn unprocessed(&self, keys: impl IntoIterator<Item = Vec<u8>>) {
+        let mut waiting = self.unprocessed_waiting.lock();
+        for key in keys {
+            add(&self.unprocessed_returned, 1);
+            if waiting.len() < MAX_WAITING {
+                waiting.insert(key);
+            }
+        }
+    }
+
+    /// A key a batch asked for or wrote: a retry if it was left unprocessed before.
+    pub fn batch_key(&self, key: &[u8]) {
+        if self.unprocessed_returned.load(Ordering::Relaxed)
+            == self.unprocessed_retried.load(Ordering::Relaxed)
+        {
+            return;
+        }
+        if self.unprocessed_waiting.lock().remove(key) {
+            add(&self.unprocessed_retried, 1);
+        }
+    }
+
+    /// An item written at `size` bytes; `key` describes it for the advisor's evidence.
+    pub fn written(&self, size: usize, key: impl FnOnce() -> String) {
+        if size >= NEAR_LIMIT_BYTES {
+            add(&self.near_limit_writes, 1);
+            let mut example = self.near_limit_example.lock();
+            if example.is_none() {
+                *example = Some(key());
+            }
+        }
+    }
+
+    pub fn snapshot(&self) -> TrafficSnapshot {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        TrafficSnapshot {
+            scans: get(&self.scans),
+            scanned_items: get(&self.scanned),
+            scan_returned_items: get(&self.scan_returned),
+            filtered_reads: get(&self.filtered_reads),
+            filter_evaluated_items: get(&self.filter_evaluated),
+            filter_kept_items: get(&self.filter_kept),
+            consistent_reads: get(&self.consistent_reads),
+            pages_with_more: get(&self.pages_with_more),
+            pages_continued: get(&self.pages_continued),
+            unprocessed_returned: get(&self.unprocessed_returned),
+            unprocessed_retried: get(&self.unprocessed_retried),
+            near_limit_writes: get(&self.near_limit_writes),
+            near_limit_example: self.near_limit_example.lock().clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unprocessed_key_counts_as_retried_once() {
+        let t = Traffic::default();
+        t.unprocessed([b"a".to_vec(), b"b".to_vec()]);
+        t.batch_key(b"a");
+        t.batch_key(b"a");
+        t.batch_key(b"c");
+        let s = t.snapshot();
+        assert_eq!((s.unprocessed_returned, s.unprocessed_retried), (2, 1));
+    }
+
+    #[test]
+    fn only_writes_near_the_limit_count() {
+        let t = Traffic::default();
+        t.written(1000, || "small".into());
+        t.written(NEAR_LIMIT_BYTES, || "big".into());
+        t.written(NEAR_LIMIT_BYTES + 1, || "bigger".into());
+        let s = t.snapshot();
+        assert_eq!(s.near_limit_writes, 2);
+        assert_eq!(s.near_limit_example.as_deref(), Some("big"));
+    }
+}

@@ -1,0 +1,142 @@
+//! Kura's own read-only endpoints beside the DynamoDB API, under `/kura/` (a path the
+//! DynamoDB protocol never uses): Contributor Insights reports and the design advisor.
+//! They carry no signature, and key values are data: with `--auth` on they answer 403
+//! (the DynamoDB API's DescribeContributorInsights still works, signed).
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+
+use crate::Shared;
+
+/// The query string's parameters (no repeated keys; percent-decoding of `+` and `%XX`).
+fn params(uri: &Uri) -> BTreeMap<String, String> {
+    uri.query()
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (!k.is_empty()).then(|| (decode(k), decode(v)))
+        })
+        .collect()
+}
+
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = |b: u8| (b as char).to_digit(16);
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(high), Some(low)) => {
+                        out.push((high * 16 + low) as u8);
+                        i += 2;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn json_response<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
+    match serde_json::to_vec_pretty(body) {
+        Ok(bytes) => (
+            status,
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+    }
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    json_response(status, &serde_json::json!({ "message": message }))
+}
+
+/// With `--auth`, nothing unsigned reads what the tables hold.
+fn refuse_when_signed(shared: &Shared) -> Option<Response> {
+    shared.auth.is_some().then(|| {
+        error(
+            StatusCode::FORBIDDEN,
+            "Kura's /kura/ endpoints are off while --auth is on: they carry no signature",
+        )
+    })
+}
+
+/// `GET /kura/insights/{table}?index=&minutes=&top=`: the most accessed and most throttled
+/// keys over the last `minutes` (default 60, at most 60), `top` of each (default 10).
+pub(crate) async fn insights(
+    State(shared): State<Shared>,
+    Path(table): Path<String>,
+    uri: Uri,
+) -> Response {
+    if let Some(refused) = refuse_when_signed(&shared) {
+        return refused;
+    }
+    let params = params(&uri);
+    let number = |name: &str, default: usize| -> Result<usize, Response> {
+        match params.get(name) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| {
+                error(
+                    StatusCode::BAD_REQUEST,
+                    &format!("{name} must be a whole number"),
+                )
+            }),
+        }
+    };
+    let (minutes, top) = match (number("minutes", 60), number("top", 10)) {
+        (Ok(m), Ok(t)) => (m, t),
+        (Err(e), _) | (_, Err(e)) => return e,
+    };
+    let index = params.get("index").map(String::as_str);
+    let engine = &shared.engine;
+    if engine.key_names(&table).is_none() {
+        return error(StatusCode::NOT_FOUND, &format!("no table {table}"));
+    }
+    let report = engine
+        .counters()
+        .existing(&table)
+        .and_then(|c| c.insights.report(index, engine.now_ms(), minutes, top));
+    match report {
+        Some(report) => json_response(StatusCode::OK, &report),
+        None => error(
+            StatusCode::CONFLICT,
+            &format!(
+                "Contributor Insights is not enabled on {table}{}: aws dynamodb update-contributor-insights --table-name {table}{} --contributor-insights-action ENABLE",
+                index.map(|i| format!(" index {i}")).unwrap_or_default(),
+                index
+                    .map(|i| format!(" --index-name {i}"))
+                    .unwrap_or_default(),
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_parameters_are_decoded() {
+        let uri: Uri = "/kura/insights/t?index=by%2Dname&minutes=5&x"
+            .parse()
+            .expect("uri");
+        let p = params(&uri);
+        assert_eq!(p["index"], "by-name");
+        assert_eq!(p["minutes"], "5");
+        assert_eq!(p["x"], "");
+        assert_eq!(decode("a+b%zz%4"), "a b%zz%4");
+        assert_eq!(decode("%é%41"), "%é%41".replace("%41", "A"));
+    }
+}

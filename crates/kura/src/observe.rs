@@ -1,0 +1,139 @@
+//! `kura insights` and `kura advise`: clients of a `kura serve`'s own `/kura/` endpoints,
+//! printing a report for people, or its JSON with `--json`.
+
+use bytes::Bytes;
+use clap::Args;
+use http_body_util::{BodyExt, Empty};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+
+/// Where the Kura server is.
+#[derive(Args)]
+pub struct KuraEndpoint {
+    /// The `kura serve` to ask (its DynamoDB endpoint).
+    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT")]
+    endpoint: String,
+    /// Print the server's JSON instead of a report.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct InsightsArgs {
+    #[command(flatten)]
+    endpoint: KuraEndpoint,
+    /// The table whose Contributor Insights to show.
+    table: String,
+    /// A global secondary index of the table instead of the table itself.
+    #[arg(long)]
+    index: Option<String>,
+    /// The window: the last N minutes (1 to 60).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=60))]
+    minutes: u32,
+    /// How many keys of each list.
+    #[arg(long, default_value_t = 10)]
+    top: u32,
+}
+
+/// GETs `path` from the server; the body as JSON, or the server's message as the error.
+pub async fn get_json(endpoint: &str, path: &str) -> Result<Value, String> {
+    let url = format!("{}{path}", endpoint.trim_end_matches('/'));
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;
+    let client = Client::builder(TokioExecutor::new()).build_http::<Empty<Bytes>>();
+    let response = client
+        .get(uri)
+        .await
+        .map_err(|e| format!("cannot reach {endpoint}: {e}"))?;
+    let status = response.status();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| format!("cannot read the answer of {endpoint}: {e}"))?
+        .to_bytes();
+    let value: Value = serde_json::from_slice(&body).map_err(|_| {
+        format!(
+            "{endpoint} answered {status} without JSON (is it a kura serve?): {}",
+            String::from_utf8_lossy(&body)
+        )
+    })?;
+    if !status.is_success() {
+        let message = value["message"].as_str().unwrap_or("no message");
+        return Err(format!("{endpoint} answered {status}: {message}"));
+    }
+    Ok(value)
+}
+
+/// Percent-encodes a path segment or query value.
+pub fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+pub async fn insights(args: InsightsArgs) -> Result<(), String> {
+    let mut path = format!(
+        "/kura/insights/{}?minutes={}&top={}",
+        encode(&args.table),
+        args.minutes,
+        args.top
+    );
+    if let Some(index) = &args.index {
+        path.push_str(&format!("&index={}", encode(index)));
+    }
+    let report = get_json(&args.endpoint.endpoint, &path).await?;
+    if args.endpoint.json {
+        println!("{report:#}");
+        return Ok(());
+    }
+    let target = match &args.index {
+        Some(index) => format!("{} (index {index})", args.table),
+        None => args.table.clone(),
+    };
+    println!(
+        "Contributor Insights for {target}, last {} minute(s)",
+        report["minutes"]
+    );
+    for (title, field) in [
+        (
+            "Most accessed partition keys",
+            "most_accessed_partition_keys",
+        ),
+        (
+            "Most accessed items (partition | sort key)",
+            "most_accessed_items",
+        ),
+        (
+            "Most throttled partition keys",
+            "most_throttled_partition_keys",
+        ),
+        (
+            "Most throttled items (partition | sort key)",
+            "most_throttled_items",
+        ),
+    ] {
+        let list = &report[field];
+        println!(
+            "\n{title}: {} event(s), counts within ±{}",
+            list["events"], list["error_bound"]
+        );
+        let keys = list["keys"].as_array().cloned().unwrap_or_default();
+        if keys.is_empty() {
+            println!("  (none)");
+        }
+        for key in keys {
+            println!(
+                "  {:>10}  {}",
+                key["count"],
+                key["key"].as_str().unwrap_or_default()
+            );
+        }
+    }
+    Ok(())
+}
