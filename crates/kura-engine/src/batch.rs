@@ -382,9 +382,7 @@ impl Engine {
             let mut unprocessed = Vec::new();
             let traffic = &self.counters.table(&table_name).traffic;
             let mut unprocessed_keys = Vec::new();
-            if consistent {
-                traffic.consistent_read();
-            }
+            traffic.read(consistent);
             for (key, storage_key) in lookups {
                 traffic.batch_key(&storage_key);
                 if response_bytes >= MAX_GET_RESPONSE_BYTES {

@@ -258,9 +258,7 @@ impl Engine {
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let consumed = Consumed::table(units);
         self.count_item_request(&table_name, &consumed, None, &key);
-        if consistent {
-            self.counters.table(&table_name).traffic.consistent_read();
-        }
+        self.counters.table(&table_name).traffic.read(consistent);
         Ok(GetItemOutput {
             item,
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, false),

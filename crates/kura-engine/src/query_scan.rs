@@ -656,10 +656,15 @@ impl Engine {
         if page.filter.is_some() {
             traffic.filtered(out.scanned_count, out.count);
         }
-        if page.consistent {
-            traffic.consistent_read();
+        traffic.read(page.consistent);
+        if let Output::Items { projection: None } = &page.output {
+            let gsi = target
+                .index
+                .as_ref()
+                .is_some_and(|i| i.kind == IndexKind::Global);
+            traffic.unprojected(page.scan, gsi);
         }
-        traffic.page(out.last_evaluated_key.is_some(), page.continued);
+        traffic.page(stopped_early && !cut_by_limit, page.continued);
         out.consumed_capacity =
             ConsumedCapacity::report(page.capacity, table_name, &consumed, false);
         Ok(out)

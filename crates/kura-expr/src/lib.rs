@@ -37,7 +37,7 @@ pub mod parse;
 pub mod partiql;
 pub mod print;
 pub mod request;
-mod reserved;
+pub mod reserved;
 
 pub use ast::{Comparator, Condition, Operand, Path, PathElement, Projection, Update};
 pub use error::ExprError;

@@ -123,6 +123,19 @@ pub(crate) async fn insights(
     }
 }
 
+/// `GET /kura/advise`: the design advisor's findings on every table (docs/advisor.md).
+pub(crate) async fn advise(State(shared): State<Shared>) -> Response {
+    if let Some(refused) = refuse_when_signed(&shared) {
+        return refused;
+    }
+    let engine = shared.engine.clone();
+    // It samples every table: off the async workers.
+    match tokio::task::spawn_blocking(move || crate::advisor::advise(&engine)).await {
+        Ok(advice) => json_response(StatusCode::OK, &advice),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,7 @@
 // Library code reports failures as errors; tests may unwrap.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod advisor;
 pub mod audit;
 mod authz;
 mod body;
@@ -103,6 +104,7 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
         .route("/ready", get(ready))
         .route("/metrics", get(serve_metrics))
         .route("/kura/insights/{table}", get(kura_api::insights))
+        .route("/kura/advise", get(kura_api::advise))
         .with_state(Shared {
             engine,
             auth: options.auth,

@@ -56,6 +56,9 @@ enum Command {
     /// Show a table's Contributor Insights: its most accessed and most throttled keys
     /// (enable it first with UpdateContributorInsights).
     Insights(observe::InsightsArgs),
+    /// Check the live tables and the traffic the server has seen against the design
+    /// guideline (docs/advisor.md); exits 1 when a finding is an error.
+    Advise(observe::AdviseArgs),
 }
 
 #[derive(Subcommand)]
@@ -185,6 +188,7 @@ fn main() -> ExitCode {
         Command::Export(args) => client_command(admin::export(args)),
         Command::Import(args) => client_command(admin::import(args)),
         Command::Insights(args) => client_command(observe::insights(args)),
+        Command::Advise(args) => client_command(observe::advise(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

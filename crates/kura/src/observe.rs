@@ -137,3 +137,47 @@ pub async fn insights(args: InsightsArgs) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[derive(Args)]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    endpoint: KuraEndpoint,
+}
+
+/// Prints the design advisor's findings; fails (exit 1) when any is an error, so CI can
+/// gate on it.
+pub async fn advise(args: AdviseArgs) -> Result<(), String> {
+    let advice = get_json(&args.endpoint.endpoint, "/kura/advise").await?;
+    let findings = advice["findings"].as_array().cloned().unwrap_or_default();
+    if args.endpoint.json {
+        println!("{advice:#}");
+    } else {
+        println!(
+            "{} table(s), {} rule(s) checked of {} checkable (docs/advisor.md)",
+            advice["tables"], advice["rulesChecked"], advice["rulesCheckable"]
+        );
+        if findings.is_empty() {
+            println!("no findings");
+        }
+        for f in &findings {
+            let index = f["index"]
+                .as_str()
+                .map(|i| format!(" index {i}"))
+                .unwrap_or_default();
+            println!(
+                "\n[{}] {}{index}: {}\n  rule: {} ({})\n  fix:  {}",
+                f["severity"].as_str().unwrap_or_default(),
+                f["table"].as_str().unwrap_or_default(),
+                f["evidence"].as_str().unwrap_or_default(),
+                f["rule"].as_str().unwrap_or_default(),
+                f["section"].as_str().unwrap_or_default(),
+                f["fix"].as_str().unwrap_or_default(),
+            );
+        }
+    }
+    let errors = findings.iter().filter(|f| f["severity"] == "error").count();
+    if errors > 0 {
+        return Err(format!("{errors} finding(s) of severity error"));
+    }
+    Ok(())
+}

@@ -18,7 +18,11 @@ pub struct Traffic {
     filtered_reads: AtomicU64,
     filter_evaluated: AtomicU64,
     filter_kept: AtomicU64,
+    reads: AtomicU64,
     consistent_reads: AtomicU64,
+    unprojected_queries: AtomicU64,
+    unprojected_scans: AtomicU64,
+    unprojected_gsi_reads: AtomicU64,
     pages_with_more: AtomicU64,
     pages_continued: AtomicU64,
     unprocessed_returned: AtomicU64,
@@ -42,7 +46,11 @@ pub struct TrafficSnapshot {
     pub filtered_reads: u64,
     pub filter_evaluated_items: u64,
     pub filter_kept_items: u64,
+    pub reads: u64,
     pub consistent_reads: u64,
+    pub unprojected_queries: u64,
+    pub unprojected_scans: u64,
+    pub unprojected_gsi_reads: u64,
     pub pages_with_more: u64,
     pub pages_continued: u64,
     pub unprocessed_returned: u64,
@@ -70,14 +78,29 @@ impl Traffic {
         add(&self.filter_kept, kept as u64);
     }
 
-    pub fn consistent_read(&self) {
-        add(&self.consistent_reads, 1);
+    /// A GetItem, a BatchGetItem's table, a Query or Scan page: consistent or not.
+    pub fn read(&self, consistent: bool) {
+        add(&self.reads, 1);
+        if consistent {
+            add(&self.consistent_reads, 1);
+        }
     }
 
-    /// A Query or Scan page: whether it answered a LastEvaluatedKey, and whether it was
-    /// itself a continuation (ExclusiveStartKey given).
-    pub fn page(&self, has_more: bool, continued: bool) {
-        if has_more {
+    /// A Query or Scan answering whole items (no ProjectionExpression, AttributesToGet or
+    /// COUNT): of the table or an LSI, or of a GSI.
+    pub fn unprojected(&self, scan: bool, gsi: bool) {
+        let counter = match (gsi, scan) {
+            (true, _) => &self.unprojected_gsi_reads,
+            (false, true) => &self.unprojected_scans,
+            (false, false) => &self.unprojected_queries,
+        };
+        add(counter, 1);
+    }
+
+    /// A Query or Scan page: whether the 1 MB page size cut it (a LastEvaluatedKey a
+    /// client must follow), and whether it was itself a continuation (ExclusiveStartKey).
+    pub fn page(&self, cut_by_size: bool, continued: bool) {
+        if cut_by_size {
             add(&self.pages_with_more, 1);
         }
         if continued {
@@ -128,7 +151,11 @@ impl Traffic {
             filtered_reads: get(&self.filtered_reads),
             filter_evaluated_items: get(&self.filter_evaluated),
             filter_kept_items: get(&self.filter_kept),
+            reads: get(&self.reads),
             consistent_reads: get(&self.consistent_reads),
+            unprojected_queries: get(&self.unprojected_queries),
+            unprojected_scans: get(&self.unprojected_scans),
+            unprojected_gsi_reads: get(&self.unprojected_gsi_reads),
             pages_with_more: get(&self.pages_with_more),
             pages_continued: get(&self.pages_continued),
             unprocessed_returned: get(&self.unprocessed_returned),

@@ -104,6 +104,29 @@ impl Engine {
         Ok(out)
     }
 
+    /// Every table's definition (the design advisor reads them).
+    pub fn table_records(&self) -> Vec<Arc<TableRecord>> {
+        self.catalog.all().values().cloned().collect()
+    }
+
+    /// Up to `limit` of a table's items in storage order, read without counting as
+    /// traffic (the design advisor's sample).
+    pub fn sample_items(&self, table: &TableRecord, limit: usize) -> Result<Vec<kura_model::Item>> {
+        let snapshot = self.store.snapshot()?;
+        let prefix = keys::table_prefix(table.id);
+        let rows = snapshot.range(
+            Space::Items,
+            crate::storage::KeyRange::prefix(&prefix),
+            crate::storage::Direction::Forward,
+        );
+        let mut items = Vec::new();
+        for row in rows.take(limit) {
+            let (_, value) = row?;
+            items.push(crate::items::decode_stored(&value)?);
+        }
+        Ok(items)
+    }
+
     /// The store's use of disk and memory.
     pub fn footprint(&self) -> crate::storage::Footprint {
         self.store.footprint()

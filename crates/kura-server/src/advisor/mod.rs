@@ -1,0 +1,617 @@
+//! The design advisor: checks the live tables and the traffic Kura has seen against the
+//! design guideline in the project's seeds (docs/advisor.md lists every rule, and the
+//! recommendations no program can check).
+//!
+//! It reads table definitions, a sample of each table's first items (read without
+//! counting as traffic), the engine's traffic counters, and Contributor Insights where it
+//! is on. Each finding names the table, the evidence, the rule and its section, and the fix.
+
+pub mod rules;
+
+use std::collections::BTreeSet;
+
+use kura_engine::Engine;
+use kura_engine::catalog::{BillingMode, IndexKind, IndexProjection, TableRecord};
+use kura_engine::counters::TrafficSnapshot;
+use kura_model::{AttributeValue, Item};
+
+use rules::{RULES, Rule, Severity};
+
+/// Items sampled per table.
+const SAMPLE: usize = 1000;
+/// A table larger than this does not fit one Scan page ("small" tables may be scanned).
+const SCAN_PAGE_BYTES: u64 = 1 << 20;
+
+/// One rule a table breaks.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub section: &'static str,
+    pub table: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    pub evidence: String,
+    pub fix: &'static str,
+}
+
+/// What `kura advise` and `GET /kura/advise` answer.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Advice {
+    pub tables: usize,
+    pub rules_checked: usize,
+    pub rules_checkable: usize,
+    pub findings: Vec<Finding>,
+}
+
+/// Checkable rules docs/advisor.md lists (the coverage's denominator).
+pub const CHECKABLE: usize = 49;
+
+/// Advice on every table of `engine`.
+pub fn advise(engine: &Engine) -> Advice {
+    let sizes = engine.table_sizes().unwrap_or_default();
+    let tables = engine.table_records();
+    let mut findings = Vec::new();
+    for table in &tables {
+        let size = sizes.iter().find(|s| s.table == table.name);
+        let sample = engine.sample_items(table, SAMPLE).unwrap_or_default();
+        let counters = engine.counters().existing(&table.name);
+        let traffic = counters
+            .as_ref()
+            .map(|c| c.traffic.snapshot())
+            .unwrap_or_default();
+        let mut check = Check {
+            table,
+            findings: &mut findings,
+        };
+        check.naming(&sample);
+        check.indexes();
+        check.types(&sample, &traffic);
+        check.ttl(&sample);
+        check.settings(size.map(|s| (s.item_count, s.size_bytes)));
+        check.traffic(&traffic, size.map_or(0, |s| s.size_bytes));
+        if let Some(counters) = &counters {
+            check.hot_partitions(&counters.insights, engine.now_ms());
+        }
+    }
+    Advice {
+        tables: tables.len(),
+        rules_checked: RULES.len(),
+        rules_checkable: CHECKABLE,
+        findings,
+    }
+}
+
+struct Check<'a> {
+    table: &'a TableRecord,
+    findings: &'a mut Vec<Finding>,
+}
+
+impl Check<'_> {
+    fn found(&mut self, id: &str, index: Option<&str>, evidence: String) {
+        let Some(Rule {
+            id,
+            severity,
+            section,
+            fix,
+        }) = rules::rule(id).copied()
+        else {
+            return;
+        };
+        self.findings.push(Finding {
+            rule: id,
+            severity,
+            section,
+            table: self.table.name.clone(),
+            index: index.map(str::to_owned),
+            evidence,
+            fix,
+        });
+    }
+
+    fn naming(&mut self, sample: &[Item]) {
+        let table = self.table;
+        if !table_name_follows(&table.name) {
+            self.found(
+                "naming.table-name-pattern",
+                None,
+                format!(
+                    "{:?} is not {{env}}-{{product}}-{{usage}} (env dev, stg or prod; lower-case words joined by '-')",
+                    table.name
+                ),
+            );
+        }
+        let names = attribute_names(table, sample);
+        let not_snake: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !is_snake_case(n))
+            .collect();
+        if !not_snake.is_empty() {
+            self.found(
+                "naming.attribute-snake-case",
+                None,
+                format!("not snake_case: {}", listed(&not_snake)),
+            );
+        }
+        let reserved: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| *n != "ttl" && kura_engine::expr::reserved::is_reserved(n))
+            .collect();
+        if !reserved.is_empty() {
+            self.found(
+                "naming.attribute-reserved-word",
+                None,
+                format!("reserved words: {}", listed(&reserved)),
+            );
+        }
+        let generic: Vec<&str> = std::iter::once(&table.key_schema.hash)
+            .chain(table.key_schema.range.as_ref())
+            .map(|a| a.name.as_str())
+            .filter(|n| GENERIC_KEY_NAMES.contains(&n.to_ascii_lowercase().as_str()))
+            .collect();
+        if !generic.is_empty() {
+            self.found(
+                "naming.key-attribute-descriptive",
+                None,
+                format!(
+                    "key attributes say nothing of what they identify: {}",
+                    listed(&generic)
+                ),
+            );
+        }
+        for index in &table.indexes {
+            if index.kind == IndexKind::Global && !is_sequential_gsi_name(&index.name) {
+                self.found(
+                    "naming.gsi-sequential-name",
+                    Some(&index.name),
+                    format!("GSI {:?} is not named gsi1, gsi2, ...", index.name),
+                );
+            }
+        }
+    }
+
+    fn indexes(&mut self) {
+        let table = self.table;
+        let table_keys = (
+            table.key_schema.hash.name.as_str(),
+            table.key_schema.range.as_ref().map(|a| a.name.as_str()),
+        );
+        let mut seen: Vec<((&str, Option<&str>), &str)> = Vec::new();
+        for index in &table.indexes {
+            let keys = (
+                index.key_schema.hash.name.as_str(),
+                index.key_schema.range.as_ref().map(|a| a.name.as_str()),
+            );
+            let alike = if index.kind == IndexKind::Global && keys == table_keys {
+                Some("the table".to_owned())
+            } else {
+                seen.iter()
+                    .find(|(k, _)| *k == keys)
+                    .map(|(_, name)| format!("index {name}"))
+            };
+            if let Some(other) = alike {
+                self.found(
+                    "index.duplicate-key-schema",
+                    Some(&index.name),
+                    format!("{} has the same keys as {other}", index.name),
+                );
+            }
+            seen.push((keys, index.name.as_str()));
+            if index.projection == IndexProjection::All {
+                self.found(
+                    "projection.all",
+                    Some(&index.name),
+                    format!("{} projects ALL attributes", index.name),
+                );
+            }
+        }
+    }
+
+    fn types(&mut self, sample: &[Item], traffic: &TrafficSnapshot) {
+        let mut codes = BTreeSet::new();
+        let mut flags = BTreeSet::new();
+        let mut largest: Option<(usize, String)> = None;
+        for item in sample {
+            for (name, value) in item {
+                let code_like = ["_code", "_cd", "_status", "_type", "_kind"]
+                    .iter()
+                    .any(|s| name.ends_with(s));
+                if code_like && matches!(value, AttributeValue::N(_)) {
+                    codes.insert(name.clone());
+                }
+                let flag_like =
+                    name.starts_with("is_") || name.starts_with("has_") || name.ends_with("_flag");
+                if flag_like && !matches!(value, AttributeValue::Bool(_)) {
+                    flags.insert(name.clone());
+                }
+            }
+            let size = kura_model::size::item_size(item);
+            if size >= kura_engine::counters::traffic::NEAR_LIMIT_BYTES
+                && largest.as_ref().is_none_or(|(s, _)| size > *s)
+            {
+                largest = Some((size, self.key_text(item)));
+            }
+        }
+        if !codes.is_empty() {
+            let names: Vec<&str> = codes.iter().map(String::as_str).collect();
+            self.found(
+                "types.code-as-number",
+                None,
+                format!("codes stored as Number: {}", listed(&names)),
+            );
+        }
+        if !flags.is_empty() {
+            let names: Vec<&str> = flags.iter().map(String::as_str).collect();
+            self.found(
+                "types.flag-as-string",
+                None,
+                format!("flags not stored as BOOL: {}", listed(&names)),
+            );
+        }
+        let evidence = match (&largest, traffic.near_limit_writes) {
+            (Some((size, key)), writes) => Some(format!(
+                "item {key} is {size} bytes (limit 409,600); {writes} write(s) at 90% of the limit or more"
+            )),
+            (None, n) if n > 0 => Some(format!(
+                "{n} write(s) at 90% of the 400 KB limit or more, e.g. {}",
+                traffic.near_limit_example.as_deref().unwrap_or("?")
+            )),
+            _ => None,
+        };
+        if let Some(evidence) = evidence {
+            self.found("types.item-size-near-limit", None, evidence);
+        }
+    }
+
+    fn ttl(&mut self, sample: &[Item]) {
+        let Some(ttl) = self.table.ttl.as_ref().filter(|t| t.enabled) else {
+            return;
+        };
+        let with_ttl: Vec<&AttributeValue> = sample
+            .iter()
+            .filter_map(|i| i.get(&ttl.attribute))
+            .collect();
+        if ttl.attribute != "ttl" {
+            self.found(
+                "ttl.attribute-name",
+                None,
+                format!("the TTL attribute is {:?}, not \"ttl\"", ttl.attribute),
+            );
+        } else if sample.len() >= 100 && with_ttl.is_empty() {
+            self.found(
+                "ttl.attribute-name",
+                None,
+                format!(
+                    "none of {} sampled items has the TTL attribute",
+                    sample.len()
+                ),
+            );
+        }
+        let wrong: Vec<String> = with_ttl
+            .iter()
+            .filter(|v| !is_epoch_seconds(v))
+            .take(3)
+            .map(|v| format!("{v:?}"))
+            .collect();
+        if !wrong.is_empty() {
+            self.found(
+                "ttl.epoch-seconds",
+                None,
+                format!(
+                    "{} value(s) are not a Number of epoch seconds, e.g. {}",
+                    with_ttl.iter().filter(|v| !is_epoch_seconds(v)).count(),
+                    wrong.join(", ")
+                ),
+            );
+        }
+    }
+
+    fn settings(&mut self, size: Option<(u64, u64)>) {
+        let table = self.table;
+        if let Some(stream) = table.stream.as_ref().filter(|s| s.enabled) {
+            let view = stream.view_type.wire();
+            let average = size.map_or(0, |(items, bytes)| bytes.checked_div(items).unwrap_or(0));
+            if view != "NEW_AND_OLD_IMAGES" && average < 100 * 1024 {
+                self.found(
+                    "streams.view-type",
+                    None,
+                    format!("the stream's view type is {view} (items average {average} bytes)"),
+                );
+            }
+        }
+        if table.billing_mode == BillingMode::Provisioned {
+            self.found(
+                "capacity.on-demand",
+                None,
+                "billing mode is PROVISIONED".to_owned(),
+            );
+        }
+        if !table.deletion_protection {
+            self.found(
+                "availability.deletion-protection",
+                None,
+                "deletion protection is off".to_owned(),
+            );
+        }
+        match &table.pitr {
+            None => self.found(
+                "availability.pitr",
+                None,
+                "point-in-time recovery is off".to_owned(),
+            ),
+            Some(pitr) if pitr.recovery_days < 35 => self.found(
+                "availability.pitr-recovery-period",
+                None,
+                format!("RecoveryPeriodInDays is {}", pitr.recovery_days),
+            ),
+            Some(_) => {}
+        }
+        if let Some(policy) = &table.resource_policy
+            && let Some(statement) = public_statement(&policy.policy)
+        {
+            self.found(
+                "security.resource-policy-public",
+                None,
+                format!("Allow to any principal without a Condition: {statement}"),
+            );
+        }
+    }
+
+    fn traffic(&mut self, t: &TrafficSnapshot, size_bytes: u64) {
+        let waiting = t.unprocessed_returned.saturating_sub(t.unprocessed_retried);
+        if waiting > 0 {
+            self.found(
+                "api.unprocessed-retry",
+                None,
+                format!(
+                    "{} unprocessed key(s) answered, {} sent again",
+                    t.unprocessed_returned, t.unprocessed_retried
+                ),
+            );
+        }
+        if t.scans > 0 && size_bytes > SCAN_PAGE_BYTES {
+            let discarded = t.filter_evaluated_items.saturating_sub(t.filter_kept_items);
+            self.found(
+                "api.scan",
+                None,
+                format!(
+                    "{} Scan page(s) of a {size_bytes}-byte table: {} items read, {} returned ({discarded} discarded by filters)",
+                    t.scans, t.scanned_items, t.scan_returned_items
+                ),
+            );
+        }
+        if t.pages_with_more > t.pages_continued {
+            self.found(
+                "api.pagination-followed",
+                None,
+                format!(
+                    "{} page(s) cut at 1 MB answered a LastEvaluatedKey; {} request(s) continued one",
+                    t.pages_with_more, t.pages_continued
+                ),
+            );
+        }
+        if t.unprojected_gsi_reads > 0 {
+            self.found(
+                "projection.gsi-read-without-projection-expression",
+                None,
+                format!(
+                    "{} GSI Query/Scan page(s) without a ProjectionExpression",
+                    t.unprojected_gsi_reads
+                ),
+            );
+        }
+        if t.unprojected_queries > 0 {
+            self.found(
+                "api.query-projection-expression",
+                None,
+                format!(
+                    "{} Query page(s) without a ProjectionExpression",
+                    t.unprojected_queries
+                ),
+            );
+        }
+        if t.unprojected_scans > 0 {
+            self.found(
+                "api.scan-projection-expression",
+                None,
+                format!(
+                    "{} Scan page(s) without a ProjectionExpression",
+                    t.unprojected_scans
+                ),
+            );
+        }
+        if t.reads >= 100 && t.consistent_reads * 2 >= t.reads {
+            self.found(
+                "api.consistent-reads",
+                None,
+                format!(
+                    "{} of {} reads were strongly consistent",
+                    t.consistent_reads, t.reads
+                ),
+            );
+        }
+    }
+
+    /// From Contributor Insights, where it is on: one partition key taking a fifth or more
+    /// of at least 1,000 accesses in the last hour (after its error bound).
+    fn hot_partitions(&mut self, insights: &kura_engine::counters::Insights, now_ms: i64) {
+        let globals = self
+            .table
+            .indexes
+            .iter()
+            .filter(|i| i.kind == IndexKind::Global)
+            .map(|i| Some(i.name.clone()));
+        for index in std::iter::once(None).chain(globals) {
+            let Some(report) = insights.report(index.as_deref(), now_ms, 60, 1) else {
+                continue;
+            };
+            let top = &report.most_accessed_partition_keys;
+            let Some(hottest) = top.keys.first() else {
+                continue;
+            };
+            let sure = hottest.count.saturating_sub(top.error_bound);
+            if top.events >= 1000 && sure * 5 >= top.events {
+                self.found(
+                    "keys.hot-partition",
+                    index.as_deref(),
+                    format!(
+                        "partition key {:?} took {} of {} accesses in the last hour (±{})",
+                        hottest.key, hottest.count, top.events, top.error_bound
+                    ),
+                );
+            }
+        }
+    }
+
+    fn key_text(&self, item: &Item) -> String {
+        let schema = &self.table.key_schema;
+        std::iter::once(&schema.hash)
+            .chain(schema.range.as_ref())
+            .filter_map(|a| item.get(&a.name).map(kura_engine::counters::key_text))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+}
+
+const GENERIC_KEY_NAMES: &[&str] = &[
+    "pk",
+    "sk",
+    "hk",
+    "rk",
+    "id",
+    "key",
+    "hash",
+    "range",
+    "hash_key",
+    "range_key",
+    "partition_key",
+    "sort_key",
+];
+
+/// `{env}-{product}-{usage}`: `dev`, `stg` or `prod`, then at least two lower-case words.
+fn table_name_follows(name: &str) -> bool {
+    let words: Vec<&str> = name.split('-').collect();
+    words.len() >= 3
+        && ["dev", "stg", "prod"].contains(&words[0])
+        && words[1..].iter().all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// `^[a-z][a-z0-9]*(_[a-z0-9]+)*$`.
+fn is_snake_case(name: &str) -> bool {
+    name.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        && name.split('_').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// `^gsi[1-9][0-9]*$`.
+fn is_sequential_gsi_name(name: &str) -> bool {
+    name.strip_prefix("gsi").is_some_and(|n| {
+        n.bytes().next().is_some_and(|b| (b'1'..=b'9').contains(&b))
+            && n.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// A Number in [1e9, 1e11): seconds since the epoch (not milliseconds).
+fn is_epoch_seconds(value: &AttributeValue) -> bool {
+    match value {
+        AttributeValue::N(n) => n
+            .to_string()
+            .parse::<f64>()
+            .is_ok_and(|v| (1e9..1e11).contains(&v)),
+        _ => false,
+    }
+}
+
+/// Attribute names the table defines or its sampled items carry.
+fn attribute_names(table: &TableRecord, sample: &[Item]) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> = table
+        .attribute_definitions
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect();
+    for index in &table.indexes {
+        if let IndexProjection::Include(extra) = &index.projection {
+            names.extend(extra.iter().cloned());
+        }
+    }
+    for item in sample {
+        names.extend(item.keys().cloned());
+    }
+    names
+}
+
+/// Up to 20 names, quoted.
+fn listed(names: &[&str]) -> String {
+    let mut text: Vec<String> = names.iter().take(20).map(|n| format!("{n:?}")).collect();
+    if names.len() > 20 {
+        text.push(format!("and {} more", names.len() - 20));
+    }
+    text.join(", ")
+}
+
+/// The first Allow statement whose principal includes `*` and that has no Condition.
+fn public_statement(policy: &str) -> Option<String> {
+    let document: serde_json::Value = serde_json::from_str(policy).ok()?;
+    let statements = match &document["Statement"] {
+        serde_json::Value::Array(list) => list.clone(),
+        one @ serde_json::Value::Object(_) => vec![one.clone()],
+        _ => return None,
+    };
+    statements.into_iter().find_map(|s| {
+        let allow = s["Effect"] == "Allow";
+        let principal = &s["Principal"];
+        let anyone = principal == "*"
+            || principal["AWS"] == "*"
+            || principal["AWS"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|p| p == "*"));
+        (allow && anyone && s.get("Condition").is_none()).then(|| s.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_guideline_patterns() {
+        assert!(table_name_follows("stg-fuga-user"));
+        assert!(table_name_follows("prod-fuga-user-access-log"));
+        assert!(!table_name_follows("Users"));
+        assert!(!table_name_follows("stg_fuga_user"));
+        assert!(!table_name_follows("test-fuga-user"));
+        assert!(!table_name_follows("dev-fuga"));
+        assert!(is_snake_case("user_name") && is_snake_case("ttl") && is_snake_case("a1"));
+        assert!(!is_snake_case("userName") && !is_snake_case("_x") && !is_snake_case("a__b"));
+        assert!(is_sequential_gsi_name("gsi1") && is_sequential_gsi_name("gsi12"));
+        assert!(!is_sequential_gsi_name("gsi0") && !is_sequential_gsi_name("user_id-index"));
+    }
+
+    #[test]
+    fn every_rule_id_is_known_and_unique() {
+        let ids: BTreeSet<&str> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(ids.len(), RULES.len());
+        assert!(RULES.len() <= CHECKABLE);
+    }
+
+    #[test]
+    fn public_statements_need_a_star_principal_and_no_condition() {
+        let open = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:GetItem","Resource":"*"}]}"#;
+        assert!(public_statement(open).is_some());
+        let scoped = r#"{"Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"dynamodb:GetItem","Resource":"*","Condition":{"StringEquals":{"aws:PrincipalAccount":"1"}}}]}"#;
+        assert!(public_statement(scoped).is_none());
+        let named = r#"{"Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::1:root"},"Action":"*","Resource":"*"}]}"#;
+        assert!(public_statement(named).is_none());
+    }
+}

@@ -1,0 +1,200 @@
+//! The rules `kura advise` checks: ids, severities, the guideline section each comes from
+//! and the fix, as docs/advisor.md lists them (that file says what each one looks at).
+
+/// How much a finding matters: the guideline's "must" (必須, 禁止), "recommended"
+/// (推奨, 原則), or "consider" (検討).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+/// One checkable recommendation of the guideline.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Rule {
+    pub id: &'static str,
+    pub severity: Severity,
+    /// The guideline's heading, as written, and an English gloss.
+    pub section: &'static str,
+    pub fix: &'static str,
+}
+
+use Severity::{Error, Warning};
+
+macro_rules! rule {
+    ($id:literal, $severity:expr, $section:literal, $fix:literal) => {
+        Rule {
+            id: $id,
+            severity: $severity,
+            section: $section,
+            fix: $fix,
+        }
+    };
+}
+
+/// Every rule the advisor checks, in docs/advisor.md's order.
+pub const RULES: &[Rule] = &[
+    rule!(
+        "naming.table-name-pattern",
+        Warning,
+        "命名規則 (Naming rules)",
+        "Name tables {env}-{product}-{usage} in lower case joined by hyphens (e.g. prod-fuga-user-access-log); DynamoDB cannot rename, so create the new table and copy the data."
+    ),
+    rule!(
+        "naming.attribute-snake-case",
+        Warning,
+        "命名規則 (Naming rules)",
+        "Use snake_case attribute names (user_name, created_at)."
+    ),
+    rule!(
+        "naming.attribute-reserved-word",
+        Warning,
+        "命名規則 (Naming rules)",
+        "Rename attributes that are DynamoDB reserved words; until then, use ExpressionAttributeNames for them."
+    ),
+    rule!(
+        "naming.key-attribute-descriptive",
+        Warning,
+        "命名規則 (Naming rules)",
+        "Name primary key attributes for what they identify (user_id, order_id)."
+    ),
+    rule!(
+        "naming.gsi-sequential-name",
+        Warning,
+        "命名規則 (Naming rules)",
+        "Name GSIs gsi1, gsi2, ... rather than after their key attributes."
+    ),
+    rule!(
+        "keys.hot-partition",
+        Warning,
+        "プライマリーキーの設計 (Primary key design)",
+        "Spread the traffic: choose a partition key with many evenly used values, or add a write-sharding suffix to the hot key."
+    ),
+    rule!(
+        "index.duplicate-key-schema",
+        Warning,
+        "インデックスの使い分け (Choosing indexes)",
+        "Delete the index that repeats another's (or the table's) keys; each index costs a write per item change."
+    ),
+    rule!(
+        "projection.all",
+        Warning,
+        "インデックスの射影（プロジェクション） (Index projections)",
+        "Project KEYS_ONLY or INCLUDE the attributes the index's queries read; ALL copies every attribute on every write."
+    ),
+    rule!(
+        "projection.gsi-read-without-projection-expression",
+        Error,
+        "インデックスの射影（プロジェクション） (Index projections)",
+        "Give every GSI Query and Scan a ProjectionExpression naming the attributes it needs."
+    ),
+    rule!(
+        "types.code-as-number",
+        Warning,
+        "データ型 (Data types)",
+        "Store codes and statuses as strings (S): they are identifiers, not quantities."
+    ),
+    rule!(
+        "types.flag-as-string",
+        Warning,
+        "データ型 (Data types)",
+        "Store flags as BOOL, not \"0\"/\"1\" or \"true\"/\"false\" strings."
+    ),
+    rule!(
+        "types.item-size-near-limit",
+        Warning,
+        "データ型 (Data types)",
+        "Split large items (vertical partitioning) or move large values to S3 and keep a reference."
+    ),
+    rule!(
+        "ttl.attribute-name",
+        Warning,
+        "共通カラム (Common attributes)",
+        "Name the TTL attribute ttl, and write it on the items that should expire."
+    ),
+    rule!(
+        "ttl.epoch-seconds",
+        Error,
+        "データ型 (Data types)",
+        "Write TTL values as a Number of Unix epoch seconds (not milliseconds, not a string)."
+    ),
+    rule!(
+        "api.unprocessed-retry",
+        Error,
+        "複数レコードの書き込み (Writing many items)",
+        "Resend UnprocessedItems/UnprocessedKeys with exponential backoff until none are left (the SDKs' batch helpers do)."
+    ),
+    rule!(
+        "api.scan",
+        Warning,
+        "複数レコードの一括取得 (Reading many items)",
+        "Serve the access pattern with Query on the table or a GSI; use an export for bulk reads."
+    ),
+    rule!(
+        "api.pagination-followed",
+        Error,
+        "複数レコードの一括取得 (Reading many items)",
+        "Follow LastEvaluatedKey with ExclusiveStartKey until it is absent, or items are silently missed."
+    ),
+    rule!(
+        "api.query-projection-expression",
+        Error,
+        "複数レコードの一括取得 (Reading many items)",
+        "Give every Query a ProjectionExpression naming the attributes it needs."
+    ),
+    rule!(
+        "api.scan-projection-expression",
+        Warning,
+        "複数レコードの一括取得 (Reading many items)",
+        "Give every Scan a ProjectionExpression naming the attributes it needs."
+    ),
+    rule!(
+        "api.consistent-reads",
+        Warning,
+        "結果整合性・強力な整合性の読み込み (Consistent reads)",
+        "Read with eventual consistency (half the cost) unless the read must see the latest write."
+    ),
+    rule!(
+        "streams.view-type",
+        Warning,
+        "ストリームビュータイプ (Stream view types)",
+        "Use NEW_AND_OLD_IMAGES so consumers see what changed without reading the table."
+    ),
+    rule!(
+        "capacity.on-demand",
+        Warning,
+        "キャパシティモード (Capacity modes)",
+        "Use on-demand (PAY_PER_REQUEST) unless the traffic is steady and forecast."
+    ),
+    rule!(
+        "availability.deletion-protection",
+        Warning,
+        "テーブルの誤削除への備え (Guarding against deleting a table)",
+        "Turn on deletion protection (UpdateTable --deletion-protection-enabled)."
+    ),
+    rule!(
+        "availability.pitr",
+        Warning,
+        "偶発的データ損失への備え (Guarding against accidental data loss)",
+        "Turn on point-in-time recovery (UpdateContinuousBackups)."
+    ),
+    rule!(
+        "availability.pitr-recovery-period",
+        Warning,
+        "偶発的データ損失への備え (Guarding against accidental data loss)",
+        "Keep the point-in-time recovery period at 35 days."
+    ),
+    rule!(
+        "security.resource-policy-public",
+        Warning,
+        "アクセス制御（IAM） (Access control)",
+        "Name the principals in the resource policy, or add a Condition; never Allow \"*\" unconditionally."
+    ),
+];
+
+/// The rule with `id`.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}

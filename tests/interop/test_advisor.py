@@ -1,0 +1,264 @@
+"""The design advisor (`kura advise`, GET /kura/advise) on a server of its own: a table set
+built to break each checked rule once yields exactly one finding per rule, and a table set
+that follows the guideline yields none (docs/advisor.md)."""
+
+import json
+import subprocess
+import urllib.request
+import uuid
+
+import boto3
+import pytest
+
+from conftest import ROOT, kura_server
+
+KURA = ROOT / "target" / "debug" / "kura"
+
+
+@pytest.fixture()
+def server(tmp_path):
+    with kura_server(["--in-memory"], tmp_path) as endpoint:
+        yield endpoint
+
+
+def client(endpoint):
+    return boto3.client(
+        "dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+        aws_access_key_id="kura-test", aws_secret_access_key="kura-test")
+
+
+def advice(endpoint):
+    with urllib.request.urlopen(endpoint + "/kura/advise") as answer:
+        return json.load(answer)
+
+
+S = {"S": "x"}
+
+
+class Tables:
+    """Creates tables that follow the guideline except where a test says otherwise."""
+
+    def __init__(self, ddb):
+        self.ddb = ddb
+        self.product = "adv" + uuid.uuid4().hex[:8]
+
+    def name(self, usage):
+        return f"dev-{self.product}-{usage}"
+
+    def create(self, usage=None, name=None, keys=("user_id", "order_id"), gsis=(),
+               billing="PAY_PER_REQUEST", protect=True, pitr_days=35, stream=None):
+        name = name or self.name(usage)
+        definitions = {k: "S" for k in keys}
+        for g in gsis:
+            for k in g["keys"]:
+                definitions[k] = "S"
+        args = dict(
+            TableName=name,
+            KeySchema=[{"AttributeName": keys[0], "KeyType": "HASH"}]
+            + ([{"AttributeName": keys[1], "KeyType": "RANGE"}] if len(keys) > 1 else []),
+            AttributeDefinitions=[{"AttributeName": k, "AttributeType": t}
+                                  for k, t in definitions.items()],
+            BillingMode=billing,
+            DeletionProtectionEnabled=protect,
+        )
+        if billing == "PROVISIONED":
+            args["ProvisionedThroughput"] = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+        if gsis:
+            args["GlobalSecondaryIndexes"] = [{
+                "IndexName": g["name"],
+                "KeySchema": [{"AttributeName": g["keys"][0], "KeyType": "HASH"}]
+                + ([{"AttributeName": g["keys"][1], "KeyType": "RANGE"}]
+                   if len(g["keys"]) > 1 else []),
+                "Projection": g.get("projection", {"ProjectionType": "KEYS_ONLY"}),
+            } for g in gsis]
+        if stream:
+            args["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": stream}
+        self.ddb.create_table(**args)
+        if pitr_days:
+            self.ddb.update_continuous_backups(
+                TableName=name,
+                PointInTimeRecoverySpecification={
+                    "PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": pitr_days})
+        return name
+
+    def put(self, table, **attributes):
+        item = {"user_id": {"S": "u1"}, "order_id": {"S": "o1"}}
+        item.update(attributes)
+        self.ddb.put_item(TableName=table, Item=item)
+
+
+def broken_set(ddb, t):
+    """One table (or traffic) per rule; returns {rule id: table name}."""
+    expect = {}
+    expect["naming.table-name-pattern"] = t.create(name=f"Dev_{t.product}_Orders")
+    table = expect["naming.attribute-snake-case"] = t.create("camel")
+    t.put(table, userName={"S": "a"})
+    table = expect["naming.attribute-reserved-word"] = t.create("reserved")
+    t.put(table, size={"N": "3"})
+    expect["naming.key-attribute-descriptive"] = t.create("generic", keys=("pk", "sk"))
+    expect["naming.gsi-sequential-name"] = t.create(
+        "gsiname", gsis=[{"name": "by_shop", "keys": ["shop_id"]}])
+    expect["index.duplicate-key-schema"] = t.create(
+        "dupindex", gsis=[{"name": "gsi1", "keys": ["user_id", "order_id"]}])
+    expect["projection.all"] = t.create(
+        "projall", gsis=[{"name": "gsi1", "keys": ["shop_id"],
+                          "projection": {"ProjectionType": "ALL"}}])
+    table = expect["types.code-as-number"] = t.create("codenum")
+    t.put(table, order_status={"N": "2"})
+    table = expect["types.flag-as-string"] = t.create("flagstr")
+    t.put(table, is_active={"S": "true"})
+    table = expect["types.item-size-near-limit"] = t.create("bigitem")
+    t.put(table, body={"S": "x" * 380_000})
+    table = expect["ttl.attribute-name"] = t.create("ttlname")
+    ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires_at"})
+    table = expect["ttl.epoch-seconds"] = t.create("ttlms")
+    ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "ttl"})
+    t.put(table, ttl={"N": "4102444800000"})
+    expect["streams.view-type"] = t.create("keysstream", stream="KEYS_ONLY")
+    expect["capacity.on-demand"] = t.create("provisioned", billing="PROVISIONED")
+    expect["availability.deletion-protection"] = t.create("unprotected", protect=False)
+    expect["availability.pitr"] = t.create("nopitr", pitr_days=None)
+    expect["availability.pitr-recovery-period"] = t.create("shortpitr", pitr_days=7)
+    table = expect["security.resource-policy-public"] = t.create("public")
+    arn = ddb.describe_table(TableName=table)["Table"]["TableArn"]
+    ddb.put_resource_policy(ResourceArn=arn, Policy=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": "*",
+                       "Action": "dynamodb:GetItem", "Resource": arn}]}))
+
+    # Traffic.
+    table = expect["api.query-projection-expression"] = t.create("queryall")
+    t.put(table)
+    ddb.query(TableName=table, KeyConditionExpression="user_id = :u",
+              ExpressionAttributeValues={":u": {"S": "u1"}})
+    table = expect["api.scan-projection-expression"] = t.create("scanall")
+    t.put(table)
+    ddb.scan(TableName=table)
+    table = expect["projection.gsi-read-without-projection-expression"] = t.create(
+        "gsiall", gsis=[{"name": "gsi1", "keys": ["shop_id"]}])
+    t.put(table, shop_id={"S": "s1"})
+    ddb.query(TableName=table, IndexName="gsi1", KeyConditionExpression="shop_id = :s",
+              ExpressionAttributeValues={":s": {"S": "s1"}})
+    table = expect["api.consistent-reads"] = t.create("strong")
+    t.put(table)
+    for _ in range(100):
+        ddb.get_item(TableName=table, Key={"user_id": {"S": "u1"}, "order_id": {"S": "o1"}},
+                     ConsistentRead=True)
+    # More than 1 MB: a Scan of it, every page followed.
+    table = expect["api.scan"] = t.create("scanned")
+    for i in range(5):
+        t.put(table, order_id={"S": f"o{i}"}, body={"S": "x" * 300_000})
+    pages = {"ExclusiveStartKey": None}
+    while "ExclusiveStartKey" in pages:
+        args = dict(TableName=table, ProjectionExpression="user_id, order_id")
+        if pages["ExclusiveStartKey"]:
+            args["ExclusiveStartKey"] = pages["ExclusiveStartKey"]
+        answer = ddb.scan(**args)
+        pages = {"ExclusiveStartKey": answer["LastEvaluatedKey"]} if "LastEvaluatedKey" in answer else {}
+    # A Query cut at 1 MB whose LastEvaluatedKey is dropped.
+    table = expect["api.pagination-followed"] = t.create("unpaged")
+    for i in range(5):
+        t.put(table, order_id={"S": f"o{i}"}, body={"S": "x" * 300_000})
+    answer = ddb.query(TableName=table, KeyConditionExpression="user_id = :u",
+                       ProjectionExpression="order_id",
+                       ExpressionAttributeValues={":u": {"S": "u1"}})
+    assert "LastEvaluatedKey" in answer
+    # BatchGetItem past its 16 MB answer: the unprocessed keys are never asked again.
+    table = expect["api.unprocessed-retry"] = t.create("unretried")
+    for i in range(60):
+        t.put(table, order_id={"S": f"o{i}"}, body={"S": "x" * 340_000})
+    keys = [{"user_id": {"S": "u1"}, "order_id": {"S": f"o{i}"}} for i in range(60)]
+    answer = ddb.batch_get_item(RequestItems={table: {"Keys": keys[:60]}})
+    assert answer["UnprocessedKeys"], "a 20 MB batch answers part of it"
+    # A hot partition seen by Contributor Insights.
+    table = expect["keys.hot-partition"] = t.create("hotkey")
+    ddb.update_contributor_insights(TableName=table, ContributorInsightsAction="ENABLE")
+    for i in range(1000):
+        user = "hot" if i % 3 == 0 else f"u{i}"
+        t.put(table, user_id={"S": user}, order_id={"S": f"o{i}"})
+    return expect
+
+
+def compliant_set(ddb, t):
+    """Tables and traffic that follow every checked rule."""
+    table = t.create("orders", gsis=[{"name": "gsi1", "keys": ["shop_id", "ordered_at"],
+                                      "projection": {"ProjectionType": "INCLUDE",
+                                                     "NonKeyAttributes": ["total_price"]}}],
+                     stream="NEW_AND_OLD_IMAGES")
+    ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "ttl"})
+    ddb.update_contributor_insights(TableName=table, ContributorInsightsAction="ENABLE")
+    for i in range(120):
+        t.put(table, user_id={"S": f"u{i % 40}"}, order_id={"S": f"o{i}"},
+              shop_id={"S": f"s{i % 7}"}, ordered_at={"S": "2026-11-26T10:00:00Z"},
+              total_price={"N": "1200"}, order_status={"S": "shipped"},
+              is_gift={"BOOL": False}, ttl={"N": "4102444800"})
+    for i in range(40):
+        ddb.get_item(TableName=table, Key={"user_id": {"S": f"u{i}"}, "order_id": {"S": f"o{i}"}})
+    pages = None
+    while True:
+        args = dict(TableName=table, KeyConditionExpression="user_id = :u",
+                    ProjectionExpression="order_id, total_price",
+                    ExpressionAttributeValues={":u": {"S": "u1"}}, Limit=2)
+        if pages:
+            args["ExclusiveStartKey"] = pages
+        answer = ddb.query(**args)
+        pages = answer.get("LastEvaluatedKey")
+        if not pages:
+            break
+    ddb.query(TableName=table, IndexName="gsi1", KeyConditionExpression="shop_id = :s",
+              ProjectionExpression="order_id, total_price",
+              ExpressionAttributeValues={":s": {"S": "s1"}})
+    # A small table may be scanned (it fits one page).
+    ddb.scan(TableName=table, ProjectionExpression="order_id", Limit=5)
+    return table
+
+
+def findings_by_rule(advice):
+    found = {}
+    for f in advice["findings"]:
+        found.setdefault(f["rule"], []).append(f["table"])
+    return found
+
+
+def test_a_table_set_breaking_each_rule_once_yields_one_finding_per_rule(server):
+    ddb = client(server)
+    expect = broken_set(ddb, Tables(ddb))
+    answer = advice(server)
+    found = findings_by_rule(answer)
+    assert {rule: tables for rule, tables in found.items()} == {
+        rule: [table] for rule, table in expect.items()}
+    assert answer["rulesChecked"] == len(expect)
+    for f in answer["findings"]:
+        assert f["evidence"] and f["fix"] and f["section"], f
+        assert f["severity"] in ("error", "warning", "info")
+
+
+def test_a_table_set_following_the_guideline_yields_none(server):
+    ddb = client(server)
+    compliant_set(ddb, Tables(ddb))
+    assert advice(server)["findings"] == []
+    ok = subprocess.run([str(KURA), "advise", "--endpoint", server],
+                        capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    assert "no findings" in ok.stdout
+
+
+def test_kura_advise_prints_findings_and_fails_on_errors(server):
+    ddb = client(server)
+    t = Tables(ddb)
+    table = t.create("queryall")
+    t.put(table)
+    ddb.query(TableName=table, KeyConditionExpression="user_id = :u",
+              ExpressionAttributeValues={":u": {"S": "u1"}})
+    run = subprocess.run([str(KURA), "advise", "--endpoint", server],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1
+    assert "api.query-projection-expression" in run.stdout
+    assert table in run.stdout
+    as_json = subprocess.run([str(KURA), "advise", "--endpoint", server, "--json"],
+                             capture_output=True, text=True, timeout=60)
+    rules = [f["rule"] for f in json.loads(as_json.stdout)["findings"]]
+    assert rules == ["api.query-projection-expression"]
