@@ -259,5 +259,35 @@ fn authz(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, keys, items, expressions, auth, authz);
+/// What one request's metrics cost: the per-request recording `--metrics false` turns off
+/// (labels, latency histogram), and the engine's always-on counters (capacity, traffic).
+fn metrics(c: &mut Criterion) {
+    use kura_server::metrics::{Metrics, Observation};
+    let engine = kura_engine::Engine::in_memory();
+    let metrics = Metrics::new(engine.clone(), true);
+    let elapsed = std::time::Duration::from_micros(180);
+    c.bench_function(
+        "metrics/record one GetItem (observation + labels + histogram)",
+        |b| {
+            b.iter(|| {
+                let observation = Observation::default();
+                observation.table(black_box("prod-shop-order"));
+                metrics.record(black_box("GetItem"), &observation, elapsed, None);
+            })
+        },
+    );
+    let consumed = kura_engine::api::Consumed::table(0.5);
+    c.bench_function(
+        "metrics/engine counters of one GetItem (capacity + traffic)",
+        |b| {
+            b.iter(|| {
+                let table = engine.counters().table(black_box("prod-shop-order"));
+                table.consume(&consumed, false);
+                table.traffic.read(false);
+            })
+        },
+    );
+}
+
+criterion_group!(benches, keys, items, expressions, auth, authz, metrics);
 criterion_main!(benches);

@@ -330,6 +330,37 @@ fn print_results(results: &[RunResult]) {
     }
 }
 
+/// What recording metrics costs, from every run of `kura` and `kura-metrics-off` of this
+/// workload in this process (list them alternately, e.g. `--targets
+/// kura-metrics-off,kura,kura-metrics-off,kura`): the mean throughput with metrics on over
+/// the mean with them off, and the same for CPU per request (issue 19's target: >= 0.97).
+fn metrics_cost(results: &[RunResult], w: Workload, c: usize) -> String {
+    let runs = |target: &str| -> Vec<&RunResult> {
+        results
+            .iter()
+            .filter(|r| r.target == target && r.workload == w && r.concurrency == c)
+            .collect()
+    };
+    let (on, off) = (runs("kura"), runs("kura-metrics-off"));
+    if on.is_empty() || off.is_empty() {
+        return "-".into();
+    }
+    let mean = |runs: &[&RunResult], f: &dyn Fn(&RunResult) -> Option<f64>| {
+        let values: Vec<f64> = runs.iter().filter_map(|r| f(r)).collect();
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let ops = |r: &RunResult| Some(r.ops_per_sec);
+    let cpu = |r: &RunResult| r.server_cpu_us;
+    let throughput = match (mean(&on, &ops), mean(&off, &ops)) {
+        (Some(a), Some(b)) => a / b.max(1e-9),
+        _ => return "-".into(),
+    };
+    match (mean(&on, &cpu), mean(&off, &cpu)) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{throughput:.3}, CPU {:.2}", a / b),
+        _ => format!("{throughput:.3}"),
+    }
+}
+
 /// Kura against the echo baseline and against the best peer, workload by workload.
 fn print_ratios(results: &[RunResult], load: &LoadArgs) {
     let find = |target: &str, w: Workload, c: usize| {
@@ -338,7 +369,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
             .find(|r| r.target == target && r.workload == w && r.concurrency == c)
     };
     println!(
-        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}{:>14}{:>12}",
+        "\n{:<22}{:>5}{:>11}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}{:>14}{:>12}{:>22}",
         "workload",
         "C",
         "kura ops/s",
@@ -352,7 +383,8 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
         "echo CPU",
         "CPU k/e",
         "excl. disk",
-        "k/e excl."
+        "k/e excl.",
+        "metrics on/off"
     );
     for w in &load.workloads {
         for &c in &load.concurrency {
@@ -390,8 +422,11 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 (Some(k), Some(e)) if e > 0.0 => format!("{:.1}", k / e),
                 _ => "-".into(),
             };
+            // What recording metrics costs: throughput and CPU per request against the same
+            // server with `--metrics false`, in this run (issue 19's target: >= 0.97).
+            let metrics = metrics_cost(results, w.0, c);
             println!(
-                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}{:>14}{:>12}",
+                "{:<22}{:>5}{:>11.0}{:>11}{:>9}{:>11}{:>22}{:>10}{:>13}{:>11}{:>11}{:>9}{:>14}{:>12}{:>22}",
                 w.0.label(),
                 c,
                 kura.ops_per_sec,
@@ -406,6 +441,7 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
                 cpu_ratio,
                 cpu_label(off_disk),
                 off_disk_ratio,
+                metrics,
             );
         }
     }

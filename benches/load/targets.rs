@@ -16,6 +16,8 @@ pub enum Kind {
     Echo,
     /// `kura serve` on a fresh data directory, writes synced before they are acknowledged.
     Kura,
+    /// The same with `--metrics false`: the baseline of what recording metrics costs.
+    KuraMetricsOff,
     /// The same engine in this process, called with the same JSON bodies, without HTTP.
     KuraEmbedded,
     /// dynalite from npm (`benches/peers/install.sh`), on LevelDB on disk (not synced).
@@ -31,6 +33,7 @@ impl Kind {
         match self {
             Kind::Echo => "echo",
             Kind::Kura => "kura",
+            Kind::KuraMetricsOff => "kura-metrics-off",
             Kind::KuraEmbedded => "kura-embedded",
             Kind::Dynalite => "dynalite",
             Kind::Moto => "moto",
@@ -38,8 +41,9 @@ impl Kind {
         }
     }
 
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Echo,
+        Kind::KuraMetricsOff,
         Kind::Kura,
         Kind::KuraEmbedded,
         Kind::Dynalite,
@@ -199,13 +203,16 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
             command = Command::new(exe);
             command.args(["echo", "--port", &port_s]);
         }
-        Kind::Kura => {
+        Kind::Kura | Kind::KuraMetricsOff => {
             command = Command::new(kura_binary()?);
             command
                 .arg("serve")
                 .args(["--port", &port_s])
                 .arg("--data-dir");
             command.arg(&data).args(kura_args);
+            if kind == Kind::KuraMetricsOff {
+                command.args(["--metrics", "false"]);
+            }
         }
         Kind::Dynalite => {
             std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;

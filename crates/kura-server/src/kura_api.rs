@@ -84,20 +84,20 @@ pub(crate) async fn insights(
         return refused;
     }
     let params = params(&uri);
-    let number = |name: &str, default: usize| -> Result<usize, Response> {
-        match params.get(name) {
-            None => Ok(default),
-            Some(v) => v.parse().map_err(|_| {
-                error(
-                    StatusCode::BAD_REQUEST,
-                    &format!("{name} must be a whole number"),
-                )
-            }),
-        }
+    // The name of a parameter that is not a whole number, as the error.
+    let number = |name: &'static str, default: usize| -> Result<usize, &'static str> {
+        params
+            .get(name)
+            .map_or(Ok(default), |v| v.parse().map_err(|_| name))
     };
     let (minutes, top) = match (number("minutes", 60), number("top", 10)) {
         (Ok(m), Ok(t)) => (m, t),
-        (Err(e), _) | (_, Err(e)) => return e,
+        (Err(name), _) | (_, Err(name)) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                &format!("{name} must be a whole number"),
+            );
+        }
     };
     let index = params.get("index").map(String::as_str);
     let engine = &shared.engine;

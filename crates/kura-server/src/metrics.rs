@@ -7,16 +7,16 @@
 //! the request path does not touch them twice.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use kura_engine::Engine;
 use kura_engine::counters::histogram::{HistogramSnapshot, LATENCY_BUCKETS};
+use std::collections::{BTreeMap, HashMap};
+
+use parking_lot::RwLock;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet};
 use prometheus_client::metrics::MetricType;
-use prometheus_client::metrics::counter::Counter;
-use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 use crate::error::ApiError;
@@ -35,12 +35,6 @@ struct Operation {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Table {
     table_name: String,
-}
-
-type LatencyFamily = Family<OperationTable, Histogram, fn() -> Histogram>;
-
-fn latency_histogram() -> Histogram {
-    Histogram::new(LATENCY_BUCKETS.iter().copied())
 }
 
 /// What a handler learnt about its request that the metrics are labelled with.
@@ -67,17 +61,57 @@ impl Observation {
     }
 }
 
-/// The per-request metrics and the registry they are scraped from.
+/// The figures of one operation on one table.
+struct Figures {
+    latency: kura_engine::counters::Histogram,
+    returned_items: AtomicU64,
+    throttled: AtomicU64,
+    system_errors: AtomicU64,
+    conditional_check_failed: AtomicU64,
+    transaction_conflict: AtomicU64,
+}
+
+impl Default for Figures {
+    fn default() -> Self {
+        Figures {
+            latency: kura_engine::counters::Histogram::new(LATENCY_BUCKETS),
+            returned_items: AtomicU64::new(0),
+            throttled: AtomicU64::new(0),
+            system_errors: AtomicU64::new(0),
+            conditional_check_failed: AtomicU64::new(0),
+            transaction_conflict: AtomicU64::new(0),
+        }
+    }
+}
+
+/// One operation's figures by table (`""` for requests that name none), and its user errors.
+#[derive(Default)]
+struct PerOperation {
+    tables: RwLock<HashMap<Box<str>, Arc<Figures>>>,
+    user_errors: AtomicU64,
+}
+
+impl PerOperation {
+    /// The figures of `table`, found without allocating once they exist.
+    fn figures(&self, table: &str) -> Arc<Figures> {
+        if let Some(found) = self.tables.read().get(table) {
+            return found.clone();
+        }
+        self.tables.write().entry(table.into()).or_default().clone()
+    }
+}
+
+/// The per-request metrics, recorded after each request with no allocation once a table's
+/// figures exist (an operation is an index, a table a map lookup), and encoded at scrape.
 pub struct Metrics {
     registry: Registry,
+    requests: Arc<Requests>,
+}
+
+/// Every operation's figures, indexed as [`crate::ops::OPERATIONS`].
+struct Requests {
     enabled: AtomicBool,
-    latency: LatencyFamily,
-    returned_items: Family<OperationTable, Counter>,
-    throttled: Family<OperationTable, Counter>,
-    system_errors: Family<OperationTable, Counter>,
-    user_errors: Family<Operation, Counter>,
-    conditional_check_failed: Family<Table, Counter>,
-    transaction_conflict: Family<Table, Counter>,
+    operations: Vec<PerOperation>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -86,72 +120,35 @@ impl std::fmt::Debug for Metrics {
     }
 }
 
+impl std::fmt::Debug for Requests {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Requests").finish_non_exhaustive()
+    }
+}
+
 impl Metrics {
     /// The metrics of one server over `engine`; `enabled` false records nothing (the
     /// overhead measurement's baseline) and `/metrics` then answers 404.
     pub fn new(engine: Arc<Engine>, enabled: bool) -> Metrics {
-        let mut registry = Registry::with_prefix("kura");
-        let latency = LatencyFamily::new_with_constructor(latency_histogram);
-        registry.register(
-            "successful_request_latency_seconds",
-            "SuccessfulRequestLatency: time to answer successful requests, by table and operation",
-            latency.clone(),
-        );
-        let returned_items = Family::default();
-        registry.register(
-            "returned_item_count",
-            "ReturnedItemCount: items returned by Query, Scan and ExecuteStatement",
-            returned_items.clone(),
-        );
-        let throttled = Family::default();
-        registry.register(
-            "throttled_requests",
-            "ThrottledRequests: requests refused for capacity",
-            throttled.clone(),
-        );
-        let system_errors = Family::default();
-        registry.register(
-            "system_errors",
-            "SystemErrors: requests answered with HTTP 500",
-            system_errors.clone(),
-        );
-        let user_errors = Family::default();
-        registry.register(
-            "user_errors",
-            "UserErrors: requests answered with HTTP 400, except failed conditions and throttling",
-            user_errors.clone(),
-        );
-        let conditional_check_failed = Family::default();
-        registry.register(
-            "conditional_check_failed_requests",
-            "ConditionalCheckFailedRequests: PutItem, UpdateItem and DeleteItem whose condition failed",
-            conditional_check_failed.clone(),
-        );
-        let transaction_conflict = Family::default();
-        registry.register(
-            "transaction_conflict",
-            "TransactionConflict: item-level requests refused for a conflicting transaction",
-            transaction_conflict.clone(),
-        );
-        registry.register_collector(Box::new(EngineCollector { engine }));
-        Metrics {
-            registry,
+        let requests = Arc::new(Requests {
             enabled: AtomicBool::new(enabled),
-            latency,
-            returned_items,
-            throttled,
-            system_errors,
-            user_errors,
-            conditional_check_failed,
-            transaction_conflict,
-        }
+            operations: crate::ops::OPERATIONS
+                .iter()
+                .map(|_| PerOperation::default())
+                .collect(),
+        });
+        let mut registry = Registry::with_prefix("kura");
+        registry.register_collector(Box::new(requests.clone()));
+        registry.register_collector(Box::new(EngineCollector { engine }));
+        Metrics { registry, requests }
     }
 
     pub fn enabled(&self) -> bool {
-        self.enabled.load(Ordering::Relaxed)
+        self.requests.enabled.load(Ordering::Relaxed)
     }
 
-    /// Records one request's outcome.
+    /// Records one request's outcome. Operations Kura does not serve are not recorded
+    /// (a client cannot grow the label set without bound).
     pub fn record(
         &self,
         operation: &str,
@@ -159,53 +156,43 @@ impl Metrics {
         elapsed: std::time::Duration,
         error: Option<&ApiError>,
     ) {
-        let observed = observation.inner.lock();
-        let tables: &[String] = if observed.tables.is_empty() {
-            &[String::new()]
-        } else {
-            &observed.tables
+        let Some(index) = crate::ops::operation_index(operation) else {
+            return;
         };
-        let label = |table: &str| OperationTable {
-            table_name: table.to_owned(),
-            operation: operation.to_owned(),
+        let per_operation = &self.requests.operations[index];
+        let observed = observation.inner.lock();
+        let first = observed.tables.first().map_or("", String::as_str);
+        let add = |counter: &AtomicU64, n: u64| {
+            counter.fetch_add(n, Ordering::Relaxed);
         };
         let Some(error) = error else {
-            for table in tables {
-                let label = label(table);
-                self.latency
-                    .get_or_create(&label)
-                    .observe(elapsed.as_secs_f64());
+            let seconds = elapsed.as_secs_f64();
+            let record = |table: &str| {
+                let figures = per_operation.figures(table);
+                figures.latency.observe(seconds);
                 if let Some(count) = observed.returned_items {
-                    self.returned_items.get_or_create(&label).inc_by(count);
+                    add(&figures.returned_items, count);
                 }
+            };
+            if observed.tables.is_empty() {
+                record("");
+            }
+            for table in &observed.tables {
+                record(table);
             }
             return;
         };
-        let table = || Table {
-            table_name: tables[0].clone(),
-        };
+        // Errors are counted against an existing table only: a request naming a table
+        // that does not exist must not add a label.
+        let figures = || per_operation.figures(first);
         match error.name() {
-            "ConditionalCheckFailedException" => {
-                self.conditional_check_failed.get_or_create(&table()).inc();
-            }
+            "ConditionalCheckFailedException" => add(&figures().conditional_check_failed, 1),
             "ProvisionedThroughputExceededException"
             | "ThrottlingException"
-            | "RequestLimitExceeded" => {
-                self.throttled.get_or_create(&label(&tables[0])).inc();
-            }
-            "TransactionConflictException" => {
-                self.transaction_conflict.get_or_create(&table()).inc();
-            }
-            _ if error.status.is_server_error() => {
-                self.system_errors.get_or_create(&label(&tables[0])).inc();
-            }
-            _ => {
-                self.user_errors
-                    .get_or_create(&Operation {
-                        operation: operation.to_owned(),
-                    })
-                    .inc();
-            }
+            | "RequestLimitExceeded" => add(&figures().throttled, 1),
+            "TransactionConflictException" => add(&figures().transaction_conflict, 1),
+            _ if error.status.is_server_error() => add(&figures().system_errors, 1),
+            _ => add(&per_operation.user_errors, 1),
         }
     }
 
@@ -214,6 +201,125 @@ impl Metrics {
         let mut out = String::new();
         prometheus_client::encoding::text::encode(&mut out, &self.registry)?;
         Ok(out)
+    }
+}
+
+impl Collector for Requests {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let mut latency = Vec::new();
+        let mut returned = Vec::new();
+        let mut throttled = Vec::new();
+        let mut system = Vec::new();
+        let mut user = Vec::new();
+        let mut failed_conditions: BTreeMap<String, f64> = BTreeMap::new();
+        let mut conflicts: BTreeMap<String, f64> = BTreeMap::new();
+        for (operation, per) in crate::ops::OPERATIONS.iter().zip(&self.operations) {
+            let errors = per.user_errors.load(Ordering::Relaxed);
+            if errors > 0 {
+                user.push((
+                    Operation {
+                        operation: (*operation).to_owned(),
+                    },
+                    errors as f64,
+                ));
+            }
+            let tables: Vec<(String, Arc<Figures>)> = per
+                .tables
+                .read()
+                .iter()
+                .map(|(t, f)| (t.to_string(), f.clone()))
+                .collect();
+            for (table, f) in tables {
+                let labels = OperationTable {
+                    table_name: table.clone(),
+                    operation: (*operation).to_owned(),
+                };
+                let get = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64;
+                let snapshot = f.latency.snapshot();
+                if snapshot.count > 0 {
+                    latency.push((labels.clone(), snapshot));
+                }
+                for (list, value) in [
+                    (&mut returned, get(&f.returned_items)),
+                    (&mut throttled, get(&f.throttled)),
+                    (&mut system, get(&f.system_errors)),
+                ] {
+                    if value > 0.0 {
+                        list.push((labels.clone(), value));
+                    }
+                }
+                for (map, value) in [
+                    (&mut failed_conditions, get(&f.conditional_check_failed)),
+                    (&mut conflicts, get(&f.transaction_conflict)),
+                ] {
+                    if value > 0.0 {
+                        *map.entry(table.clone()).or_default() += value;
+                    }
+                }
+            }
+        }
+        let by_table = |map: BTreeMap<String, f64>| {
+            map.into_iter()
+                .map(|(table_name, v)| (Table { table_name }, v))
+                .collect::<Vec<_>>()
+        };
+        family(
+            &mut encoder,
+            "successful_request_latency_seconds",
+            "SuccessfulRequestLatency: time to answer successful requests, by table and operation",
+            MetricType::Histogram,
+            &latency,
+            histogram,
+        )?;
+        family(
+            &mut encoder,
+            "returned_item_count",
+            "ReturnedItemCount: items returned by Query, Scan and ExecuteStatement",
+            MetricType::Counter,
+            &returned,
+            counter,
+        )?;
+        family(
+            &mut encoder,
+            "throttled_requests",
+            "ThrottledRequests: requests refused for capacity",
+            MetricType::Counter,
+            &throttled,
+            counter,
+        )?;
+        family(
+            &mut encoder,
+            "system_errors",
+            "SystemErrors: requests answered with HTTP 500",
+            MetricType::Counter,
+            &system,
+            counter,
+        )?;
+        family(
+            &mut encoder,
+            "user_errors",
+            "UserErrors: requests answered with HTTP 400, except failed conditions, throttling and transaction conflicts",
+            MetricType::Counter,
+            &user,
+            counter,
+        )?;
+        family(
+            &mut encoder,
+            "conditional_check_failed_requests",
+            "ConditionalCheckFailedRequests: PutItem, UpdateItem and DeleteItem whose condition failed",
+            MetricType::Counter,
+            &by_table(failed_conditions),
+            counter,
+        )?;
+        family(
+            &mut encoder,
+            "transaction_conflict",
+            "TransactionConflict: item-level requests refused for a conflicting transaction",
+            MetricType::Counter,
+            &by_table(conflicts),
+            counter,
+        )?;
+        Ok(())
     }
 }
 

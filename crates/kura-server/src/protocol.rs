@@ -33,7 +33,8 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
         .extensions()
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|info| info.0.ip());
-    let started = std::time::Instant::now();
+    // Timed only when recorded: a clock read is a fifth of what recording costs.
+    let started = shared.metrics.enabled().then(std::time::Instant::now);
     let observation = crate::metrics::Observation::default();
     let (parts, body) = request.into_parts();
     let read = body::read(&parts.headers, body).await;
@@ -88,11 +89,11 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
         Some(log) => audit(log, &shared.engine, &parts, audited, &request_id, result),
         None => result,
     };
-    if shared.metrics.enabled()
+    if let Some(started) = started
         && let Some(target) = target_operation(&parts.headers)
     {
         let operation = match target {
-            Target::DynamoDb(op) | Target::Streams(op) => ops::operation_label(op),
+            Target::DynamoDb(op) | Target::Streams(op) => op,
         };
         let error = result.as_ref().err();
         shared

@@ -1,6 +1,9 @@
 //! `kura insights` and `kura advise`: clients of a `kura serve`'s own `/kura/` endpoints,
 //! printing a report for people, or its JSON with `--json`.
 
+// These commands' answers are their standard output.
+#![allow(clippy::print_stdout)]
+
 use bytes::Bytes;
 use clap::Args;
 use http_body_util::{BodyExt, Empty};

@@ -176,9 +176,9 @@ pub async fn dispatch_streams(operation: &str, call: Call<'_>) -> Result<Vec<u8>
     }
 }
 
-/// Every operation name Kura serves (DynamoDB and Streams): metrics label requests with
-/// one of these, or `Unknown`, so a client cannot grow the label set without bound.
-const OPERATIONS: &[&str] = &[
+/// Every operation name Kura serves (DynamoDB and Streams), sorted: the metrics keep
+/// figures for these only, so a client cannot grow the label set without bound.
+pub(crate) const OPERATIONS: &[&str] = &[
     "BatchExecuteStatement",
     "BatchGetItem",
     "BatchWriteItem",
@@ -230,13 +230,9 @@ const OPERATIONS: &[&str] = &[
     "UpdateTimeToLive",
 ];
 
-/// `operation` as a metrics label.
-pub fn operation_label(operation: &str) -> &'static str {
-    OPERATIONS
-        .iter()
-        .find(|o| **o == operation)
-        .copied()
-        .unwrap_or("Unknown")
+/// Where `operation` is in [`OPERATIONS`] (sorted), if Kura serves it.
+pub fn operation_index(operation: &str) -> Option<usize> {
+    OPERATIONS.binary_search(&operation).ok()
 }
 
 /// Real DynamoDB operations that later issues implement (none at the moment: the list
@@ -246,6 +242,16 @@ const LATER: &[&str] = &[];
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+
+    #[test]
+    fn operations_are_sorted_for_their_binary_search() {
+        assert!(super::OPERATIONS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            super::operation_index("GetItem").map(|i| super::OPERATIONS[i]),
+            Some("GetItem")
+        );
+        assert_eq!(super::operation_index("Nope"), None);
+    }
 
     use kura_engine::api::{Capacity, ConsumedCapacity, GetItemOutput, PageOutput};
     use kura_model::number::Number;
