@@ -45,13 +45,14 @@ class Tables:
     def name(self, usage):
         return f"dev-{self.product}-{usage}"
 
-    def create(self, usage=None, name=None, keys=("user_id", "order_id"), gsis=(),
-               billing="PAY_PER_REQUEST", protect=True, pitr_days=35, stream=None):
+    def create(self, usage=None, name=None, keys=("user_id", "order_id"), gsis=(), lsis=(),
+               billing="PAY_PER_REQUEST", protect=True, pitr_days=35, stream=None, types=None):
         name = name or self.name(usage)
-        definitions = {k: "S" for k in keys}
-        for g in gsis:
+        types = types or {}
+        definitions = {k: types.get(k, "S") for k in keys}
+        for g in list(gsis) + list(lsis):
             for k in g["keys"]:
-                definitions[k] = "S"
+                definitions[k] = types.get(k, "S")
         args = dict(
             TableName=name,
             KeySchema=[{"AttributeName": keys[0], "KeyType": "HASH"}]
@@ -71,6 +72,13 @@ class Tables:
                    if len(g["keys"]) > 1 else []),
                 "Projection": g.get("projection", {"ProjectionType": "KEYS_ONLY"}),
             } for g in gsis]
+        if lsis:
+            args["LocalSecondaryIndexes"] = [{
+                "IndexName": i["name"],
+                "KeySchema": [{"AttributeName": i["keys"][0], "KeyType": "HASH"},
+                              {"AttributeName": i["keys"][1], "KeyType": "RANGE"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            } for i in lsis]
         if stream:
             args["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": stream}
         self.ddb.create_table(**args)
@@ -127,6 +135,30 @@ def broken_set(ddb, t):
         "Version": "2012-10-17",
         "Statement": [{"Effect": "Allow", "Principal": "*",
                        "Action": "dynamodb:GetItem", "Resource": arn}]}))
+
+    table = expect["keys.sort-key-epoch-number"] = t.create(
+        "epochsort", keys=("user_id", "created_at"), types={"created_at": "N"})
+    for i in range(20):
+        ddb.put_item(TableName=table, Item={"user_id": {"S": "u1"},
+                                            "created_at": {"N": str(1795698680 + i)}})
+    table = expect["types.datetime-iso8601"] = t.create("slashdates")
+    for i in range(5):
+        t.put(table, order_id={"S": f"o{i}"}, ordered_at={"S": f"2026/11/{i + 1} 10:00"})
+    table = expect["types.large-binary"] = t.create("blob")
+    t.put(table, photo={"B": bytes(range(256)) * 160})
+    table = expect["types.large-collection"] = t.create("biglist")
+    t.put(table, history={"L": [{"N": str(i)} for i in range(1000)]})
+    table = expect["types.compressed-as-string"] = t.create("gzipstr")
+    t.put(table, payload={"S": "H4sIAAAAAAAAA8tIzcnJBwCGphA2BQAAAA=="})
+    table = expect["streams.large-item-view-type"] = t.create(
+        "bigstream", stream="NEW_AND_OLD_IMAGES")
+    t.put(table, body={"S": "x" * 250_000})
+    # Indexes nothing reads while the table is busy.
+    table = expect["index.unused-gsi"] = expect["index.lsi-conditions"] = t.create(
+        "idle", gsis=[{"name": "gsi1", "keys": ["shop_id"]}],
+        lsis=[{"name": "by_shop", "keys": ["user_id", "shop_id"]}])
+    for i in range(1000):
+        t.put(table, order_id={"S": f"o{i}"}, shop_id={"S": f"s{i % 10}"})
 
     # Traffic.
     table = expect["api.query-projection-expression"] = t.create("queryall")

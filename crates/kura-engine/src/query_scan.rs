@@ -657,6 +657,13 @@ impl Engine {
             traffic.filtered(out.scanned_count, out.count);
         }
         traffic.read(page.consistent);
+        if let Some(index) = &target.index {
+            let scope = match index.kind {
+                IndexKind::Global => crate::counters::IndexScope::Global,
+                IndexKind::Local => crate::counters::IndexScope::Local,
+            };
+            counters.index_page(scope, &index.name, page.consistent);
+        }
         if let Output::Items { projection: None } = &page.output {
             let gsi = target
                 .index

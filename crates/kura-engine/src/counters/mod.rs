@@ -42,11 +42,14 @@ impl Units {
     }
 }
 
-/// Read and write units consumed on one table or index.
+/// Read and write units consumed on one table or index, and (indexes) the Query and Scan
+/// pages read from it.
 #[derive(Debug, Default)]
 pub struct Consumption {
     pub read: Units,
     pub write: Units,
+    pub pages: AtomicU64,
+    pub consistent_pages: AtomicU64,
 }
 
 impl Consumption {
@@ -69,6 +72,8 @@ pub enum IndexScope {
 /// One table's counters. Kept by name for as long as the table exists.
 #[derive(Default)]
 pub struct TableCounters {
+    /// Requests that consumed capacity on the table (each table of a batch counts once).
+    pub requests: AtomicU64,
     pub consumed: Consumption,
     indexes: RwLock<BTreeMap<(IndexScope, String), Arc<Consumption>>>,
     pub ttl_deleted: AtomicU64,
@@ -82,6 +87,7 @@ pub struct TableCounters {
 impl TableCounters {
     /// Capacity one request consumed on this table and its indexes.
     pub fn consume(&self, consumed: &Consumed, is_write: bool) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
         self.consumed.add(consumed.table, is_write);
         for (scope, map) in [
             (IndexScope::Global, &consumed.global),
@@ -99,6 +105,15 @@ impl TableCounters {
             return found.clone();
         }
         self.indexes.write().entry(key).or_default().clone()
+    }
+
+    /// A Query or Scan page read from an index.
+    pub fn index_page(&self, scope: IndexScope, name: &str, consistent: bool) {
+        let index = self.index(scope, name);
+        index.pages.fetch_add(1, Ordering::Relaxed);
+        if consistent {
+            index.consistent_pages.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// GetRecords served `records` of stream `stream`, up to `next_seq`.

@@ -7,6 +7,7 @@
 //! is on. Each finding names the table, the evidence, the rule and its section, and the fix.
 
 pub mod rules;
+mod values;
 
 use std::collections::BTreeSet;
 
@@ -69,6 +70,10 @@ pub fn advise(engine: &Engine) -> Advice {
         check.naming(&sample);
         check.indexes();
         check.types(&sample, &traffic);
+        check.values(&sample);
+        if let Some(counters) = &counters {
+            check.index_use(counters);
+        }
         check.ttl(&sample);
         check.settings(size.map(|s| (s.item_count, s.size_bytes)));
         check.traffic(&traffic, size.map_or(0, |s| s.size_bytes));
@@ -267,6 +272,168 @@ impl Check<'_> {
         }
     }
 
+    /// Sampled values: large binaries and collections, compressed strings, non-ISO
+    /// date-times, epoch numbers in sort keys.
+    fn values(&mut self, sample: &[Item]) {
+        let mut large_binary = BTreeSet::new();
+        let mut large_collection = BTreeSet::new();
+        let mut compressed_text = BTreeSet::new();
+        // Per attribute: (S values, non-ISO date-times).
+        let mut dates: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+        for item in sample {
+            for (name, value) in item {
+                match value {
+                    AttributeValue::B(b) if b.len() >= 32 * 1024 && !values::is_compressed(b) => {
+                        large_binary.insert(name.as_str());
+                    }
+                    AttributeValue::Bs(set)
+                        if set
+                            .iter()
+                            .any(|b| b.len() >= 32 * 1024 && !values::is_compressed(b)) =>
+                    {
+                        large_binary.insert(name.as_str());
+                    }
+                    AttributeValue::S(text) => {
+                        if values::is_compressed_base64(text) {
+                            compressed_text.insert(name.as_str());
+                        }
+                        let entry = dates.entry(name.as_str()).or_default();
+                        entry.0 += 1;
+                        if values::is_non_iso_datetime(text) {
+                            entry.1 += 1;
+                        }
+                    }
+                    _ => {}
+                }
+                let elements = match value {
+                    AttributeValue::L(l) => Some(l.len()),
+                    AttributeValue::M(m) => Some(m.len()),
+                    AttributeValue::Ss(s) => Some(s.len()),
+                    AttributeValue::Ns(s) => Some(s.len()),
+                    AttributeValue::Bs(s) => Some(s.len()),
+                    _ => None,
+                };
+                if let Some(count) = elements
+                    && (count >= 1000 || kura_model::size::value_size(value) >= 64 * 1024)
+                {
+                    large_collection.insert(name.as_str());
+                }
+            }
+        }
+        let found_names = |set: &BTreeSet<&str>| listed(&set.iter().copied().collect::<Vec<_>>());
+        if !large_binary.is_empty() {
+            let evidence = format!(
+                "binary values of 32 KB or more: {}",
+                found_names(&large_binary)
+            );
+            self.found("types.large-binary", None, evidence);
+        }
+        if !large_collection.is_empty() {
+            let evidence = format!(
+                "lists, maps or sets of 64 KB or 1,000 elements or more: {}",
+                found_names(&large_collection)
+            );
+            self.found("types.large-collection", None, evidence);
+        }
+        if !compressed_text.is_empty() {
+            let evidence = format!(
+                "gzip or zstd data stored as base64 strings: {}",
+                found_names(&compressed_text)
+            );
+            self.found("types.compressed-as-string", None, evidence);
+        }
+        let not_iso: Vec<String> = dates
+            .iter()
+            .filter(|(_, (all, odd))| *all >= 5 && odd * 5 >= all * 4)
+            .map(|(name, (all, odd))| format!("{name:?} ({odd} of {all})"))
+            .collect();
+        if !not_iso.is_empty() {
+            self.found(
+                "types.datetime-iso8601",
+                None,
+                format!("date-times not in ISO 8601: {}", not_iso.join(", ")),
+            );
+        }
+        // Epoch numbers in N sort keys: the table's, and each index's.
+        let table = self.table;
+        let sort_keys = std::iter::once((None, table.key_schema.range.as_ref())).chain(
+            table
+                .indexes
+                .iter()
+                .map(|i| (Some(i.name.as_str()), i.key_schema.range.as_ref())),
+        );
+        let mut epoch_sorts = Vec::new();
+        for (index, range) in sort_keys {
+            let Some(range) = range.filter(|r| r.ty == kura_model::keycode::ScalarType::N) else {
+                continue;
+            };
+            let values: Vec<&AttributeValue> =
+                sample.iter().filter_map(|i| i.get(&range.name)).collect();
+            let epochs = values.iter().filter(|v| values::is_epoch_like(v)).count();
+            if values.len() >= 20 && epochs * 10 >= values.len() * 9 {
+                epoch_sorts.push((index, range.name.clone(), epochs, values.len()));
+            }
+        }
+        for (index, name, epochs, all) in epoch_sorts {
+            self.found(
+                "keys.sort-key-epoch-number",
+                index,
+                format!("sort key {name:?} holds epoch numbers ({epochs} of {all} sampled)"),
+            );
+        }
+    }
+
+    /// Index use: GSIs nothing reads, LSIs never read with strong consistency.
+    fn index_use(&mut self, counters: &kura_engine::counters::TableCounters) {
+        use kura_engine::counters::IndexScope;
+        let requests = counters.requests.load(std::sync::atomic::Ordering::Relaxed);
+        let used = counters.index_consumption();
+        let pages = |scope: IndexScope, name: &str| {
+            used.iter()
+                .find(|(s, n, _)| *s == scope && n == name)
+                .map_or((0, 0), |(_, _, c)| {
+                    (
+                        c.pages.load(std::sync::atomic::Ordering::Relaxed),
+                        c.consistent_pages
+                            .load(std::sync::atomic::Ordering::Relaxed),
+                    )
+                })
+        };
+        for index in &self.table.indexes {
+            match index.kind {
+                IndexKind::Global => {
+                    let (read, _) = pages(IndexScope::Global, &index.name);
+                    if read == 0 && requests >= 1000 {
+                        self.found(
+                            "index.unused-gsi",
+                            Some(&index.name),
+                            format!("no Query or Scan read {} while the table served {requests} requests", index.name),
+                        );
+                    }
+                }
+                IndexKind::Local => {
+                    let (read, consistent) = pages(IndexScope::Local, &index.name);
+                    let evidence = if read >= 100 && consistent == 0 {
+                        Some(format!(
+                            "{read} Query/Scan pages on {}, none strongly consistent",
+                            index.name
+                        ))
+                    } else if read == 0 && requests >= 1000 {
+                        Some(format!(
+                            "no Query or Scan read {} while the table served {requests} requests",
+                            index.name
+                        ))
+                    } else {
+                        None
+                    };
+                    if let Some(evidence) = evidence {
+                        self.found("index.lsi-conditions", Some(&index.name), evidence);
+                    }
+                }
+            }
+        }
+    }
+
     fn ttl(&mut self, sample: &[Item]) {
         let Some(ttl) = self.table.ttl.as_ref().filter(|t| t.enabled) else {
             return;
@@ -320,6 +487,13 @@ impl Check<'_> {
                     "streams.view-type",
                     None,
                     format!("the stream's view type is {view} (items average {average} bytes)"),
+                );
+            }
+            if view == "NEW_AND_OLD_IMAGES" && average >= 200 * 1024 {
+                self.found(
+                    "streams.large-item-view-type",
+                    None,
+                    format!("NEW_AND_OLD_IMAGES with items of {average} bytes on average: each record carries two"),
                 );
             }
         }

@@ -21,7 +21,7 @@ pub struct Rule {
     pub fix: &'static str,
 }
 
-use Severity::{Error, Warning};
+use Severity::{Error, Info, Warning};
 
 macro_rules! rule {
     ($id:literal, $severity:expr, $section:literal, $fix:literal) => {
@@ -73,6 +73,24 @@ pub const RULES: &[Rule] = &[
         "Spread the traffic: choose a partition key with many evenly used values, or add a write-sharding suffix to the hot key."
     ),
     rule!(
+        "keys.sort-key-epoch-number",
+        Warning,
+        "プライマリーキーの設計 (Primary key design)",
+        "Store timestamps in sort keys as ISO 8601 strings (YYYY-MM-DDTHH:MM:SSZ), one format and zone; this needs a new table or index."
+    ),
+    rule!(
+        "index.lsi-conditions",
+        Warning,
+        "インデックスの使い分け (Choosing indexes)",
+        "Use a GSI unless the query needs strong consistency on the table's partition key in another order; an LSI can only go with the table."
+    ),
+    rule!(
+        "index.unused-gsi",
+        Warning,
+        "インデックスの使い分け (Choosing indexes)",
+        "Delete the GSI nothing reads, and add it back when a query needs it."
+    ),
+    rule!(
         "index.duplicate-key-schema",
         Warning,
         "インデックスの使い分け (Choosing indexes)",
@@ -101,6 +119,30 @@ pub const RULES: &[Rule] = &[
         Warning,
         "データ型 (Data types)",
         "Store flags as BOOL, not \"0\"/\"1\" or \"true\"/\"false\" strings."
+    ),
+    rule!(
+        "types.datetime-iso8601",
+        Warning,
+        "データ型 (Data types)",
+        "Write dates and times as ISO 8601 strings: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS(.sss)Z."
+    ),
+    rule!(
+        "types.large-binary",
+        Warning,
+        "データ型 (Data types)",
+        "Keep large binaries in object storage (S3) and store only their path in the item."
+    ),
+    rule!(
+        "types.large-collection",
+        Warning,
+        "データ型 (Data types)",
+        "Store one item per element under the same partition key, with its own sort key."
+    ),
+    rule!(
+        "types.compressed-as-string",
+        Warning,
+        "データの圧縮 (Compression)",
+        "Store compressed data as Binary (B), not base64 in a String."
     ),
     rule!(
         "types.item-size-near-limit",
@@ -161,6 +203,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         "ストリームビュータイプ (Stream view types)",
         "Use NEW_AND_OLD_IMAGES so consumers see what changed without reading the table."
+    ),
+    rule!(
+        "streams.large-item-view-type",
+        Info,
+        "ストリームビュータイプ (Stream view types)",
+        "With items this large, consider NEW_IMAGE or KEYS_ONLY and reading the rest from the table."
     ),
     rule!(
         "capacity.on-demand",

@@ -1,0 +1,215 @@
+//! What the advisor recognises in sampled values: epoch-like numbers, compressed payloads,
+//! and date-times written in a form other than ISO 8601 (docs/advisor.md, "Terms").
+
+use kura_model::AttributeValue;
+
+/// An integer of epoch seconds or milliseconds: [1e9, 1e10) or [1e12, 1e13).
+pub fn is_epoch_like(value: &AttributeValue) -> bool {
+    let AttributeValue::N(n) = value else {
+        return false;
+    };
+    let text = n.to_string();
+    if text.contains(['.', 'e', 'E', '-']) {
+        return false;
+    }
+    matches!(text.len(), 10 | 13)
+}
+
+/// gzip (`1F 8B 08`) or zstd (`28 B5 2F FD`) bytes.
+pub fn is_compressed(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b, 0x08]) || bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+}
+
+/// A string that is base64 of gzip or zstd bytes.
+pub fn is_compressed_base64(text: &str) -> bool {
+    text.starts_with("H4sI") || text.starts_with("KLUv/")
+}
+
+/// A date or date-time in one of the non-ISO forms docs/advisor.md lists for
+/// `types.datetime-iso8601`.
+pub fn is_non_iso_datetime(text: &str) -> bool {
+    let time = |c: &mut Cursor| {
+        let mut t = c.clone();
+        if (t.lit(" ") || t.lit("T")) && t.digits(1, 2) && t.lit(":") && t.digits(2, 2) {
+            let mut seconds = t.clone();
+            if seconds.lit(":") && seconds.digits(2, 2) {
+                t = seconds;
+            }
+            *c = t;
+        }
+    };
+    let slashes_year_first = {
+        let mut c = Cursor(text);
+        c.digits(4, 4) && c.lit("/") && c.digits(1, 2) && c.lit("/") && c.digits(1, 2) && {
+            time(&mut c);
+            c.end()
+        }
+    };
+    let slashes_year_last = {
+        let mut c = Cursor(text);
+        c.digits(1, 2) && c.lit("/") && c.digits(1, 2) && c.lit("/") && c.digits(4, 4) && {
+            time(&mut c);
+            c.end()
+        }
+    };
+    let dots = {
+        let mut c = Cursor(text);
+        c.digits(4, 4) && c.lit(".") && c.digits(1, 2) && c.lit(".") && c.digits(1, 2) && c.end()
+    };
+    let space_for_t = {
+        let mut c = Cursor(text);
+        c.digits(4, 4)
+            && c.lit("-")
+            && c.digits(2, 2)
+            && c.lit("-")
+            && c.digits(2, 2)
+            && c.lit(" ")
+            && c.digits(2, 2)
+            && c.lit(":")
+            && c.digits(2, 2)
+            && {
+                let mut s = c.clone();
+                if s.lit(":") && s.digits(2, 2) {
+                    let mut f = s.clone();
+                    if f.lit(".") && f.digits(1, 9) {
+                        s = f;
+                    }
+                    c = s;
+                }
+                let mut z = c.clone();
+                if z.lit("Z") {
+                    c = z;
+                } else {
+                    let mut o = c.clone();
+                    if (o.lit("+") || o.lit("-")) && o.digits(2, 2) && {
+                        o.lit(":");
+                        o.digits(2, 2)
+                    } {
+                        c = o;
+                    }
+                }
+                c.end()
+            }
+    };
+    let japanese = {
+        let mut c = Cursor(text);
+        c.digits(4, 4)
+            && c.lit("年")
+            && c.digits(1, 2)
+            && c.lit("月")
+            && c.digits(1, 2)
+            && c.lit("日")
+    };
+    let rfc1123 = {
+        let mut c = Cursor(text);
+        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+            .iter()
+            .any(|d| c.clone().lit(d))
+            && {
+                c.0 = &c.0[3..];
+                c.lit(", ")
+            }
+            && c.digits(1, 2)
+            && c.lit(" ")
+            && c.month()
+            && c.lit(" ")
+            && c.digits(4, 4)
+            && c.lit(" ")
+            && c.digits(2, 2)
+            && c.lit(":")
+            && c.digits(2, 2)
+            && c.lit(":")
+            && c.digits(2, 2)
+            && c.lit(" ")
+            && !c.0.is_empty()
+    };
+    slashes_year_first || slashes_year_last || dots || space_for_t || japanese || rfc1123
+}
+
+/// A position in a string being matched.
+#[derive(Clone, Copy)]
+struct Cursor<'a>(&'a str);
+
+impl Cursor<'_> {
+    fn lit(&mut self, text: &str) -> bool {
+        match self.0.strip_prefix(text) {
+            Some(rest) => {
+                self.0 = rest;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Between `min` and `max` ASCII digits.
+    fn digits(&mut self, min: usize, max: usize) -> bool {
+        let n = self
+            .0
+            .bytes()
+            .take(max)
+            .take_while(u8::is_ascii_digit)
+            .count();
+        if n < min {
+            return false;
+        }
+        self.0 = &self.0[n..];
+        true
+    }
+
+    /// `Jan` ... `Dec` style: an upper-case letter and two lower-case ones.
+    fn month(&mut self) -> bool {
+        let b = self.0.as_bytes();
+        let ok = b.len() >= 3
+            && b[0].is_ascii_uppercase()
+            && b[1].is_ascii_lowercase()
+            && b[2].is_ascii_lowercase();
+        if ok {
+            self.0 = &self.0[3..];
+        }
+        ok
+    }
+
+    fn end(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_iso_forms_are_recognised_and_iso_is_not() {
+        for text in [
+            "2026/11/26",
+            "2026/1/2 10:00",
+            "11/26/2026",
+            "2026.11.26",
+            "2026-11-26 10:00:00",
+            "2026-11-26 10:00:00.123+09:00",
+            "2026年11月26日",
+            "Thu, 26 Nov 2026 10:00:00 GMT",
+        ] {
+            assert!(is_non_iso_datetime(text), "{text}");
+        }
+        for text in [
+            "2026-11-26",
+            "2026-11-26T10:00:00Z",
+            "2026-11-26T10:00:00.123+09:00",
+            "order#2026",
+            "",
+            "12/ab/2026",
+        ] {
+            assert!(!is_non_iso_datetime(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn epoch_like_numbers_are_whole_seconds_or_milliseconds() {
+        let n = |t: &str| AttributeValue::N(kura_model::number::Number::parse(t).expect("n"));
+        assert!(is_epoch_like(&n("1795698680")));
+        assert!(is_epoch_like(&n("1795698680767")));
+        assert!(!is_epoch_like(&n("42")));
+        assert!(!is_epoch_like(&n("1795698680.5")));
+    }
+}
