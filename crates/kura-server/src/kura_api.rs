@@ -139,6 +139,18 @@ pub(crate) async fn advise(State(shared): State<Shared>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // The query string is the client's: any text decodes without panicking.
+        #[test]
+        fn any_query_string_decodes(query in "[a-z%0-9A-F=&+é]{0,40}") {
+            let _ = decode(&query);
+            if let Ok(uri) = format!("/kura/insights/t?{query}").parse::<Uri>() {
+                let _ = params(&uri);
+            }
+        }
+    }
 
     #[test]
     fn query_parameters_are_decoded() {
