@@ -2,6 +2,7 @@
 built to break each checked rule once yields exactly one finding per rule, and a table set
 that follows the guideline yields none (docs/advisor.md)."""
 
+import gzip
 import json
 import subprocess
 import urllib.request
@@ -89,6 +90,17 @@ class Tables:
                     "PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": pitr_days})
         return name
 
+    def batch_put(self, table, items):
+        """Writes ITEMS (attribute dicts over the default key) 25 at a time."""
+        requests = []
+        for attributes in items:
+            item = {"user_id": {"S": "u1"}, "order_id": {"S": "o1"}}
+            item.update(attributes)
+            requests.append({"PutRequest": {"Item": item}})
+        for start in range(0, len(requests), 25):
+            answer = self.ddb.batch_write_item(RequestItems={table: requests[start:start + 25]})
+            assert not answer["UnprocessedItems"]
+
     def put(self, table, **attributes):
         item = {"user_id": {"S": "u1"}, "order_id": {"S": "o1"}}
         item.update(attributes)
@@ -157,8 +169,11 @@ def broken_set(ddb, t):
     table = expect["index.unused-gsi"] = expect["index.lsi-conditions"] = t.create(
         "idle", gsis=[{"name": "gsi1", "keys": ["shop_id"]}],
         lsis=[{"name": "by_shop", "keys": ["user_id", "shop_id"]}])
+    t.batch_put(table, [{"order_id": {"S": f"o{i:02}"}, "shop_id": {"S": f"s{i}"}}
+                        for i in range(10)])
     for i in range(1000):
-        t.put(table, order_id={"S": f"o{i}"}, shop_id={"S": f"s{i % 10}"})
+        ddb.get_item(TableName=table, Key={"user_id": {"S": "u1"},
+                                           "order_id": {"S": f"o{i % 10:02}"}})
 
     # Traffic.
     table = expect["api.query-projection-expression"] = t.create("queryall")
@@ -207,9 +222,35 @@ def broken_set(ddb, t):
     # A hot partition seen by Contributor Insights.
     table = expect["keys.hot-partition"] = t.create("hotkey")
     ddb.update_contributor_insights(TableName=table, ContributorInsightsAction="ENABLE")
-    for i in range(1000):
-        user = "hot" if i % 3 == 0 else f"u{i}"
-        t.put(table, user_id={"S": user}, order_id={"S": f"o{i}"})
+    t.batch_put(table, [{"user_id": {"S": "hot" if i % 3 == 0 else f"u{i:04}"},
+                         "order_id": {"S": f"o{i:04}"}} for i in range(1000)])
+    # Key values.
+    table = expect["keys.single-table-design"] = t.create("mixed")
+    t.batch_put(table, [{"user_id": {"S": f"{kind}#{i:03}"}}
+                        for kind in ("USER", "ORDER") for i in range(50)])
+    table = expect["keys.sequential-partition-key"] = t.create("serial")
+    t.batch_put(table, [{"user_id": {"S": str(i)}} for i in range(1, 101)])
+    table = expect["keys.timestamp-in-partition-key"] = t.create("timedpk")
+    t.batch_put(table, [{"user_id": {"S": f"2026-11-26T10:{i:02}:00Z"}} for i in range(20)])
+    table = expect["keys.zero-padded-numbers"] = t.create("unpadded")
+    t.batch_put(table, [{"order_id": {"S": str(i)}} for i in range(1, 21)])
+    table = expect["keys.composite-key-separator"] = t.create("piped")
+    t.batch_put(table, [{"order_id": {"S": f"SHIPPED|{i:02}"}} for i in range(20)])
+    expect["index.gsi-overloading"] = t.create(
+        "overloaded", gsis=[{"name": "gsi1", "keys": ["gsi1_pk"]}])
+    table = expect["types.numeric-string"] = t.create("textnum")
+    t.batch_put(table, [{"order_id": {"S": f"o{i:02}"}, "total_price": {"S": str(i * 73)}}
+                        for i in range(20)])
+    table = expect["types.compression-scope"] = t.create("tinygzip")
+    t.put(table, note={"B": gzip.compress(b"hello")})
+    # Writes.
+    table = expect["api.update-existence-condition"] = t.create("blindupdate")
+    ddb.update_item(TableName=table, Key={"user_id": {"S": "u1"}, "order_id": {"S": "o1"}},
+                    UpdateExpression="SET total_price = :p",
+                    ExpressionAttributeValues={":p": {"N": "1"}})
+    table = expect["api.batch-write-for-bulk"] = t.create("oneatatime")
+    for i in range(100):
+        t.put(table, order_id={"S": f"o{i:03}"})
     return expect
 
 
@@ -222,18 +263,23 @@ def compliant_set(ddb, t):
     ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
         "Enabled": True, "AttributeName": "ttl"})
     ddb.update_contributor_insights(TableName=table, ContributorInsightsAction="ENABLE")
-    for i in range(120):
-        t.put(table, user_id={"S": f"u{i % 40}"}, order_id={"S": f"o{i}"},
-              shop_id={"S": f"s{i % 7}"}, ordered_at={"S": "2026-11-26T10:00:00Z"},
-              total_price={"N": "1200"}, order_status={"S": "shipped"},
-              is_gift={"BOOL": False}, ttl={"N": "4102444800"})
+    t.batch_put(table, [{
+        "user_id": {"S": f"u{i % 40:02}"}, "order_id": {"S": f"o{i:03}"},
+        "shop_id": {"S": f"s{i % 7}"}, "ordered_at": {"S": "2026-11-26T10:00:00Z"},
+        "total_price": {"N": "1200"}, "order_status": {"S": "shipped"},
+        "is_gift": {"BOOL": False}, "ttl": {"N": "4102444800"}} for i in range(120)])
+    ddb.update_item(TableName=table, Key={"user_id": {"S": "u01"}, "order_id": {"S": "o001"}},
+                    UpdateExpression="SET total_price = :p",
+                    ConditionExpression="attribute_exists(user_id)",
+                    ExpressionAttributeValues={":p": {"N": "1300"}})
     for i in range(40):
-        ddb.get_item(TableName=table, Key={"user_id": {"S": f"u{i}"}, "order_id": {"S": f"o{i}"}})
+        ddb.get_item(TableName=table, Key={"user_id": {"S": f"u{i:02}"},
+                                           "order_id": {"S": f"o{i:03}"}})
     pages = None
     while True:
         args = dict(TableName=table, KeyConditionExpression="user_id = :u",
                     ProjectionExpression="order_id, total_price",
-                    ExpressionAttributeValues={":u": {"S": "u1"}}, Limit=2)
+                    ExpressionAttributeValues={":u": {"S": "u01"}}, Limit=2)
         if pages:
             args["ExclusiveStartKey"] = pages
         answer = ddb.query(**args)

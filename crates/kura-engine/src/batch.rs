@@ -259,6 +259,8 @@ impl Engine {
             )));
         }
         let mut writes = Vec::with_capacity(total);
+        // Keys for Contributor Insights, recorded once the batch is durable.
+        let mut noted = Vec::new();
         for (table_name, requests) in request_items {
             let mut seen = BTreeSet::new();
             let mut pending = Vec::new();
@@ -292,6 +294,11 @@ impl Engine {
                 if !seen.insert(storage_key.clone()) {
                     return Err(EngineError::validation(messages::DUPLICATE_KEYS));
                 }
+                let counters = self.counters.table(&table.name);
+                counters.traffic.batch_key(&storage_key);
+                if counters.insights.active() {
+                    noted.push((counters, key));
+                }
                 writes.push(BatchWrite {
                     table: table.clone(),
                     storage_key,
@@ -324,6 +331,10 @@ impl Engine {
             })
             .await?;
         self.counters.consume_all(&units, true);
+        let now = self.clock.now_ms();
+        for (counters, key) in noted {
+            crate::counters::note_key(&counters, None, &key, now);
+        }
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         Ok(BatchWriteItemOutput {
             unprocessed_items: BTreeMap::new(),
@@ -371,20 +382,35 @@ impl Engine {
                 lookups.push((key, storage_key));
             }
             let consistent = request.consistent_read.unwrap_or(false);
-            plans.push((table_name, projection, lookups, consistent, echo));
+            let table_keys = (
+                table.key_schema.hash.name.clone(),
+                table.key_schema.range.as_ref().map(|r| r.name.clone()),
+            );
+            plans.push((
+                table_name, projection, lookups, consistent, echo, table_keys,
+            ));
         }
         let snapshot = self.store.snapshot()?;
         let mut out = BatchGetItemOutput::default();
         let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
         let mut response_bytes = 0usize;
-        for (table_name, projection, lookups, consistent, echo) in plans {
+        for (table_name, projection, lookups, consistent, echo, table_keys) in plans {
             let found = out.responses.entry(table_name.clone()).or_default();
             let mut unprocessed = Vec::new();
-            let traffic = &self.counters.table(&table_name).traffic;
+            let counters = self.counters.table(&table_name);
+            let traffic = &counters.traffic;
+            let insights = counters
+                .insights
+                .active()
+                .then(|| (self.clock.now_ms(), &table_keys));
             let mut unprocessed_keys = Vec::new();
             traffic.read(consistent);
             for (key, storage_key) in lookups {
                 traffic.batch_key(&storage_key);
+                if let Some((now, names)) = &insights {
+                    let names = (names.0.as_str(), names.1.as_deref());
+                    crate::counters::note_item(&counters, None, names, &key, *now);
+                }
                 if response_bytes >= MAX_GET_RESPONSE_BYTES {
                     unprocessed.push(key);
                     unprocessed_keys.push(storage_key);

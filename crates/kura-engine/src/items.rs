@@ -140,6 +140,45 @@ fn returns_all_old(return_values: Option<&str>) -> Result<bool> {
     }
 }
 
+/// Whether an UpdateItem's condition tests its partition key with `attribute_exists` or
+/// `attribute_not_exists` (directly or through a `#name`), or its legacy `Expected` names the
+/// key: the guard docs/advisor.md's `api.update-existence-condition` looks for. Judged on the
+/// text, for the advisor's counts only.
+fn guards_existence(
+    expressions: &kura_expr::request::ExpressionParams,
+    key: Option<&ItemJson>,
+) -> bool {
+    // The key attributes the request names: testing either one's existence tests the item's.
+    let names: Vec<&String> = key.map(|k| k.keys().collect()).unwrap_or_default();
+    if let Some(expected) = &expressions.expected {
+        return names.iter().any(|n| expected.contains_key(*n));
+    }
+    let Some(text) = &expressions.condition_expression else {
+        return false;
+    };
+    let aliases = expressions.expression_attribute_names.as_ref();
+    ["attribute_exists", "attribute_not_exists"]
+        .iter()
+        .any(|function| {
+            text.match_indices(function).any(|(at, _)| {
+                let rest = text[at + function.len()..].trim_start();
+                let Some(rest) = rest.strip_prefix('(') else {
+                    return false;
+                };
+                let operand: String = rest
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '#' || *c == '-')
+                    .collect();
+                let name = match operand.strip_prefix('#') {
+                    Some(_) => aliases.and_then(|a| a.get(&operand)).cloned(),
+                    None => Some(operand),
+                };
+                name.is_some_and(|n| names.contains(&&n))
+            })
+        })
+}
+
 fn validated(json: Option<ItemJson>) -> Result<Item> {
     Ok(item_from_json(json.unwrap_or_default())?)
 }
@@ -153,7 +192,7 @@ impl Engine {
         consumed: &Consumed,
         written_size: Option<usize>,
         key: &PrimaryKey,
-    ) {
+    ) -> Arc<crate::counters::TableCounters> {
         let stats = self.counters.table(table);
         stats.consume(consumed, written_size.is_some());
         if let Some(size) = written_size {
@@ -166,6 +205,7 @@ impl Engine {
         if stats.insights.active() {
             crate::counters::note_key(&stats, None, key, self.clock.now_ms());
         }
+        stats
     }
 
     /// The table a data-plane operation names, with its not-found message.
@@ -191,6 +231,7 @@ impl Engine {
         c.finish()?;
         let return_old = returns_all_old(input.return_values.as_deref())?;
         let Compiled { condition, .. } = compile_item_write(Operation::PutItem, input.expressions)?;
+        let conditional = condition.is_some();
         let item = validated(input.item)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
@@ -218,7 +259,10 @@ impl Engine {
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size).max(size));
-        self.count_item_request(&table_name, &consumed, Some(size), &key);
+        let counters = self.count_item_request(&table_name, &consumed, Some(size), &key);
+        if !conditional {
+            counters.traffic.single_write(self.clock.now_ms());
+        }
         Ok(PutItemOutput {
             attributes: if return_old { old } else { None },
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
@@ -257,8 +301,8 @@ impl Engine {
         };
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let consumed = Consumed::table(units);
-        self.count_item_request(&table_name, &consumed, None, &key);
-        self.counters.table(&table_name).traffic.read(consistent);
+        let counters = self.count_item_request(&table_name, &consumed, None, &key);
+        counters.traffic.read(consistent);
         Ok(GetItemOutput {
             item,
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, false),
@@ -280,6 +324,7 @@ impl Engine {
         let return_old = returns_all_old(input.return_values.as_deref())?;
         let Compiled { condition, .. } =
             compile_item_write(Operation::DeleteItem, input.expressions)?;
+        let conditional = condition.is_some();
         let key = validated(input.key)?;
         let table_name = input.table_name.unwrap_or_default();
         let table = self.table_for_items(&table_name)?;
@@ -302,7 +347,10 @@ impl Engine {
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size));
-        self.count_item_request(&table_name, &consumed, Some(0), &key);
+        let counters = self.count_item_request(&table_name, &consumed, Some(0), &key);
+        if !conditional {
+            counters.traffic.single_write(self.clock.now_ms());
+        }
         Ok(DeleteItemOutput {
             attributes: if return_old { old } else { None },
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),
@@ -332,6 +380,7 @@ impl Engine {
             input.return_values_on_condition_check_failure.as_deref(),
         );
         c.finish()?;
+        let guarded = guards_existence(&input.expressions, input.key.as_ref());
         let Compiled {
             condition, update, ..
         } = compile_item_write(Operation::UpdateItem, input.expressions)?;
@@ -380,7 +429,8 @@ impl Engine {
                 .max(new.as_ref().map_or(0, item_size)),
         );
         let new_size = new.as_ref().map_or(0, item_size);
-        self.count_item_request(&table_name, &consumed, Some(new_size), &key);
+        let counters = self.count_item_request(&table_name, &consumed, Some(new_size), &key);
+        counters.traffic.update(guarded);
         let attributes = match input.return_values.as_deref() {
             Some("ALL_OLD") => old,
             Some("ALL_NEW") => new,
@@ -529,4 +579,36 @@ fn resize_collection(
         w.put(Space::Meta, record, next.to_be_bytes().to_vec());
     }
     Ok(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guarded(json: &str) -> bool {
+        let input: UpdateItemInput = serde_json::from_str(json).expect("input");
+        guards_existence(&input.expressions, input.key.as_ref())
+    }
+
+    #[test]
+    fn an_existence_test_on_a_key_attribute_guards_an_update() {
+        let key = r#""Key": {"user_id": {"S": "u"}}"#;
+        assert!(guarded(&format!(
+            r#"{{{key}, "ConditionExpression": "attribute_exists(user_id)"}}"#
+        )));
+        assert!(guarded(&format!(
+            r##"{{{key}, "ConditionExpression": "v = :v AND attribute_not_exists( #k )",
+                "ExpressionAttributeNames": {{"#k": "user_id"}}}}"##
+        )));
+        assert!(guarded(&format!(
+            r#"{{{key}, "Expected": {{"user_id": {{"Exists": true, "Value": {{"S": "u"}}}}}}}}"#
+        )));
+        assert!(!guarded(&format!(r#"{{{key}}}"#)));
+        assert!(!guarded(&format!(
+            r#"{{{key}, "ConditionExpression": "attribute_exists(other)"}}"#
+        )));
+        assert!(!guarded(&format!(
+            r#"{{{key}, "ConditionExpression": "version = :v"}}"#
+        )));
+    }
 }

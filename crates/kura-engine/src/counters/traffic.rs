@@ -29,9 +29,21 @@ pub struct Traffic {
     unprocessed_retried: AtomicU64,
     near_limit_writes: AtomicU64,
     near_limit_example: Mutex<Option<String>>,
+    updates: AtomicU64,
+    unguarded_updates: AtomicU64,
+    /// Unconditional PutItem/DeleteItem: the current 10 s window's start and count, and how
+    /// many windows reached [`BULK_WRITES`].
+    single_writes_since_ms: std::sync::atomic::AtomicI64,
+    single_writes_in_window: AtomicU64,
+    bulk_windows: AtomicU64,
     /// Keys a batch answered as unprocessed, awaiting their retry (bounded).
     unprocessed_waiting: Mutex<std::collections::HashSet<Vec<u8>>>,
 }
+
+/// Unconditional single-item writes to one table within [`BULK_WINDOW_MS`] that count as a
+/// bulk load better sent with BatchWriteItem (Kura's threshold, docs/advisor.md).
+pub const BULK_WRITES: u64 = 100;
+pub const BULK_WINDOW_MS: i64 = 10_000;
 
 /// Most unprocessed keys remembered per table while they wait for a retry.
 const MAX_WAITING: usize = 10_000;
@@ -57,6 +69,9 @@ pub struct TrafficSnapshot {
     pub unprocessed_retried: u64,
     pub near_limit_writes: u64,
     pub near_limit_example: Option<String>,
+    pub updates: u64,
+    pub unguarded_updates: u64,
+    pub bulk_windows: u64,
 }
 
 fn add(counter: &AtomicU64, n: u64) {
@@ -142,6 +157,28 @@ impl Traffic {
         }
     }
 
+    /// An UpdateItem: whether its condition tests the partition key's existence.
+    pub fn update(&self, guarded: bool) {
+        add(&self.updates, 1);
+        if !guarded {
+            add(&self.unguarded_updates, 1);
+        }
+    }
+
+    /// An unconditional PutItem or DeleteItem at `now_ms`: counts toward a bulk-load window.
+    pub fn single_write(&self, now_ms: i64) {
+        let since = self.single_writes_since_ms.load(Ordering::Relaxed);
+        if now_ms.saturating_sub(since) > BULK_WINDOW_MS {
+            // A new window (racing writers may both start one: the count stays approximate).
+            self.single_writes_since_ms.store(now_ms, Ordering::Relaxed);
+            self.single_writes_in_window.store(1, Ordering::Relaxed);
+            return;
+        }
+        if self.single_writes_in_window.fetch_add(1, Ordering::Relaxed) + 1 == BULK_WRITES {
+            add(&self.bulk_windows, 1);
+        }
+    }
+
     pub fn snapshot(&self) -> TrafficSnapshot {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         TrafficSnapshot {
@@ -162,6 +199,9 @@ impl Traffic {
             unprocessed_retried: get(&self.unprocessed_retried),
             near_limit_writes: get(&self.near_limit_writes),
             near_limit_example: self.near_limit_example.lock().clone(),
+            updates: get(&self.updates),
+            unguarded_updates: get(&self.unguarded_updates),
+            bulk_windows: get(&self.bulk_windows),
         }
     }
 }
@@ -179,6 +219,23 @@ mod tests {
         t.batch_key(b"c");
         let s = t.snapshot();
         assert_eq!((s.unprocessed_returned, s.unprocessed_retried), (2, 1));
+    }
+
+    #[test]
+    fn a_hundred_single_writes_in_ten_seconds_make_a_bulk_window() {
+        let t = Traffic::default();
+        for i in 0..99 {
+            t.single_write(1_000_000 + i);
+        }
+        assert_eq!(t.snapshot().bulk_windows, 0);
+        t.single_write(1_000_100);
+        assert_eq!(t.snapshot().bulk_windows, 1);
+        // Slow writes never fill a window.
+        let slow = Traffic::default();
+        for i in 0..300 {
+            slow.single_write(i * 200);
+        }
+        assert_eq!(slow.snapshot().bulk_windows, 0);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! counting as traffic), the engine's traffic counters, and Contributor Insights where it
 //! is on. Each finding names the table, the evidence, the rule and its section, and the fix.
 
+mod keys;
 pub mod rules;
 mod values;
 
@@ -71,6 +72,7 @@ pub fn advise(engine: &Engine) -> Advice {
         check.indexes();
         check.types(&sample, &traffic);
         check.values(&sample);
+        check.key_values(&sample);
         if let Some(counters) = &counters {
             check.index_use(counters);
         }
@@ -89,13 +91,13 @@ pub fn advise(engine: &Engine) -> Advice {
     }
 }
 
-struct Check<'a> {
+pub(crate) struct Check<'a> {
     table: &'a TableRecord,
     findings: &'a mut Vec<Finding>,
 }
 
 impl Check<'_> {
-    fn found(&mut self, id: &str, index: Option<&str>, evidence: String) {
+    pub(crate) fn found(&mut self, id: &str, index: Option<&str>, evidence: String) {
         let Some(Rule {
             id,
             severity,
@@ -222,9 +224,7 @@ impl Check<'_> {
         let mut largest: Option<(usize, String)> = None;
         for item in sample {
             for (name, value) in item {
-                let code_like = ["_code", "_cd", "_status", "_type", "_kind"]
-                    .iter()
-                    .any(|s| name.ends_with(s));
+                let code_like = CODE_SUFFIXES.iter().any(|s| name.ends_with(s));
                 if code_like && matches!(value, AttributeValue::N(_)) {
                     codes.insert(name.clone());
                 }
@@ -320,6 +320,8 @@ impl Check<'_> {
                 }
             }
         }
+        self.numbers_as_strings(sample);
+        self.compression_scope(sample);
         let found_names = |set: &BTreeSet<&str>| listed(&set.iter().copied().collect::<Vec<_>>());
         if !large_binary.is_empty() {
             let evidence = format!(
@@ -380,6 +382,79 @@ impl Check<'_> {
                 index,
                 format!("sort key {name:?} holds epoch numbers ({epochs} of {all} sampled)"),
             );
+        }
+    }
+
+    /// Numbers kept as strings: an attribute always S, at least 20 values, all decimal
+    /// numbers without leading zeros, of more than one length.
+    fn numbers_as_strings(&mut self, sample: &[Item]) {
+        let keys = key_attribute_names(self.table);
+        let mut seen: std::collections::BTreeMap<&str, (usize, bool, BTreeSet<usize>)> =
+            Default::default();
+        for item in sample {
+            for (name, value) in item {
+                let entry = seen
+                    .entry(name.as_str())
+                    .or_insert((0, true, BTreeSet::new()));
+                match value {
+                    AttributeValue::S(text) if is_plain_number(text) => {
+                        entry.0 += 1;
+                        entry.2.insert(text.len());
+                    }
+                    _ => entry.1 = false,
+                }
+            }
+        }
+        let names: Vec<String> = seen
+            .into_iter()
+            .filter(|(name, (count, all, lengths))| {
+                *all && *count >= 20
+                    && lengths.len() >= 2
+                    && !keys.contains(*name)
+                    && !CODE_SUFFIXES.iter().any(|s| name.ends_with(s))
+            })
+            .map(|(name, (count, _, _))| format!("{name:?} ({count} values)"))
+            .collect();
+        if !names.is_empty() {
+            self.found(
+                "types.numeric-string",
+                None,
+                format!("numbers stored as strings: {}", names.join(", ")),
+            );
+        }
+    }
+
+    /// Compressed payloads where the guideline keeps them out: in keys, in two attributes of
+    /// one item, or under 1 KB.
+    fn compression_scope(&mut self, sample: &[Item]) {
+        let keys = key_attribute_names(self.table);
+        let mut places = BTreeSet::new();
+        for item in sample {
+            let compressed: Vec<(&String, usize)> = item
+                .iter()
+                .filter_map(|(name, value)| match value {
+                    AttributeValue::B(b) if values::is_compressed(b) => Some((name, b.len())),
+                    _ => None,
+                })
+                .collect();
+            for (name, size) in &compressed {
+                if keys.contains(name.as_str()) {
+                    places.insert(format!("key attribute {name:?}"));
+                }
+                if *size < 1024 {
+                    places.insert(format!(
+                        "{name:?} holds {size} compressed bytes (under 1 KB)"
+                    ));
+                }
+            }
+            if compressed.len() >= 2 {
+                let names: Vec<&str> = compressed.iter().map(|(n, _)| n.as_str()).collect();
+                places.insert(format!("one item compresses {}", names.join(" and ")));
+            }
+        }
+        if !places.is_empty() {
+            let places: Vec<String> = places.into_iter().take(5).collect();
+            self.found("types.compression-scope", None, places.join("; "));
         }
     }
 
@@ -598,6 +673,27 @@ impl Check<'_> {
                 ),
             );
         }
+        if t.unguarded_updates > 0 {
+            self.found(
+                "api.update-existence-condition",
+                None,
+                format!(
+                    "{} of {} UpdateItem requests had no attribute_exists/attribute_not_exists on the key",
+                    t.unguarded_updates, t.updates
+                ),
+            );
+        }
+        if t.bulk_windows > 0 {
+            self.found(
+                "api.batch-write-for-bulk",
+                None,
+                format!(
+                    "{} time(s) {} or more unconditional PutItem/DeleteItem within 10 s",
+                    t.bulk_windows,
+                    kura_engine::counters::traffic::BULK_WRITES
+                ),
+            );
+        }
         if t.reads >= 100 && t.consistent_reads * 2 >= t.reads {
             self.found(
                 "api.consistent-reads",
@@ -649,6 +745,29 @@ impl Check<'_> {
             .collect::<Vec<_>>()
             .join(" | ")
     }
+}
+
+/// Names of attributes that hold codes (docs/advisor.md, `types.code-as-number`).
+const CODE_SUFFIXES: &[&str] = &["_code", "_cd", "_status", "_type", "_kind"];
+
+/// Every key attribute of the table and its indexes.
+fn key_attribute_names(table: &TableRecord) -> BTreeSet<&str> {
+    std::iter::once(&table.key_schema)
+        .chain(table.indexes.iter().map(|i| &i.key_schema))
+        .flat_map(|k| std::iter::once(&k.hash).chain(k.range.as_ref()))
+        .map(|a| a.name.as_str())
+        .collect()
+}
+
+/// `^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`.
+fn is_plain_number(text: &str) -> bool {
+    let body = text.strip_prefix('-').unwrap_or(text);
+    let (whole, fraction) = match body.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (body, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    digits(whole) && (whole == "0" || !whole.starts_with('0')) && fraction.is_none_or(digits)
 }
 
 const GENERIC_KEY_NAMES: &[&str] = &[

@@ -67,6 +67,12 @@ pub const RULES: &[Rule] = &[
         "Name GSIs gsi1, gsi2, ... rather than after their key attributes."
     ),
     rule!(
+        "keys.single-table-design",
+        Warning,
+        "シングルテーブル/マルチテーブル (Single table or many)",
+        "Give each entity its own table; keep single-table design only where its very low latency is needed, and write down why."
+    ),
+    rule!(
         "keys.hot-partition",
         Warning,
         "プライマリーキーの設計 (Primary key design)",
@@ -77,6 +83,36 @@ pub const RULES: &[Rule] = &[
         Warning,
         "プライマリーキーの設計 (Primary key design)",
         "Store timestamps in sort keys as ISO 8601 strings (YYYY-MM-DDTHH:MM:SSZ), one format and zone; this needs a new table or index."
+    ),
+    rule!(
+        "keys.sequential-partition-key",
+        Info,
+        "プライマリーキーの設計 (Primary key design)",
+        "Load-test the throughput; a dense run of integers concentrates new writes, so consider a random or hashed ID."
+    ),
+    rule!(
+        "keys.timestamp-in-partition-key",
+        Warning,
+        "プライマリーキーの設計 (Primary key design)",
+        "Use the entity's ID as the partition key and the time as the sort key."
+    ),
+    rule!(
+        "keys.zero-padded-numbers",
+        Warning,
+        "プライマリーキーの設計 (Primary key design)",
+        "Zero-pad numbers in string keys to a fixed width (01, 02, 10) so they sort as numbers."
+    ),
+    rule!(
+        "keys.composite-key-separator",
+        Warning,
+        "複合キー (Composite keys)",
+        "Join the parts of composite keys with '#' (SHIPPING_PENDING#2025-08-01)."
+    ),
+    rule!(
+        "index.gsi-overloading",
+        Warning,
+        "インデックスの使い分け (Choosing indexes)",
+        "Create one GSI per access pattern, with key attributes whose meaning is fixed."
     ),
     rule!(
         "index.lsi-conditions",
@@ -145,6 +181,18 @@ pub const RULES: &[Rule] = &[
         "Store compressed data as Binary (B), not base64 in a String."
     ),
     rule!(
+        "types.numeric-string",
+        Warning,
+        "データ型 (Data types)",
+        "Store numbers as N."
+    ),
+    rule!(
+        "types.compression-scope",
+        Warning,
+        "データの圧縮 (Compression)",
+        "Compress only the one large attribute that needs it; keep keys and small values uncompressed."
+    ),
+    rule!(
         "types.item-size-near-limit",
         Warning,
         "データ型 (Data types)",
@@ -161,6 +209,18 @@ pub const RULES: &[Rule] = &[
         Error,
         "データ型 (Data types)",
         "Write TTL values as a Number of Unix epoch seconds (not milliseconds, not a string)."
+    ),
+    rule!(
+        "api.update-existence-condition",
+        Warning,
+        "レコードの書き込み (Writing items)",
+        "Add attribute_exists(<partition key>) to updates of existing items (attribute_not_exists to creations)."
+    ),
+    rule!(
+        "api.batch-write-for-bulk",
+        Info,
+        "複数レコードの書き込み (Writing many items)",
+        "Send bulk writes as BatchWriteItem requests of up to 25, and retry UnprocessedItems."
     ),
     rule!(
         "api.unprocessed-retry",

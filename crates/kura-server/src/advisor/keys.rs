@@ -1,0 +1,338 @@
+//! The rules that read key values in the sample: entity prefixes (single-table design,
+//! overloaded GSIs), integer and time-stamped partition keys, zero padding and separators
+//! of composite keys (docs/advisor.md, "keys" and `index.gsi-overloading`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use kura_engine::catalog::{IndexKind, TableRecord};
+use kura_model::keycode::ScalarType;
+use kura_model::{AttributeValue, Item};
+
+use super::{Check, values};
+
+/// The text of a key value: S as is, N in its digits (B has none).
+fn text(value: &AttributeValue) -> Option<String> {
+    match value {
+        AttributeValue::S(s) => Some(s.clone()),
+        AttributeValue::N(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// `USER` of `USER#123`: a letter, then letters, digits or `_`, then `#`.
+fn entity_prefix(value: &str) -> Option<&str> {
+    let (prefix, _) = value.split_once('#')?;
+    let mut chars = prefix.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then_some(prefix)
+}
+
+/// Prefixes carried by at least 5% of `values` (`of` items), when there are two or more.
+fn mixed_prefixes(values: &[String], of: usize) -> Option<Vec<(String, usize)>> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in values {
+        if let Some(p) = entity_prefix(v) {
+            *counts.entry(p).or_default() += 1;
+        }
+    }
+    let common: Vec<(String, usize)> = counts
+        .into_iter()
+        .filter(|(_, n)| n * 20 >= of)
+        .map(|(p, n)| (p.to_owned(), n))
+        .collect();
+    (common.len() >= 2).then_some(common)
+}
+
+fn shown(prefixes: &[(String, usize)]) -> String {
+    prefixes
+        .iter()
+        .map(|(p, n)| format!("{p}# ({n})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An ISO date-time with a time part somewhere in the text: `dddd-dd-ddTdd:dd`.
+fn has_iso_datetime(text: &str) -> bool {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd";
+    text.as_bytes().windows(SHAPE.len()).any(|w| {
+        w.iter().zip(SHAPE).all(|(b, s)| match s {
+            b'd' => b.is_ascii_digit(),
+            other => b == other,
+        })
+    })
+}
+
+fn all_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Digit strings of more than one length among at least 20: numbers that do not sort as
+/// strings. None when they do (or there are too few to say).
+fn unpadded(values: &[&str]) -> Option<String> {
+    if values.len() < 20 || !values.iter().all(|v| all_digits(v)) {
+        return None;
+    }
+    let lengths: BTreeSet<usize> = values.iter().map(|v| v.len()).collect();
+    (lengths.len() > 1).then(|| {
+        format!(
+            "digit strings of lengths {} (e.g. {:?} sorts before {:?})",
+            lengths
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            "10",
+            "9"
+        )
+    })
+}
+
+/// The separator (other than `#`) that splits at least 80% of at least 20 values, none of
+/// which contains `#`.
+fn foreign_separator(values: &[String]) -> Option<(char, usize)> {
+    if values.len() < 20 || values.iter().any(|v| v.contains('#')) {
+        return None;
+    }
+    ['|', ';', '~', '^', '$', ':'].into_iter().find_map(|sep| {
+        let split = values
+            .iter()
+            .filter(|v| {
+                if sep == ':' {
+                    let lower = v.to_ascii_lowercase();
+                    let excluded = has_iso_datetime(v)
+                        || lower.starts_with("arn:")
+                        || lower.starts_with("urn:")
+                        || lower.contains("://");
+                    if excluded {
+                        return false;
+                    }
+                }
+                let parts: Vec<&str> = v.split(sep).collect();
+                parts.len() >= 2 && parts.iter().all(|p| !p.is_empty())
+            })
+            .count();
+        (split * 5 >= values.len() * 4).then_some((sep, split))
+    })
+}
+
+/// The values of `attribute` in the sample, as text.
+fn key_values(sample: &[Item], attribute: &str) -> Vec<String> {
+    sample
+        .iter()
+        .filter_map(|i| i.get(attribute).and_then(text))
+        .collect()
+}
+
+/// GSI key attribute names that say nothing of what they hold (`GSI1PK`, `gsi1_sk`, `pk2`).
+fn overloaded_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let rest = match lower.strip_prefix("gsi") {
+        Some(after) => {
+            let digits = after.trim_start_matches(|c: char| c.is_ascii_digit());
+            let after_sep = digits
+                .strip_prefix('_')
+                .or_else(|| digits.strip_prefix('-'))
+                .unwrap_or(digits);
+            let long = after_sep.strip_suffix("_key").unwrap_or(after_sep);
+            if digits.len() < after.len() && ["hash", "range", "partition", "sort"].contains(&long)
+            {
+                return true;
+            }
+            after_sep.to_owned()
+        }
+        None => lower,
+    };
+    let word = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+    ["pk", "sk", "hk", "rk", "key"].contains(&word)
+}
+
+impl Check<'_> {
+    pub(super) fn key_values(&mut self, sample: &[Item]) {
+        let table: &TableRecord = self.table;
+        let hash = &table.key_schema.hash;
+        let partitions = key_values(sample, &hash.name);
+        // Single-table design: several entity types share the partition key.
+        if hash.ty == ScalarType::S
+            && sample.len() >= 100
+            && let Some(prefixes) = mixed_prefixes(&partitions, sample.len())
+        {
+            self.found(
+                "keys.single-table-design",
+                None,
+                format!(
+                    "partition key {:?} holds several entity types: {}",
+                    hash.name,
+                    shown(&prefixes)
+                ),
+            );
+        }
+        // A dense run of integers as the partition key.
+        if sample.len() >= 100 && partitions.iter().all(|v| all_digits(v) && v.len() < 19) {
+            let numbers: BTreeSet<u64> = partitions.iter().filter_map(|v| v.parse().ok()).collect();
+            if let (Some(min), Some(max)) = (numbers.first(), numbers.last())
+                && max - min < 2 * numbers.len() as u64
+            {
+                self.found(
+                    "keys.sequential-partition-key",
+                    None,
+                    format!(
+                        "partition key {:?} is a run of integers ({min} to {max}, {} distinct)",
+                        hash.name,
+                        numbers.len()
+                    ),
+                );
+            }
+        }
+        // Time in the partition key.
+        if partitions.len() >= 20 {
+            let timed = partitions.iter().filter(|v| has_iso_datetime(v)).count();
+            let epochs = sample
+                .iter()
+                .filter_map(|i| i.get(&hash.name))
+                .filter(|v| values::is_epoch_like(v))
+                .count();
+            let by_epoch = hash.ty == ScalarType::N && epochs * 10 >= partitions.len() * 9;
+            if timed * 2 >= partitions.len() || by_epoch {
+                self.found(
+                    "keys.timestamp-in-partition-key",
+                    None,
+                    format!(
+                        "partition key {:?} holds times ({} of {} values)",
+                        hash.name,
+                        timed.max(epochs),
+                        partitions.len()
+                    ),
+                );
+            }
+        }
+        self.padding_and_separators(sample);
+        self.overloaded_indexes(sample);
+    }
+
+    /// Zero padding of S sort keys and of key segments; separators other than `#`.
+    fn padding_and_separators(&mut self, sample: &[Item]) {
+        let table = self.table;
+        let mut keys: Vec<(Option<&str>, &kura_model::schema::KeyAttribute, bool)> = Vec::new();
+        keys.push((None, &table.key_schema.hash, false));
+        if let Some(range) = &table.key_schema.range {
+            keys.push((None, range, true));
+        }
+        for index in &table.indexes {
+            keys.push((Some(&index.name), &index.key_schema.hash, false));
+            if let Some(range) = &index.key_schema.range {
+                keys.push((Some(&index.name), range, true));
+            }
+        }
+        let mut padding = Vec::new();
+        let mut separators = Vec::new();
+        let mut seen = BTreeSet::new();
+        for (_, attribute, is_sort) in keys {
+            if attribute.ty != ScalarType::S || !seen.insert(attribute.name.as_str()) {
+                continue;
+            }
+            let values = key_values(sample, &attribute.name);
+            let whole: Vec<&str> = values.iter().map(String::as_str).collect();
+            let mut problem = if is_sort { unpadded(&whole) } else { None };
+            // Segment positions, among values with the same number of segments.
+            let mut by_shape: BTreeMap<usize, Vec<Vec<&str>>> = BTreeMap::new();
+            for v in &values {
+                let parts: Vec<&str> = v.split('#').collect();
+                if parts.len() > 1 {
+                    by_shape.entry(parts.len()).or_default().push(parts);
+                }
+            }
+            for (count, rows) in &by_shape {
+                for position in 0..*count {
+                    let column: Vec<&str> = rows.iter().map(|r| r[position]).collect();
+                    if problem.is_none()
+                        && let Some(p) = unpadded(&column)
+                    {
+                        problem = Some(format!("segment {} of {count}: {p}", position + 1));
+                    }
+                }
+            }
+            if let Some(problem) = problem {
+                padding.push(format!("{:?}: {problem}", attribute.name));
+            }
+            if let Some((sep, n)) = foreign_separator(&values) {
+                separators.push(format!(
+                    "{:?} joins {n} of {} values with {sep:?}",
+                    attribute.name,
+                    values.len()
+                ));
+            }
+        }
+        if !padding.is_empty() {
+            self.found("keys.zero-padded-numbers", None, padding.join("; "));
+        }
+        if !separators.is_empty() {
+            self.found("keys.composite-key-separator", None, separators.join("; "));
+        }
+    }
+
+    /// GSIs whose keys are generic names or hold several entity types.
+    fn overloaded_indexes(&mut self, sample: &[Item]) {
+        let table = self.table;
+        for index in table.indexes.iter().filter(|i| i.kind == IndexKind::Global) {
+            let names: Vec<&str> = std::iter::once(&index.key_schema.hash)
+                .chain(index.key_schema.range.as_ref())
+                .map(|a| a.name.as_str())
+                .filter(|n| overloaded_name(n))
+                .collect();
+            let hash = &index.key_schema.hash.name;
+            let carried = sample.iter().filter(|i| i.contains_key(hash)).count();
+            let mixed = mixed_prefixes(&key_values(sample, hash), carried);
+            let evidence = match (names.is_empty(), mixed) {
+                (false, _) => Some(format!("generic key attribute names: {}", names.join(", "))),
+                (true, Some(prefixes)) => Some(format!(
+                    "{hash:?} holds several entity types: {}",
+                    shown(&prefixes)
+                )),
+                (true, None) => None,
+            };
+            if let Some(evidence) = evidence {
+                self.found("index.gsi-overloading", Some(&index.name), evidence);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognisers() {
+        assert_eq!(entity_prefix("USER#1"), Some("USER"));
+        assert_eq!(entity_prefix("2026#1"), None);
+        assert_eq!(entity_prefix("plain"), None);
+        assert!(has_iso_datetime("METER#2026-11-26T10:00:00Z"));
+        assert!(!has_iso_datetime("2026-11-26"));
+        for generic in [
+            "GSI1PK",
+            "gsi1_sk",
+            "pk2",
+            "Key",
+            "gsi2-hash_key",
+            "GSI1Sort",
+        ] {
+            assert!(overloaded_name(generic), "{generic}");
+        }
+        for specific in ["shop_id", "ordered_at", "gsi_owner", "keyword"] {
+            assert!(!overloaded_name(specific), "{specific}");
+        }
+        let digits: Vec<String> = (1..=20).map(|i| i.to_string()).collect();
+        let refs: Vec<&str> = digits.iter().map(String::as_str).collect();
+        assert!(unpadded(&refs).is_some());
+        let padded: Vec<String> = (1..=20).map(|i| format!("{i:02}")).collect();
+        let refs: Vec<&str> = padded.iter().map(String::as_str).collect();
+        assert!(unpadded(&refs).is_none());
+        let piped: Vec<String> = (0..20).map(|i| format!("SHIPPED|{i}")).collect();
+        assert_eq!(foreign_separator(&piped), Some(('|', 20)));
+        let timed: Vec<String> = (0..20)
+            .map(|i| format!("2026-11-26T10:{i:02}:00Z"))
+            .collect();
+        assert_eq!(foreign_separator(&timed), None);
+    }
+}
