@@ -226,7 +226,8 @@ def broken_set(ddb, t):
                          "order_id": {"S": f"o{i:04}"}} for i in range(1000)])
     # Key values.
     table = expect["keys.single-table-design"] = t.create("mixed")
-    t.batch_put(table, [{"user_id": {"S": f"{kind}#{i:03}"}}
+    t.batch_put(table, [{"user_id": {"S": f"{kind}#{i:03}"}, "entity": {"S": kind},
+                         "entity_no": {"S": f"{i:03}"}}
                         for kind in ("USER", "ORDER") for i in range(50)])
     table = expect["keys.sequential-partition-key"] = t.create("serial")
     t.batch_put(table, [{"user_id": {"S": str(i)}} for i in range(1, 101)])
@@ -236,6 +237,11 @@ def broken_set(ddb, t):
     t.batch_put(table, [{"order_id": {"S": str(i)}} for i in range(1, 21)])
     table = expect["keys.composite-key-separator"] = t.create("piped")
     t.batch_put(table, [{"order_id": {"S": f"SHIPPED|{i:02}"}} for i in range(20)])
+    table = expect["keys.composite-key-source-attributes"] = t.create("opaquekey")
+    t.batch_put(table, [{"order_id": {"S": f"SHIPPED#2026-11-{i + 1:02}"}} for i in range(20)])
+    table = expect["types.datetime-consistent-format"] = t.create("mixedzones")
+    t.batch_put(table, [{"order_id": {"S": "2026-11-26T10:00:00Z"}},
+                        {"order_id": {"S": "2026-11-26T19:00:00+09:00"}}])
     expect["index.gsi-overloading"] = t.create(
         "overloaded", gsis=[{"name": "gsi1", "keys": ["gsi1_pk"]}])
     table = expect["types.numeric-string"] = t.create("textnum")

@@ -147,7 +147,132 @@ fn overloaded_name(name: &str) -> bool {
     ["pk", "sk", "hk", "rk", "key"].contains(&word)
 }
 
+/// The shape of an ISO 8601 date or date-time: what docs/advisor.md's
+/// `types.datetime-consistent-format` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct DateShape {
+    pub(super) time: bool,
+    seconds: bool,
+    fraction_digits: usize,
+    pub(super) zone: Zone,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Zone {
+    None,
+    Utc,
+    Offset,
+}
+
+/// `^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$`, and its
+/// shape.
+pub(super) fn date_shape(text: &str) -> Option<DateShape> {
+    let b = text.as_bytes();
+    let digits = |from: usize, n: usize| {
+        b.get(from..from + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    if !(digits(0, 4) && at(4, b'-') && digits(5, 2) && at(7, b'-') && digits(8, 2)) {
+        return None;
+    }
+    let mut shape = DateShape {
+        time: false,
+        seconds: false,
+        fraction_digits: 0,
+        zone: Zone::None,
+    };
+    if b.len() == 10 {
+        return Some(shape);
+    }
+    if !(at(10, b'T') && digits(11, 2) && at(13, b':') && digits(14, 2)) {
+        return None;
+    }
+    shape.time = true;
+    let mut i = 16;
+    if at(i, b':') && digits(i + 1, 2) {
+        shape.seconds = true;
+        i += 3;
+        if at(i, b'.') {
+            let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if !(1..=9).contains(&n) {
+                return None;
+            }
+            shape.fraction_digits = n;
+            i += 1 + n;
+        }
+    }
+    match &b[i..] {
+        [] => {}
+        [b'Z'] => shape.zone = Zone::Utc,
+        [sign, ..] if (*sign == b'+' || *sign == b'-') && b.len() == i + 6 => {
+            if !(digits(i + 1, 2) && at(i + 3, b':') && digits(i + 4, 2)) {
+                return None;
+            }
+            shape.zone = Zone::Offset;
+        }
+        _ => return None,
+    }
+    Some(shape)
+}
+
+/// Whether `segment` equals some other top-level attribute of `item`: as text, or as numbers
+/// (`"0042"` equals `42`).
+fn stored_elsewhere(item: &Item, key: &str, segment: &str) -> bool {
+    let number: Option<f64> = segment.parse().ok();
+    item.iter().any(|(name, value)| {
+        name != key
+            && match value {
+                AttributeValue::S(s) => s == segment,
+                AttributeValue::N(n) => {
+                    let text = n.to_string();
+                    text == segment || number.is_some_and(|x| text.parse::<f64>() == Ok(x))
+                }
+                _ => false,
+            }
+    })
+}
+
 impl Check<'_> {
+    /// Composite keys whose varying parts are not also stored as attributes of their own.
+    fn composite_sources(&mut self, sample: &[Item], key: &str) -> Option<String> {
+        let rows: Vec<(&Item, Vec<&str>)> = sample
+            .iter()
+            .filter_map(|item| match item.get(key) {
+                Some(AttributeValue::S(v)) => Some((item, v.split('#').collect())),
+                _ => None,
+            })
+            .collect();
+        let composite = rows.iter().filter(|(_, parts)| parts.len() > 1).count();
+        if rows.len() < 20 || composite * 5 < rows.len() * 4 {
+            return None;
+        }
+        let mut by_count: BTreeMap<usize, Vec<&(&Item, Vec<&str>)>> = BTreeMap::new();
+        for row in rows.iter().filter(|(_, parts)| parts.len() > 1) {
+            by_count.entry(row.1.len()).or_default().push(row);
+        }
+        for (count, group) in by_count {
+            for position in 0..count {
+                let distinct: BTreeSet<&str> = group.iter().map(|(_, p)| p[position]).collect();
+                if distinct.len() < 2 {
+                    continue;
+                }
+                let kept = group
+                    .iter()
+                    .filter(|(item, parts)| stored_elsewhere(item, key, parts[position]))
+                    .count();
+                if kept * 10 < group.len() * 9 {
+                    return Some(format!(
+                        "{key:?} segment {} of {count} is stored as an attribute in {kept} of {} items",
+                        position + 1,
+                        group.len()
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     pub(super) fn key_values(&mut self, sample: &[Item]) {
         let table: &TableRecord = self.table;
         let hash = &table.key_schema.hash;
@@ -226,6 +351,8 @@ impl Check<'_> {
         }
         let mut padding = Vec::new();
         let mut separators = Vec::new();
+        let mut sources = Vec::new();
+        let mut mixed_dates = Vec::new();
         let mut seen = BTreeSet::new();
         for (_, attribute, is_sort) in keys {
             if attribute.ty != ScalarType::S || !seen.insert(attribute.name.as_str()) {
@@ -255,6 +382,36 @@ impl Check<'_> {
             if let Some(problem) = problem {
                 padding.push(format!("{:?}: {problem}", attribute.name));
             }
+            if let Some(found) = self.composite_sources(sample, &attribute.name) {
+                sources.push(found);
+            }
+            // Date-time shapes of the whole values, and of each segment position.
+            let mut shapes: BTreeMap<String, BTreeSet<DateShape>> = BTreeMap::new();
+            for v in &values {
+                if let Some(shape) = date_shape(v) {
+                    shapes.entry(String::new()).or_default().insert(shape);
+                    if shape.time {
+                        self.zones.insert(shape.zone);
+                    }
+                }
+                let parts: Vec<&str> = v.split('#').collect();
+                if parts.len() > 1 {
+                    for (i, part) in parts.iter().enumerate() {
+                        if let Some(shape) = date_shape(part) {
+                            let at = format!(" segment {} of {}", i + 1, parts.len());
+                            shapes.entry(at).or_default().insert(shape);
+                            if shape.time {
+                                self.zones.insert(shape.zone);
+                            }
+                        }
+                    }
+                }
+            }
+            for (at, kinds) in shapes {
+                if kinds.len() > 1 {
+                    mixed_dates.push(format!("{:?}{at}: {} shapes", attribute.name, kinds.len()));
+                }
+            }
             if let Some((sep, n)) = foreign_separator(&values) {
                 separators.push(format!(
                     "{:?} joins {n} of {} values with {sep:?}",
@@ -268,6 +425,23 @@ impl Check<'_> {
         }
         if !separators.is_empty() {
             self.found("keys.composite-key-separator", None, separators.join("; "));
+        }
+        if !sources.is_empty() {
+            self.found(
+                "keys.composite-key-source-attributes",
+                None,
+                sources.join("; "),
+            );
+        }
+        if !mixed_dates.is_empty() {
+            self.found(
+                "types.datetime-consistent-format",
+                None,
+                format!(
+                    "date-times in more than one format: {}",
+                    mixed_dates.join("; ")
+                ),
+            );
         }
     }
 
@@ -301,6 +475,33 @@ impl Check<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn date_shapes() {
+        let shape = |t: &str| date_shape(t);
+        assert_eq!(shape("2026-11-26").map(|s| s.time), Some(false));
+        assert_eq!(
+            shape("2026-11-26T10:00:00Z").map(|s| s.zone),
+            Some(Zone::Utc)
+        );
+        assert_eq!(
+            shape("2026-11-26T10:00:00.123+09:00").map(|s| (s.fraction_digits, s.zone)),
+            Some((3, Zone::Offset))
+        );
+        assert_eq!(
+            shape("2026-11-26T10:00").map(|s| (s.seconds, s.zone)),
+            Some((false, Zone::None))
+        );
+        for bad in [
+            "2026-11-26 10:00",
+            "2026/11/26",
+            "2026-11-26T10:00:00+0900",
+            "2026-11-26T10:00:00.Z",
+            "x",
+        ] {
+            assert_eq!(shape(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn recognisers() {

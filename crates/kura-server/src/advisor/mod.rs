@@ -56,6 +56,7 @@ pub fn advise(engine: &Engine) -> Advice {
     let sizes = engine.table_sizes().unwrap_or_default();
     let tables = engine.table_records();
     let mut findings = Vec::new();
+    let mut zones = BTreeSet::new();
     for table in &tables {
         let size = sizes.iter().find(|s| s.table == table.name);
         let sample = engine.sample_items(table, SAMPLE).unwrap_or_default();
@@ -67,6 +68,7 @@ pub fn advise(engine: &Engine) -> Advice {
         let mut check = Check {
             table,
             findings: &mut findings,
+            zones: &mut zones,
         };
         check.naming(&sample);
         check.indexes();
@@ -83,6 +85,28 @@ pub fn advise(engine: &Engine) -> Advice {
             check.hot_partitions(&counters.insights, engine.now_ms());
         }
     }
+    // Key date-times in more than one kind of zone across the tables, when no one table
+    // already shows it.
+    let reported = findings
+        .iter()
+        .any(|f| f.rule == "types.datetime-consistent-format");
+    if zones.len() > 1
+        && !reported
+        && let Some(rule) = rules::rule("types.datetime-consistent-format")
+    {
+        findings.push(Finding {
+            rule: rule.id,
+            severity: rule.severity,
+            section: rule.section,
+            table: "*".to_owned(),
+            index: None,
+            evidence: format!(
+                "key date-times use {} kinds of time zone across the tables",
+                zones.len()
+            ),
+            fix: rule.fix,
+        });
+    }
     Advice {
         tables: tables.len(),
         rules_checked: RULES.len(),
@@ -94,6 +118,8 @@ pub fn advise(engine: &Engine) -> Advice {
 pub(crate) struct Check<'a> {
     table: &'a TableRecord,
     findings: &'a mut Vec<Finding>,
+    /// Time-zone designators of the key date-times seen so far, across tables.
+    zones: &'a mut BTreeSet<keys::Zone>,
 }
 
 impl Check<'_> {

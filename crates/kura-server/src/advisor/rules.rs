@@ -109,6 +109,12 @@ pub const RULES: &[Rule] = &[
         "Join the parts of composite keys with '#' (SHIPPING_PENDING#2025-08-01)."
     ),
     rule!(
+        "keys.composite-key-source-attributes",
+        Warning,
+        "複合キー (Composite keys)",
+        "Also write each part of a composite key as an attribute of its own (order_status, ordered_at)."
+    ),
+    rule!(
         "index.gsi-overloading",
         Warning,
         "インデックスの使い分け (Choosing indexes)",
@@ -161,6 +167,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         "データ型 (Data types)",
         "Write dates and times as ISO 8601 strings: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS(.sss)Z."
+    ),
+    rule!(
+        "types.datetime-consistent-format",
+        Warning,
+        "プライマリーキーの設計 (Primary key design)",
+        "Use one date-time format and one time zone in keys across the system (e.g. UTC, YYYY-MM-DDTHH:MM:SSZ)."
     ),
     rule!(
         "types.large-binary",
