@@ -254,6 +254,31 @@ def broken_set(ddb, t):
     ddb.update_item(TableName=table, Key={"user_id": {"S": "u1"}, "order_id": {"S": "o1"}},
                     UpdateExpression="SET total_price = :p",
                     ExpressionAttributeValues={":p": {"N": "1"}})
+    table = expect["api.read-modify-write"] = t.create("readthenput")
+    t.batch_put(table, [{"order_id": {"S": f"o{i:02}"}, "quantity": {"N": "1"}}
+                        for i in range(10)])
+    for i in range(10):
+        key = {"user_id": {"S": "u1"}, "order_id": {"S": f"o{i:02}"}}
+        item = ddb.get_item(TableName=table, Key=key)["Item"]
+        item["quantity"] = {"N": "2"}
+        ddb.put_item(TableName=table, Item=item)
+    # Reads.
+    table = expect["types.collection-in-search"] = t.create("nestedfilter")
+    t.put(table, address={"M": {"city": {"S": "Tokyo"}}})
+    ddb.query(TableName=table, KeyConditionExpression="user_id = :u",
+              FilterExpression="address.city = :c", ProjectionExpression="order_id",
+              ExpressionAttributeValues={":u": {"S": "u1"}, ":c": {"S": "Tokyo"}})
+    table = expect["projection.index-not-covered"] = t.create(
+        "keysonly", gsis=[{"name": "gsi1", "keys": ["shop_id"]}])
+    t.batch_put(table, [{"order_id": {"S": f"o{i:02}"}, "shop_id": {"S": f"s{i:02}"},
+                         "total_price": {"N": "10"}} for i in range(10)])
+    for i in range(10):
+        page = ddb.query(TableName=table, IndexName="gsi1",
+                         KeyConditionExpression="shop_id = :s",
+                         ProjectionExpression="user_id, order_id",
+                         ExpressionAttributeValues={":s": {"S": f"s{i:02}"}})
+        key = page["Items"][0]
+        ddb.get_item(TableName=table, Key=key, ProjectionExpression="total_price")
     table = expect["api.batch-write-for-bulk"] = t.create("oneatatime")
     for i in range(100):
         t.put(table, order_id={"S": f"o{i:03}"})

@@ -399,17 +399,21 @@ impl Engine {
             let mut unprocessed = Vec::new();
             let counters = self.counters.table(&table_name);
             let traffic = &counters.traffic;
-            let insights = counters
-                .insights
-                .active()
-                .then(|| (self.clock.now_ms(), &table_keys));
+            let now = self.clock.now_ms();
+            let insights = counters.insights.active().then_some(&table_keys);
+            let record = self.table_for_items(&table_name).ok();
             let mut unprocessed_keys = Vec::new();
             traffic.read(consistent);
             for (key, storage_key) in lookups {
                 traffic.batch_key(&storage_key);
-                if let Some((now, names)) = &insights {
+                if let Some(record) = &record {
+                    counters.key_read(&storage_key, now, &|tag| {
+                        crate::items::gsi_of_tag(record, tag)
+                    });
+                }
+                if let Some(names) = insights {
                     let names = (names.0.as_str(), names.1.as_deref());
-                    crate::counters::note_item(&counters, None, names, &key, *now);
+                    crate::counters::note_item(&counters, None, names, &key, now);
                 }
                 if response_bytes >= MAX_GET_RESPONSE_BYTES {
                     unprocessed.push(key);

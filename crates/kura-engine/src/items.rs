@@ -140,6 +140,15 @@ fn returns_all_old(return_values: Option<&str>) -> Result<bool> {
     }
 }
 
+/// The GSI of `table` whose number's low byte is `tag` (how a GSI page marks its keys).
+pub(crate) fn gsi_of_tag(table: &TableRecord, tag: u8) -> Option<String> {
+    table
+        .indexes
+        .iter()
+        .find(|i| i.kind == crate::catalog::IndexKind::Global && (i.number & 0xff) as u8 == tag)
+        .map(|i| i.name.clone())
+}
+
 /// Whether an UpdateItem's condition tests its partition key with `attribute_exists` or
 /// `attribute_not_exists` (directly or through a `#name`), or its legacy `Expected` names the
 /// key: the guard docs/advisor.md's `api.update-existence-condition` looks for. Judged on the
@@ -242,6 +251,7 @@ impl Engine {
         }
         check_index_keys(&table, &item)?;
         let storage_key = keys::item_key(table.id, &key)?;
+        let slot = crate::counters::recent::Slot::of(&storage_key);
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
@@ -260,8 +270,12 @@ impl Engine {
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size).max(size));
         let counters = self.count_item_request(&table_name, &consumed, Some(size), &key);
+        let now = self.clock.now_ms();
         if !conditional {
-            counters.traffic.single_write(self.clock.now_ms());
+            counters.traffic.single_write(now);
+        }
+        if old.is_some() {
+            counters.key_replaced(slot, now);
         }
         Ok(PutItemOutput {
             attributes: if return_old { old } else { None },
@@ -303,6 +317,9 @@ impl Engine {
         let consumed = Consumed::table(units);
         let counters = self.count_item_request(&table_name, &consumed, None, &key);
         counters.traffic.read(consistent);
+        counters.key_read(&storage_key, self.clock.now_ms(), &|tag| {
+            gsi_of_tag(&table, tag)
+        });
         Ok(GetItemOutput {
             item,
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, false),

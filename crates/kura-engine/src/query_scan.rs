@@ -294,6 +294,48 @@ struct Page<'a> {
     scan: bool,
     /// Whether the request continued an earlier page (ExclusiveStartKey).
     continued: bool,
+    /// What its filter reaches into (the advisor's `types.collection-in-search`).
+    filter_used: FilterUse,
+}
+
+/// Whether a filter uses a nested path, and the attributes it searches with `contains`.
+#[derive(Debug, Default)]
+struct FilterUse {
+    nested: bool,
+    contains: Vec<String>,
+}
+
+/// Reads a Query's or Scan's filter (FilterExpression, or QueryFilter/ScanFilter) for the
+/// advisor. Expressions carry no literals, so `.` and `[` only ever belong to paths.
+fn filter_use(expressions: &kura_expr::request::ExpressionParams) -> FilterUse {
+    let mut used = FilterUse::default();
+    if let Some(text) = &expressions.filter_expression {
+        used.nested = text.contains(['.', '[']);
+        let names = expressions.expression_attribute_names.as_ref();
+        for (at, _) in text.match_indices("contains") {
+            let rest = text[at + "contains".len()..].trim_start();
+            let Some(args) = rest.strip_prefix('(') else {
+                continue;
+            };
+            let operand = args.split([',', ')']).next().unwrap_or("").trim();
+            let name = match operand.strip_prefix('#') {
+                Some(_) => names.and_then(|n| n.get(operand)).cloned(),
+                None => Some(operand.to_owned()),
+            };
+            used.contains.extend(name.filter(|n| !n.is_empty()));
+        }
+    }
+    for legacy in [&expressions.query_filter, &expressions.scan_filter]
+        .into_iter()
+        .flatten()
+    {
+        for (name, condition) in legacy {
+            if condition.comparison_operator.as_deref() == Some("CONTAINS") {
+                used.contains.push(name.clone());
+            }
+        }
+    }
+    used
 }
 
 impl Engine {
@@ -347,12 +389,17 @@ impl Engine {
         }
         c.finish()?;
         let attributes_to_get = input.expressions.attributes_to_get.is_some();
+        let filter_used;
         let Compiled {
             key_condition: condition,
             filter,
             projection,
             ..
-        } = compile(Operation::Query, input.expressions)?;
+        } = {
+            let used = filter_use(&input.expressions);
+            filter_used = used;
+            compile(Operation::Query, input.expressions)?
+        };
         let condition = condition
             .ok_or_else(|| EngineError::validation(messages::QUERY_NEEDS_KEY_CONDITION))?;
         let output = output(
@@ -453,6 +500,7 @@ impl Engine {
                 capacity: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
                 scan: false,
                 continued,
+                filter_used,
             },
         )
     }
@@ -496,9 +544,14 @@ impl Engine {
             (Some(segment), Some(total)) => Some((segment as u64, total as u64)),
         };
         let attributes_to_get = input.expressions.attributes_to_get.is_some();
+        let filter_used;
         let Compiled {
             filter, projection, ..
-        } = compile(Operation::Scan, input.expressions)?;
+        } = {
+            let used = filter_use(&input.expressions);
+            filter_used = used;
+            compile(Operation::Scan, input.expressions)?
+        };
         let output = output(
             input.select.as_deref(),
             input.index_name.as_deref(),
@@ -539,6 +592,7 @@ impl Engine {
                 capacity: ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref()),
                 scan: true,
                 continued,
+                filter_used,
             },
         )
     }
@@ -557,6 +611,12 @@ impl Engine {
         let counters = self.counters.table(table_name);
         // Contributor Insights keys: a GSI's own, otherwise the table's.
         let insights = counters.insights.active().then(|| target.insights_key());
+        // GSIs that do not project every attribute mark their pages' first table key.
+        let mark_gsi = target
+            .index
+            .as_ref()
+            .filter(|i| i.kind == IndexKind::Global && i.projection != IndexProjection::All)
+            .map(|i| i.number);
         let rows = if page.range.is_empty() {
             Box::new(std::iter::empty()) as crate::storage::KvIter<'_>
         } else {
@@ -579,6 +639,17 @@ impl Engine {
             }
             out.scanned_count += 1;
             bytes_read += item_size(&item);
+            if out.scanned_count == 1
+                && let Some(number) = mark_gsi
+            {
+                // The page's first table key: a GetItem of it soon after means the index
+                // did not carry what the client wanted (advisor, projection.index-not-covered).
+                if let Ok(key) = target.table.key_schema.key_of_item(&item)
+                    && let Ok(storage_key) = keys::item_key(target.table.id, &key)
+                {
+                    counters.gsi_page_returned(&storage_key, number, self.clock.now_ms());
+                }
+            }
             if let Some((index, names)) = &insights {
                 let now = self.clock.now_ms();
                 crate::counters::note_item(&counters, *index, *names, &item, now);
@@ -657,12 +728,17 @@ impl Engine {
             traffic.filtered(out.scanned_count, out.count);
         }
         traffic.read(page.consistent);
+        let used = &page.filter_used;
+        if used.nested || !used.contains.is_empty() {
+            traffic.filter_use(used.nested, &used.contains);
+        }
         if let Some(index) = &target.index {
             let scope = match index.kind {
                 IndexKind::Global => crate::counters::IndexScope::Global,
                 IndexKind::Local => crate::counters::IndexScope::Local,
             };
-            counters.index_page(scope, &index.name, page.consistent);
+            let fetched = index.kind == IndexKind::Local && fetched_bytes > 0;
+            counters.index_page(scope, &index.name, page.consistent, fetched);
         }
         if let Output::Items { projection: None } = &page.output {
             let gsi = target

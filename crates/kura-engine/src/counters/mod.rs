@@ -9,6 +9,7 @@
 
 pub mod histogram;
 pub mod insights;
+pub mod recent;
 pub mod traffic;
 
 use std::collections::{BTreeMap, HashMap};
@@ -50,6 +51,9 @@ pub struct Consumption {
     pub write: Units,
     pub pages: AtomicU64,
     pub consistent_pages: AtomicU64,
+    /// Pages that had to read the table too: an LSI page fetching unprojected attributes,
+    /// or a GSI page whose first key a GetItem or BatchGetItem read within 10 s.
+    pub followed_pages: AtomicU64,
 }
 
 impl Consumption {
@@ -82,6 +86,9 @@ pub struct TableCounters {
     stream_positions: Mutex<BTreeMap<u64, u64>>,
     pub traffic: Traffic,
     pub insights: Insights,
+    /// Keys lately read from the table, and keys lately returned first by a GSI page.
+    reads: recent::RecentKeys,
+    gsi_returned: recent::RecentKeys,
 }
 
 impl TableCounters {
@@ -107,13 +114,49 @@ impl TableCounters {
         self.indexes.write().entry(key).or_default().clone()
     }
 
-    /// A Query or Scan page read from an index.
-    pub fn index_page(&self, scope: IndexScope, name: &str, consistent: bool) {
+    /// A Query or Scan page read from an index; `fetched` when it read the table too.
+    pub fn index_page(&self, scope: IndexScope, name: &str, consistent: bool, fetched: bool) {
         let index = self.index(scope, name);
         index.pages.fetch_add(1, Ordering::Relaxed);
         if consistent {
             index.consistent_pages.fetch_add(1, Ordering::Relaxed);
         }
+        if fetched {
+            index.followed_pages.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A GSI page whose first item has table key `storage_key`: a GetItem or BatchGetItem
+    /// of it within 10 s counts the page as not covered by the index. `index_number` is the
+    /// index's number in the table (its low byte tags the mark).
+    pub fn gsi_page_returned(&self, storage_key: &[u8], index_number: u32, now_ms: i64) {
+        self.gsi_returned.mark(
+            recent::Slot::of(storage_key),
+            now_ms,
+            (index_number & 0xff) as u8,
+        );
+    }
+
+    /// A table read of `storage_key` (GetItem, BatchGetItem) at `now_ms`: remembered for
+    /// read-modify-write, and checked against GSI pages that returned it (`gsis` maps a
+    /// mark's tag to the index's name).
+    pub fn key_read(&self, storage_key: &[u8], now_ms: i64, gsis: &dyn Fn(u8) -> Option<String>) {
+        let slot = recent::Slot::of(storage_key);
+        self.reads.mark(slot, now_ms, 0);
+        if let Some(tag) = self.gsi_returned.take_within(slot, now_ms, 10_000)
+            && let Some(name) = gsis(tag)
+        {
+            self.index(IndexScope::Global, &name)
+                .followed_pages
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A PutItem that replaced an item: a read-modify-write when the key was read within
+    /// 5 s before.
+    pub fn key_replaced(&self, slot: recent::Slot, now_ms: i64) {
+        let read_first = self.reads.take_within(slot, now_ms, 5_000).is_some();
+        self.traffic.replaced(read_first);
     }
 
     /// GetRecords served `records` of stream `stream`, up to `next_seq`.

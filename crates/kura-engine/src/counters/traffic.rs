@@ -31,6 +31,11 @@ pub struct Traffic {
     near_limit_example: Mutex<Option<String>>,
     updates: AtomicU64,
     unguarded_updates: AtomicU64,
+    replacing_puts: AtomicU64,
+    read_modify_writes: AtomicU64,
+    nested_filters: AtomicU64,
+    /// Attributes filters searched with `contains` (at most [`MAX_CONTAINS`] names).
+    contains_attributes: Mutex<std::collections::BTreeSet<String>>,
     /// Unconditional PutItem/DeleteItem: the current 10 s window's start and count, and how
     /// many windows reached [`BULK_WRITES`].
     single_writes_since_ms: std::sync::atomic::AtomicI64,
@@ -44,6 +49,9 @@ pub struct Traffic {
 /// bulk load better sent with BatchWriteItem (Kura's threshold, docs/advisor.md).
 pub const BULK_WRITES: u64 = 100;
 pub const BULK_WINDOW_MS: i64 = 10_000;
+
+/// Most attribute names remembered from `contains` filters, per table.
+const MAX_CONTAINS: usize = 32;
 
 /// Most unprocessed keys remembered per table while they wait for a retry.
 const MAX_WAITING: usize = 10_000;
@@ -71,6 +79,10 @@ pub struct TrafficSnapshot {
     pub near_limit_example: Option<String>,
     pub updates: u64,
     pub unguarded_updates: u64,
+    pub replacing_puts: u64,
+    pub read_modify_writes: u64,
+    pub nested_filters: u64,
+    pub contains_attributes: Vec<String>,
     pub bulk_windows: u64,
 }
 
@@ -165,6 +177,30 @@ impl Traffic {
         }
     }
 
+    /// A PutItem that replaced an item; `read_first` when its key was read just before.
+    pub fn replaced(&self, read_first: bool) {
+        add(&self.replacing_puts, 1);
+        if read_first {
+            add(&self.read_modify_writes, 1);
+        }
+    }
+
+    /// A Query or Scan filter: whether it reaches into documents (`a.b`, `a[0]`), and the
+    /// attributes it searches with `contains`.
+    pub fn filter_use(&self, nested: bool, contains: &[String]) {
+        if nested {
+            add(&self.nested_filters, 1);
+        }
+        if !contains.is_empty() {
+            let mut names = self.contains_attributes.lock();
+            for name in contains {
+                if names.len() < MAX_CONTAINS {
+                    names.insert(name.clone());
+                }
+            }
+        }
+    }
+
     /// An unconditional PutItem or DeleteItem at `now_ms`: counts toward a bulk-load window.
     pub fn single_write(&self, now_ms: i64) {
         let since = self.single_writes_since_ms.load(Ordering::Relaxed);
@@ -201,6 +237,10 @@ impl Traffic {
             near_limit_example: self.near_limit_example.lock().clone(),
             updates: get(&self.updates),
             unguarded_updates: get(&self.unguarded_updates),
+            replacing_puts: get(&self.replacing_puts),
+            read_modify_writes: get(&self.read_modify_writes),
+            nested_filters: get(&self.nested_filters),
+            contains_attributes: self.contains_attributes.lock().iter().cloned().collect(),
             bulk_windows: get(&self.bulk_windows),
         }
     }

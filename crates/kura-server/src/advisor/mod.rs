@@ -73,6 +73,7 @@ pub fn advise(engine: &Engine) -> Advice {
         check.naming(&sample);
         check.indexes();
         check.types(&sample, &traffic);
+        check.searched_collections(&sample, &traffic);
         check.values(&sample);
         check.key_values(&sample);
         if let Some(counters) = &counters {
@@ -411,6 +412,44 @@ impl Check<'_> {
         }
     }
 
+    /// Filters that search inside documents or sets.
+    fn searched_collections(&mut self, sample: &[Item], t: &TrafficSnapshot) {
+        let collections: Vec<&str> = t
+            .contains_attributes
+            .iter()
+            .map(String::as_str)
+            .filter(|name| {
+                sample.iter().any(|item| {
+                    matches!(
+                        item.get(*name),
+                        Some(
+                            AttributeValue::L(_)
+                                | AttributeValue::Ss(_)
+                                | AttributeValue::Ns(_)
+                                | AttributeValue::Bs(_)
+                        )
+                    )
+                })
+            })
+            .collect();
+        let mut evidence = Vec::new();
+        if t.nested_filters > 0 {
+            evidence.push(format!(
+                "{} filter(s) reach into documents (a.b, a[0])",
+                t.nested_filters
+            ));
+        }
+        if !collections.is_empty() {
+            evidence.push(format!(
+                "contains() searches lists or sets: {}",
+                listed(&collections)
+            ));
+        }
+        if !evidence.is_empty() {
+            self.found("types.collection-in-search", None, evidence.join("; "));
+        }
+    }
+
     /// Numbers kept as strings: an attribute always S, at least 20 values, all decimal
     /// numbers without leading zeros, of more than one length.
     fn numbers_as_strings(&mut self, sample: &[Item]) {
@@ -500,6 +539,26 @@ impl Check<'_> {
                     )
                 })
         };
+        // Index pages that had to read the table as well.
+        for (scope, name, c) in &used {
+            let all = c.pages.load(std::sync::atomic::Ordering::Relaxed);
+            let followed = c.followed_pages.load(std::sync::atomic::Ordering::Relaxed);
+            if followed >= 10 && followed * 10 >= all {
+                let how = match scope {
+                    IndexScope::Local => {
+                        "fetched attributes the LSI does not project from the table"
+                    }
+                    IndexScope::Global => {
+                        "were followed within 10 s by a GetItem or BatchGetItem of a key they returned"
+                    }
+                };
+                self.found(
+                    "projection.index-not-covered",
+                    Some(name),
+                    format!("{followed} of {all} Query/Scan pages on {name} {how}"),
+                );
+            }
+        }
         for index in &self.table.indexes {
             match index.kind {
                 IndexKind::Global => {
@@ -706,6 +765,16 @@ impl Check<'_> {
                 format!(
                     "{} of {} UpdateItem requests had no attribute_exists/attribute_not_exists on the key",
                     t.unguarded_updates, t.updates
+                ),
+            );
+        }
+        if t.read_modify_writes >= 10 && t.read_modify_writes * 10 >= t.replacing_puts {
+            self.found(
+                "api.read-modify-write",
+                None,
+                format!(
+                    "{} of {} PutItems that replaced an item came within 5 s of a read of its key",
+                    t.read_modify_writes, t.replacing_puts
                 ),
             );
         }

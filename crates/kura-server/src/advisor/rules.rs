@@ -151,6 +151,12 @@ pub const RULES: &[Rule] = &[
         "Give every GSI Query and Scan a ProjectionExpression naming the attributes it needs."
     ),
     rule!(
+        "projection.index-not-covered",
+        Warning,
+        "インデックスの射影（プロジェクション） (Index projections)",
+        "Project the attributes these queries read (INCLUDE), so the index answers them without reading the table."
+    ),
+    rule!(
         "types.code-as-number",
         Warning,
         "データ型 (Data types)",
@@ -205,6 +211,12 @@ pub const RULES: &[Rule] = &[
         "Compress only the one large attribute that needs it; keep keys and small values uncompressed."
     ),
     rule!(
+        "types.collection-in-search",
+        Warning,
+        "データ型 (Data types)",
+        "Move the searched value to a top-level attribute (a GSI key if it is queried); keep lists, sets and maps for values nobody searches."
+    ),
+    rule!(
         "types.item-size-near-limit",
         Warning,
         "データ型 (Data types)",
@@ -221,6 +233,12 @@ pub const RULES: &[Rule] = &[
         Error,
         "データ型 (Data types)",
         "Write TTL values as a Number of Unix epoch seconds (not milliseconds, not a string)."
+    ),
+    rule!(
+        "api.read-modify-write",
+        Warning,
+        "レコードの書き込み (Writing items)",
+        "Use UpdateItem with SET or ADD (atomic counters) instead of GetItem then PutItem; add a ConditionExpression where another writer may interfere."
     ),
     rule!(
         "api.update-existence-condition",
