@@ -277,13 +277,16 @@ fn metrics(c: &mut Criterion) {
         },
     );
     let consumed = kura_engine::api::Consumed::table(0.5);
+    let storage_key = b"\x00\x00\x00\x01\x8a\x12\x34\x56user-42\x00\x00order-7".to_vec();
     c.bench_function(
-        "metrics/engine counters of one GetItem (capacity + traffic)",
+        "metrics/engine counters of one GetItem (capacity, traffic, recent keys)",
         |b| {
             b.iter(|| {
                 let table = engine.counters().table(black_box("prod-shop-order"));
                 table.consume(&consumed, false);
                 table.traffic.read(false);
+                let now = engine.now_ms();
+                table.key_read(black_box(&storage_key), now, &|_| None);
             })
         },
     );

@@ -204,7 +204,7 @@ def test_contributor_insights_operations(server, aws_env):
                              "--minutes", "5", "--top", "3"],
                             capture_output=True, text=True, timeout=60)
     assert report.returncode == 0, report.stderr
-    top = json.loads(report.stdout)["most_accessed_partition_keys"]
+    top = json.loads(report.stdout)["mostAccessedPartitionKeys"]
     assert top["events"] == 300
     assert top["keys"][0] == {"key": "hot-user", "count": 75}
     printed = subprocess.run([str(KURA), "insights", "orders", "--endpoint", server],
@@ -233,5 +233,28 @@ def test_contributor_insights_setting_survives_a_restart(tmp_path):
         ddb.put_item(TableName="orders", Item={"user_id": {"S": "u"}, "order_id": {"S": "o"}})
         report = subprocess.run([str(KURA), "insights", "orders", "--endpoint", endpoint,
                                  "--json"], capture_output=True, text=True, timeout=60)
-        assert json.loads(report.stdout)["most_accessed_items"]["keys"] == [
+        assert json.loads(report.stdout)["mostAccessedItems"]["keys"] == [
             {"key": "u | o", "count": 1}]
+
+
+def test_deleted_tables_and_indexes_leave_the_figures(server):
+    ddb = client(server)
+    create(ddb, "orders", gsi=True)
+    ddb.update_contributor_insights(TableName="orders", IndexName="gsi1",
+                                    ContributorInsightsAction="ENABLE")
+    ddb.put_item(TableName="orders", Item={
+        "user_id": {"S": "u"}, "order_id": {"S": "o"}, "shop_id": {"S": "s"}})
+    text = scrape(server)
+    assert value(text, "kura_consumed_write_capacity_units_total", table_name="orders") == 1
+    assert value(text, "kura_successful_request_latency_seconds_count",
+                 table_name="orders", operation="PutItem") == 1
+    # Deleting the GSI takes its Contributor Insights with it.
+    ddb.update_table(TableName="orders",
+                     GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gsi1"}}])
+    assert ddb.list_contributor_insights(TableName="orders")["ContributorInsightsSummaries"] == [
+        {"TableName": "orders", "ContributorInsightsStatus": "DISABLED"}]
+    ddb.delete_table(TableName="orders")
+    text = scrape(server)
+    assert value(text, "kura_consumed_write_capacity_units_total", table_name="orders") is None
+    assert value(text, "kura_successful_request_latency_seconds_count",
+                 table_name="orders", operation="PutItem") is None

@@ -104,6 +104,14 @@ pub(crate) async fn insights(
     if engine.key_names(&table).is_none() {
         return error(StatusCode::NOT_FOUND, &format!("no table {table}"));
     }
+    if let Some(index) = index
+        && engine.partition_key_names(&table, Some(index)).is_none()
+    {
+        return error(
+            StatusCode::NOT_FOUND,
+            &format!("no index {index} on {table}"),
+        );
+    }
     let report = engine
         .counters()
         .existing(&table)

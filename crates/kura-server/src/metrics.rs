@@ -112,6 +112,8 @@ pub struct Metrics {
 struct Requests {
     enabled: AtomicBool,
     operations: Vec<PerOperation>,
+    /// What tables exist: a scrape drops the figures of deleted ones.
+    engine: Arc<Engine>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -136,6 +138,7 @@ impl Metrics {
                 .iter()
                 .map(|_| PerOperation::default())
                 .collect(),
+            engine: engine.clone(),
         });
         let mut registry = Registry::with_prefix("kura");
         registry.register_collector(Box::new(requests.clone()));
@@ -182,8 +185,8 @@ impl Metrics {
             }
             return;
         };
-        // Errors are counted against an existing table only: a request naming a table
-        // that does not exist must not add a label.
+        // Only errors a table that exists can cause are counted by table (a failed
+        // condition, throttling, a conflict, a server error); a missing table is a user error.
         let figures = || per_operation.figures(first);
         match error.name() {
             "ConditionalCheckFailedException" => add(&figures().conditional_check_failed, 1),
@@ -214,6 +217,10 @@ impl Collector for Requests {
         let mut failed_conditions: BTreeMap<String, f64> = BTreeMap::new();
         let mut conflicts: BTreeMap<String, f64> = BTreeMap::new();
         for (operation, per) in crate::ops::OPERATIONS.iter().zip(&self.operations) {
+            // Deleted tables' figures go (a table created again under the name starts anew).
+            per.tables
+                .write()
+                .retain(|table, _| table.is_empty() || self.engine.has_table(table));
             let errors = per.user_errors.load(Ordering::Relaxed);
             if errors > 0 {
                 user.push((
@@ -396,6 +403,7 @@ impl Collector for EngineCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         use kura_engine::counters::IndexScope;
         let engine = &self.engine;
+        engine.prune_counters();
         let tables = engine.counters().tables();
         let by_table = |f: &dyn Fn(&kura_engine::counters::TableCounters) -> f64| {
             tables
@@ -430,7 +438,7 @@ impl Collector for EngineCollector {
         )?;
         let mut global_read = Vec::new();
         let mut global_write = Vec::new();
-        let mut local_read = Vec::new();
+        let mut local = Vec::new();
         for (name, t) in &tables {
             for (scope, index, c) in t.index_consumption() {
                 match scope {
@@ -442,7 +450,7 @@ impl Collector for EngineCollector {
                         global_read.push((labels.clone(), c.read.get()));
                         global_write.push((labels, c.write.get()));
                     }
-                    IndexScope::Local => local_read.push((
+                    IndexScope::Local => local.push((
                         LocalIndexLabels {
                             table_name: name.clone(),
                             local_secondary_index_name: index,
@@ -473,7 +481,7 @@ impl Collector for EngineCollector {
             "consumed_capacity_units_local_index",
             "Capacity units consumed on a local secondary index (reads and writes; charged to the table on AWS)",
             MetricType::Counter,
-            &local_read,
+            &local,
             counter,
         )?;
         let ttl = by_table(&|t| t.ttl_deleted.load(Ordering::Relaxed) as f64);

@@ -43,7 +43,13 @@ pub struct InsightsArgs {
 pub async fn get_json(endpoint: &str, path: &str) -> Result<Value, String> {
     let url = format!("{}{path}", endpoint.trim_end_matches('/'));
     let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;
-    let client = Client::builder(TokioExecutor::new()).build_http::<Empty<Bytes>>();
+    // https:// as well as http:// (a `kura serve --tls-cert`), trusting the web PKI roots.
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_webpki_roots()
+        .https_or_http()
+        .enable_http1()
+        .build();
+    let client = Client::builder(TokioExecutor::new()).build::<_, Empty<Bytes>>(connector);
     let response = client
         .get(uri)
         .await
@@ -104,27 +110,24 @@ pub async fn insights(args: InsightsArgs) -> Result<(), String> {
         report["minutes"]
     );
     for (title, field) in [
-        (
-            "Most accessed partition keys",
-            "most_accessed_partition_keys",
-        ),
+        ("Most accessed partition keys", "mostAccessedPartitionKeys"),
         (
             "Most accessed items (partition | sort key)",
-            "most_accessed_items",
+            "mostAccessedItems",
         ),
         (
             "Most throttled partition keys",
-            "most_throttled_partition_keys",
+            "mostThrottledPartitionKeys",
         ),
         (
             "Most throttled items (partition | sort key)",
-            "most_throttled_items",
+            "mostThrottledItems",
         ),
     ] {
         let list = &report[field];
         println!(
             "\n{title}: {} event(s), counts within ±{}",
-            list["events"], list["error_bound"]
+            list["events"], list["errorBound"]
         );
         let keys = list["keys"].as_array().cloned().unwrap_or_default();
         if keys.is_empty() {

@@ -5,10 +5,10 @@
 //! Space-Saving summary (Metwally et al., 2005) of [`CAPACITY`] counters per minute, for the
 //! last [`MINUTES`] minutes. A summary of N events over k counters reports every key whose
 //! true count exceeds N/k, and each reported count is at most N/k above the true one.
-//! Summing the minute summaries of a window keeps the bound with N the window's events:
-//! a reported count is within N/k of the truth. Memory: at most MINUTES × CAPACITY keys per
-//! rule, each no longer than DynamoDB's key limits (2,048 bytes of partition key plus
-//! 1,024 of sort key).
+//! Summing the minute summaries of a window keeps the bound with N the window's events, in
+//! both directions (a key dropped from one minute's summary is under-counted there): a
+//! reported count is within ±N/k of the truth. Memory: at most MINUTES × CAPACITY keys per
+//! rule, each cut to [`MAX_LABEL_BYTES`] (two of them for partition + sort key).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -131,6 +131,7 @@ pub struct KeyCount {
 
 /// The heaviest keys of one rule over a window.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TopKeys {
     /// Events in the window.
     pub events: u64,
@@ -162,6 +163,7 @@ struct Enabled {
 
 /// The report for one table or index.
 #[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Report {
     pub minutes: usize,
     pub most_accessed_partition_keys: TopKeys,
@@ -199,6 +201,11 @@ impl Insights {
             );
         }
         self.any.store(true, Ordering::Relaxed);
+    }
+
+    /// The table (`None`) and GSIs that record now.
+    pub fn targets(&self) -> Vec<Option<String>> {
+        self.targets.read().keys().cloned().collect()
     }
 
     /// Stops recording and forgets what was recorded.
@@ -244,7 +251,7 @@ impl Insights {
         } else {
             (&mut target.accessed_partition, &mut target.accessed_item)
         };
-        partition_rule.add(minute, key.partition, 1);
+        partition_rule.add(minute, &bounded(key.partition), 1);
         if let Some(sort) = key.sort {
             item_rule.add(minute, &item_label(key.partition, sort), 1);
         }
@@ -272,10 +279,26 @@ impl Insights {
     }
 }
 
+/// Longest key text kept, in bytes: longer values are cut (at a character boundary) and
+/// marked with `…`, which bounds a summary's memory at MINUTES × CAPACITY short strings.
+pub const MAX_LABEL_BYTES: usize = 256;
+
+/// `text` cut to [`MAX_LABEL_BYTES`].
+fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_LABEL_BYTES {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = MAX_LABEL_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}…", &text[..end]))
+}
+
 /// How a partition + sort key pair is shown: both values, as the AWS console's graphs show
 /// them.
 fn item_label(partition: &str, sort: &str) -> String {
-    format!("{partition} | {sort}")
+    format!("{} | {}", bounded(partition), bounded(sort))
 }
 
 #[cfg(test)]
@@ -318,6 +341,25 @@ mod tests {
             .counts
             .len();
         assert_eq!(kept, CAPACITY);
+    }
+
+    #[test]
+    fn long_keys_are_cut_to_a_bounded_label() {
+        let insights = Insights::default();
+        insights.enable(None, Mode::AccessedAndThrottledKeys);
+        let long = "é".repeat(1000);
+        insights.accessed(
+            None,
+            &EventKey {
+                partition: &long,
+                sort: Some(&long),
+            },
+            0,
+        );
+        let report = insights.report(None, 0, 1, 1).expect("enabled");
+        let label = &report.most_accessed_partition_keys.keys[0].key;
+        assert!(label.len() <= MAX_LABEL_BYTES + "…".len() && label.ends_with('…'));
+        assert!(report.most_accessed_items.keys[0].key.len() <= 2 * (MAX_LABEL_BYTES + 3) + 3);
     }
 
     #[test]

@@ -204,8 +204,6 @@ impl Default for WriterCounters {
 pub struct Counters {
     tables: RwLock<HashMap<String, Arc<TableCounters>>>,
     pub writer: WriterCounters,
-    /// Serialises creating a table's entry, so two first requests share one.
-    creating: Mutex<()>,
 }
 
 impl Counters {
@@ -214,7 +212,6 @@ impl Counters {
         if let Some(found) = self.tables.read().get(table) {
             return found.clone();
         }
-        let _creating = self.creating.lock();
         self.tables
             .write()
             .entry(table.to_owned())
@@ -246,6 +243,12 @@ impl Counters {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
+    }
+
+    /// Keeps the counters of the tables `exists` names only (a request in flight while its
+    /// table was deleted can bring an entry back; a scrape drops it again).
+    pub fn retain(&self, exists: impl Fn(&str) -> bool) {
+        self.tables.write().retain(|name, _| exists(name));
     }
 
     /// Drops a deleted table's counters (a table created later under the name starts

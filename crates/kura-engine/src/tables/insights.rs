@@ -10,6 +10,7 @@ use kura_model::messages;
 use crate::Engine;
 use crate::api::*;
 use crate::catalog::{IndexKind, InsightsRecord, TableRecord};
+use crate::counters::Counters;
 use crate::counters::insights::Mode;
 use crate::error::{EngineError, Result};
 
@@ -75,6 +76,7 @@ impl Engine {
         let now = self.clock.now_ms();
         let target = index.clone();
         let table_name = table.name.clone();
+        let counters = self.counters.clone();
         self.writer
             .submit(true, move |w| {
                 let current = catalog.get(&table_name).ok_or_else(|| {
@@ -89,15 +91,13 @@ impl Engine {
                         updated_ms: now,
                     });
                 }
-                catalog.stage(w, Arc::new(next))
+                let next = Arc::new(next);
+                catalog.stage(w, next.clone())?;
+                // In commit order, so the recording always follows the last setting.
+                w.after_commit(move || follow_record(&counters, &next));
+                Ok(())
             })
             .await?;
-        let insights = &self.counters.table(&table.name).insights;
-        if enable {
-            insights.enable(index.as_deref(), mode_of(mode));
-        } else {
-            insights.disable(index.as_deref());
-        }
         Ok(UpdateContributorInsightsOutput {
             table_name: table.name.clone(),
             index_name: index,
@@ -216,13 +216,26 @@ impl Engine {
     /// (at open: what was recorded before the stop is gone, the setting is not).
     pub(crate) fn resume_insights(&self) {
         for table in self.catalog.all().values() {
-            for record in &table.insights {
-                self.counters
-                    .table(&table.name)
-                    .insights
-                    .enable(record.index.as_deref(), mode_of(&record.mode));
-            }
+            follow_record(&self.counters, table);
         }
+    }
+}
+
+/// Makes what the engine records match `table`'s record: targets it enables record (in
+/// their mode), others stop and forget.
+pub(crate) fn follow_record(counters: &Counters, table: &TableRecord) {
+    let enabled = &table.insights;
+    if enabled.is_empty() && counters.existing(&table.name).is_none() {
+        return;
+    }
+    let insights = &counters.table(&table.name).insights;
+    for target in insights.targets() {
+        if !enabled.iter().any(|r| r.index == target) {
+            insights.disable(target.as_deref());
+        }
+    }
+    for record in enabled {
+        insights.enable(record.index.as_deref(), mode_of(&record.mode));
     }
 }
 

@@ -20,7 +20,7 @@ mod create;
 pub(crate) use self::create::{allocate_table_id, new_table_record};
 mod delete;
 mod describe;
-mod insights;
+pub(crate) mod insights;
 mod policy;
 pub(crate) mod restored;
 mod sse;
@@ -104,14 +104,31 @@ impl Engine {
         Ok(out)
     }
 
+    /// Drops the counters of tables that no longer exist (a request in flight during a
+    /// DeleteTable can bring them back); `/metrics` calls it before reading them.
+    pub fn prune_counters(&self) {
+        let tables = self.catalog.all();
+        self.counters.retain(|name| tables.contains_key(name));
+    }
+
+    /// Whether a table of that name exists.
+    pub fn has_table(&self, name: &str) -> bool {
+        self.catalog.get(name).is_some()
+    }
+
     /// Every table's definition (the design advisor reads them).
     pub fn table_records(&self) -> Vec<Arc<TableRecord>> {
         self.catalog.all().values().cloned().collect()
     }
 
-    /// Up to `limit` of a table's items in storage order, read without counting as
-    /// traffic (the design advisor's sample).
-    pub fn sample_items(&self, table: &TableRecord, limit: usize) -> Result<Vec<kura_model::Item>> {
+    /// Up to `limit` of a table's items in storage order, and at most `max_bytes` of them,
+    /// read without counting as traffic (the design advisor's sample).
+    pub fn sample_items(
+        &self,
+        table: &TableRecord,
+        limit: usize,
+        max_bytes: usize,
+    ) -> Result<Vec<kura_model::Item>> {
         let snapshot = self.store.snapshot()?;
         let prefix = keys::table_prefix(table.id);
         let rows = snapshot.range(
@@ -120,9 +137,15 @@ impl Engine {
             crate::storage::Direction::Forward,
         );
         let mut items = Vec::new();
+        let mut bytes = 0;
         for row in rows.take(limit) {
             let (_, value) = row?;
-            items.push(crate::items::decode_stored(&value)?);
+            let item = crate::items::decode_stored(&value)?;
+            bytes += kura_model::size::item_size(&item);
+            items.push(item);
+            if bytes >= max_bytes {
+                break;
+            }
         }
         Ok(items)
     }

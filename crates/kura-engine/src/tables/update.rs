@@ -78,6 +78,7 @@ impl Engine {
         let catalog = self.catalog.clone();
         let backfiller = self.backfiller.clone();
         let purger = self.purger.clone();
+        let counters = self.counters.clone();
         let (record, changing_index) = self
             .writer
             .submit(true, move |w| {
@@ -127,6 +128,8 @@ impl Engine {
                     )));
                 }
                 catalog.stage(w, next.clone())?;
+                let (counters, table) = (counters.clone(), next.clone());
+                w.after_commit(move || crate::tables::insights::follow_record(&counters, &table));
                 Ok((next, changing_index))
             })
             .await?;
@@ -175,6 +178,9 @@ pub(super) fn apply_gsi_plan(
                 return;
             };
             let index = next.indexes.remove(position);
+            // Its Contributor Insights go with it (the engine drops what it recorded).
+            next.insights
+                .retain(|r| r.index.as_deref() != Some(index.name.as_str()));
             w.delete(Space::Meta, keys::index_stats_key(next.id, index.number));
             w.put(
                 Space::Meta,

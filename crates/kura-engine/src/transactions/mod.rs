@@ -327,7 +327,9 @@ impl Engine {
                 }
                 let planned = check_actions(w, &catalog, &plan.actions)?;
                 let (units, metrics) = apply_actions(w, planned, plan.asked_metrics)?;
-                counters.consume_all(&units, true);
+                // Counted once the transaction is durable.
+                let counted = units.clone();
+                w.after_commit(move || counters.consume_all(&counted, true));
                 let answer = TransactWriteItemsOutput {
                     consumed_capacity: ConsumedCapacity::per_table(plan.mode, units, true),
                     item_collection_metrics: plan.asked_metrics.then_some(metrics),

@@ -19,8 +19,10 @@ use kura_model::{AttributeValue, Item};
 
 use rules::{RULES, Rule, Severity};
 
-/// Items sampled per table.
+/// Items sampled per table, and at most this many bytes of them (1,000 items of 400 KB
+/// would otherwise be held at once).
 const SAMPLE: usize = 1000;
+const SAMPLE_BYTES: usize = 16 << 20;
 /// A table larger than this does not fit one Scan page ("small" tables may be scanned).
 const SCAN_PAGE_BYTES: u64 = 1 << 20;
 
@@ -59,7 +61,9 @@ pub fn advise(engine: &Engine) -> Advice {
     let mut zones = BTreeSet::new();
     for table in &tables {
         let size = sizes.iter().find(|s| s.table == table.name);
-        let sample = engine.sample_items(table, SAMPLE).unwrap_or_default();
+        let sample = engine
+            .sample_items(table, SAMPLE, SAMPLE_BYTES)
+            .unwrap_or_default();
         let counters = engine.counters().existing(&table.name);
         let traffic = counters
             .as_ref()
@@ -132,6 +136,7 @@ impl Check<'_> {
             fix,
         }) = rules::rule(id).copied()
         else {
+            debug_assert!(false, "advisor rule {id} is not in rules::RULES");
             return;
         };
         self.findings.push(Finding {

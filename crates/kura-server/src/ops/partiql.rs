@@ -12,7 +12,11 @@ use crate::error::ApiError;
 pub async fn execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: ExecuteStatementInput = call.input()?;
     authz::authorize(&call, |s| checks::execute_statement(s, &input))?;
-    json(&call.engine.execute_statement(input).await?)
+    let output = call.engine.execute_statement(input).await?;
+    // ReturnedItemCount; the statement's table is inside the PartiQL, so the series has
+    // no table label.
+    call.observation.returned_items(output.items.len());
+    json(&output)
 }
 
 pub async fn batch_execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
