@@ -200,13 +200,22 @@ def test_contributor_insights_operations(server, aws_env):
         user = "hot-user" if i % 4 == 0 else f"user-{i}"
         ddb.put_item(TableName="orders", Item={
             "user_id": {"S": user}, "order_id": {"S": f"o{i}"}, "shop_id": {"S": "s1"}})
+    # Transactions count too: one put and one check of the hot key.
+    ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": "orders", "Item": {
+            "user_id": {"S": "hot-user"}, "order_id": {"S": "t1"}, "shop_id": {"S": "s1"}}}},
+        {"ConditionCheck": {"TableName": "orders",
+                            "Key": {"user_id": {"S": "hot-user"}, "order_id": {"S": "o0"}},
+                            "ConditionExpression": "attribute_exists(user_id)"}}])
+    ddb.transact_get_items(TransactItems=[{"Get": {"TableName": "orders", "Key": {
+        "user_id": {"S": "hot-user"}, "order_id": {"S": "t1"}}}}])
     report = subprocess.run([str(KURA), "insights", "orders", "--endpoint", server, "--json",
                              "--minutes", "5", "--top", "3"],
                             capture_output=True, text=True, timeout=60)
     assert report.returncode == 0, report.stderr
     top = json.loads(report.stdout)["mostAccessedPartitionKeys"]
-    assert top["events"] == 300
-    assert top["keys"][0] == {"key": "hot-user", "count": 75}
+    assert top["events"] == 303
+    assert top["keys"][0] == {"key": "hot-user", "count": 78}
     printed = subprocess.run([str(KURA), "insights", "orders", "--endpoint", server],
                              capture_output=True, text=True, timeout=60)
     assert "hot-user" in printed.stdout and "Most accessed partition keys" in printed.stdout

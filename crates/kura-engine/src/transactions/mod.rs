@@ -318,7 +318,25 @@ impl Engine {
     async fn run_transaction(&self, plan: TransactionPlan) -> Result<TransactWriteItemsOutput> {
         let catalog = self.catalog.clone();
         let counters = self.counters.clone();
-        self.writer
+        // Keys for Contributor Insights, on tables that have it on.
+        let noted: Vec<_> = plan
+            .actions
+            .iter()
+            .filter_map(|a| {
+                let table = self.counters.existing(&a.table.name)?;
+                let schema = &a.table.key_schema;
+                let names = (
+                    schema.hash.name.clone(),
+                    schema.range.as_ref().map(|r| r.name.clone()),
+                );
+                table
+                    .insights
+                    .active()
+                    .then(|| (table, names, a.key_item.clone()))
+            })
+            .collect();
+        let answer = self
+            .writer
             .submit(false, move |w| {
                 if let Some((token, fingerprint)) = &plan.token
                     && let Earlier::Answered(answer) = tokens::earlier(w, token, *fingerprint)?
@@ -339,7 +357,12 @@ impl Engine {
                 }
                 Ok(answer)
             })
-            .await
+            .await?;
+        let now = self.clock.now_ms();
+        for (table, (hash, range), key) in noted {
+            crate::counters::note_item(&table, None, (&hash, range.as_deref()), &key, now);
+        }
+        Ok(answer)
     }
 
     pub fn transact_get_items(
@@ -382,6 +405,7 @@ impl Engine {
         }
         c.finish()?;
         let mut gets: Vec<(Arc<TableRecord>, Vec<u8>, Option<Projection>)> = Vec::new();
+        let mut noted = Vec::new();
         // A Key that does not match the schema cancels the transaction (AWS 2026,
         // paritysuite/dynamodb-conformance `transactGetItems.test.ts`: `Key: {}` answers
         // TransactionCanceledException [ValidationError]), as in TransactWriteItems.
@@ -411,11 +435,20 @@ impl Engine {
             {
                 return Err(EngineError::validation(messages::TRANSACTION_SAME_ITEM));
             }
+            if let Some(counters) = self.counters.existing(&table.name)
+                && counters.insights.active()
+            {
+                noted.push((counters, key));
+            }
             gets.push((table, storage_key, projection));
             reasons.push(CancellationReason::none());
         }
         if cancelled {
             return Err(EngineError::TransactionCanceled { reasons });
+        }
+        let now = self.clock.now_ms();
+        for (counters, key) in noted {
+            crate::counters::note_key(&counters, None, &key, now);
         }
         let snapshot = self.store.snapshot()?;
         let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
