@@ -1,0 +1,10 @@
+//! The crate's one error type.
+
+/// Why a trigger's definition cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TriggerError {
+    /// A FilterCriteria pattern that Lambda would refuse (InvalidParameterValueException on
+    /// CreateEventSourceMapping); the text says what is wrong and where.
+    #[error("invalid filter pattern: {0}")]
+    InvalidPattern(String),
+}
