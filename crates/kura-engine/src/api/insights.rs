@@ -12,16 +12,8 @@ pub struct UpdateContributorInsightsInput {
     pub contributor_insights_mode: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct UpdateContributorInsightsOutput {
-    pub table_name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index_name: Option<String>,
-    pub contributor_insights_status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub contributor_insights_mode: Option<&'static str>,
-}
+/// UpdateContributorInsights answers the same four members as a list entry.
+pub type UpdateContributorInsightsOutput = ContributorInsightsSummary;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]

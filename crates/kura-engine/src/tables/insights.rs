@@ -98,7 +98,7 @@ impl Engine {
                 Ok(())
             })
             .await?;
-        Ok(UpdateContributorInsightsOutput {
+        Ok(ContributorInsightsSummary {
             table_name: table.name.clone(),
             index_name: index,
             contributor_insights_status: if enable { "ENABLING" } else { "DISABLING" },
