@@ -7,4 +7,8 @@ pub enum TriggerError {
     /// CreateEventSourceMapping); the text says what is wrong and where.
     #[error("invalid filter pattern: {0}")]
     InvalidPattern(String),
+    /// A trigger definition Lambda's CreateEventSourceMapping would refuse, or a triggers
+    /// file that cannot be read as one.
+    #[error("invalid trigger: {0}")]
+    InvalidConfig(String),
 }
