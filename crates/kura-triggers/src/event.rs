@@ -143,7 +143,10 @@ mod tests {
             shaped["userIdentity"],
             json!({"principalId": "dynamodb.amazonaws.com", "type": "Service"})
         );
-        assert_eq!(lambda_event(std::slice::from_ref(&shaped))["Records"][0], shaped);
+        assert_eq!(
+            lambda_event(std::slice::from_ref(&shaped))["Records"][0],
+            shaped
+        );
     }
 
     #[test]
