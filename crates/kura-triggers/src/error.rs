@@ -11,4 +11,11 @@ pub enum TriggerError {
     /// file that cannot be read as one.
     #[error("invalid trigger: {0}")]
     InvalidConfig(String),
+    /// The function ran and failed: an HTTP status other than 2xx, Lambda's
+    /// `X-Amz-Function-Error` header, or a command's non-zero exit.
+    #[error("the function failed: {0}")]
+    FunctionFailed(String),
+    /// The function could not be reached or did not answer in time.
+    #[error("the function could not be invoked: {0}")]
+    Unreachable(String),
 }
