@@ -292,5 +292,38 @@ fn metrics(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, keys, items, expressions, auth, authz, metrics);
+/// What Contributor Insights adds to a request on a table that has it enabled: one item's
+/// key recorded in the current minute's summaries (the common case: a key already counted).
+fn insights(c: &mut Criterion) {
+    use kura_engine::counters::insights::{EventKey, Insights, Mode};
+    let insights = Insights::default();
+    insights.enable(None, Mode::AccessedAndThrottledKeys);
+    let now = 1_795_698_680_000;
+    let keys: Vec<String> = (0..50).map(|i| format!("user-{i}")).collect();
+    let mut i = 0;
+    c.bench_function(
+        "metrics/contributor insights, one access (table enabled)",
+        |b| {
+            b.iter(|| {
+                i = (i + 1) % keys.len();
+                let key = EventKey {
+                    partition: &keys[i],
+                    sort: Some("order-7"),
+                };
+                insights.accessed(None, black_box(&key), now);
+            })
+        },
+    );
+}
+
+criterion_group!(
+    benches,
+    keys,
+    items,
+    expressions,
+    auth,
+    authz,
+    metrics,
+    insights
+);
 criterion_main!(benches);

@@ -267,3 +267,53 @@ def test_deleted_tables_and_indexes_leave_the_figures(server):
     assert value(text, "kura_consumed_write_capacity_units_total", table_name="orders") is None
     assert value(text, "kura_successful_request_latency_seconds_count",
                  table_name="orders", operation="PutItem") is None
+
+
+def test_contributor_insights_refusals(server):
+    ddb = client(server)
+    create(ddb, "orders", gsi=True)
+    for call, args, code in [
+        (ddb.describe_contributor_insights, dict(TableName="missing"),
+         "ResourceNotFoundException"),
+        (ddb.describe_contributor_insights, dict(TableName="orders", IndexName="nope"),
+         "ResourceNotFoundException"),
+        (ddb.list_contributor_insights, dict(TableName="missing"), "ResourceNotFoundException"),
+        (ddb.list_contributor_insights, dict(NextToken="not-a-token"), "ValidationException"),
+    ]:
+        with pytest.raises(ClientError) as refused:
+            call(**args)
+        assert refused.value.response["Error"]["Code"] == code, args
+
+
+def test_kura_insights_endpoint_refusals(server):
+    ddb = client(server)
+    create(ddb, "orders", gsi=True)
+    for path, status in [
+        ("/kura/insights/missing", 404),
+        ("/kura/insights/orders?index=nope", 404),
+        ("/kura/insights/orders?minutes=soon", 400),
+        ("/kura/insights/orders", 409),
+    ]:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(server + path)
+        assert refused.value.code == status, path
+        assert json.load(refused.value)["message"]
+    # The command line says what went wrong and fails.
+    missing = subprocess.run([str(KURA), "insights", "missing", "--endpoint", server],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode != 0 and "no table missing" in missing.stderr
+
+
+def test_kura_endpoints_refuse_unsigned_reads_under_auth(tmp_path):
+    creds = tmp_path / "credentials.json"
+    creds.write_text(json.dumps({"Credentials": [
+        {"AccessKeyId": "AKIDALICE", "SecretAccessKey": "alice-secret", "User": "alice",
+         "Account": "123456789012"}]}))
+    with kura_server(["--in-memory", "--auth", str(creds)], tmp_path) as endpoint:
+        for path in ["/kura/advise", "/kura/insights/orders"]:
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(endpoint + path)
+            assert refused.value.code == 403, path
+        advise = subprocess.run([str(KURA), "advise", "--endpoint", endpoint],
+                                capture_output=True, text=True, timeout=60)
+        assert advise.returncode != 0 and "403" in advise.stderr

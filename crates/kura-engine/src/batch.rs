@@ -382,37 +382,32 @@ impl Engine {
                 lookups.push((key, storage_key));
             }
             let consistent = request.consistent_read.unwrap_or(false);
-            let table_keys = (
-                table.key_schema.hash.name.clone(),
-                table.key_schema.range.as_ref().map(|r| r.name.clone()),
-            );
-            plans.push((
-                table_name, projection, lookups, consistent, echo, table_keys,
-            ));
+            plans.push((table, projection, lookups, consistent, echo));
         }
         let snapshot = self.store.snapshot()?;
         let mut out = BatchGetItemOutput::default();
         let mut units: BTreeMap<String, Consumed> = BTreeMap::new();
         let mut response_bytes = 0usize;
-        for (table_name, projection, lookups, consistent, echo, table_keys) in plans {
+        for (table, projection, lookups, consistent, echo) in plans {
+            let table_name = table.name.clone();
             let found = out.responses.entry(table_name.clone()).or_default();
             let mut unprocessed = Vec::new();
             let counters = self.counters.table(&table_name);
             let traffic = &counters.traffic;
             let now = self.clock.now_ms();
-            let insights = counters.insights.active().then_some(&table_keys);
-            let record = self.table_for_items(&table_name).ok();
+            let schema = &table.key_schema;
+            let insights = counters.insights.active().then(|| {
+                let range = schema.range.as_ref().map(|r| r.name.as_str());
+                (schema.hash.name.as_str(), range)
+            });
             let mut unprocessed_keys = Vec::new();
             traffic.read(consistent);
             for (key, storage_key) in lookups {
                 traffic.batch_key(&storage_key);
-                if let Some(record) = &record {
-                    counters.key_read(&storage_key, now, &|tag| {
-                        crate::items::gsi_of_tag(record, tag)
-                    });
-                }
+                counters.key_read(&storage_key, now, &|tag| {
+                    crate::items::gsi_of_tag(&table, tag)
+                });
                 if let Some(names) = insights {
-                    let names = (names.0.as_str(), names.1.as_deref());
                     crate::counters::note_item(&counters, None, names, &key, now);
                 }
                 if response_bytes >= MAX_GET_RESPONSE_BYTES {

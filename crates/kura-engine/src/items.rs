@@ -205,11 +205,9 @@ impl Engine {
         let stats = self.counters.table(table);
         stats.consume(consumed, written_size.is_some());
         if let Some(size) = written_size {
-            stats.traffic.written(size, || {
-                let sort = key.range.as_ref().map(crate::counters::key_text);
-                let partition = crate::counters::key_text(&key.hash);
-                sort.map_or_else(|| partition.clone(), |s| format!("{partition} | {s}"))
-            });
+            stats
+                .traffic
+                .written(size, || crate::counters::key_label(key));
         }
         if stats.insights.active() {
             crate::counters::note_key(&stats, None, key, self.clock.now_ms());

@@ -23,28 +23,10 @@ fn params(uri: &Uri) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// Form decoding: `+` is a space, then SigV4's percent-decoding (a `%` not followed by two
+/// hex digits stays as it is).
 fn decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = |b: u8| (b as char).to_digit(16);
-                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    (Some(high), Some(low)) => {
-                        out.push((high * 16 + low) as u8);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8_lossy(&kura_auth::sigv4::uri_decode(&text.replace('+', " "))).into_owned()
 }
 
 fn json_response<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
@@ -101,7 +83,7 @@ pub(crate) async fn insights(
     };
     let index = params.get("index").map(String::as_str);
     let engine = &shared.engine;
-    if engine.key_names(&table).is_none() {
+    if !engine.has_table(&table) {
         return error(StatusCode::NOT_FOUND, &format!("no table {table}"));
     }
     if let Some(index) = index

@@ -74,16 +74,11 @@ pub async fn get_json(endpoint: &str, path: &str) -> Result<Value, String> {
     Ok(value)
 }
 
-/// Percent-encodes a path segment or query value.
-pub fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+/// Percent-encodes a path segment or query value (RFC 3986, as SigV4 does).
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    kura_auth::sigv4::uri_encode(text.as_bytes(), &mut out);
+    out
 }
 
 pub async fn insights(args: InsightsArgs) -> Result<(), String> {

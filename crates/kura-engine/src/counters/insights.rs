@@ -297,7 +297,7 @@ fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// How a partition + sort key pair is shown: both values, as the AWS console's graphs show
 /// them.
-fn item_label(partition: &str, sort: &str) -> String {
+pub(crate) fn item_label(partition: &str, sort: &str) -> String {
     format!("{} | {}", bounded(partition), bounded(sort))
 }
 

@@ -270,6 +270,16 @@ pub fn key_text(value: &AttributeValue) -> String {
     }
 }
 
+/// How a key is shown: its partition key, and `partition | sort` with a sort key (as
+/// Contributor Insights lists items).
+pub fn key_label(key: &PrimaryKey) -> String {
+    let partition = key_text(&key.hash);
+    match &key.range {
+        Some(sort) => insights::item_label(&partition, &key_text(sort)),
+        None => partition,
+    }
+}
+
 /// Records one item's key with the table's (`index` None) or a GSI's Contributor Insights.
 pub fn note_key(stats: &TableCounters, index: Option<&str>, key: &PrimaryKey, now_ms: i64) {
     let partition = key_text(&key.hash);

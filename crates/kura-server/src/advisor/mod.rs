@@ -838,12 +838,10 @@ impl Check<'_> {
     }
 
     fn key_text(&self, item: &Item) -> String {
-        let schema = &self.table.key_schema;
-        std::iter::once(&schema.hash)
-            .chain(schema.range.as_ref())
-            .filter_map(|a| item.get(&a.name).map(kura_engine::counters::key_text))
-            .collect::<Vec<_>>()
-            .join(" | ")
+        self.table.key_schema.key_of_item(item).map_or_else(
+            |_| "?".to_owned(),
+            |key| kura_engine::counters::key_label(&key),
+        )
     }
 }
 
