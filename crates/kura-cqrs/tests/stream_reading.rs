@@ -18,6 +18,7 @@ use kura_cqrs::{
     CommandInput, CommandService, Invoker, Projector, ProjectorOptions, TableNames, ensure_tables,
 };
 use kura_engine::clock::ManualClock;
+use kura_engine::streams::ShardShape;
 use kura_engine::writer::WriteLimits;
 use kura_engine::{Engine, EngineOptions};
 use serde_json::json;
@@ -127,7 +128,10 @@ fn manual_engine() -> (Arc<Engine>, Arc<ManualClock>) {
     let engine = Engine::in_memory_with_options(EngineOptions {
         clock: clock.clone(),
         limits: WriteLimits {
-            max_shard_age_ms: 60_000,
+            shards: ShardShape {
+                max_age_ms: 60_000,
+                ..ShardShape::default()
+            },
             ..WriteLimits::default()
         },
         ..EngineOptions::default()

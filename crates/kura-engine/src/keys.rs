@@ -18,7 +18,8 @@
 //!   `slabel/` ‖ table name → creation time of that name's last stream;
 //!   `txtok/` ‖ ClientRequestToken → the transaction's fingerprint, time and answer;
 //!   `txexp/` ‖ time (ms, i64 BE) ‖ token → empty, so expired tokens are found in order.
-//! - `Streams`: stream id (u64 BE) ‖ sequence number (u64 BE) → stream record.
+//! - `Streams`: stream id (u64 BE) ‖ shard number (u32 BE) ‖ sequence number (u64 BE) →
+//!   stream record; streams enabled before shards existed have no shard number.
 //! - `Ttl`: table id (u64 BE) ‖ expiry, epoch seconds (u64 BE) ‖ `Items` key → empty.
 
 use kura_model::{ModelError, PrimaryKey};
@@ -177,9 +178,25 @@ pub fn stream_record_key(stream_id: u64, seq: u64) -> Vec<u8> {
     [stream_id.to_be_bytes(), seq.to_be_bytes()].concat()
 }
 
-/// The sequence number of a `Streams` key.
+/// The `Streams` key of one record of a sharded stream.
+pub fn shard_record_key(stream_id: u64, shard: u32, seq: u64) -> Vec<u8> {
+    [
+        &stream_id.to_be_bytes()[..],
+        &shard.to_be_bytes(),
+        &seq.to_be_bytes(),
+    ]
+    .concat()
+}
+
+/// The prefix of every record of one shard of a sharded stream.
+pub fn shard_record_prefix(stream_id: u64, shard: u32) -> Vec<u8> {
+    [&stream_id.to_be_bytes()[..], &shard.to_be_bytes()].concat()
+}
+
+/// The sequence number of a `Streams` key (its last eight bytes, in either layout).
 pub fn seq_of_record_key(key: &[u8]) -> Option<u64> {
-    Some(u64::from_be_bytes(key.get(8..16)?.try_into().ok()?))
+    let start = key.len().checked_sub(8).filter(|&s| s >= 8)?;
+    Some(u64::from_be_bytes(key.get(start..)?.try_into().ok()?))
 }
 
 /// The `Ttl` key of an item that expires at `expiry_s`.

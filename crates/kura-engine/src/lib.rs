@@ -50,7 +50,7 @@ mod partiql;
 mod purge;
 mod query_scan;
 pub mod storage;
-mod streams;
+pub mod streams;
 mod sweeper;
 mod tables;
 mod transactions;

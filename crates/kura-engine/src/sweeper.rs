@@ -360,49 +360,70 @@ fn trim_streams(shared: &Shared) -> Result<()> {
     Ok(())
 }
 
-/// Trims one stream's records created before `cutoff`, a chunk per writer job, until none
-/// is left; forgets the stream once it is empty and was disabled before `cutoff`.
+/// Trims one stream's records created before `cutoff`, shard by shard, a chunk per writer
+/// job, until none is left. A closed shard with nothing left is forgotten; a disabled
+/// stream is forgotten once it has no shard left and was disabled before `cutoff`.
 fn trim_stream(shared: &Shared, id: u64, cutoff: i64) -> Result<()> {
+    let budget = CHUNK * 4;
     loop {
         let snapshot = shared.store.snapshot()?;
         let Some(bytes) = snapshot.get(Space::Meta, &keys::stream_meta_key(id))? else {
             return Ok(());
         };
         let meta = StreamMeta::decode(&bytes)?;
-        let range = KeyRange {
-            start: Bound::Included(keys::stream_record_key(id, meta.trim_seq)),
-            end: KeyRange::prefix(&id.to_be_bytes()).end,
-        };
-        let mut old: Vec<(Vec<u8>, u64)> = Vec::new();
-        for row in snapshot.range(Space::Streams, range, Direction::Forward) {
-            let (key, value) = row?;
-            let expired = StoredRecord::created_ms_of(&value).is_some_and(|t| t < cutoff);
-            let Some(seq) = keys::seq_of_record_key(&key).filter(|_| expired) else {
-                break;
-            };
-            old.push((key, seq));
-            if old.len() >= CHUNK * 4 {
-                break;
+        // (shard number, record key, sequence number) of each expired record.
+        let mut old: Vec<(u32, Vec<u8>, u64)> = Vec::new();
+        let mut emptied: Vec<u32> = Vec::new();
+        'shards: for shard in meta.live_shards() {
+            let mut left = false;
+            let mut deleted = false;
+            let range = meta.shard_records(shard, shard.trim_seq);
+            if !range.is_empty() {
+                for row in snapshot.range(Space::Streams, range, Direction::Forward) {
+                    let (key, value) = row?;
+                    let expired = StoredRecord::created_ms_of(&value).is_some_and(|t| t < cutoff);
+                    let Some(seq) = keys::seq_of_record_key(&key).filter(|_| expired) else {
+                        left = true;
+                        break;
+                    };
+                    old.push((shard.number, key, seq));
+                    deleted = true;
+                    if old.len() >= budget {
+                        break 'shards;
+                    }
+                }
+            }
+            // Records once held and all expired, or none held since before the cutoff.
+            let had_records = deleted || shard.trim_seq > shard.first_seq;
+            if !left && !shard.is_open() && (had_records || shard.created_ms < cutoff) {
+                emptied.push(shard.number);
             }
         }
         drop(snapshot);
         let retired = meta.disabled_ms.is_some_and(|d| d < cutoff);
-        if old.is_empty() && !retired {
+        if old.is_empty() && emptied.is_empty() && !retired {
             return Ok(());
         }
-        let more = old.len() >= CHUNK * 4;
+        let more = old.len() >= budget;
         shared.writer.submit_blocking(false, move |w| {
             let key = keys::stream_meta_key(id);
             let Some(bytes) = w.get(Space::Meta, &key)? else {
                 return Ok(());
             };
             let mut meta = StreamMeta::decode(&bytes)?;
-            for (record, seq) in &old {
+            for (number, record, seq) in &old {
                 w.delete(Space::Streams, record.clone());
-                meta.trim_seq = meta.trim_seq.max(seq + 1);
+                if let Some(shard) = meta.shards.iter_mut().find(|s| s.number == *number) {
+                    shard.trim_seq = shard.trim_seq.max(seq + 1);
+                }
+            }
+            for shard in meta.shards.iter_mut() {
+                if emptied.contains(&shard.number) {
+                    shard.trim_seq = u64::MAX;
+                }
             }
             meta.forget_trimmed_shards();
-            if retired && meta.trim_seq >= meta.next_seq {
+            if retired && meta.live_shards().next().is_none() {
                 w.delete(Space::Meta, key);
             } else {
                 w.put(Space::Meta, key, meta.encode()?);

@@ -49,15 +49,15 @@ pub struct WriteLimits {
     /// Bytes of one item collection (a partition key's items and LSI entries) on a table
     /// with local secondary indexes.
     pub max_item_collection_bytes: u64,
-    /// Age after which a stream's open shard is closed and a child shard opened.
-    pub max_shard_age_ms: i64,
+    /// How streams are sharded: open shards, splits and rollover.
+    pub shards: crate::streams::meta::ShardShape,
 }
 
 impl Default for WriteLimits {
     fn default() -> Self {
         WriteLimits {
             max_item_collection_bytes: kura_model::limits::MAX_ITEM_COLLECTION_BYTES,
-            max_shard_age_ms: kura_model::limits::STREAM_SHARD_AGE_MS,
+            shards: crate::streams::meta::ShardShape::default(),
         }
     }
 }

@@ -1,12 +1,14 @@
 //! Streams and TTL on an engine whose clock the test moves: records per change in order,
 //! shard rollover with lineage, iterator expiry, 24-hour trimming, disable and re-enable;
-//! TTL expiry through the TTL index with its stream records and index updates.
+//! several open shards by key hash, splits with exact lineage, per-shard trimming; TTL
+//! expiry through the TTL index with its stream records and index updates.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kura_engine::clock::ManualClock;
 use kura_engine::storage::MemoryStore;
+use kura_engine::streams::ShardShape;
 use kura_engine::writer::WriteLimits;
 use kura_engine::{Engine, EngineError, EngineOptions, RequestContext};
 use serde_json::{Value, json};
@@ -18,10 +20,22 @@ fn input<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("request shape")
 }
 
+/// An engine whose streams open one shard, so that the chain tests follow one chain.
 fn engine(clock: Arc<ManualClock>) -> Arc<Engine> {
+    engine_with(
+        clock,
+        ShardShape {
+            initial: 1,
+            max_age_ms: SHARD_AGE_MS,
+            ..ShardShape::default()
+        },
+    )
+}
+
+fn engine_with(clock: Arc<ManualClock>, shards: ShardShape) -> Arc<Engine> {
     let options = EngineOptions {
         limits: WriteLimits {
-            max_shard_age_ms: SHARD_AGE_MS,
+            shards,
             ..WriteLimits::default()
         },
         clock,
@@ -136,6 +150,151 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// Every shard's records, shards in DescribeStream's order (parents before children), with
+/// the shard each came from.
+fn records_by_shard(engine: &Engine, arn: &str) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for shard in shards(engine, arn) {
+        let id = shard["ShardId"].as_str().expect("id").to_owned();
+        let mut it = Some(iterator(engine, arn, &id, "TRIM_HORIZON", None).expect("iterator"));
+        while let Some(current) = it.take() {
+            let (got, next) = records(engine, &current).expect("records");
+            let empty = got.is_empty();
+            out.extend(got.into_iter().map(|r| (id.clone(), r)));
+            if !empty {
+                it = next;
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_of_one_item_stay_in_one_shard_in_order_across_splits() {
+    let clock = Arc::new(ManualClock::new(START_MS));
+    let engine = engine_with(
+        clock.clone(),
+        ShardShape {
+            initial: 4,
+            split_after_records: 40,
+            max_open: 8,
+            max_age_ms: SHARD_AGE_MS,
+        },
+    );
+    let spec =
+        json!({"StreamSpecification": {"StreamEnabled": true, "StreamViewType": "NEW_IMAGE"}});
+    create(&engine, spec).await;
+    let arn = stream_arn(&engine);
+    let first = shards(&engine, &arn);
+    assert_eq!(first.len(), 4, "a new stream has four open shards");
+    assert!(first.iter().all(|s| s.get("ParentShardId").is_none()));
+
+    // 60 items written 5 times each, round-robin: 300 records, enough to split.
+    for version in 1..=5 {
+        for key in 0..60 {
+            put(
+                &engine,
+                json!({"pk": {"S": format!("item-{key}")}, "v": {"N": version.to_string()}}),
+            )
+            .await;
+        }
+    }
+    let all = shards(&engine, &arn);
+    let open: Vec<&Value> = all
+        .iter()
+        .filter(|s| {
+            s["SequenceNumberRange"]
+                .get("EndingSequenceNumber")
+                .is_none()
+        })
+        .collect();
+    assert_eq!(open.len(), 8, "splits stop at the open limit: {all:#?}");
+    // Lineage: every parent is listed before its children; a split parent has two.
+    let mut split_parents = 0;
+    for (i, shard) in all.iter().enumerate() {
+        let Some(parent) = shard.get("ParentShardId") else {
+            continue;
+        };
+        assert!(all[..i].iter().any(|s| &s["ShardId"] == parent));
+        let siblings = all
+            .iter()
+            .filter(|s| s.get("ParentShardId") == Some(parent))
+            .count();
+        assert!(siblings == 1 || siblings == 2, "{siblings} children");
+        if siblings == 2 {
+            split_parents += 1;
+        }
+    }
+    assert!(split_parents >= 4, "the four first shards split: {all:#?}");
+
+    // Each item's records: one shard at a time, versions 1..=5 in order.
+    let read = records_by_shard(&engine, &arn);
+    assert_eq!(read.len(), 300);
+    let mut per_item: std::collections::BTreeMap<String, Vec<(String, i64)>> = Default::default();
+    for (shard, record) in &read {
+        let key = record["dynamodb"]["Keys"]["pk"]["S"]
+            .as_str()
+            .expect("pk")
+            .to_owned();
+        let v = record["dynamodb"]["NewImage"]["v"]["N"]
+            .as_str()
+            .expect("v");
+        per_item
+            .entry(key)
+            .or_default()
+            .push((shard.clone(), v.parse().expect("number")));
+    }
+    assert_eq!(per_item.len(), 60);
+    let mut shards_used = std::collections::BTreeSet::new();
+    for (key, seen) in &per_item {
+        let versions: Vec<i64> = seen.iter().map(|(_, v)| *v).collect();
+        assert_eq!(versions, [1, 2, 3, 4, 5], "{key}");
+        // Shards an item's records went to: a chain of one lineage (parent, then child).
+        for pair in seen.windows(2) {
+            if pair[0].0 != pair[1].0 {
+                let child = all
+                    .iter()
+                    .find(|s| s["ShardId"] == json!(pair[1].0))
+                    .expect("child");
+                assert_eq!(
+                    child["ParentShardId"],
+                    json!(pair[0].0),
+                    "{key} skipped a generation"
+                );
+            }
+        }
+        shards_used.insert(seen[0].0.clone());
+    }
+    assert_eq!(
+        shards_used.len(),
+        4,
+        "items spread over the four first shards"
+    );
+    // Sequence numbers grow within every shard.
+    for shard in &all {
+        let id = shard["ShardId"].as_str().expect("id");
+        let seqs: Vec<u128> = read
+            .iter()
+            .filter(|(s, _)| s == id)
+            .map(|(_, r)| {
+                r["dynamodb"]["SequenceNumber"]
+                    .as_str()
+                    .expect("seq")
+                    .parse()
+                    .expect("n")
+            })
+            .collect();
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{id}: {seqs:?}");
+    }
+
+    // After 24 hours the closed shards are gone and the open ones are empty.
+    clock.advance_ms(24 * 3600 * 1000 + 1);
+    wait_until("the trim", || shards(&engine, &arn).len() == 8);
+    assert!(records_by_shard(&engine, &arn).is_empty());
+    put(&engine, json!({"pk": {"S": "item-0"}})).await;
+    assert_eq!(records_by_shard(&engine, &arn).len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,5 +1,6 @@
-//! Kura's own read-only endpoints beside the DynamoDB API, under `/kura/` (a path the
-//! DynamoDB protocol never uses): Contributor Insights reports and the design advisor.
+//! Kura's own endpoints beside the DynamoDB API, under `/kura/` (a path the DynamoDB
+//! protocol never uses): Contributor Insights reports, the design advisor, and the stream
+//! triggers (listed, created and deleted at run time).
 //! They carry no signature, and key values are data: with `--auth` on they answer 403
 //! (the DynamoDB API's DescribeContributorInsights still works, signed).
 
@@ -123,6 +124,96 @@ pub(crate) async fn advise(State(shared): State<Shared>) -> Response {
     match tokio::task::spawn_blocking(move || crate::advisor::advise(&engine)).await {
         Ok(advice) => json_response(StatusCode::OK, &advice),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
+
+/// The server's triggers, or the answer when it runs none (no `--triggers`, no `kura dev`).
+#[allow(clippy::result_large_err)] // the error is the response itself, returned at once
+fn triggers(shared: &Shared) -> Result<&std::sync::Arc<kura_triggers::Triggers>, Response> {
+    if let Some(refused) = refuse_when_signed(shared) {
+        return Err(refused);
+    }
+    shared.triggers.as_ref().ok_or_else(|| {
+        error(
+            StatusCode::NOT_FOUND,
+            "this server runs no triggers (start it with kura serve --triggers FILE, or kura dev)",
+        )
+    })
+}
+
+fn trigger_error(e: &kura_triggers::TriggerError) -> Response {
+    use kura_triggers::TriggerError as E;
+    let status = match e {
+        E::NotFound(_) => StatusCode::NOT_FOUND,
+        E::Exists(_) => StatusCode::CONFLICT,
+        E::InvalidConfig(_) | E::InvalidPattern(_) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    error(status, &e.to_string())
+}
+
+/// `GET /kura/triggers`: every trigger with its settings, shard positions and figures.
+pub(crate) async fn list_triggers(State(shared): State<Shared>) -> Response {
+    match triggers(&shared) {
+        Ok(t) => json_response(StatusCode::OK, &serde_json::json!({ "Triggers": t.list() })),
+        Err(answer) => answer,
+    }
+}
+
+/// `GET /kura/triggers/{name}`.
+pub(crate) async fn describe_trigger(
+    State(shared): State<Shared>,
+    Path(name): Path<String>,
+) -> Response {
+    match triggers(&shared) {
+        Ok(t) => match t.status(&name) {
+            Some(status) => json_response(StatusCode::OK, &status),
+            None => error(
+                StatusCode::NOT_FOUND,
+                &format!("no trigger is named {name}"),
+            ),
+        },
+        Err(answer) => answer,
+    }
+}
+
+/// `POST /kura/triggers` with one trigger as the triggers file writes it: started at once,
+/// its definition kept with its checkpoints so that it survives restarts.
+pub(crate) async fn create_trigger(
+    State(shared): State<Shared>,
+    body: axum::body::Bytes,
+) -> Response {
+    let t = match triggers(&shared) {
+        Ok(t) => t,
+        Err(answer) => return answer,
+    };
+    let definition: serde_json::Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                &format!("the body is not JSON: {e}"),
+            );
+        }
+    };
+    match t.create(definition) {
+        Ok(status) => json_response(StatusCode::CREATED, &status),
+        Err(e) => trigger_error(&e),
+    }
+}
+
+/// `DELETE /kura/triggers/{name}`: stops the trigger and forgets its checkpoints.
+pub(crate) async fn delete_trigger(
+    State(shared): State<Shared>,
+    Path(name): Path<String>,
+) -> Response {
+    let t = match triggers(&shared) {
+        Ok(t) => t.clone(),
+        Err(answer) => return answer,
+    };
+    match t.delete(&name).await {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => trigger_error(&e),
     }
 }
 

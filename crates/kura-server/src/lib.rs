@@ -46,6 +46,7 @@ pub(crate) struct Shared {
     auth: Option<Arc<Authenticator>>,
     audit: Option<Arc<audit::AuditLog>>,
     metrics: Arc<metrics::Metrics>,
+    triggers: Option<Arc<kura_triggers::Triggers>>,
 }
 
 /// What `kura serve` turns on beyond the open default.
@@ -59,6 +60,8 @@ pub struct ServerOptions {
     pub tls: Option<TlsConfig>,
     /// Record per-request metrics and serve `GET /metrics` (on by default).
     pub metrics: bool,
+    /// The server's stream triggers, served under `/kura/triggers` and in `/metrics`.
+    pub triggers: Option<Arc<kura_triggers::Triggers>>,
 }
 
 impl Default for ServerOptions {
@@ -68,6 +71,7 @@ impl Default for ServerOptions {
             audit: None,
             tls: None,
             metrics: true,
+            triggers: None,
         }
     }
 }
@@ -98,18 +102,31 @@ pub fn router_with_auth(engine: Arc<Engine>, auth: Option<Arc<Authenticator>>) -
 
 /// [`router`] with authentication and auditing as `options` say.
 pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
-    let metrics = Arc::new(metrics::Metrics::new(engine.clone(), options.metrics));
+    let metrics = Arc::new(metrics::Metrics::new(
+        engine.clone(),
+        options.metrics,
+        options.triggers.clone(),
+    ));
     Router::new()
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
         .route("/metrics", get(serve_metrics))
         .route("/kura/insights/{table}", get(kura_api::insights))
         .route("/kura/advise", get(kura_api::advise))
+        .route(
+            "/kura/triggers",
+            get(kura_api::list_triggers).post(kura_api::create_trigger),
+        )
+        .route(
+            "/kura/triggers/{name}",
+            get(kura_api::describe_trigger).delete(kura_api::delete_trigger),
+        )
         .with_state(Shared {
             engine,
             auth: options.auth,
             audit: options.audit,
             metrics,
+            triggers: options.triggers,
         })
         .layer(cors())
 }
@@ -120,7 +137,7 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
 fn cors() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
         // Mirrored rather than `*`: a wildcard does not cover Authorization.
         .allow_headers(AllowHeaders::mirror_request())
         .expose_headers([

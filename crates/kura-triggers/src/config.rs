@@ -223,6 +223,16 @@ impl TriggerInput {
         if name.is_empty() || table.is_empty() {
             return Err(invalid("Name and Table must not be empty"));
         }
+        // Lambda's function name pattern; the name also names the trigger's state file.
+        if name.len() > 64
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(invalid(format!(
+                "Name {name:?} must be 1 to 64 letters, digits, hyphens and underscores"
+            )));
+        }
         // Between 0 and 60 seconds means "no limit" only as -1; Lambda's floor is 60.
         if let Some(age) = self.maximum_record_age_in_seconds
             && (0..60).contains(&age)

@@ -18,4 +18,19 @@ pub enum TriggerError {
     /// The function could not be reached or did not answer in time.
     #[error("the function could not be invoked: {0}")]
     Unreachable(String),
+    /// The trigger's stream could not be read (the table or its stream is gone, or the
+    /// engine failed).
+    #[error("cannot read the stream: {0}")]
+    Stream(String),
+    /// A trigger's checkpoints could not be read or written.
+    #[error("trigger state: {0}")]
+    State(String),
+    /// A failure destination could not take a record of failed records.
+    #[error("failure destination: {0}")]
+    Destination(String),
+    /// No trigger has this name, or one already has.
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Exists(String),
 }

@@ -55,23 +55,26 @@ async fn filter_patterns_select_engine_records_as_on_aws() {
         .streams[0]
         .stream_arn
         .clone();
-    let shard = engine
+    // Every shard's records, in sequence number order (one item's are in one shard).
+    let mut raw = Vec::new();
+    for shard in engine
         .describe_stream(&ctx, input(json!({"StreamArn": arn})))
         .expect("describe")
         .stream_description
-        .shards[0]
-        .shard_id
-        .clone();
-    let iterator = engine
-        .get_shard_iterator(input(json!({"StreamArn": arn, "ShardId": shard,
-            "ShardIteratorType": "TRIM_HORIZON"})))
-        .expect("iterator")
-        .shard_iterator;
-    let page = engine
-        .get_records(&ctx, input(json!({"ShardIterator": iterator})))
-        .expect("records");
-    let records: Vec<Value> = page
-        .records
+        .shards
+    {
+        let iterator = engine
+            .get_shard_iterator(input(json!({"StreamArn": arn, "ShardId": shard.shard_id,
+                "ShardIteratorType": "TRIM_HORIZON"})))
+            .expect("iterator")
+            .shard_iterator;
+        let page = engine
+            .get_records(&ctx, input(json!({"ShardIterator": iterator})))
+            .expect("records");
+        raw.extend(page.records);
+    }
+    raw.sort_by(|a, b| a.dynamodb.sequence_number.cmp(&b.dynamodb.sequence_number));
+    let records: Vec<Value> = raw
         .iter()
         .map(|r| lambda_record(&serde_json::to_value(r).expect("json"), &arn))
         .collect();

@@ -116,6 +116,16 @@ struct ServeArgs {
     /// about four hours).
     #[arg(long, default_value_t = 14_400.0, env = "KURA_STREAM_SHARD_SECONDS", value_parser = positive_seconds)]
     stream_shard_seconds: f64,
+    /// Open shards of a newly enabled stream (DynamoDB: one per partition; four on a new
+    /// on-demand table).
+    #[arg(long, default_value_t = 4, env = "KURA_STREAM_SHARDS", value_parser = clap::value_parser!(u32).range(1..=64))]
+    stream_shards: u32,
+    /// Records after which a stream shard splits into two children (0: never).
+    #[arg(long, default_value_t = 100_000, env = "KURA_STREAM_SPLIT_RECORDS")]
+    stream_split_records: u64,
+    /// Open shards a stream may reach by splits; a full shard then rolls over instead.
+    #[arg(long, default_value_t = 16, env = "KURA_STREAM_MAX_SHARDS", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    stream_max_shards: u32,
     /// Megabytes of block cache: reads of data not in memory go to disk beyond it.
     #[arg(long, default_value_t = 8, env = "KURA_CACHE_MB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     cache_mb: u64,
@@ -159,6 +169,11 @@ struct ServeArgs {
     /// Record per-request metrics and serve them at GET /metrics (Prometheus text).
     #[arg(long, env = "KURA_METRICS", default_value_t = true, action = clap::ArgAction::Set)]
     metrics: bool,
+    /// Deliver stream records to functions as the triggers in this JSON file say
+    /// (`{"Triggers": [...]}`, docs/triggers.md); checkpoints are kept in
+    /// <data-dir>/triggers.
+    #[arg(long, env = "KURA_TRIGGERS")]
+    triggers: Option<PathBuf>,
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
@@ -217,7 +232,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let options = EngineOptions {
         limits: WriteLimits {
-            max_shard_age_ms: (args.stream_shard_seconds * 1000.0) as i64,
+            shards: kura_engine::streams::ShardShape {
+                initial: args.stream_shards,
+                split_after_records: args.stream_split_records,
+                max_open: args.stream_max_shards.max(args.stream_shards),
+                max_age_ms: (args.stream_shard_seconds * 1000.0) as i64,
+            },
             ..WriteLimits::default()
         },
         sweep_interval: Duration::from_secs_f64(args.ttl_interval),
@@ -300,7 +320,13 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         } else {
             args.data_dir.display().to_string()
         };
-        let shutdown = shutdown_signal();
+        let triggers = start_triggers(&engine, &args)?;
+        let stopping = triggers.clone();
+        let shutdown = async move {
+            shutdown_signal().await;
+            // Triggers stop first: their checkpoints are saved while the engine still runs.
+            stopping.shutdown().await;
+        };
         if let (Some(auth), Some(path)) = (&auth, &args.auth) {
             reload_on_hangup(auth.clone(), path.clone());
         }
@@ -311,6 +337,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             audit,
             tls,
             metrics: args.metrics,
+            triggers: Some(triggers),
         };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await
@@ -318,6 +345,38 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         tracing::info!("kura stopped");
         Ok(())
     })
+}
+
+/// The triggers of `--triggers`, and those created through `/kura/triggers` before a
+/// restart (the endpoint can create more at run time).
+fn start_triggers(
+    engine: &Arc<Engine>,
+    args: &ServeArgs,
+) -> Result<Arc<kura_triggers::Triggers>, String> {
+    let store = if args.in_memory {
+        kura_triggers::StateStore::Memory
+    } else {
+        kura_triggers::StateStore::Dir(args.data_dir.join("triggers"))
+    };
+    let triggers = kura_triggers::Triggers::new(
+        engine.clone(),
+        "us-east-1",
+        store,
+        kura_triggers::RunnerOptions::default(),
+    );
+    if let Some(path) = &args.triggers {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let declared =
+            kura_triggers::parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        for trigger in declared {
+            triggers.add_from_file(trigger).map_err(|e| e.to_string())?;
+        }
+    }
+    let resumed = triggers.resume_saved().map_err(|e| e.to_string())?;
+    let count = triggers.names().len();
+    tracing::info!(triggers = count, resumed, "stream triggers");
+    Ok(triggers)
 }
 
 fn project(args: ProjectArgs) -> Result<(), String> {

@@ -12,6 +12,7 @@ use common::KuraProcess;
 use common::streams::{
     check_exactly_once, create_streamed_table, final_counters, read_all, write_counters,
 };
+use kura_engine::streams::ShardShape;
 use kura_engine::writer::WriteLimits;
 use kura_engine::{Engine, EngineOptions};
 
@@ -19,7 +20,10 @@ use kura_engine::{Engine, EngineOptions};
 async fn exactly_once_in_order_across_shards() {
     let engine = Engine::in_memory_with_options(EngineOptions {
         limits: WriteLimits {
-            max_shard_age_ms: 150,
+            shards: ShardShape {
+                max_age_ms: 150,
+                ..ShardShape::default()
+            },
             ..WriteLimits::default()
         },
         ..EngineOptions::default()

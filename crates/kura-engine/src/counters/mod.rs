@@ -83,7 +83,7 @@ pub struct TableCounters {
     pub ttl_deleted: AtomicU64,
     pub stream_records_read: AtomicU64,
     /// The furthest sequence number GetRecords served on the table's stream, by stream id.
-    stream_positions: Mutex<BTreeMap<u64, u64>>,
+    stream_positions: Mutex<BTreeMap<(u64, u32), u64>>,
     pub traffic: Traffic,
     pub insights: Insights,
     /// Keys lately read from the table, and keys lately returned first by a GSI page.
@@ -159,18 +159,25 @@ impl TableCounters {
         self.traffic.replaced(read_first);
     }
 
-    /// GetRecords served `records` of stream `stream`, up to `next_seq`.
-    pub fn stream_read(&self, stream: u64, records: usize, next_seq: u64) {
+    /// GetRecords served `records` of shard `shard` of stream `stream`, up to `next_seq`.
+    pub fn stream_read(&self, stream: u64, shard: u32, records: usize, next_seq: u64) {
         self.stream_records_read
             .fetch_add(records as u64, Ordering::Relaxed);
         let mut positions = self.stream_positions.lock();
-        let at = positions.entry(stream).or_default();
+        let at = positions.entry((stream, shard)).or_default();
         *at = (*at).max(next_seq);
     }
 
-    /// The first sequence number of `stream` no GetRecords has served yet, once one has.
-    pub fn stream_position(&self, stream: u64) -> Option<u64> {
-        self.stream_positions.lock().get(&stream).copied()
+    /// Forgets the read positions of stream `stream`'s shards not in `live`.
+    pub fn retain_stream_positions(&self, stream: u64, live: &[u32]) {
+        self.stream_positions
+            .lock()
+            .retain(|(s, shard), _| *s != stream || live.contains(shard));
+    }
+
+    /// The first sequence number of a shard no GetRecords has served yet, once one has.
+    pub fn stream_position(&self, stream: u64, shard: u32) -> Option<u64> {
+        self.stream_positions.lock().get(&(stream, shard)).copied()
     }
 
     /// Capacity consumed per index so far.

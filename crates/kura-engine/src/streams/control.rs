@@ -107,6 +107,7 @@ pub(crate) fn apply(
                 table.key_schema.clone(),
                 view,
                 created,
+                w.limits().shards.initial,
             );
             w.put(Space::Meta, meta.key(), meta.encode()?);
             table.stream = Some(meta.spec());

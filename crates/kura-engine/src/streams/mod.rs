@@ -7,4 +7,5 @@ pub(crate) mod meta;
 pub(crate) mod operations;
 pub(crate) mod record;
 
+pub use meta::ShardShape;
 pub use operations::StreamLag;

@@ -5,8 +5,6 @@
 //! next sequence number to read, when it was issued, a check value). It expires 15 minutes
 //! after it was issued, by the engine's clock.
 
-use std::ops::Bound;
-
 use kura_model::constraint::Constraints;
 use kura_model::size::item_size;
 use kura_model::{limits, messages};
@@ -310,13 +308,13 @@ impl Engine {
             .shard(input.shard_id.as_deref().unwrap_or_default())
             .ok_or_else(|| EngineError::ResourceNotFound(messages::SHARD_NOT_FOUND.into()))?;
         let next_seq = match (kind, sequence) {
-            ("TRIM_HORIZON", _) => shard.first_seq.max(meta.trim_seq),
+            ("TRIM_HORIZON", _) => shard.first_seq.max(shard.trim_seq),
             ("LATEST", _) => shard.last_seq.map_or(meta.next_seq, |last| last + 1),
             (_, Some(seq)) => {
                 if !in_shard(shard, seq) || (shard.last_seq.is_none() && seq >= meta.next_seq) {
                     return Err(EngineError::validation(messages::INVALID_SEQUENCE_NUMBER));
                 }
-                if seq < meta.trim_seq {
+                if seq < shard.trim_seq {
                     return Err(EngineError::TrimmedDataAccess(
                         messages::DATA_TRIMMED.into(),
                     ));
@@ -338,6 +336,14 @@ impl Engine {
         Ok(GetShardIteratorOutput {
             shard_iterator: iterator.encode(),
         })
+    }
+
+    /// The sequence number of the stream's newest record (0 when it has none): an
+    /// in-process reader starting at LATEST across all shards reads what comes after it.
+    pub fn stream_newest_sequence(&self, _ctx: &RequestContext, arn: &str) -> Result<u128> {
+        let snapshot = self.store.snapshot()?;
+        let meta = stream_by_arn(snapshot.as_ref(), arn)?;
+        Ok(u128::from(meta.next_seq.saturating_sub(1)))
     }
 
     /// The ARN of the stream a shard iterator reads (for the server's authorization of
@@ -381,32 +387,27 @@ impl Engine {
         let snapshot = self.store.snapshot()?;
         let meta = stream_meta(snapshot.as_ref(), iterator.stream_id)?
             .ok_or_else(|| EngineError::ResourceNotFound(messages::ITERATOR_SHARD_GONE.into()))?;
-        // Checked first: a trimmed shard is forgotten with its records.
-        if iterator.next_seq < meta.trim_seq {
+        // A shard forgotten by trimming was closed, and every record it held was older
+        // than the retention period: an iterator (at most 15 minutes old) into it had read
+        // it to its end. Nothing more, and no next iterator.
+        let Some(shard) = meta.shard_by_number(iterator.shard) else {
+            return Ok(GetRecordsOutput::default());
+        };
+        if iterator.next_seq < shard.trim_seq {
             return Err(EngineError::TrimmedDataAccess(
                 messages::DATA_TRIMMED.into(),
             ));
         }
-        // A shard forgotten by trimming was closed and read to its end by this iterator
-        // (an earlier position would have been trimmed): nothing more, no next iterator.
-        let Some(shard) = meta.shard_by_number(iterator.shard) else {
-            return Ok(GetRecordsOutput::default());
-        };
-        let start = keys::stream_record_key(meta.id, iterator.next_seq);
-        let end = match shard.last_seq {
-            Some(last) => Bound::Included(keys::stream_record_key(meta.id, last)),
-            None => KeyRange::prefix(&meta.id.to_be_bytes()).end,
-        };
-        let range = KeyRange {
-            start: Bound::Included(start),
-            end,
-        };
+        let range = meta.shard_records(shard, iterator.next_seq);
         let mut records = Vec::new();
         let mut bytes = 0usize;
         let mut next_seq = iterator.next_seq;
+        // Whether the read reached the end of what the shard holds now (not a limit).
+        let mut exhausted = true;
         if !range.is_empty() {
             for row in snapshot.range(Space::Streams, range, Direction::Forward) {
                 if records.len() >= limit || bytes >= MAX_RECORDS_BYTES {
+                    exhausted = false;
                     break;
                 }
                 let (key, value) = row?;
@@ -420,11 +421,19 @@ impl Engine {
             }
         }
         if !records.is_empty() {
-            self.counters
-                .table(&meta.table)
-                .stream_read(meta.id, records.len(), next_seq);
+            self.counters.table(&meta.table).stream_read(
+                meta.id,
+                shard.number,
+                records.len(),
+                next_seq,
+            );
         }
         // A closed shard read to its end has no next iterator: readers go on to its child.
+        // (Its last sequence number may belong to another shard's record: sequence numbers
+        // are the stream's, so a shard's own records need not reach it.)
+        if exhausted && let Some(last) = shard.last_seq {
+            next_seq = next_seq.max(last + 1);
+        }
         let finished = shard.last_seq.is_some_and(|last| next_seq > last);
         let next_shard_iterator = (!finished).then(|| {
             Iterator {
@@ -509,8 +518,8 @@ pub struct StreamLag {
     pub table: String,
     /// Records written to the table's current stream since it was enabled.
     pub written: u64,
-    /// Age of the oldest record after the furthest position GetRecords has served, when
-    /// a reader has read at all and something is left (None otherwise).
+    /// Age of the oldest record after the furthest position GetRecords has served in any
+    /// shard a reader has read, when something is left there (None otherwise).
     pub unread_age_ms: Option<i64>,
 }
 
@@ -528,21 +537,34 @@ impl Engine {
             let Some(meta) = stream_meta(snapshot.as_ref(), spec.id)? else {
                 continue;
             };
-            let read = self
-                .counters
-                .existing(&table.name)
-                .and_then(|c| c.stream_position(meta.id));
-            let unread_age_ms = match read {
-                Some(next) if next < meta.next_seq => {
-                    let first_unread = next.max(meta.trim_seq);
-                    let key = keys::stream_record_key(meta.id, first_unread);
-                    snapshot
-                        .get(Space::Streams, &key)?
-                        .and_then(|bytes| StoredRecord::created_ms_of(&bytes))
-                        .map(|created| now.saturating_sub(created).max(0))
+            let counters = self.counters.existing(&table.name);
+            if let Some(c) = &counters {
+                let live: Vec<u32> = meta.live_shards().map(|s| s.number).collect();
+                c.retain_stream_positions(meta.id, &live);
+            }
+            let mut unread_age_ms: Option<i64> = None;
+            for shard in meta.live_shards() {
+                let Some(next) = counters
+                    .as_ref()
+                    .and_then(|c| c.stream_position(meta.id, shard.number))
+                else {
+                    continue;
+                };
+                let range = meta.shard_records(shard, next.max(shard.trim_seq));
+                if range.is_empty() {
+                    continue;
                 }
-                _ => None,
-            };
+                let first_unread = snapshot
+                    .range(Space::Streams, range, Direction::Forward)
+                    .next()
+                    .transpose()?;
+                if let Some(created) =
+                    first_unread.and_then(|(_, bytes)| StoredRecord::created_ms_of(&bytes))
+                {
+                    let age = now.saturating_sub(created).max(0);
+                    unread_age_ms = Some(unread_age_ms.map_or(age, |a| a.max(age)));
+                }
+            }
             out.push(StreamLag {
                 table: table.name.clone(),
                 written: meta.next_seq.saturating_sub(1),

@@ -145,6 +145,24 @@ fn key_attributes(schema: &KeySchema, item: &Item) -> Item {
         .collect()
 }
 
+/// The hash that picks an item's shard: of its encoded partition key, mixed so that
+/// neighbouring keys spread over the whole range (shards own ranges of it).
+fn partition_hash(schema: &KeySchema, item: &Item) -> Result<u32> {
+    let mut encoded = Vec::new();
+    if let Some((_, value)) = item.get_key_value(&schema.hash.name) {
+        kura_model::keycode::encode_key_value(value, &mut encoded)
+            .map_err(|e| EngineError::Internal(format!("stream record key: {e}")))?;
+    }
+    // murmur3's finalizer.
+    let mut h = keys::partition_hash(&encoded);
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^= h >> 16;
+    Ok(h)
+}
+
 /// Appends the record of one item change to the table's stream, if it has an enabled one.
 /// A write that changes nothing has no record.
 pub(crate) fn append(
@@ -177,7 +195,8 @@ pub(crate) fn append(
         }
     };
     let now = w.now_ms();
-    let seq = meta.next_sequence(now, w.limits().max_shard_age_ms);
+    let hash = partition_hash(&table.key_schema, any)?;
+    let (shard, seq) = meta.assign(hash, now, &w.limits().shards)?;
     let record = StoredRecord {
         event,
         origin,
@@ -186,11 +205,7 @@ pub(crate) fn append(
         new_image: new.filter(|_| spec.view_type.has_new()).cloned(),
         old_image: old.filter(|_| spec.view_type.has_old()).cloned(),
     };
-    w.put(
-        Space::Streams,
-        keys::stream_record_key(spec.id, seq),
-        record.encode(),
-    );
+    w.put(Space::Streams, meta.record_key(shard, seq), record.encode());
     w.put(Space::Meta, meta_key, meta.encode()?);
     Ok(())
 }

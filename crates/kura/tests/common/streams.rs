@@ -136,7 +136,9 @@ pub fn check_exactly_once(
     acked: &BTreeMap<String, Vec<u64>>,
 ) {
     let mut seen: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    let mut last_seq: Option<u128> = None;
+    // Sequence numbers are the stream's, increasing within a shard: an item's records,
+    // read parents first, carry increasing ones.
+    let mut last_seq: BTreeMap<String, u128> = BTreeMap::new();
     for r in records {
         let data = r.dynamodb().expect("stream record");
         let seq: u128 = data
@@ -144,15 +146,15 @@ pub fn check_exactly_once(
             .expect("seq")
             .parse()
             .expect("digits");
-        assert!(
-            last_seq.is_none_or(|l| l < seq),
-            "sequence numbers increase"
-        );
-        last_seq = Some(seq);
         let pk = match data.keys().and_then(|k| k.get("pk")) {
             Some(SV::S(pk)) => pk.clone(),
             other => panic!("record without its key: {other:?}"),
         };
+        let previous = last_seq.insert(pk.clone(), seq);
+        assert!(
+            previous.is_none_or(|l| l < seq),
+            "item {pk}: sequence numbers increase"
+        );
         let new = counter(data.new_image()).expect("a NewImage counter");
         assert_eq!(
             counter(data.old_image()),
