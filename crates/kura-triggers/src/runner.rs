@@ -525,10 +525,12 @@ impl Runner {
                 () = tokio::time::sleep(backoff) => {}
             }
             if self.trigger.bisect_batch_on_function_error && failed.len() > 1 && retry_from == 0 {
+                // Each half gets its own retries, so that halving can isolate a bad
+                // record however deep it lies.
                 let mut first = failed;
                 let second = first.split_off(first.len() / 2);
-                work.push((second, failures));
-                work.push((first, failures));
+                work.push((second, 0));
+                work.push((first, 0));
             } else {
                 work.push((failed, failures));
             }
