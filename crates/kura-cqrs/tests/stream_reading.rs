@@ -122,15 +122,18 @@ async fn the_shard_list_is_read_once_per_refresh() {
     assert_eq!(describes(&eager.stats()), 5);
 }
 
-/// Kura in process on a clock the test moves, with shards closing after a minute.
+/// Kura in process on a clock the test moves: four shards, closing after a minute and
+/// splitting in two after 8 records each, so the projector meets lineage of both kinds.
 fn manual_engine() -> (Arc<Engine>, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(1_700_000_000_000));
     let engine = Engine::in_memory_with_options(EngineOptions {
         clock: clock.clone(),
         limits: WriteLimits {
             shards: ShardShape {
+                initial: 4,
+                split_after_records: 8,
+                max_open: 12,
                 max_age_ms: 60_000,
-                ..ShardShape::default()
             },
             ..WriteLimits::default()
         },

@@ -12,6 +12,7 @@ use kura_engine::{Engine, EngineOptions};
 use tracing_subscriber::EnvFilter;
 
 mod admin;
+mod dev;
 mod observe;
 mod s3;
 
@@ -40,6 +41,9 @@ enum Command {
     /// Serve the DynamoDB API over HTTP, or HTTPS with --tls-cert and --tls-key (use it
     /// with --endpoint-url http://HOST:PORT or https://HOST:PORT).
     Serve(ServeArgs),
+    /// Run an application's local stack in one process: the server, the kura-cqrs
+    /// projectors of its modules, and its stream triggers (--config, docs/triggers.md).
+    Dev(dev::DevArgs),
     /// The kura-cqrs framework's tools.
     #[command(subcommand)]
     Cqrs(CqrsCommand),
@@ -91,7 +95,7 @@ struct ProjectArgs {
 }
 
 #[derive(Args)]
-struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// TCP port to listen on.
     #[arg(long, default_value_t = 8000, env = "KURA_PORT")]
     port: u16,
@@ -196,7 +200,9 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(args, None),
+        Command::Dev(args) => dev::DevConfig::load(args.config.as_deref())
+            .and_then(|config| serve(args.serve, Some(config))),
         Command::Cqrs(CqrsCommand::Project(args)) => project(args),
         Command::Backup(args) => client_command(admin::backup(args)),
         Command::Restore(args) => client_command(admin::restore(args)),
@@ -225,7 +231,12 @@ fn client_command(
         .block_on(job)
 }
 
-fn serve(args: ServeArgs) -> Result<(), String> {
+/// Runs the server; with `dev`, `kura dev`'s stack beside it.
+fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    if dev.is_some() && args.tls_cert.is_some() {
+        return Err("kura dev serves plain HTTP: leave out --tls-cert and --tls-key".into());
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -322,11 +333,35 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         };
         let triggers = start_triggers(&engine, &args)?;
         let stopping = triggers.clone();
+        let (stack_tx, stack_rx) = tokio::sync::oneshot::channel::<dev::Stack>();
         let shutdown = async move {
             shutdown_signal().await;
-            // Triggers stop first: their checkpoints are saved while the engine still runs.
+            // The stack and the triggers stop first, their checkpoints saved while the
+            // engine still runs.
+            if let Ok(stack) = stack_rx.await {
+                stack.stop().await;
+            }
             stopping.shutdown().await;
         };
+        match dev {
+            // The projectors reach the server through its port once it serves.
+            Some(config) => {
+                let endpoint = format!("http://{local}");
+                let triggers = triggers.clone();
+                tokio::spawn(async move {
+                    match dev::Stack::start(config, &triggers, &endpoint, started).await {
+                        Ok(stack) => {
+                            let _ = stack_tx.send(stack);
+                        }
+                        Err(e) => {
+                            tracing::error!("kura dev cannot start its stack: {e}");
+                            std::process::exit(1);
+                        }
+                    }
+                });
+            }
+            None => drop(stack_tx),
+        }
         if let (Some(auth), Some(path)) = (&auth, &args.auth) {
             reload_on_hangup(auth.clone(), path.clone());
         }

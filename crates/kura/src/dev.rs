@@ -1,0 +1,135 @@
+//! `kura dev`: the whole local stack of an application built on kura-cqrs in one process:
+//! the engine, a projector per configured module (command table stream → data table and
+//! history, as `kura cqrs project` runs one), and the configured stream triggers, with one
+//! log. The seed framework's local setup needed a container per part, wired by hand.
+//!
+//! The configuration (`--config`, default `kura.dev.json` when it exists):
+//!
+//! ```json
+//! {"Env": "dev", "App": "shop", "Modules": ["order", "customer"],
+//!  "Triggers": [{"Name": "order-mails", "Table": "dev-shop-order-command",
+//!                "Function": {"Command": ["python3", "mail.py"]}}]}
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde::Deserialize;
+
+use crate::ServeArgs;
+
+#[derive(Args)]
+pub struct DevArgs {
+    /// The stack to run: modules and triggers (JSON; see docs/triggers.md). Without it,
+    /// `kura.dev.json` when the directory has one, else the server alone.
+    #[arg(long, env = "KURA_DEV_CONFIG")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// The `--config` file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
+pub struct DevConfig {
+    #[serde(default = "default_env")]
+    pub env: String,
+    #[serde(default)]
+    pub app: String,
+    /// kura-cqrs modules: their tables are created and their projectors run.
+    #[serde(default)]
+    pub modules: Vec<String>,
+    /// Stream triggers, as a triggers file lists them.
+    #[serde(default)]
+    pub triggers: Vec<kura_triggers::TriggerInput>,
+}
+
+fn default_env() -> String {
+    "dev".into()
+}
+
+impl DevConfig {
+    /// Reads `path`, or `kura.dev.json` if there is one; neither is an empty stack.
+    pub fn load(path: Option<&Path>) -> Result<DevConfig, String> {
+        let default = Path::new("kura.dev.json");
+        let path = match path {
+            Some(path) => path,
+            None if default.exists() => default,
+            None => return Ok(DevConfig::default()),
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let config: DevConfig =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !config.modules.is_empty() && config.app.is_empty() {
+            return Err(format!("{}: Modules need an App", path.display()));
+        }
+        Ok(config)
+    }
+}
+
+/// What `kura dev` runs beside the server, stopped before the engine.
+pub struct Stack {
+    stop: tokio::sync::watch::Sender<bool>,
+    projectors: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Stack {
+    /// Adds the configured triggers, then creates the modules' tables and starts their
+    /// projectors against the server at `endpoint` (through the AWS SDK, as on AWS).
+    pub async fn start(
+        config: DevConfig,
+        triggers: &Arc<kura_triggers::Triggers>,
+        endpoint: &str,
+        started: Instant,
+    ) -> Result<Stack, String> {
+        for input in config.triggers {
+            let trigger = input.validate().map_err(|e| e.to_string())?;
+            triggers.add_from_file(trigger).map_err(|e| e.to_string())?;
+        }
+        let client = kura_cqrs::endpoint::dynamodb_client(endpoint);
+        let streams = kura_cqrs::endpoint::streams_client(endpoint);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let mut projectors = Vec::new();
+        for module in &config.modules {
+            let tables = kura_cqrs::TableNames::new(&config.env, &config.app, module);
+            kura_cqrs::ensure_tables(&client, &tables)
+                .await
+                .map_err(|e| format!("module {module}: {e}"))?;
+            let projector = kura_cqrs::Projector::new(
+                client.clone(),
+                streams.clone(),
+                tables.clone(),
+                kura_cqrs::ProjectorOptions::default(),
+            );
+            let mut stopped = stopped.clone();
+            let name = tables.command.clone();
+            projectors.push(tokio::spawn(async move {
+                let stop = async move {
+                    let _ = stopped.wait_for(|s| *s).await;
+                };
+                if let Err(e) = projector.run(Duration::from_millis(50), stop).await {
+                    tracing::error!(table = %name, error = %e, "projector stopped");
+                }
+            }));
+        }
+        // The readiness line of the whole stack; keep its wording stable.
+        tracing::info!(
+            modules = ?config.modules,
+            triggers = ?triggers.names(),
+            "kura dev ready in {} ms",
+            started.elapsed().as_millis()
+        );
+        Ok(Stack { stop, projectors })
+    }
+
+    /// Stops the projectors (each finishes the record it is on).
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        for projector in self.projectors {
+            let _ = projector.await;
+        }
+    }
+}
