@@ -19,7 +19,8 @@ KURA = ROOT / "target" / "debug" / "kura"
 
 @pytest.fixture()
 def server(tmp_path):
-    with kura_server(["--data-dir", str(tmp_path / "data")], tmp_path) as endpoint:
+    # One stream shard: the stream figures below count one page of one shard.
+    with kura_server(["--data-dir", str(tmp_path / "data"), "--stream-shards", "1"], tmp_path) as endpoint:
         yield endpoint
 
 

@@ -264,11 +264,12 @@ def test_sparse_items_follow_updates(matches):
 def test_stream_records_name_the_table_key(ddb, streams, matches):
     table, _ = matches
     arn = ddb.describe_table(TableName=table.name)["Table"]["LatestStreamArn"]
-    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]
-    it = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")[
-        "ShardIterator"
-    ]
-    records = streams.get_records(ShardIterator=it, Limit=1000)["Records"]
+    records = []
+    for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
+        it = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")[
+            "ShardIterator"
+        ]
+        records += streams.get_records(ShardIterator=it, Limit=1000)["Records"]
     assert len(records) == COUNT
     for record in records:
         assert list(record["dynamodb"]["Keys"]) == ["pk"]

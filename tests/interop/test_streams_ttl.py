@@ -54,6 +54,15 @@ def key_of(record):
     return keys["PK"], keys["SK"]
 
 
+def per_item(events):
+    """(eventName, key) pairs grouped by key, in order: a stream orders the records of one
+    item (they share a shard); records of different items may be in different shards."""
+    out = {}
+    for event, key in events:
+        out.setdefault(key, []).append(event)
+    return out
+
+
 # ---- fixtures ----
 
 
@@ -197,6 +206,14 @@ def read_shard(streams, arn, shard_id, iterator_type="TRIM_HORIZON", **kwargs):
     return drain(streams, iterator)
 
 
+def shard_holding_records(streams, arn):
+    """The shard that holds the stream's records (tests that write one item's records)."""
+    for shard in describe_shards(streams, arn):
+        if read_shard(streams, arn, shard["ShardId"]):
+            return shard
+    raise AssertionError("no shard holds a record")
+
+
 def read_all_records(streams, arn):
     """Every record of the stream: each shard from its trim horizon, parents first."""
     records = []
@@ -334,9 +351,9 @@ def test_search_index_follows_the_table(ddb, dynamodb, streams, new_table, aws_e
     first = consumer.poll()
     for record in first:
         index.handle(record)
-    assert [(r["eventName"], key_of(r)) for r in first][:6] == expected_events
-    # The items of one BatchWriteItem have no order among themselves.
-    assert sorted((r["eventName"], key_of(r)) for r in first[6:]) == sorted(batch_events)
+    assert per_item((r["eventName"], key_of(r)) for r in first) == per_item(
+        expected_events + batch_events
+    )
     assert index.docs == scan_items(ddb, name)
 
     # Round 2: a transaction, an overwrite, and writes that fail (no records).
@@ -391,8 +408,9 @@ def test_search_index_follows_the_table(ddb, dynamodb, streams, new_table, aws_e
     for record in second:
         index.handle(record)
     # The items of one transaction have no order among themselves; the overwrite follows.
-    assert sorted((r["eventName"], key_of(r)) for r in second[:3]) == sorted(transaction_events)
-    assert [(r["eventName"], key_of(r)) for r in second[3:]] == [("MODIFY", ("USER#1", "POST#1"))]
+    assert per_item((r["eventName"], key_of(r)) for r in second) == per_item(
+        transaction_events + [("MODIFY", ("USER#1", "POST#1"))]
+    )
     assert index.docs == scan_items(ddb, name)
     assert index.docs[("USER#3", "POST#0")] == {"PK": "USER#3", "SK": "POST#0", "n": Decimal(10)}
     assert index.docs[("USER#2", "PROFILE")]["tags"] == {"math", "engines"}
@@ -401,10 +419,15 @@ def test_search_index_follows_the_table(ddb, dynamodb, streams, new_table, aws_e
     # The whole stream, read again from the trim horizon, is both rounds.
     everything = read_all_records(streams, arn)
     assert len(first) == 11 and len(second) == 4
-    assert [r["eventID"] for r in everything] == [r["eventID"] for r in first + second]
+    assert sorted(r["eventID"] for r in everything) == sorted(r["eventID"] for r in first + second)
     assert len({r["eventID"] for r in everything}) == 15
     sequence = [int(r["dynamodb"]["SequenceNumber"]) for r in everything]
-    assert sequence == sorted(set(sequence)), "sequence numbers increase strictly"
+    assert len(set(sequence)) == 15, "sequence numbers are unique"
+    by_item = {}
+    for record in everything:
+        by_item.setdefault(key_of(record), []).append(int(record["dynamodb"]["SequenceNumber"]))
+    for key, numbers in by_item.items():
+        assert numbers == sorted(numbers), f"{key}: sequence numbers increase"
     for record in everything:
         check_record_shape(record, aws_env["AWS_DEFAULT_REGION"], "NEW_AND_OLD_IMAGES")
 
@@ -508,8 +531,9 @@ def test_describe_table_names_the_stream(ddb, streams, new_table, aws_env):
     description = streams.describe_stream(StreamArn=arn)["StreamDescription"]
     assert (description["StreamArn"], description["StreamLabel"]) == (arn, label)
     shards = description["Shards"]
-    assert len(shards) == 1 and "ParentShardId" not in shards[0]
-    assert "EndingSequenceNumber" not in shards[0]["SequenceNumberRange"]
+    # Four open shards, as a new on-demand table's stream has on AWS.
+    assert len(shards) == 4 and not any("ParentShardId" in s for s in shards)
+    assert not any("EndingSequenceNumber" in s["SequenceNumberRange"] for s in shards)
     # A table without a stream has none of these members.
     plain_table = new_table("-plain", view_type=None)
     described = ddb.describe_table(TableName=plain_table)["Table"]
@@ -530,9 +554,10 @@ def test_disable_and_reenable_the_stream(ddb, streams, new_table):
     assert (disabled["LatestStreamArn"], disabled["LatestStreamLabel"]) == (old_arn, old_label)
     description = streams.describe_stream(StreamArn=old_arn)["StreamDescription"]
     assert description["StreamStatus"] == "DISABLED"
-    # The old shard is closed; its records stay readable.
-    [shard] = description["Shards"]
-    assert shard["SequenceNumberRange"]["EndingSequenceNumber"] == shard["SequenceNumberRange"]["StartingSequenceNumber"]
+    # The old shards are closed; their records stay readable.
+    for shard in description["Shards"]:
+        numbers = shard["SequenceNumberRange"]
+        assert numbers["EndingSequenceNumber"] == numbers["StartingSequenceNumber"]
     ddb.put_item(TableName=name, Item={**k, "v": {"N": "2"}})  # no stream: no record
     records = read_all_records(streams, old_arn)
     assert [(r["eventName"], r["dynamodb"]["NewImage"]["v"]) for r in records] == [("INSERT", {"N": "1"})]
@@ -594,7 +619,7 @@ def test_shard_iterator_types(ddb, streams, new_table):
     for i in range(3):
         ddb.put_item(TableName=name, Item={"PK": {"S": "k"}, "SK": {"S": str(i)}})
     arn = stream_arn(streams, name)
-    [shard] = describe_shards(streams, arn)
+    shard = shard_holding_records(streams, arn)  # one item: one shard
     shard_id = shard["ShardId"]
     records = read_shard(streams, arn, shard_id)
     sks = lambda rs: [r["dynamodb"]["Keys"]["SK"]["S"] for r in rs]  # noqa: E731
@@ -639,7 +664,7 @@ def test_shard_iterator_errors(ddb, streams, new_table, aws_env):
 
     region = aws_env["AWS_DEFAULT_REGION"]
     missing = f"arn:aws:dynamodb:{region}:{ACCOUNT}:table/{name}-missing/stream/2026-01-01T00:00:00.000"
-    [shard] = describe_shards(streams, arn)
+    shard = describe_shards(streams, arn)[0]
     with pytest.raises(ClientError) as err:
         streams.get_shard_iterator(StreamArn=missing, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")
     assert failure(err) == ("ResourceNotFoundException", f"Requested resource not found: Stream: {missing} not found")
@@ -743,7 +768,7 @@ def test_ttl_expires_due_items_only(ddb, streams, new_table):
 # ---- the AWS CLI ----
 
 
-def test_streams_and_ttl_with_the_cli(aws, aws_streams, ddb, new_table):
+def test_streams_and_ttl_with_the_cli(aws, aws_streams, ddb, streams, new_table):
     name = new_table(view_type="NEW_IMAGE")
     aws("put-item", "--table-name", name, "--item", '{"PK":{"S":"cli"},"SK":{"S":"1"},"n":{"N":"7"}}')
 
@@ -753,7 +778,8 @@ def test_streams_and_ttl_with_the_cli(aws, aws_streams, ddb, new_table):
     assert summary["StreamArn"] == ddb.describe_table(TableName=name)["Table"]["LatestStreamArn"]
     described = aws_streams("describe-stream", "--stream-arn", summary["StreamArn"])["StreamDescription"]
     assert described["StreamViewType"] == "NEW_IMAGE"
-    [shard] = described["Shards"]
+    assert len(described["Shards"]) == 4
+    shard = shard_holding_records(streams, summary["StreamArn"])
     iterator = aws_streams(
         "get-shard-iterator",
         "--stream-arn", summary["StreamArn"],
@@ -795,7 +821,7 @@ def test_shard_filter_child_shards(new_table, streams):
     framework constraint."""
     table = new_table()
     arn = stream_arn(streams, table)
-    (shard,) = describe_shards(streams, arn)
+    shard = describe_shards(streams, arn)[0]
     filtered = streams.describe_stream(
         StreamArn=arn, ShardFilter={"Type": "CHILD_SHARDS", "ShardId": shard["ShardId"]}
     )["StreamDescription"]
