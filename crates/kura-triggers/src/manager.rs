@@ -267,19 +267,16 @@ impl Triggers {
                 FailureDestination::Table(table) => format!("table/{table}"),
                 FailureDestination::File(path) => format!("file:{}", path.display()),
             }),
-            stream_arn: state.as_ref().and_then(|s| s.stream_arn.clone()),
+            stream_arn: state.stream_arn.clone(),
             shards: state
-                .map(|s| {
-                    s.shards
-                        .into_iter()
-                        .map(|(id, c)| ShardPosition {
-                            shard_id: id,
-                            checkpoint: c.after,
-                            finished: c.finished,
-                        })
-                        .collect()
+                .shards
+                .into_iter()
+                .map(|(id, c)| ShardPosition {
+                    shard_id: id,
+                    checkpoint: c.after,
+                    finished: c.finished,
                 })
-                .unwrap_or_default(),
+                .collect(),
             invocations: stats.invocations.load(Ordering::Relaxed),
             records_delivered: stats.records_delivered.load(Ordering::Relaxed),
             records_filtered: stats.records_filtered.load(Ordering::Relaxed),

@@ -100,6 +100,8 @@ pub struct Runner {
     invoker: Invoker,
     store: StateStore,
     state: Mutex<SavedState>,
+    /// The state as last saved, for status reads that must not wait on a save.
+    published: parking_lot::Mutex<SavedState>,
     pub stats: Arc<TriggerStats>,
     options: RunnerOptions,
     stopped: AtomicBool,
@@ -118,6 +120,7 @@ impl Runner {
             source,
             invoker: Invoker::new(options.timeout),
             store,
+            published: parking_lot::Mutex::new(state.clone()),
             state: Mutex::new(state),
             stats: Arc::new(TriggerStats::default()),
             options,
@@ -125,9 +128,24 @@ impl Runner {
         }
     }
 
-    /// The saved state as it is now, unless a reader is saving it this instant.
-    pub fn state_now(&self) -> Option<SavedState> {
-        self.state.try_lock().ok().map(|s| s.clone())
+    /// The state as last saved.
+    pub fn state_now(&self) -> SavedState {
+        self.published.lock().clone()
+    }
+
+    /// Saves `state` durably (the caller holds the state lock, so saves are in order),
+    /// off the async workers' backs where the runtime allows, and publishes it.
+    fn save(&self, state: &SavedState) -> Result<(), TriggerError> {
+        let write = || self.store.save(&self.trigger.name, state);
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_thread {
+            tokio::task::block_in_place(write)?;
+        } else {
+            write()?;
+        }
+        *self.published.lock() = state.clone();
+        Ok(())
     }
 
     /// Runs until `stop` turns true.
@@ -174,14 +192,14 @@ impl Runner {
                     StartingPosition::Latest => Some(seq_text(self.source.newest_sequence(&arn)?)),
                     _ => None,
                 };
-                self.store.save(&self.trigger.name, &state)?;
+                self.save(&state)?;
             }
             // Shards trimmed away are forgotten.
             let listed: Vec<&str> = shards.iter().map(|s| s.id.as_str()).collect();
             let before = state.shards.len();
             state.shards.retain(|id, _| listed.contains(&id.as_str()));
             if state.shards.len() != before {
-                self.store.save(&self.trigger.name, &state)?;
+                self.save(&state)?;
             }
         }
         let state = self.state.lock().await.clone();
@@ -259,7 +277,7 @@ impl Runner {
             entry.after = text;
         }
         entry.finished |= finished;
-        self.store.save(&self.trigger.name, &state)
+        self.save(&state)
     }
 
     fn admit(&self, arn: &str, record: &Value, skip_through: u128) -> Option<Pending> {
