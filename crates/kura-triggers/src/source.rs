@@ -136,7 +136,8 @@ impl StreamSource {
         }
     }
 
-    /// An iterator at `start` in `shard`; None when the shard holds nothing after it.
+    /// An iterator at `start` in `shard`; None when the shard holds nothing after it, or
+    /// is gone.
     pub fn iterator(
         &self,
         arn: &str,
@@ -162,6 +163,8 @@ impl StreamSource {
             Err(EngineError::TrimmedDataAccess(_)) if kind != "TRIM_HORIZON" => {
                 self.iterator(arn, shard, Start::TrimHorizon)
             }
+            // Trimmed away (every record of it expired) since it was listed: nothing to read.
+            Err(EngineError::ResourceNotFound(_)) => Ok(None),
             Err(e) => Err(engine_error(e)),
         }
     }
