@@ -170,16 +170,22 @@ impl StreamSource {
     }
 
     pub fn records(&self, iterator: &str, limit: usize) -> Result<Page, TriggerError> {
-        let out = self
-            .engine
-            .get_records(
-                &self.ctx,
-                GetRecordsInput {
-                    shard_iterator: Some(iterator.to_owned()),
-                    limit: Some(limit as i64),
-                },
-            )
-            .map_err(engine_error)?;
+        let asked = GetRecordsInput {
+            shard_iterator: Some(iterator.to_owned()),
+            limit: Some(limit as i64),
+        };
+        let out = match self.engine.get_records(&self.ctx, asked) {
+            Ok(out) => out,
+            // The stream is gone (forgotten a day after its table was deleted): its shards
+            // have ended.
+            Err(EngineError::ResourceNotFound(_)) => {
+                return Ok(Page {
+                    records: Vec::new(),
+                    next: None,
+                });
+            }
+            Err(e) => return Err(engine_error(e)),
+        };
         let records = out
             .records
             .iter()
