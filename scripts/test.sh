@@ -74,6 +74,9 @@ log "kura-cqrs examples against the same server"
 KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items
 KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example single_table
 
+log "The README's kura dev example: server, projector and trigger in one process"
+./scripts/dev-example.sh
+
 log "kura-cqrs suite and examples against Amazon DynamoDB Local"
 dynamodb_local_start
 cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
