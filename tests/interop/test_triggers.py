@@ -377,3 +377,40 @@ def test_partial_batch_responses_lanes_latest_and_the_admin_endpoint(tmp_path):
         kura.stop()
         function.stop()
         broken.stop()
+
+
+def test_at_timestamp_and_a_disabled_trigger(tmp_path):
+    out = tmp_path / "delivered.jsonl"
+    idle = tmp_path / "idle.jsonl"
+    function = HttpFunction(out).start()
+    idle_function = HttpFunction(idle).start()
+    kura = Kura(tmp_path, ["--in-memory"]).start()
+    try:
+        client = kura.client()
+        create_table(client, "timed")
+        for i in range(3):
+            client.put_item(TableName="timed", Item={"pk": {"S": f"early{i}"}, "v": {"N": "1"}})
+        # ApproximateCreationDateTime has whole seconds: the next second starts the window.
+        time.sleep(1.1)
+        start = float(int(time.time()))
+        time.sleep(1.0 - (time.time() - start) + 0.05)
+        for i in range(3):
+            client.put_item(TableName="timed", Item={"pk": {"S": f"late{i}"}, "v": {"N": "1"}})
+        status, body = kura.admin("POST", "/kura/triggers", {
+            "Name": "from-time", "Table": "timed", "Function": {"Url": function.url},
+            "StartingPosition": "AT_TIMESTAMP", "StartingPositionTimestamp": start})
+        assert status == 201, body
+        assert body["StartingPosition"] == "AT_TIMESTAMP"
+        status, body = kura.admin("POST", "/kura/triggers", {
+            "Name": "off", "Table": "timed", "Function": {"Url": idle_function.url},
+            "Enabled": False})
+        assert status == 201 and body["State"] == "Disabled", body
+        wait_for("the records from the timestamp", lambda: len(lines(out)) >= 3)
+        time.sleep(1)
+        assert sorted(l["pk"] for l in lines(out)) == ["late0", "late1", "late2"]
+        assert lines(idle) == [], "a disabled trigger reads nothing"
+        assert kura.admin("GET", "/kura/triggers/off")[1]["Invocations"] == 0
+    finally:
+        kura.stop()
+        function.stop()
+        idle_function.stop()
