@@ -234,6 +234,13 @@ def test_http_trigger_survives_kill9_of_kura_and_of_the_function(tmp_path):
         parents = [s.get("ParentShardId") for s in shards if "ParentShardId" in s]
         assert any(parents.count(p) == 2 for p in parents), shards
 
+        # Without --trigger-admin, triggers are not created or deleted at run time (a
+        # trigger may run a command).
+        status, body = kura.admin("POST", "/kura/triggers", {
+            "Name": "sneaky", "Table": "orders", "Function": {"Command": ["true"]}})
+        assert status == 403 and "--trigger-admin" in body["message"], body
+        assert kura.admin("DELETE", "/kura/triggers/to-http")[0] == 403
+
         # The admin endpoint and the metrics show the trigger's positions and figures.
         status, body = kura.admin("GET", "/kura/triggers/to-http")
         assert status == 200, body
@@ -310,7 +317,7 @@ def test_partial_batch_responses_lanes_latest_and_the_admin_endpoint(tmp_path):
     failed_file = tmp_path / "failures.jsonl"
     function = HttpFunction(out, "--report").start()
     broken = HttpFunction(tmp_path / "never.jsonl", "--always-fail").start()
-    kura = Kura(tmp_path, ["--data-dir", str(tmp_path / "data")]).start()
+    kura = Kura(tmp_path, ["--data-dir", str(tmp_path / "data"), "--trigger-admin"]).start()
     try:
         client = kura.client()
         create_table(client, "items")
@@ -330,6 +337,15 @@ def test_partial_batch_responses_lanes_latest_and_the_admin_endpoint(tmp_path):
         assert status == 201, body
         assert kura.admin("POST", "/kura/triggers", {"Name": "partial", "Table": "items",
                                                       "Function": {"Url": function.url}})[0] == 409
+        # Never from a browser page, whatever the flag.
+        request = urllib.request.Request(
+            kura.endpoint + "/kura/triggers", method="POST",
+            data=json.dumps({"Name": "page", "Table": "items",
+                             "Function": {"Command": ["true"]}}).encode(),
+            headers={"Origin": "https://evil.example", "Content-Type": "text/plain"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 403
         assert kura.admin("POST", "/kura/triggers", {"Name": "bad", "Table": "items",
                                                       "Function": {"Url": function.url},
                                                       "BatchSize": 0})[0] == 400
@@ -384,7 +400,7 @@ def test_at_timestamp_and_a_disabled_trigger(tmp_path):
     idle = tmp_path / "idle.jsonl"
     function = HttpFunction(out).start()
     idle_function = HttpFunction(idle).start()
-    kura = Kura(tmp_path, ["--in-memory"]).start()
+    kura = Kura(tmp_path, ["--in-memory", "--trigger-admin"]).start()
     try:
         client = kura.client()
         create_table(client, "timed")

@@ -141,6 +141,24 @@ fn triggers(shared: &Shared) -> Result<&std::sync::Arc<kura_triggers::Triggers>,
     })
 }
 
+/// Creating and deleting triggers: only with `--trigger-admin`, and never from a browser
+/// page (a trigger may run a command; a page on any site could otherwise POST one to
+/// 127.0.0.1, since the DynamoDB API answers CORS for every origin).
+fn refuse_trigger_change(shared: &Shared, headers: &axum::http::HeaderMap) -> Option<Response> {
+    if !shared.trigger_admin {
+        return Some(error(
+            StatusCode::FORBIDDEN,
+            "creating and deleting triggers at run time is off: start kura serve with --trigger-admin (kura dev has it on)",
+        ));
+    }
+    headers.contains_key(axum::http::header::ORIGIN).then(|| {
+        error(
+            StatusCode::FORBIDDEN,
+            "triggers are not created or deleted from a browser page (the request has an Origin header)",
+        )
+    })
+}
+
 fn trigger_error(e: &kura_triggers::TriggerError) -> Response {
     use kura_triggers::TriggerError as E;
     let status = match e {
@@ -181,12 +199,16 @@ pub(crate) async fn describe_trigger(
 /// its definition kept with its checkpoints so that it survives restarts.
 pub(crate) async fn create_trigger(
     State(shared): State<Shared>,
+    headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
     let t = match triggers(&shared) {
         Ok(t) => t,
         Err(answer) => return answer,
     };
+    if let Some(refused) = refuse_trigger_change(&shared, &headers) {
+        return refused;
+    }
     let definition: serde_json::Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
@@ -205,12 +227,16 @@ pub(crate) async fn create_trigger(
 /// `DELETE /kura/triggers/{name}`: stops the trigger and forgets its checkpoints.
 pub(crate) async fn delete_trigger(
     State(shared): State<Shared>,
+    headers: axum::http::HeaderMap,
     Path(name): Path<String>,
 ) -> Response {
     let t = match triggers(&shared) {
         Ok(t) => t.clone(),
         Err(answer) => return answer,
     };
+    if let Some(refused) = refuse_trigger_change(&shared, &headers) {
+        return refused;
+    }
     match t.delete(&name).await {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(e) => trigger_error(&e),

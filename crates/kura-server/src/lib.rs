@@ -47,6 +47,7 @@ pub(crate) struct Shared {
     audit: Option<Arc<audit::AuditLog>>,
     metrics: Arc<metrics::Metrics>,
     triggers: Option<Arc<kura_triggers::Triggers>>,
+    trigger_admin: bool,
 }
 
 /// What `kura serve` turns on beyond the open default.
@@ -62,6 +63,9 @@ pub struct ServerOptions {
     pub metrics: bool,
     /// The server's stream triggers, served under `/kura/triggers` and in `/metrics`.
     pub triggers: Option<Arc<kura_triggers::Triggers>>,
+    /// Let `POST` and `DELETE /kura/triggers` create and delete triggers (a trigger may run
+    /// a command on the host, so this is opt-in: `--trigger-admin`, and `kura dev`).
+    pub trigger_admin: bool,
 }
 
 impl Default for ServerOptions {
@@ -72,6 +76,7 @@ impl Default for ServerOptions {
             tls: None,
             metrics: true,
             triggers: None,
+            trigger_admin: false,
         }
     }
 }
@@ -127,6 +132,7 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
             audit: options.audit,
             metrics,
             triggers: options.triggers,
+            trigger_admin: options.trigger_admin,
         })
         .layer(cors())
 }

@@ -10,7 +10,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
 use crate::config::Function;
 use crate::error::TriggerError;
@@ -108,22 +108,24 @@ async fn run(argv: &[String], event: &[u8]) -> Result<Vec<u8>, TriggerError> {
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| TriggerError::Unreachable(format!("{program}: {e}")))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // A command that exits without reading its input is not an error of delivery.
-        let _ = stdin.write_all(event).await;
-    }
-    let mut answer = Vec::new();
-    if let Some(stdout) = child.stdout.take() {
-        stdout
-            .take(MAX_ANSWER_BYTES as u64)
-            .read_to_end(&mut answer)
-            .await
-            .map_err(|e| TriggerError::Unreachable(format!("{program}: {e}")))?;
-    }
+    // The event is written while stdout and stderr are read: a command that writes much
+    // before reading all its input, or much to stderr, must not block on a full pipe.
+    let writer = child.stdin.take().map(|mut stdin| {
+        let event = event.to_vec();
+        tokio::spawn(async move {
+            // A command that exits without reading its input is not an error of delivery.
+            let _ = stdin.write_all(&event).await;
+        })
+    });
     let output = child
         .wait_with_output()
         .await
         .map_err(|e| TriggerError::Unreachable(format!("{program}: {e}")))?;
+    if let Some(writer) = writer {
+        let _ = writer.await;
+    }
+    let mut answer = output.stdout.clone();
+    answer.truncate(MAX_ANSWER_BYTES);
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         return Err(TriggerError::FunctionFailed(format!(
@@ -139,6 +141,7 @@ async fn run(argv: &[String], event: &[u8]) -> Result<Vec<u8>, TriggerError> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use tokio::io::AsyncReadExt;
     use tokio::net::TcpListener;
 
     fn sh(script: &str) -> Function {
@@ -163,6 +166,16 @@ mod tests {
             matches!(&failed, TriggerError::FunctionFailed(m) if m.contains("boom")),
             "{failed}"
         );
+        // Much on stderr before the input is read, and a large event: no pipe fills up.
+        let big = json!({"Records": [{"pad": "x".repeat(1 << 20)}]});
+        let answer = invoker
+            .invoke(
+                &sh("head -c 300000 /dev/zero >&2; cat >/dev/null; echo '{}'"),
+                &big,
+            )
+            .await
+            .expect("a chatty command answers");
+        assert_eq!(answer, b"{}\n");
         let missing = Function::Command(vec!["/nonexistent/kura-function".into()]);
         assert!(matches!(
             invoker.invoke(&missing, &event).await,

@@ -181,19 +181,25 @@ impl Runner {
         let Some(arn) = self.source.stream_arn(&self.trigger.table)? else {
             return Ok(());
         };
-        let shards = self.source.shards(&arn)?;
         {
             let mut state = self.state.lock().await;
             if state.stream_arn.as_deref() != Some(arn.as_str()) {
-                // A new stream (or a new trigger): checkpoints start afresh.
-                state.stream_arn = Some(arn.clone());
-                state.shards.clear();
-                state.floor = match self.trigger.starting_position {
+                // A new stream (or a new trigger): checkpoints start afresh. The floor is
+                // taken before the shards are listed, so a shard closed in between is
+                // listed closed, with its end at or after the floor.
+                let floor = match self.trigger.starting_position {
                     StartingPosition::Latest => Some(seq_text(self.source.newest_sequence(&arn)?)),
                     _ => None,
                 };
+                state.stream_arn = Some(arn.clone());
+                state.shards.clear();
+                state.floor = floor;
                 self.save(&state)?;
             }
+        }
+        let shards = self.source.shards(&arn)?;
+        {
+            let mut state = self.state.lock().await;
             // Shards trimmed away are forgotten.
             let listed: Vec<&str> = shards.iter().map(|s| s.id.as_str()).collect();
             let before = state.shards.len();
@@ -465,15 +471,19 @@ impl Runner {
                     .count();
                 if too_old > 0 {
                     let old: Vec<Pending> = batch.drain(..too_old).collect();
-                    self.give_up(
-                        arn,
-                        shard_id,
-                        &old,
-                        Condition::RecordAgeExceeded,
-                        failures,
-                        None,
-                    )
-                    .await;
+                    if !self
+                        .give_up(
+                            arn,
+                            shard_id,
+                            &old,
+                            Condition::RecordAgeExceeded,
+                            failures,
+                            None,
+                        )
+                        .await
+                    {
+                        return false;
+                    }
                     work.push((batch, failures));
                     continue;
                 }
@@ -519,15 +529,19 @@ impl Runner {
                     TriggerError::FunctionFailed(_) => "Unhandled".to_owned(),
                     other => other.to_string(),
                 });
-                self.give_up(
-                    arn,
-                    shard_id,
-                    &failed,
-                    Condition::RetryAttemptsExhausted,
-                    failures,
-                    kind,
-                )
-                .await;
+                if !self
+                    .give_up(
+                        arn,
+                        shard_id,
+                        &failed,
+                        Condition::RetryAttemptsExhausted,
+                        failures,
+                        kind,
+                    )
+                    .await
+                {
+                    return false;
+                }
                 continue;
             }
             self.stats.retries.fetch_add(1, Ordering::Relaxed);
@@ -577,19 +591,19 @@ impl Runner {
         condition: Condition,
         invocations: u64,
         function_error: Option<String>,
-    ) {
+    ) -> bool {
         if records.is_empty() {
-            return;
+            return true;
         }
         self.stats
             .records_failed
             .fetch_add(records.len() as u64, Ordering::Relaxed);
         tracing::warn!(trigger = %self.trigger.name, shard = %shard_id, records = records.len(), condition = condition.wire(), "records given up");
         let Some(destination) = &self.trigger.on_failure else {
-            return;
+            return true;
         };
         let values: Vec<Value> = records.iter().map(|p| p.record.clone()).collect();
-        let record = failure::invocation_record(&FailedBatch {
+        let mut record = failure::invocation_record(&FailedBatch {
             trigger: &self.trigger.name,
             region: &self.source.context().region,
             stream_arn: arn,
@@ -601,16 +615,25 @@ impl Runner {
             now_ms: now_ms(),
         });
         // A destination that refuses is retried: the records must not be lost silently.
+        // After a refusal the record goes without the records themselves (Lambda's own
+        // shape), which a table takes whatever their size.
         let mut backoff = self.options.first_backoff;
         while let Err(e) = failure::send(self.source.engine(), destination, &record).await {
             tracing::warn!(trigger = %self.trigger.name, error = %e, "failure destination refused");
             self.stats.error(&e);
+            if let Some(map) = record.as_object_mut()
+                && map.remove("records").is_some()
+            {
+                continue;
+            }
             if self.stopped.load(Ordering::SeqCst) {
-                return;
+                // Not checkpointed: redelivered after a restart.
+                return false;
             }
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(self.options.max_backoff);
         }
+        true
     }
 }
 

@@ -124,8 +124,9 @@ pub(crate) struct ServeArgs {
     /// on-demand table).
     #[arg(long, default_value_t = 4, env = "KURA_STREAM_SHARDS", value_parser = clap::value_parser!(u32).range(1..=64))]
     stream_shards: u32,
-    /// Records after which a stream shard splits into two children (0: never).
-    #[arg(long, default_value_t = 100_000, env = "KURA_STREAM_SPLIT_RECORDS")]
+    /// Records after which a stream shard splits into two children (0: never; else at
+    /// least 10, since every split lengthens the stream's metadata each write rewrites).
+    #[arg(long, default_value_t = 100_000, env = "KURA_STREAM_SPLIT_RECORDS", value_parser = split_records)]
     stream_split_records: u64,
     /// Open shards a stream may reach by splits; a full shard then rolls over instead.
     #[arg(long, default_value_t = 16, env = "KURA_STREAM_MAX_SHARDS", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -178,6 +179,20 @@ pub(crate) struct ServeArgs {
     /// <data-dir>/triggers.
     #[arg(long, env = "KURA_TRIGGERS")]
     triggers: Option<PathBuf>,
+    /// Let POST and DELETE /kura/triggers create and delete triggers at run time (a
+    /// trigger may run a command on this host; `kura dev` turns this on).
+    #[arg(long, env = "KURA_TRIGGER_ADMIN")]
+    trigger_admin: bool,
+}
+
+/// `--stream-split-records`: 0, or at least 10.
+fn split_records(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if n == 0 || n >= 10 => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not 0 or a number of records of at least 10"
+        )),
+    }
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
@@ -234,6 +249,7 @@ fn client_command(
 /// Runs the server; with `dev`, `kura dev`'s stack beside it.
 fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
     let started = std::time::Instant::now();
+    let trigger_admin = args.trigger_admin || dev.is_some();
     if dev.is_some() && args.tls_cert.is_some() {
         return Err("kura dev serves plain HTTP: leave out --tls-cert and --tls-key".into());
     }
@@ -373,6 +389,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             tls,
             metrics: args.metrics,
             triggers: Some(triggers),
+            trigger_admin,
         };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await
