@@ -430,3 +430,20 @@ def test_at_timestamp_and_a_disabled_trigger(tmp_path):
         kura.stop()
         function.stop()
         idle_function.stop()
+
+
+def test_bad_trigger_definitions_stop_kura_with_the_reason(tmp_path):
+    bad = tmp_path / "triggers.json"
+    bad.write_text(json.dumps({"Triggers": [
+        {"Name": "t", "Table": "orders", "Function": {"Url": "http://127.0.0.1:1/"},
+         "BatchSize": 0}]}))
+    served = subprocess.run([str(BINARY), "serve", "--port", "0", "--in-memory",
+                             "--triggers", str(bad)], capture_output=True, text=True, timeout=60)
+    assert served.returncode != 0
+    assert "Member must have value greater than or equal to 1" in served.stderr, served.stderr
+    config = tmp_path / "kura.dev.json"
+    config.write_text(json.dumps({"App": "shop", "Modules": ["order"], "Tumbling": 5}))
+    dev = subprocess.run([str(BINARY), "dev", "--port", "0", "--in-memory",
+                          "--config", str(config)], capture_output=True, text=True, timeout=60)
+    assert dev.returncode != 0
+    assert "unknown field `Tumbling`" in dev.stderr, dev.stderr

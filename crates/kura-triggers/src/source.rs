@@ -201,7 +201,7 @@ impl StreamSource {
     /// delivers what comes after it.
     pub fn newest_sequence(&self, arn: &str) -> Result<u128, TriggerError> {
         self.engine
-            .stream_newest_sequence(&self.ctx, arn)
+            .stream_newest_sequence(arn)
             .map_err(engine_error)
     }
 }

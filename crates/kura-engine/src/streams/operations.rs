@@ -340,7 +340,7 @@ impl Engine {
 
     /// The sequence number of the stream's newest record (0 when it has none): an
     /// in-process reader starting at LATEST across all shards reads what comes after it.
-    pub fn stream_newest_sequence(&self, _ctx: &RequestContext, arn: &str) -> Result<u128> {
+    pub fn stream_newest_sequence(&self, arn: &str) -> Result<u128> {
         let snapshot = self.store.snapshot()?;
         let meta = stream_by_arn(snapshot.as_ref(), arn)?;
         Ok(u128::from(meta.next_seq.saturating_sub(1)))
