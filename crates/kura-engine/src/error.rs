@@ -86,6 +86,9 @@ pub enum EngineError {
     /// `TrimmedDataAccessException`: the records asked for are past the 24-hour retention.
     #[error("{0}")]
     TrimmedDataAccess(String),
+    /// `ProvisionedThroughputExceededException`: capacity emulation refused the request.
+    #[error("{}", .0.message)]
+    Throttled(Box<crate::throttle::Throttled>),
     /// A sync failed earlier: the durable state is unknown, so no more writes are taken.
     #[error("the storage engine is poisoned by an earlier failed sync and refuses writes")]
     Poisoned,

@@ -51,6 +51,7 @@ mod purge;
 mod query_scan;
 pub mod storage;
 pub mod streams;
+pub mod throttle;
 mod sweeper;
 mod tables;
 mod transactions;
@@ -119,6 +120,8 @@ pub struct EngineOptions {
     /// Where exports go and imports come from. None: `buckets/` in the data directory
     /// for a durable engine, memory for an in-memory one.
     pub objects: Option<Arc<dyn objects::Objects>>,
+    /// Capacity emulation: throttle requests past their table's capacity (off: None).
+    pub throttle: Option<throttle::ThrottleOptions>,
 }
 
 impl Default for EngineOptions {
@@ -129,6 +132,7 @@ impl Default for EngineOptions {
             sweep_interval: std::time::Duration::from_secs(1),
             store: storage::StoreOptions::default(),
             objects: None,
+            throttle: None,
         }
     }
 }
@@ -147,6 +151,7 @@ pub struct Engine {
     tokens: transactions::tokens::InFlight,
     clock: Arc<dyn Clock>,
     counters: Arc<counters::Counters>,
+    throttle: Option<Arc<throttle::Throttle>>,
 }
 
 impl Engine {
@@ -232,6 +237,7 @@ impl Engine {
             sweep_interval,
             store: _,
             objects,
+            throttle,
         } = options;
         let objects = objects.unwrap_or_else(|| Arc::new(objects::MemoryBuckets::new()));
         let snapshot = store.snapshot()?;
@@ -303,7 +309,14 @@ impl Engine {
             })
             .collect();
         let catalog = Arc::new(Catalog::new(tables));
-        let counters = Arc::new(counters::Counters::default());
+        let throttle = throttle.map(|o| Arc::new(throttle::Throttle::new(o)));
+        let counters = Arc::new(counters::Counters::with_charge(throttle.clone().map(
+            |throttle| counters::Charge {
+                throttle,
+                catalog: catalog.clone(),
+                clock: clock.clone(),
+            },
+        )));
         let writer = Arc::new(Writer::start(
             store.clone(),
             limits,
@@ -377,6 +390,7 @@ impl Engine {
             tokens: transactions::tokens::InFlight::default(),
             clock,
             counters,
+            throttle,
         });
         engine.resume_insights();
         Ok(engine)
@@ -390,6 +404,56 @@ impl Engine {
     /// The engine's clock (what Contributor Insights' windows are cut by).
     pub fn now_ms(&self) -> i64 {
         self.clock.now_ms()
+    }
+
+    /// Whether capacity is emulated (`--enforce-capacity`).
+    pub fn enforces_capacity(&self) -> bool {
+        self.throttle.is_some()
+    }
+
+    /// Admits a request on `table` (and `index`), or refuses it with DynamoDB's throttling
+    /// error when capacity is emulated and the table, an index or the partition key value
+    /// `partition` (in Contributor Insights' text) is out of capacity. Unknown tables pass (the operation reports them).
+    pub fn admit(
+        &self,
+        ctx: &RequestContext,
+        table: &str,
+        index: Option<&str>,
+        access: throttle::Access,
+        partition: Option<&str>,
+    ) -> Result<()> {
+        let Some(throttle) = &self.throttle else {
+            return Ok(());
+        };
+        let Some(record) = self.catalog.get(table) else {
+            return Ok(());
+        };
+        let request = throttle::Admission {
+            table: &record,
+            index,
+            access,
+            partition: partition.map(str::to_owned),
+            table_arn: ctx.table_arn(table),
+        };
+        let now = self.clock.now_ms();
+        throttle.admit(&request, now).map_err(|refused| {
+            // Contributor Insights' most throttled keys.
+            if let Some(partition) = &request.partition {
+                let stats = self.counters.table(table);
+                if stats.insights.active() {
+                    stats.insights.throttled(
+                        index,
+                        &counters::insights::EventKey {
+                            partition,
+                            sort: None,
+                        },
+                        now,
+                    );
+                }
+            }
+            tracing::debug!(table, reason = %refused.reason.reason, "throttled");
+            EngineError::Throttled(Box::new(refused))
+        })
     }
 
     /// Items in storage across all tables, deleted-but-unpurged ones included (for tests

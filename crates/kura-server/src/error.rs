@@ -16,6 +16,8 @@ pub struct ApiError {
     pub item: Option<Item>,
     /// TransactionCanceledException's reasons, one per action.
     pub cancellation_reasons: Option<Vec<kura_engine::api::CancellationReason>>,
+    /// Why a throttled request was throttled (`ThrottlingReasons`).
+    pub throttling_reasons: Option<Vec<kura_engine::throttle::ThrottlingReason>>,
 }
 
 const DYNAMODB: &str = "com.amazonaws.dynamodb.v20120810";
@@ -30,6 +32,7 @@ impl ApiError {
             message: Some(message.into()),
             item: None,
             cancellation_reasons: None,
+            throttling_reasons: None,
         }
     }
 
@@ -51,6 +54,7 @@ impl ApiError {
             message: None,
             item: None,
             cancellation_reasons: None,
+            throttling_reasons: None,
         }
     }
 
@@ -72,6 +76,7 @@ impl ApiError {
             message: None,
             item: None,
             cancellation_reasons: None,
+            throttling_reasons: None,
         }
     }
 
@@ -117,12 +122,15 @@ impl ApiError {
                 skip_serializing_if = "Option::is_none"
             )]
             cancellation_reasons: Option<&'a Vec<kura_engine::api::CancellationReason>>,
+            #[serde(rename = "ThrottlingReasons", skip_serializing_if = "Option::is_none")]
+            throttling_reasons: Option<&'a Vec<kura_engine::throttle::ThrottlingReason>>,
         }
         serde_json::to_vec(&Body {
             type_name: &self.type_name,
             message: self.message.as_deref(),
             item: self.item.as_ref(),
             cancellation_reasons: self.cancellation_reasons.as_ref(),
+            throttling_reasons: self.throttling_reasons.as_ref(),
         })
         .unwrap_or_default()
     }
@@ -261,6 +269,15 @@ impl From<EngineError> for ApiError {
                 "TrimmedDataAccessException",
                 message,
             ),
+            EngineError::Throttled(refused) => ApiError {
+                throttling_reasons: Some(vec![refused.reason]),
+                ..Self::new(
+                    S::BAD_REQUEST,
+                    DYNAMODB,
+                    "ProvisionedThroughputExceededException",
+                    refused.message,
+                )
+            },
             EngineError::Poisoned | EngineError::ShuttingDown | EngineError::Internal(_) => {
                 Self::new(
                     S::INTERNAL_SERVER_ERROR,

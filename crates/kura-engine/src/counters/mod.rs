@@ -211,9 +211,25 @@ impl Default for WriterCounters {
 pub struct Counters {
     tables: RwLock<HashMap<String, Arc<TableCounters>>>,
     pub writer: WriterCounters,
+    /// Capacity emulation, when on: consumed capacity is also taken from its buckets.
+    pub(crate) charge: Option<Charge>,
+}
+
+/// What taking consumed capacity from the throttle's buckets needs.
+pub(crate) struct Charge {
+    pub throttle: Arc<crate::throttle::Throttle>,
+    pub catalog: Arc<crate::catalog::Catalog>,
+    pub clock: Arc<dyn crate::clock::Clock>,
 }
 
 impl Counters {
+    pub(crate) fn with_charge(charge: Option<Charge>) -> Self {
+        Counters {
+            charge,
+            ..Counters::default()
+        }
+    }
+
     /// The counters of `table`, created on first use.
     pub fn table(&self, table: &str) -> Arc<TableCounters> {
         if let Some(found) = self.tables.read().get(table) {
@@ -234,6 +250,24 @@ impl Counters {
     /// Records capacity consumed on one table.
     pub fn consume(&self, table: &str, consumed: &Consumed, is_write: bool) {
         self.table(table).consume(consumed, is_write);
+        self.charge(table, consumed, is_write);
+    }
+
+    /// Takes consumed capacity from the throttle's buckets (when capacity is emulated).
+    pub(crate) fn charge(&self, table: &str, consumed: &Consumed, is_write: bool) {
+        let Some(charge) = &self.charge else {
+            return;
+        };
+        if let Some(record) = charge.catalog.get(table) {
+            let access = if is_write {
+                crate::throttle::Access::Write
+            } else {
+                crate::throttle::Access::Read
+            };
+            charge
+                .throttle
+                .consume(&record, consumed, access, charge.clock.now_ms());
+        }
     }
 
     /// Records capacity consumed on several tables (batches, transactions).

@@ -7,7 +7,9 @@ use kura_engine::api::{
     QueryInput, ScanInput, TransactGetItemsInput, TransactWriteItemsInput, UpdateItemInput,
 };
 
-use super::{Call, item_json, json};
+use kura_engine::throttle::Access;
+
+use super::{Call, admission, item_json, json};
 use crate::authz::{self, items as checks};
 use crate::error::ApiError;
 
@@ -15,6 +17,8 @@ pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: PutItemInput = call.input()?;
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::put_item(s, &input))?;
+    let table = input.table_name.as_deref();
+    admission::one(&call, table, None, input.item.as_ref(), Access::Write)?;
     json(&call.engine.put_item(input).await?)
 }
 
@@ -22,6 +26,8 @@ pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: GetItemInput = call.input()?;
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::get_item(s, &input))?;
+    let table = input.table_name.as_deref();
+    admission::one(&call, table, None, input.key.as_ref(), Access::Read)?;
     item_json(&call.engine.get_item(input)?)
 }
 
@@ -29,6 +35,8 @@ pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: DeleteItemInput = call.input()?;
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::delete_item(s, &input))?;
+    let table = input.table_name.as_deref();
+    admission::one(&call, table, None, input.key.as_ref(), Access::Write)?;
     json(&call.engine.delete_item(input).await?)
 }
 
@@ -36,6 +44,8 @@ pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: UpdateItemInput = call.input()?;
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::update_item(s, &input))?;
+    let table = input.table_name.as_deref();
+    admission::one(&call, table, None, input.key.as_ref(), Access::Write)?;
     json(&call.engine.update_item(input).await?)
 }
 
@@ -43,6 +53,8 @@ pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: QueryInput = call.input()?;
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::query(s, &input))?;
+    let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
+    admission::one(&call, table, index, None, Access::Read)?;
     let output = call.engine.query(input)?;
     call.observation.returned_items(output.count);
     item_json(&output)
@@ -52,6 +64,8 @@ pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: ScanInput = call.input()?;
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::scan(s, &input))?;
+    let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
+    admission::one(&call, table, index, None, Access::Read)?;
     let output = call.engine.scan(input)?;
     call.observation.returned_items(output.count);
     item_json(&output)
@@ -63,7 +77,20 @@ pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         call.observation.table(table);
     }
     authz::authorize(&call, |s| checks::batch_get_item(s, &input))?;
-    json(&call.engine.batch_get_item(input)?)
+    let mut input = input;
+    let tables = input.request_items.iter().flat_map(|r| r.keys());
+    let (throttled, refusal) = admission::batch(&call, tables, Access::Read);
+    if throttled.is_empty() {
+        return json(&call.engine.batch_get_item(input)?);
+    }
+    if let Some(items) = input.request_items.as_mut() {
+        items.retain(|table, _| !throttled.contains(table));
+        if items.is_empty() {
+            return Err(refusal.unwrap_or_else(|| ApiError::internal("throttled")));
+        }
+    }
+    let answer = json(&call.engine.batch_get_item(input)?)?;
+    admission::leave_unprocessed(&call, answer, "UnprocessedKeys", &throttled)
 }
 
 pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -72,7 +99,20 @@ pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         call.observation.table(table);
     }
     authz::authorize(&call, |s| checks::batch_write_item(s, &input))?;
-    json(&call.engine.batch_write_item(input).await?)
+    let mut input = input;
+    let tables = input.request_items.iter().flat_map(|r| r.keys());
+    let (throttled, refusal) = admission::batch(&call, tables, Access::Write);
+    if throttled.is_empty() {
+        return json(&call.engine.batch_write_item(input).await?);
+    }
+    if let Some(items) = input.request_items.as_mut() {
+        items.retain(|table, _| !throttled.contains(table));
+        if items.is_empty() {
+            return Err(refusal.unwrap_or_else(|| ApiError::internal("throttled")));
+        }
+    }
+    let answer = json(&call.engine.batch_write_item(input).await?)?;
+    admission::leave_unprocessed(&call, answer, "UnprocessedItems", &throttled)
 }
 
 pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -84,6 +124,10 @@ pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         tables.flatten().filter_map(|a| a.table_name.as_deref()),
     );
     authz::authorize(&call, |s| checks::transact_write_items(s, &input))?;
+    let actions = input.transact_items.iter().flatten();
+    let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
+    let tables = tables.flatten().filter_map(|a| a.table_name.as_deref());
+    admission::all(&call, tables, Access::Write)?;
     json(&call.engine.transact_write_items(input).await?)
 }
 
@@ -95,6 +139,9 @@ pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref()),
     );
     authz::authorize(&call, |s| checks::transact_get_items(s, &input))?;
+    let actions = input.transact_items.iter().flatten();
+    let tables = actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref());
+    admission::all(&call, tables, Access::Read)?;
     json(&call.engine.transact_get_items(input)?)
 }
 

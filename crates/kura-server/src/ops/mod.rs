@@ -1,6 +1,7 @@
 //! The operation registry: `X-Amz-Target` name → handler. Handlers are grouped by family
 //! (`tables`, `items`); each parses its input, calls the engine, serialises its output.
 
+mod admission;
 mod backups;
 mod insights;
 mod items;

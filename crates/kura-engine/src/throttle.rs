@@ -1,0 +1,374 @@
+//! Capacity emulation (`kura serve --enforce-capacity`): DynamoDB's throttling, so that
+//! SDK retry and backoff paths run before production does.
+//!
+//! Every limit is a token bucket read by the engine's clock (a manual clock refills it
+//! too):
+//! - a provisioned table's reads and writes, and each provisioned GSI's, refill at their
+//!   RCU/WCU per second and hold up to [`ThrottleOptions::burst_seconds`] of unused
+//!   capacity (DynamoDB's burst capacity: 300 seconds);
+//! - every partition key value, on any table, takes at most 3,000 RCU and 1,000 WCU per
+//!   second (DynamoDB's per-partition limits), with no burst beyond one second.
+//!
+//! A request is admitted while its buckets hold anything, and what it consumed is taken
+//! afterwards, so one large request can leave a bucket in debt that later requests wait
+//! out, as on DynamoDB. LSIs consume the table's capacity. A write is refused while any of
+//! the table's provisioned GSIs is out of write capacity: a GSI that cannot keep up
+//! throttles the table's writes.
+
+use std::collections::HashMap;
+
+use parking_lot::Mutex;
+
+use crate::api::Consumed;
+use crate::catalog::{BillingMode, TableRecord, Throughput};
+
+/// The limits of capacity emulation. The defaults are DynamoDB's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ThrottleOptions {
+    /// Seconds of unused provisioned capacity a bucket keeps (burst capacity).
+    pub burst_seconds: f64,
+    /// Read capacity units per second one partition key value takes.
+    pub partition_read_units: f64,
+    /// Write capacity units per second one partition key value takes.
+    pub partition_write_units: f64,
+}
+
+impl Default for ThrottleOptions {
+    fn default() -> Self {
+        ThrottleOptions {
+            burst_seconds: 300.0,
+            partition_read_units: 3_000.0,
+            partition_write_units: 1_000.0,
+        }
+    }
+}
+
+/// Whether a request reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+impl Access {
+    fn word(self) -> &'static str {
+        match self {
+            Access::Read => "Read",
+            Access::Write => "Write",
+        }
+    }
+}
+
+/// Why a request was throttled: DynamoDB's `ThrottlingReason`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ThrottlingReason {
+    /// `ResourceType + OperationType + LimitType`, e.g.
+    /// `TableWriteProvisionedThroughputExceeded`.
+    pub reason: String,
+    /// The ARN of the table or index.
+    pub resource: String,
+}
+
+/// A refused request: DynamoDB's message and its throttling reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Throttled {
+    pub message: &'static str,
+    pub reason: ThrottlingReason,
+}
+
+pub const TABLE_MESSAGE: &str = "The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.";
+pub const INDEX_MESSAGE: &str = "The level of configured provisioned throughput for one or more global secondary indexes of the table was exceeded. Consider increasing your provisioning level for the under-provisioned global secondary indexes with the UpdateTable API";
+pub const KEY_RANGE_MESSAGE: &str = "Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly. If exceptions persist, check if you have a hot key: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html";
+
+/// What a bucket limits: by table id (a table re-created under its name starts afresh).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Resource {
+    Table(u64),
+    Index(u64, u32),
+    Partition(u64, String),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    balance: f64,
+    at_ms: i64,
+}
+
+impl Bucket {
+    /// Refills by the time passed at `rate` units per second, up to `cap`.
+    fn refill(&mut self, now_ms: i64, rate: f64, cap: f64) {
+        let elapsed = (now_ms - self.at_ms).max(0) as f64 / 1000.0;
+        self.balance = (self.balance + elapsed * rate).min(cap);
+        self.at_ms = now_ms.max(self.at_ms);
+    }
+}
+
+/// One request to admit.
+pub struct Admission<'a> {
+    pub table: &'a TableRecord,
+    /// The GSI or LSI a Query or Scan reads.
+    pub index: Option<&'a str>,
+    pub access: Access,
+    /// The partition key value the request addresses, in Contributor Insights' text,
+    /// when it addresses one.
+    pub partition: Option<String>,
+    /// The table's ARN in the request's region.
+    pub table_arn: String,
+}
+
+/// The buckets of every table, index and partition key in use.
+pub struct Throttle {
+    options: ThrottleOptions,
+    buckets: Mutex<HashMap<(Resource, Access), Bucket>>,
+}
+
+/// Partition buckets idle this long are dropped (they are full again by then).
+const IDLE_PARTITION_MS: i64 = 2_000;
+
+impl Throttle {
+    pub fn new(options: ThrottleOptions) -> Self {
+        Throttle {
+            options,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Units per second and the bucket's size for a provisioned throughput.
+    fn provisioned(&self, throughput: &Throughput, access: Access) -> (f64, f64) {
+        let rate = match access {
+            Access::Read => throughput.read,
+            Access::Write => throughput.write,
+        } as f64;
+        (rate, rate * self.options.burst_seconds)
+    }
+
+    fn partition_rate(&self, access: Access) -> f64 {
+        match access {
+            Access::Read => self.options.partition_read_units,
+            Access::Write => self.options.partition_write_units,
+        }
+    }
+
+    /// Whether the request may run now (`Err` says why not).
+    pub fn admit(&self, request: &Admission<'_>, now_ms: i64) -> Result<(), Throttled> {
+        let table = request.table;
+        let access = request.access;
+        let mut buckets = self.buckets.lock();
+        let mut empty = |resource: Resource, rate: f64, cap: f64| -> bool {
+            let bucket = buckets.entry((resource, access)).or_insert(Bucket {
+                balance: cap,
+                at_ms: now_ms,
+            });
+            bucket.refill(now_ms, rate, cap);
+            bucket.balance <= 0.0
+        };
+        let throttled = |resource_type: &str, limit: &str, arn: String, message| Throttled {
+            message,
+            reason: ThrottlingReason {
+                reason: format!("{resource_type}{}{limit}", access.word()),
+                resource: arn,
+            },
+        };
+        let index_arn = |name: &str| format!("{}/index/{name}", request.table_arn);
+        if let Some(partition) = &request.partition {
+            let rate = self.partition_rate(access);
+            if empty(Resource::Partition(table.id, partition.clone()), rate, rate) {
+                return Err(throttled(
+                    "Table",
+                    "KeyRangeThroughputExceeded",
+                    request.table_arn.clone(),
+                    KEY_RANGE_MESSAGE,
+                ));
+            }
+        }
+        if table.billing_mode != BillingMode::Provisioned {
+            return Ok(());
+        }
+        // A GSI read uses the GSI's capacity; an LSI read the table's.
+        let read_gsi = request
+            .index
+            .and_then(|name| table.index(name))
+            .filter(|i| i.throughput.is_some());
+        if let (Access::Read, Some(gsi)) = (access, read_gsi) {
+            let throughput = gsi.throughput.clone().unwrap_or_default();
+            let (rate, cap) = self.provisioned(&throughput, access);
+            if empty(Resource::Index(table.id, gsi.number), rate, cap) {
+                return Err(throttled(
+                    "Index",
+                    "ProvisionedThroughputExceeded",
+                    index_arn(&gsi.name),
+                    INDEX_MESSAGE,
+                ));
+            }
+            return Ok(());
+        }
+        let (rate, cap) = self.provisioned(&table.throughput, access);
+        if empty(Resource::Table(table.id), rate, cap) {
+            return Err(throttled(
+                "Table",
+                "ProvisionedThroughputExceeded",
+                request.table_arn.clone(),
+                TABLE_MESSAGE,
+            ));
+        }
+        if access == Access::Write {
+            for gsi in &table.indexes {
+                let Some(throughput) = &gsi.throughput else {
+                    continue;
+                };
+                let (rate, cap) = self.provisioned(throughput, access);
+                if empty(Resource::Index(table.id, gsi.number), rate, cap) {
+                    return Err(throttled(
+                        "Index",
+                        "ProvisionedThroughputExceeded",
+                        index_arn(&gsi.name),
+                        INDEX_MESSAGE,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes what a request consumed on `table` and its indexes from their buckets.
+    pub fn consume(&self, table: &TableRecord, consumed: &Consumed, access: Access, now_ms: i64) {
+        let mut buckets = self.buckets.lock();
+        let mut take = |resource: Resource, rate: f64, cap: f64, units: f64| {
+            let bucket = buckets.entry((resource, access)).or_insert(Bucket {
+                balance: cap,
+                at_ms: now_ms,
+            });
+            bucket.refill(now_ms, rate, cap);
+            bucket.balance -= units;
+        };
+        if table.billing_mode != BillingMode::Provisioned {
+            return;
+        }
+        let local: f64 = consumed.local.values().sum();
+        let (rate, cap) = self.provisioned(&table.throughput, access);
+        take(Resource::Table(table.id), rate, cap, consumed.table + local);
+        for (name, units) in &consumed.global {
+            if let Some(gsi) = table.index(name)
+                && let Some(throughput) = &gsi.throughput
+            {
+                let (rate, cap) = self.provisioned(throughput, access);
+                take(Resource::Index(table.id, gsi.number), rate, cap, *units);
+            }
+        }
+    }
+
+    /// Takes `units` from one partition key value's bucket.
+    pub fn consume_partition(
+        &self,
+        table_id: u64,
+        partition: String,
+        units: f64,
+        access: Access,
+        now_ms: i64,
+    ) {
+        let rate = self.partition_rate(access);
+        let mut buckets = self.buckets.lock();
+        let bucket = buckets
+            .entry((Resource::Partition(table_id, partition), access))
+            .or_insert(Bucket {
+                balance: rate,
+                at_ms: now_ms,
+            });
+        bucket.refill(now_ms, rate, rate);
+        bucket.balance -= units;
+        // Keep the map to the partitions in use: an idle one is full again.
+        if buckets.len() > 10_000 {
+            buckets.retain(|(resource, _), b| {
+                !matches!(resource, Resource::Partition(..)) || now_ms - b.at_ms < IDLE_PARTITION_MS
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(read: i64, write: i64) -> TableRecord {
+        let mut record: TableRecord = serde_json::from_value(serde_json::json!({
+            "v": 1, "name": "t", "id": 7, "uuid": "u",
+            "key_schema": {"hash": {"name": "pk", "ty": "S"}, "range": null},
+            "attribute_definitions": [], "created_ms": 0,
+            "billing_mode": "Provisioned", "billing_mode_explicit": true,
+            "pay_per_request_since_ms": null,
+            "throughput": {"read": 0, "write": 0, "last_increase_ms": null,
+                           "last_decrease_ms": null, "decreases_today": 0},
+            "deletion_protection": false, "table_class": null, "tags": []
+        }))
+        .expect("a table record");
+        record.throughput.read = read;
+        record.throughput.write = write;
+        record
+    }
+
+    fn admission(table: &TableRecord, access: Access) -> Admission<'_> {
+        Admission {
+            table,
+            index: None,
+            access,
+            partition: None,
+            table_arn: "arn:aws:dynamodb:us-east-1:000000000000:table/t".into(),
+        }
+    }
+
+    #[test]
+    fn a_bucket_holds_the_burst_then_refills_at_the_rate() {
+        let throttle = Throttle::new(ThrottleOptions {
+            burst_seconds: 10.0,
+            ..ThrottleOptions::default()
+        });
+        let t = table(5, 1);
+        let write = admission(&t, Access::Write);
+        // 10 seconds of 1 WCU: ten writes of 1 unit pass, the eleventh is refused.
+        for _ in 0..10 {
+            assert!(throttle.admit(&write, 0).is_ok());
+            throttle.consume(&t, &Consumed::table(1.0), Access::Write, 0);
+        }
+        let refused = throttle.admit(&write, 0).expect_err("out of capacity");
+        assert_eq!(refused.reason.reason, "TableWriteProvisionedThroughputExceeded");
+        assert_eq!(refused.message, TABLE_MESSAGE);
+        // Reads have their own bucket.
+        assert!(throttle.admit(&admission(&t, Access::Read), 0).is_ok());
+        // A second later one unit is back.
+        assert!(throttle.admit(&write, 1_000).is_ok());
+        throttle.consume(&t, &Consumed::table(1.0), Access::Write, 1_000);
+        assert!(throttle.admit(&write, 1_000).is_err());
+    }
+
+    #[test]
+    fn a_large_request_leaves_debt_that_later_requests_wait_out() {
+        let throttle = Throttle::new(ThrottleOptions {
+            burst_seconds: 1.0,
+            ..ThrottleOptions::default()
+        });
+        let t = table(10, 10);
+        let read = admission(&t, Access::Read);
+        assert!(throttle.admit(&read, 0).is_ok());
+        throttle.consume(&t, &Consumed::table(40.0), Access::Read, 0);
+        assert!(throttle.admit(&read, 2_000).is_err(), "30 units of debt, 20 back");
+        assert!(throttle.admit(&read, 3_100).is_ok());
+    }
+
+    #[test]
+    fn a_hot_partition_key_is_throttled_on_any_table() {
+        let throttle = Throttle::new(ThrottleOptions::default());
+        let mut t = table(0, 0);
+        t.billing_mode = BillingMode::PayPerRequest;
+        let mut write = admission(&t, Access::Write);
+        write.partition = Some("hot".into());
+        assert!(throttle.admit(&write, 0).is_ok());
+        throttle.consume_partition(7, "hot".into(), 1_000.0, Access::Write, 0);
+        let refused = throttle.admit(&write, 0).expect_err("hot key");
+        assert_eq!(
+            refused.reason.reason,
+            "TableWriteKeyRangeThroughputExceeded"
+        );
+        write.partition = Some("cold".into());
+        assert!(throttle.admit(&write, 0).is_ok());
+    }
+}

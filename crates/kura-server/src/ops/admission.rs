@@ -1,0 +1,106 @@
+//! Capacity emulation at the door (`--enforce-capacity`): each data-plane request asks the
+//! engine's throttle before it runs. Batches throttle per table: a throttled table's
+//! requests come back unprocessed, and only when every table is throttled does the batch
+//! fail, as DynamoDB's BatchWriteItem and BatchGetItem do.
+
+use std::collections::BTreeSet;
+
+use kura_engine::throttle::Access;
+use kura_model::wire::ItemJson;
+
+use super::Call;
+use crate::error::ApiError;
+
+/// Admits a request on one table (and index), addressing the partition key value found
+/// in `key` (a key or a whole item) when given.
+pub(crate) fn one(
+    call: &Call<'_>,
+    table: Option<&str>,
+    index: Option<&str>,
+    key: Option<&ItemJson>,
+    access: Access,
+) -> Result<(), ApiError> {
+    if !call.engine.enforces_capacity() {
+        return Ok(());
+    }
+    let Some(table) = table else {
+        return Ok(());
+    };
+    let partition = key.and_then(|key| partition_text(call, table, key));
+    call.engine
+        .admit(&call.ctx, table, index, access, partition.as_deref())
+        .map_err(ApiError::from)
+}
+
+/// Admits a transaction: every table it names must have capacity.
+pub(crate) fn all<'a>(
+    call: &Call<'_>,
+    tables: impl Iterator<Item = &'a str>,
+    access: Access,
+) -> Result<(), ApiError> {
+    if !call.engine.enforces_capacity() {
+        return Ok(());
+    }
+    let tables: BTreeSet<&str> = tables.collect();
+    for table in tables {
+        call.engine
+            .admit(&call.ctx, table, None, access, None)
+            .map_err(ApiError::from)?;
+    }
+    Ok(())
+}
+
+/// The tables of a batch that are out of capacity (empty when capacity is not emulated),
+/// with the first refusal. The caller leaves their requests unprocessed.
+pub(crate) fn batch<'a>(
+    call: &Call<'_>,
+    tables: impl Iterator<Item = &'a String>,
+    access: Access,
+) -> (BTreeSet<String>, Option<ApiError>) {
+    let mut throttled = BTreeSet::new();
+    let mut first = None;
+    if !call.engine.enforces_capacity() {
+        return (throttled, first);
+    }
+    for table in tables {
+        if let Err(e) = call.engine.admit(&call.ctx, table, None, access, None) {
+            throttled.insert(table.clone());
+            first.get_or_insert(ApiError::from(e));
+        }
+    }
+    (throttled, first)
+}
+
+/// Adds the throttled tables' requests, as the client sent them, to the batch answer's
+/// `field` (`UnprocessedItems` or `UnprocessedKeys`).
+pub(crate) fn leave_unprocessed(
+    call: &Call<'_>,
+    answer: Vec<u8>,
+    field: &str,
+    throttled: &BTreeSet<String>,
+) -> Result<Vec<u8>, ApiError> {
+    let internal = |e: serde_json::Error| ApiError::internal(e.to_string());
+    let request: serde_json::Value = serde_json::from_slice(&call.body).map_err(internal)?;
+    let mut answer: serde_json::Value = serde_json::from_slice(&answer).map_err(internal)?;
+    let Some(requested) = request.get("RequestItems").and_then(|r| r.as_object()) else {
+        return serde_json::to_vec(&answer).map_err(internal);
+    };
+    if let Some(unprocessed) = answer.get_mut(field).and_then(|u| u.as_object_mut()) {
+        for (name, requests) in requested {
+            // RequestItems may name a table by ARN.
+            let table = name.rsplit('/').next().unwrap_or(name);
+            if throttled.contains(table) {
+                unprocessed.insert(name.clone(), requests.clone());
+            }
+        }
+    }
+    serde_json::to_vec(&answer).map_err(internal)
+}
+
+/// The partition key value of `key` on `table`, in the text Contributor Insights and the
+/// throttle's partition buckets use.
+fn partition_text(call: &Call<'_>, table: &str, key: &ItemJson) -> Option<String> {
+    let names = call.engine.partition_key_names(table, None)?;
+    let value = key.get(names.first()?)?.clone().into_value().ok()?;
+    Some(kura_engine::counters::key_text(&value))
+}
