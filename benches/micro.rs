@@ -264,7 +264,11 @@ fn authz(c: &mut Criterion) {
 fn metrics(c: &mut Criterion) {
     use kura_server::metrics::{Metrics, Observation};
     let engine = kura_engine::Engine::in_memory();
-    let metrics = Metrics::new(engine.clone(), true, None);
+    let metrics = Metrics::new(
+        kura_server::controls::EngineSlot::new(engine.clone()),
+        true,
+        None,
+    );
     let elapsed = std::time::Duration::from_micros(180);
     c.bench_function(
         "metrics/record one GetItem (observation + labels + histogram)",

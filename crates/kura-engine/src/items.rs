@@ -205,7 +205,8 @@ impl Engine {
         let stats = self.counters.table(table);
         stats.consume(consumed, written_size.is_some());
         if let Some(charge) = &self.counters.charge {
-            self.counters.charge(table, consumed, written_size.is_some());
+            self.counters
+                .charge(table, consumed, written_size.is_some());
             if let Some(record) = self.catalog.get(table) {
                 let access = if written_size.is_some() {
                     crate::throttle::Access::Write

@@ -51,9 +51,9 @@ mod purge;
 mod query_scan;
 pub mod storage;
 pub mod streams;
-pub mod throttle;
 mod sweeper;
 mod tables;
+pub mod throttle;
 mod transactions;
 mod ttl;
 pub mod writer;
@@ -404,6 +404,13 @@ impl Engine {
     /// The engine's clock (what Contributor Insights' windows are cut by).
     pub fn now_ms(&self) -> i64 {
         self.clock.now_ms()
+    }
+
+    /// Runs a sweep (TTL deletions, stream trimming, shard rollover) that starts now and
+    /// waits for it, at most 30 seconds: what a manual clock's move expired is gone on
+    /// return. It blocks: call it off the async runtime's threads.
+    pub fn sweep_now(&self) -> bool {
+        self.sweeper.sweep_now(std::time::Duration::from_secs(30))
     }
 
     /// Whether capacity is emulated (`--enforce-capacity`).

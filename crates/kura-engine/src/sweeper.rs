@@ -45,6 +45,16 @@ struct Shared {
     pruned: Mutex<std::collections::BTreeMap<u64, u64>>,
     wake: Mutex<bool>,
     signal: Condvar,
+    /// Passes started and finished, so a caller can wait for a pass that began after it
+    /// moved the clock (`Sweeper::sweep_now`).
+    passes: Mutex<Passes>,
+    finished: Condvar,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Passes {
+    started: u64,
+    finished: u64,
 }
 
 pub struct Sweeper {
@@ -74,15 +84,20 @@ impl Sweeper {
             pruned: Mutex::new(std::collections::BTreeMap::new()),
             wake: Mutex::new(false),
             signal: Condvar::new(),
+            passes: Mutex::new(Passes::default()),
+            finished: Condvar::new(),
         });
         let worker = shared.clone();
         let thread = std::thread::Builder::new()
             .name("kura-sweeper".into())
             .spawn(move || {
                 while !worker.stop.load(Ordering::SeqCst) {
+                    worker.passes.lock().started += 1;
                     if let Err(e) = sweep(&worker) {
                         tracing::warn!(error = %e, "sweep failed; retrying at the next interval");
                     }
+                    worker.passes.lock().finished += 1;
+                    worker.finished.notify_all();
                     let mut woken = worker.wake.lock();
                     if !*woken && !worker.stop.load(Ordering::SeqCst) {
                         worker.signal.wait_for(&mut woken, interval);
@@ -104,6 +119,28 @@ impl Sweeper {
     pub fn wake(&self) {
         *self.shared.wake.lock() = true;
         self.shared.signal.notify_one();
+    }
+
+    /// Runs a whole sweep that starts after this call and waits for it to end (at most
+    /// `limit`): after a manual clock moved, what expired by then is gone on return.
+    /// False when the limit passed first.
+    pub fn sweep_now(&self, limit: Duration) -> bool {
+        let mut passes = self.shared.passes.lock();
+        let target = passes.started + 1;
+        self.wake();
+        let deadline = Instant::now() + limit;
+        while passes.finished < target {
+            if self.shared.stop.load(Ordering::SeqCst)
+                || self
+                    .shared
+                    .finished
+                    .wait_until(&mut passes, deadline)
+                    .timed_out()
+            {
+                return passes.finished >= target;
+            }
+        }
+        true
     }
 
     /// Stops after the current job.

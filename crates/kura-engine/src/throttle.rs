@@ -330,7 +330,10 @@ mod tests {
             throttle.consume(&t, &Consumed::table(1.0), Access::Write, 0);
         }
         let refused = throttle.admit(&write, 0).expect_err("out of capacity");
-        assert_eq!(refused.reason.reason, "TableWriteProvisionedThroughputExceeded");
+        assert_eq!(
+            refused.reason.reason,
+            "TableWriteProvisionedThroughputExceeded"
+        );
         assert_eq!(refused.message, TABLE_MESSAGE);
         // Reads have their own bucket.
         assert!(throttle.admit(&admission(&t, Access::Read), 0).is_ok());
@@ -350,7 +353,10 @@ mod tests {
         let read = admission(&t, Access::Read);
         assert!(throttle.admit(&read, 0).is_ok());
         throttle.consume(&t, &Consumed::table(40.0), Access::Read, 0);
-        assert!(throttle.admit(&read, 2_000).is_err(), "30 units of debt, 20 back");
+        assert!(
+            throttle.admit(&read, 2_000).is_err(),
+            "30 units of debt, 20 back"
+        );
         assert!(throttle.admit(&read, 3_100).is_ok());
     }
 

@@ -100,6 +100,18 @@ impl ApiError {
         )
     }
 
+    /// An error a fault injection rule answers with: its full `__type`, as given.
+    pub(crate) fn injected(status: StatusCode, type_name: &str, message: &str) -> Self {
+        ApiError {
+            status,
+            type_name: type_name.to_owned(),
+            message: Some(message.to_owned()),
+            item: None,
+            cancellation_reasons: None,
+            throttling_reasons: None,
+        }
+    }
+
     /// The short name after `#`.
     pub fn name(&self) -> &str {
         self.type_name.rsplit('#').next().unwrap_or(&self.type_name)

@@ -83,7 +83,7 @@ pub(crate) async fn insights(
         }
     };
     let index = params.get("index").map(String::as_str);
-    let engine = &shared.engine;
+    let engine = &shared.engine();
     if !engine.has_table(&table) {
         return error(StatusCode::NOT_FOUND, &format!("no table {table}"));
     }
@@ -119,7 +119,7 @@ pub(crate) async fn advise(State(shared): State<Shared>) -> Response {
     if let Some(refused) = refuse_when_signed(&shared) {
         return refused;
     }
-    let engine = shared.engine.clone();
+    let engine = shared.engine();
     // It samples every table: off the async workers.
     match tokio::task::spawn_blocking(move || crate::advisor::advise(&engine)).await {
         Ok(advice) => json_response(StatusCode::OK, &advice),

@@ -19,6 +19,7 @@ pub mod advisor;
 pub mod audit;
 mod authz;
 mod body;
+pub mod controls;
 pub mod error;
 mod kura_api;
 pub mod metrics;
@@ -34,7 +35,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::{FromRef, State};
 use axum::http::{HeaderName, Method, StatusCode};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use kura_engine::{Engine, Health};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
@@ -42,12 +43,21 @@ use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 /// audit log when `--audit` is.
 #[derive(Clone)]
 pub(crate) struct Shared {
-    engine: Arc<Engine>,
+    /// The engine serving requests (test controls may swap it: restore, reset).
+    slot: Arc<controls::EngineSlot>,
     auth: Option<Arc<Authenticator>>,
     audit: Option<Arc<audit::AuditLog>>,
     metrics: Arc<metrics::Metrics>,
     triggers: Option<Arc<kura_triggers::Triggers>>,
     trigger_admin: bool,
+    controls: Option<Arc<controls::TestControls>>,
+}
+
+impl Shared {
+    /// The engine now; a request keeps the one it started with.
+    pub(crate) fn engine(&self) -> Arc<Engine> {
+        self.slot.current()
+    }
 }
 
 /// What `kura serve` turns on beyond the open default.
@@ -66,6 +76,10 @@ pub struct ServerOptions {
     /// Let `POST` and `DELETE /kura/triggers` create and delete triggers (a trigger may run
     /// a command on the host, so this is opt-in: `--trigger-admin`, and `kura dev`).
     pub trigger_admin: bool,
+    /// Snapshots, reset, the manual clock and fault injection under `/kura/admin/`
+    /// (`--test-controls`). Their engine is the one served: the router's `engine`
+    /// argument is then not used.
+    pub controls: Option<Arc<controls::TestControls>>,
 }
 
 impl Default for ServerOptions {
@@ -77,13 +91,14 @@ impl Default for ServerOptions {
             metrics: true,
             triggers: None,
             trigger_admin: false,
+            controls: None,
         }
     }
 }
 
 impl FromRef<Shared> for Arc<Engine> {
     fn from_ref(shared: &Shared) -> Arc<Engine> {
-        shared.engine.clone()
+        shared.engine()
     }
 }
 
@@ -107,12 +122,43 @@ pub fn router_with_auth(engine: Arc<Engine>, auth: Option<Arc<Authenticator>>) -
 
 /// [`router`] with authentication and auditing as `options` say.
 pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
+    let slot = match &options.controls {
+        Some(controls) => controls.slot(),
+        None => controls::EngineSlot::new(engine),
+    };
     let metrics = Arc::new(metrics::Metrics::new(
-        engine.clone(),
+        slot.clone(),
         options.metrics,
         options.triggers.clone(),
     ));
-    Router::new()
+    let mut router = Router::new();
+    if options.controls.is_some() {
+        use controls::http as admin;
+        router = router
+            .route("/kura/admin", get(admin::status))
+            .route("/kura/admin/reset", post(admin::reset))
+            .route("/kura/admin/snapshots", get(admin::list_snapshots))
+            .route(
+                "/kura/admin/snapshots/{name}",
+                post(admin::take_snapshot).delete(admin::delete_snapshot),
+            )
+            .route(
+                "/kura/admin/snapshots/{name}/restore",
+                post(admin::restore_snapshot),
+            )
+            .route(
+                "/kura/admin/clock",
+                get(admin::get_clock).post(admin::move_clock),
+            )
+            .route(
+                "/kura/admin/faults",
+                get(admin::list_faults)
+                    .post(admin::add_fault)
+                    .delete(admin::clear_faults),
+            )
+            .route("/kura/admin/faults/{id}", delete(admin::clear_fault));
+    }
+    router
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
         .route("/metrics", get(serve_metrics))
@@ -127,12 +173,13 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
             get(kura_api::describe_trigger).delete(kura_api::delete_trigger),
         )
         .with_state(Shared {
-            engine,
+            slot,
             auth: options.auth,
             audit: options.audit,
             metrics,
             triggers: options.triggers,
             trigger_admin: options.trigger_admin,
+            controls: options.controls,
         })
         .layer(cors())
 }
@@ -265,6 +312,8 @@ pub async fn serve_with(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let tls = options.tls.clone();
+    // With test controls, the engine to stop at the end is whichever serves then.
+    let controls = options.controls.clone();
     let app = router_with(engine.clone(), options);
     match tls {
         Some(tls) => tls::serve(listener, app, &tls, shutdown).await?,
@@ -277,7 +326,7 @@ pub async fn serve_with(
             .await?
         }
     }
-    let engine_for_shutdown = engine.clone();
+    let engine_for_shutdown = controls.map_or(engine, |c| c.engine());
     // Joining the writer thread blocks; keep it off the async workers.
     let _joined = tokio::task::spawn_blocking(move || engine_for_shutdown.shutdown()).await;
     Ok(())

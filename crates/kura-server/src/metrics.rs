@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use kura_engine::Engine;
+use crate::controls::EngineSlot;
 use kura_engine::counters::histogram::{HistogramSnapshot, LATENCY_BUCKETS};
 use std::collections::{BTreeMap, HashMap};
 
@@ -113,7 +113,7 @@ struct Requests {
     enabled: AtomicBool,
     operations: Vec<PerOperation>,
     /// What tables exist: a scrape drops the figures of deleted ones.
-    engine: Arc<Engine>,
+    engine: Arc<EngineSlot>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -132,7 +132,7 @@ impl Metrics {
     /// The metrics of one server over `engine`; `enabled` false records nothing (the
     /// overhead measurement's baseline) and `/metrics` then answers 404.
     pub fn new(
-        engine: Arc<Engine>,
+        engine: Arc<EngineSlot>,
         enabled: bool,
         triggers: Option<Arc<kura_triggers::Triggers>>,
     ) -> Metrics {
@@ -223,11 +223,12 @@ impl Collector for Requests {
         let mut user = Vec::new();
         let mut failed_conditions: BTreeMap<String, f64> = BTreeMap::new();
         let mut conflicts: BTreeMap<String, f64> = BTreeMap::new();
+        let engine = self.engine.current();
         for (operation, per) in crate::ops::OPERATIONS.iter().zip(&self.operations) {
             // Deleted tables' figures go (a table created again under the name starts anew).
             per.tables
                 .write()
-                .retain(|table, _| table.is_empty() || self.engine.has_table(table));
+                .retain(|table, _| table.is_empty() || engine.has_table(table));
             let errors = per.user_errors.load(Ordering::Relaxed);
             if errors > 0 {
                 user.push((
@@ -339,7 +340,7 @@ impl Collector for Requests {
 
 /// Reads the engine's counters at scrape time.
 struct EngineCollector {
-    engine: Arc<Engine>,
+    engine: Arc<EngineSlot>,
 }
 
 impl std::fmt::Debug for EngineCollector {
@@ -498,7 +499,7 @@ struct LocalIndexLabels {
 impl Collector for EngineCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         use kura_engine::counters::IndexScope;
-        let engine = &self.engine;
+        let engine = &self.engine.current();
         engine.prune_counters();
         let tables = engine.counters().tables();
         let by_table = |f: &dyn Fn(&kura_engine::counters::TableCounters) -> f64| {

@@ -36,6 +36,8 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
     // Timed only when recorded: a clock read is a fifth of what recording costs.
     let started = shared.metrics.enabled().then(std::time::Instant::now);
     let observation = crate::metrics::Observation::default();
+    // One engine for the whole request, even if a test control swaps it meanwhile.
+    let engine = shared.engine();
     let (parts, body) = request.into_parts();
     let read = body::read(&parts.headers, body).await;
     // What the audit record needs from inside the dispatch: the decoded body and who.
@@ -60,8 +62,14 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                         Some(v) => (v.region, Some(v.principal)),
                         None => (signing_region(&parts.headers), None),
                     };
+                    let injected = match &shared.controls {
+                        Some(controls) if controls.faults.armed() => {
+                            inject(controls, &engine, &target, &body, &observation).await
+                        }
+                        _ => None,
+                    };
                     let call = Call {
-                        engine: &shared.engine,
+                        engine: &engine,
                         ctx: RequestContext { region },
                         host: header_str(&parts.headers, header::HOST.as_str())
                             .unwrap_or("localhost:8000")
@@ -71,12 +79,13 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                         source_ip,
                         observation: &observation,
                     };
-                    match target {
-                        Target::DynamoDb(op) => {
+                    match (injected, target) {
+                        (Some(error), _) => Err(error),
+                        (None, Target::DynamoDb(op)) => {
                             let span = tracing::debug_span!("request", op, id = %request_id);
                             ops::dispatch(op, call).instrument(span).await
                         }
-                        Target::Streams(op) => {
+                        (None, Target::Streams(op)) => {
                             let span = tracing::debug_span!("streams", op, id = %request_id);
                             ops::dispatch_streams(op, call).instrument(span).await
                         }
@@ -86,7 +95,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
         }
     };
     let result = match &shared.audit {
-        Some(log) => audit(log, &shared.engine, &parts, audited, &request_id, result),
+        Some(log) => audit(log, &engine, &parts, audited, &request_id, result),
         None => result,
     };
     if let Some(started) = started
@@ -107,6 +116,33 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             respond(error.status, error.body(), &request_id)
         }
     }
+}
+
+/// Applies a fault injection rule that matches the request: waits its latency, then
+/// answers its error (None: the request runs).
+async fn inject(
+    controls: &crate::controls::TestControls,
+    engine: &kura_engine::Engine,
+    target: &Target<'_>,
+    body: &[u8],
+    observation: &crate::metrics::Observation,
+) -> Option<ApiError> {
+    let operation = match target {
+        Target::DynamoDb(op) | Target::Streams(op) => op,
+    };
+    let request = crate::controls::faults::describe(operation, body, |table| {
+        engine.partition_key_names(table, None)?.into_iter().next()
+    });
+    let injection = controls.faults.decide(&request)?;
+    if !injection.latency.is_zero() {
+        tokio::time::sleep(injection.latency).await;
+    }
+    if injection.error.is_some() {
+        for table in &request.tables {
+            observation.table(table);
+        }
+    }
+    injection.error
 }
 
 /// Records the request when the audit log takes it; the response waits for the line. A
@@ -179,7 +215,7 @@ fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {
 /// Who signed the request: SigV4 over the method, path, query, headers and body, for the
 /// DynamoDB and the Streams targets alike. Headers that are not UTF-8 are left out (a
 /// signature over them fails).
-fn authenticate(
+pub(crate) fn authenticate(
     auth: &Authenticator,
     parts: &axum::http::request::Parts,
     body: &[u8],

@@ -183,6 +183,39 @@ pub(crate) struct ServeArgs {
     /// trigger may run a command on this host; `kura dev` turns this on).
     #[arg(long, env = "KURA_TRIGGER_ADMIN")]
     trigger_admin: bool,
+    /// Throttle requests past their table's capacity as DynamoDB does: provisioned RCU/WCU
+    /// with burst credit, per-GSI capacity, and the per-partition-key limits
+    /// (docs/testing.md).
+    #[arg(long, env = "KURA_ENFORCE_CAPACITY")]
+    enforce_capacity: bool,
+    /// Seconds of unused provisioned capacity a table or GSI keeps for bursts (with
+    /// --enforce-capacity; DynamoDB keeps 300).
+    #[arg(long, default_value_t = 300.0, env = "KURA_BURST_SECONDS", value_parser = non_negative_seconds)]
+    burst_seconds: f64,
+    /// Serve the test controls under /kura/admin/: snapshots, restore and reset (in
+    /// memory), fault injection, and the manual clock (docs/testing.md).
+    #[arg(long, env = "KURA_TEST_CONTROLS")]
+    test_controls: bool,
+    /// `manual`: time stands still until POST /kura/admin/clock moves it (TTL, stream
+    /// trimming, iterator expiry and capacity refill follow it). Turns on the test
+    /// controls.
+    #[arg(long, default_value = "system", env = "KURA_CLOCK", value_parser = ["system", "manual"])]
+    clock: String,
+    /// Create the tables this file describes at start (DescribeTable output, a list of
+    /// them, or CreateTable inputs).
+    #[arg(long, env = "KURA_SCHEMA")]
+    schema: Option<PathBuf>,
+    /// Load the items of this directory at start: TABLE.json item lists or scan output,
+    /// BatchWriteItem request files, and DynamoDB exports in TABLE/ directories.
+    #[arg(long, env = "KURA_SEED")]
+    seed: Option<PathBuf>,
+}
+
+fn non_negative_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
+        _ => Err(format!("{text} is not a number of seconds (0 or more)")),
+    }
 }
 
 /// `--stream-split-records`: 0, or at least 10.
@@ -281,8 +314,27 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             (None, Some(dir)) => Some(Arc::new(kura_engine::objects::LocalBuckets::new(dir)) as _),
             (None, None) => None,
         },
+        throttle: args
+            .enforce_capacity
+            .then_some(kura_engine::throttle::ThrottleOptions {
+                burst_seconds: args.burst_seconds,
+                ..kura_engine::throttle::ThrottleOptions::default()
+            }),
         ..EngineOptions::default()
     };
+    let manual_clock = (args.clock == "manual").then(|| {
+        Arc::new(kura_engine::clock::ManualClock::new(
+            kura_engine::clock::now_ms(),
+        ))
+    });
+    let options = match &manual_clock {
+        Some(clock) => EngineOptions {
+            clock: clock.clone(),
+            ..options
+        },
+        None => options,
+    };
+    let with_controls = args.test_controls || manual_clock.is_some() || dev.is_some();
     let auth = match &args.auth {
         None => {
             if !args.bind.is_loopback() {
@@ -330,13 +382,23 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         _ => None,
     };
     let scheme = if tls.is_some() { "https" } else { "http" };
-    let engine: Arc<Engine> = if args.in_memory {
-        Engine::in_memory_with_options(options)
+    let (engine, controls) = if args.in_memory && with_controls {
+        let controls = kura_server::controls::TestControls::in_memory(options, manual_clock)
+            .map_err(|e| e.to_string())?;
+        (controls.engine(), Some(controls))
     } else {
-        Engine::open_with_options(&args.data_dir, options)
-            .map_err(|e| format!("cannot open {}: {e}", args.data_dir.display()))?
+        let engine: Arc<Engine> = if args.in_memory {
+            Engine::in_memory_with_options(options)
+        } else {
+            Engine::open_with_options(&args.data_dir, options)
+                .map_err(|e| format!("cannot open {}: {e}", args.data_dir.display()))?
+        };
+        let controls = with_controls
+            .then(|| kura_server::controls::TestControls::over(engine.clone(), manual_clock));
+        (engine, controls)
     };
     runtime.block_on(async move {
+        seed(&engine, controls.as_deref(), &args).await?;
         let addr = SocketAddr::new(args.bind, args.port);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
@@ -390,6 +452,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             metrics: args.metrics,
             triggers: Some(triggers),
             trigger_admin,
+            controls,
         };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await
@@ -397,6 +460,31 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         tracing::info!("kura stopped");
         Ok(())
     })
+}
+
+/// Creates the tables of `--schema` and loads the items of `--seed`; with in-memory test
+/// controls, the result is kept as the snapshot `seed` (restore it between test cases).
+async fn seed(
+    engine: &Engine,
+    controls: Option<&kura_server::controls::TestControls>,
+    args: &ServeArgs,
+) -> Result<(), String> {
+    use kura_server::controls::seed;
+    if let Some(path) = &args.schema {
+        let created = seed::apply_schema(engine, path).await?;
+        tracing::info!(tables = ?created, "schema applied from {}", path.display());
+    }
+    if let Some(dir) = &args.seed {
+        let loaded = seed::load_seed(engine, dir).await?;
+        tracing::info!(items = ?loaded, "seed loaded from {}", dir.display());
+    }
+    if (args.schema.is_some() || args.seed.is_some())
+        && args.in_memory
+        && let Some(controls) = controls
+    {
+        controls.snapshot("seed")?;
+    }
+    Ok(())
 }
 
 /// The triggers of `--triggers`, and those created through `/kura/triggers` before a

@@ -12,7 +12,7 @@
 
 pub(crate) mod ion;
 pub(crate) mod job;
-pub(crate) mod parse;
+pub mod parse;
 
 use std::sync::Arc;
 

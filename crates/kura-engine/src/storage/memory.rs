@@ -21,6 +21,32 @@ impl MemoryStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// The whole committed state, in O(1): later commits do not change it.
+    pub fn freeze(&self) -> Frozen {
+        Frozen(self.current.read().clone())
+    }
+
+    /// A store that starts from a frozen state (which stays as it is).
+    pub fn thaw(frozen: &Frozen) -> Self {
+        MemoryStore {
+            current: RwLock::new(frozen.0.clone()),
+            commit_lock: parking_lot::Mutex::new(()),
+        }
+    }
+}
+
+/// A memory store's whole state at one commit (test controls' snapshots).
+#[derive(Clone)]
+pub struct Frozen(Arc<Map>);
+
+impl Frozen {
+    /// The items stored.
+    pub fn items(&self) -> usize {
+        self.0
+            .range((Space::Items, Vec::new())..(Space::Indexes, Vec::new()))
+            .count()
+    }
 }
 
 struct MemorySnapshot(Arc<Map>);

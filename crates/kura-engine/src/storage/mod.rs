@@ -14,7 +14,7 @@ pub mod memory;
 pub(crate) mod conformance;
 
 pub use fjall_store::{FjallStore, StoreOptions};
-pub use memory::MemoryStore;
+pub use memory::{Frozen, MemoryStore};
 
 /// A key space. Each holds keys of one layout (see `docs/design.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

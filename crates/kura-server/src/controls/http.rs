@@ -1,0 +1,287 @@
+//! `/kura/admin/`: the test controls over HTTP. Registered only when the controls are on.
+//! With `--auth`, each call must carry a valid SigV4 signature (any service name), and a
+//! principal with policies needs one that allows `kura:Admin`.
+//!
+//! - `GET  /kura/admin` — clock, snapshots, fault rules, capacity emulation
+//! - `POST /kura/admin/reset`
+//! - `GET  /kura/admin/snapshots`, `POST|DELETE /kura/admin/snapshots/{name}`,
+//!   `POST /kura/admin/snapshots/{name}/restore`
+//! - `GET|POST /kura/admin/clock` (`{"advance_seconds": N}` or `{"advance_ms": N}`)
+//! - `GET|POST|DELETE /kura/admin/faults`, `DELETE /kura/admin/faults/{id}`
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use super::TestControls;
+use super::faults::FaultSpec;
+use crate::Shared;
+
+fn json(status: StatusCode, body: &serde_json::Value) -> Response {
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        serde_json::to_vec_pretty(body).unwrap_or_default(),
+    )
+        .into_response()
+}
+
+fn refuse(status: StatusCode, message: &str) -> Response {
+    json(status, &serde_json::json!({ "message": message }))
+}
+
+/// The controls and the request body, once the caller may use them.
+async fn admitted(
+    shared: &Shared,
+    request: Request,
+) -> Result<(Arc<TestControls>, Bytes), Response> {
+    let Some(controls) = shared.controls.clone() else {
+        return Err(refuse(StatusCode::NOT_FOUND, "test controls are off"));
+    };
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, 1 << 20).await.map_err(|_| {
+        refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "a control's body is at most 1 MiB",
+        )
+    })?;
+    if let Some(auth) = &shared.auth {
+        let verified = crate::protocol::authenticate(auth, &parts, &body).map_err(|e| {
+            refuse(
+                StatusCode::FORBIDDEN,
+                e.message.as_deref().unwrap_or("not signed"),
+            )
+        })?;
+        if let Some(policies) = &verified.principal.policies {
+            let ctx = crate::authz::global_keys(&verified.principal, None);
+            let decision = kura_auth::evaluate(policies, "kura:Admin", "*", &ctx);
+            if decision != kura_auth::Decision::Allow {
+                return Err(refuse(
+                    StatusCode::FORBIDDEN,
+                    &format!(
+                        "{} is not allowed kura:Admin (the test controls)",
+                        verified.principal.arn()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok((controls, body))
+}
+
+/// Runs a blocking control off the async workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Response> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()))
+}
+
+fn answer<T: serde::Serialize>(result: Result<T, String>) -> Response {
+    match result {
+        Ok(value) => json(
+            StatusCode::OK,
+            &serde_json::to_value(value).unwrap_or_default(),
+        ),
+        Err(message) => refuse(StatusCode::CONFLICT, &message),
+    }
+}
+
+macro_rules! admit {
+    ($shared:expr, $request:expr) => {
+        match admitted(&$shared, $request).await {
+            Ok(found) => found,
+            Err(refused) => return refused,
+        }
+    };
+}
+
+pub(crate) async fn status(State(shared): State<Shared>, request: Request) -> Response {
+    let (controls, _) = admit!(shared, request);
+    let engine = controls.engine();
+    json(
+        StatusCode::OK,
+        &serde_json::json!({
+            "clock": clock_json(&controls),
+            "snapshots": controls.snapshots(),
+            "faults": controls.faults.list(),
+            "enforce_capacity": engine.enforces_capacity(),
+        }),
+    )
+}
+
+fn clock_json(controls: &TestControls) -> serde_json::Value {
+    serde_json::json!({
+        "mode": if controls.manual_clock().is_some() { "manual" } else { "system" },
+        "now_ms": controls.engine().now_ms(),
+    })
+}
+
+pub(crate) async fn reset(State(shared): State<Shared>, request: Request) -> Response {
+    let (controls, _) = admit!(shared, request);
+    if let Some(refused) = triggers_running(&shared) {
+        return refused;
+    }
+    match blocking(move || controls.reset()).await {
+        Ok(result) => answer(result),
+        Err(e) => e,
+    }
+}
+
+/// Restore and reset replace the engine that triggers read from: refused while any runs.
+fn triggers_running(shared: &Shared) -> Option<Response> {
+    let names = shared
+        .triggers
+        .as_ref()
+        .map(|t| t.names())
+        .unwrap_or_default();
+    (!names.is_empty()).then(|| {
+        refuse(
+            StatusCode::CONFLICT,
+            &format!(
+                "stream triggers are running ({}): restore and reset would leave them reading a stopped engine",
+                names.join(", ")
+            ),
+        )
+    })
+}
+
+pub(crate) async fn list_snapshots(State(shared): State<Shared>, request: Request) -> Response {
+    let (controls, _) = admit!(shared, request);
+    json(
+        StatusCode::OK,
+        &serde_json::json!({ "snapshots": controls.snapshots() }),
+    )
+}
+
+pub(crate) async fn take_snapshot(
+    State(shared): State<Shared>,
+    Path(name): Path<String>,
+    request: Request,
+) -> Response {
+    let (controls, _) = admit!(shared, request);
+    match blocking(move || controls.snapshot(&name)).await {
+        Ok(result) => answer(result),
+        Err(e) => e,
+    }
+}
+
+pub(crate) async fn restore_snapshot(
+    State(shared): State<Shared>,
+    Path(name): Path<String>,
+    request: Request,
+) -> Response {
+    let (controls, _) = admit!(shared, request);
+    if let Some(refused) = triggers_running(&shared) {
+        return refused;
+    }
+    match blocking(move || controls.restore(&name)).await {
+        Ok(Err(message)) if message.starts_with("no snapshot") => {
+            refuse(StatusCode::NOT_FOUND, &message)
+        }
+        Ok(result) => answer(result),
+        Err(e) => e,
+    }
+}
+
+pub(crate) async fn delete_snapshot(
+    State(shared): State<Shared>,
+    Path(name): Path<String>,
+    request: Request,
+) -> Response {
+    let (controls, _) = admit!(shared, request);
+    if controls.drop_snapshot(&name) {
+        json(StatusCode::OK, &serde_json::json!({ "deleted": name }))
+    } else {
+        refuse(
+            StatusCode::NOT_FOUND,
+            &format!("no snapshot is named {name}"),
+        )
+    }
+}
+
+pub(crate) async fn get_clock(State(shared): State<Shared>, request: Request) -> Response {
+    let (controls, _) = admit!(shared, request);
+    json(StatusCode::OK, &clock_json(&controls))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Advance {
+    advance_seconds: Option<f64>,
+    advance_ms: Option<i64>,
+}
+
+pub(crate) async fn move_clock(State(shared): State<Shared>, request: Request) -> Response {
+    let (controls, body) = admit!(shared, request);
+    let advance: Advance = match serde_json::from_slice(&body) {
+        Ok(a) => a,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("not a clock move: {e}")),
+    };
+    let millis = match (advance.advance_seconds, advance.advance_ms) {
+        (Some(s), None) if s.is_finite() => (s * 1000.0).round() as i64,
+        (None, Some(ms)) => ms,
+        _ => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "give one of advance_seconds or advance_ms",
+            );
+        }
+    };
+    let moved = blocking({
+        let controls = controls.clone();
+        move || controls.advance(millis)
+    })
+    .await;
+    match moved {
+        Ok(Ok(_)) => json(StatusCode::OK, &clock_json(&controls)),
+        Ok(Err(message)) => refuse(StatusCode::CONFLICT, &message),
+        Err(e) => e,
+    }
+}
+
+pub(crate) async fn list_faults(State(shared): State<Shared>, request: Request) -> Response {
+    let (controls, _) = admit!(shared, request);
+    json(
+        StatusCode::OK,
+        &serde_json::json!({ "faults": controls.faults.list() }),
+    )
+}
+
+pub(crate) async fn add_fault(State(shared): State<Shared>, request: Request) -> Response {
+    let (controls, body) = admit!(shared, request);
+    let spec: FaultSpec = match serde_json::from_slice(&body) {
+        Ok(spec) => spec,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("not a fault: {e}")),
+    };
+    match controls.faults.add(spec) {
+        Ok(rule) => json(
+            StatusCode::OK,
+            &serde_json::to_value(rule).unwrap_or_default(),
+        ),
+        Err(message) => refuse(StatusCode::BAD_REQUEST, &message),
+    }
+}
+
+pub(crate) async fn clear_faults(State(shared): State<Shared>, request: Request) -> Response {
+    let (controls, _) = admit!(shared, request);
+    let cleared = controls.faults.clear(None);
+    json(StatusCode::OK, &serde_json::json!({ "cleared": cleared }))
+}
+
+pub(crate) async fn clear_fault(
+    State(shared): State<Shared>,
+    Path(id): Path<u64>,
+    request: Request,
+) -> Response {
+    let (controls, _) = admit!(shared, request);
+    match controls.faults.clear(Some(id)) {
+        0 => refuse(StatusCode::NOT_FOUND, &format!("no fault rule {id}")),
+        cleared => json(StatusCode::OK, &serde_json::json!({ "cleared": cleared })),
+    }
+}

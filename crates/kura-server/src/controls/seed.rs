@@ -1,0 +1,300 @@
+//! Starting state for tests and development: `--schema FILE` creates tables from
+//! DescribeTable-shaped JSON, `--seed DIR` loads items. Both go through the same
+//! operations a client calls (CreateTable, BatchWriteItem), so a seed is validated exactly
+//! as a client's writes are.
+//!
+//! A schema file holds `aws dynamodb describe-table` output (`{"Table": {...}}`), a list of
+//! those, `{"Tables": [...]}`, or CreateTable inputs. A seed directory holds, per table:
+//! - `TABLE.json`: a list of items in DynamoDB JSON, or `aws dynamodb scan` output
+//!   (`{"Items": [...]}`);
+//! - any `*.json` holding BatchWriteItem's `RequestItems` (with or without that wrapper),
+//!   as `aws dynamodb batch-write-item --request-items file://...` takes;
+//! - `TABLE/`: a DynamoDB export (DYNAMODB_JSON lines, `.json` or `.json.gz`, any depth;
+//!   manifests are skipped).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use kura_engine::Engine;
+use serde_json::{Value, json};
+
+/// Items loaded per table.
+pub type Loaded = BTreeMap<String, usize>;
+
+/// Creates the tables a schema file describes; their names.
+pub async fn apply_schema(engine: &Engine, path: &Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the schema {}: {e}", path.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("the schema {} is not JSON: {e}", path.display()))?;
+    let tables: Vec<Value> = match value {
+        Value::Array(list) => list,
+        Value::Object(ref o) if o.contains_key("Tables") => {
+            o["Tables"].as_array().cloned().unwrap_or_default()
+        }
+        other => vec![other],
+    };
+    let mut created = Vec::new();
+    for table in tables {
+        let description = table.get("Table").cloned().unwrap_or(table);
+        let input = create_table_input(&description);
+        let name = input["TableName"].as_str().unwrap_or_default().to_owned();
+        call(engine, "CreateTable", &input)
+            .await
+            .map_err(|e| format!("{}: table {name}: {e}", path.display()))?;
+        created.push(name);
+    }
+    Ok(created)
+}
+
+/// A CreateTable input from a TableDescription (or a CreateTable input, kept as it is).
+fn create_table_input(d: &Value) -> Value {
+    let mut input = json!({
+        "TableName": d["TableName"],
+        "KeySchema": d["KeySchema"],
+        "AttributeDefinitions": d["AttributeDefinitions"],
+    });
+    let billing = d["BillingModeSummary"]["BillingMode"]
+        .as_str()
+        .or(d["BillingMode"].as_str());
+    let throughput = |t: &Value| {
+        json!({
+            "ReadCapacityUnits": t["ReadCapacityUnits"],
+            "WriteCapacityUnits": t["WriteCapacityUnits"],
+        })
+    };
+    let provisioned = billing != Some("PAY_PER_REQUEST")
+        && d["ProvisionedThroughput"]["ReadCapacityUnits"]
+            .as_i64()
+            .is_some_and(|r| r > 0);
+    if provisioned {
+        input["BillingMode"] = json!("PROVISIONED");
+        input["ProvisionedThroughput"] = throughput(&d["ProvisionedThroughput"]);
+    } else {
+        input["BillingMode"] = json!("PAY_PER_REQUEST");
+    }
+    if let Some(gsis) = d["GlobalSecondaryIndexes"].as_array() {
+        let gsis: Vec<Value> = gsis
+            .iter()
+            .map(|g| {
+                let mut gsi = json!({
+                    "IndexName": g["IndexName"],
+                    "KeySchema": g["KeySchema"],
+                    "Projection": g["Projection"],
+                });
+                if provisioned {
+                    gsi["ProvisionedThroughput"] = throughput(&g["ProvisionedThroughput"]);
+                }
+                gsi
+            })
+            .collect();
+        input["GlobalSecondaryIndexes"] = json!(gsis);
+    }
+    if let Some(lsis) = d["LocalSecondaryIndexes"].as_array() {
+        let lsis: Vec<Value> = lsis
+            .iter()
+            .map(|l| json!({"IndexName": l["IndexName"], "KeySchema": l["KeySchema"], "Projection": l["Projection"]}))
+            .collect();
+        input["LocalSecondaryIndexes"] = json!(lsis);
+    }
+    if d["StreamSpecification"]["StreamEnabled"].as_bool() == Some(true) {
+        input["StreamSpecification"] = d["StreamSpecification"].clone();
+    }
+    if let Some(class) = d["TableClassSummary"]["TableClass"]
+        .as_str()
+        .or(d["TableClass"].as_str())
+    {
+        input["TableClass"] = json!(class);
+    }
+    if let Some(protected) = d["DeletionProtectionEnabled"].as_bool() {
+        input["DeletionProtectionEnabled"] = json!(protected);
+    }
+    input
+}
+
+/// Loads every seed file and export under `dir`.
+pub async fn load_seed(engine: &Engine, dir: &Path) -> Result<Loaded, String> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read the seed directory {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    let mut loaded = Loaded::new();
+    for path in entries {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let requests = if path.is_dir() {
+            let items = export_items(&path)?;
+            BTreeMap::from([(file_name(&path), items)])
+        } else if path.extension().and_then(|e| e.to_str()) == Some("json") {
+            seed_file(&path, &stem)?
+        } else {
+            continue;
+        };
+        for (table, items) in requests {
+            let count = items.len();
+            put_all(engine, &table, items)
+                .await
+                .map_err(|e| format!("{}: table {table}: {e}", path.display()))?;
+            *loaded.entry(table).or_default() += count;
+        }
+    }
+    Ok(loaded)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The items of one seed file, by table.
+fn seed_file(path: &Path, stem: &str) -> Result<BTreeMap<String, Vec<Value>>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    let shape = || {
+        format!(
+            "{}: expected a list of items, scan output ({{\"Items\": [...]}}) or BatchWriteItem RequestItems",
+            path.display()
+        )
+    };
+    match value {
+        Value::Array(items) => Ok(BTreeMap::from([(stem.to_owned(), items)])),
+        Value::Object(o) if o.get("Items").is_some_and(Value::is_array) => Ok(BTreeMap::from([(
+            stem.to_owned(),
+            o["Items"].as_array().cloned().unwrap_or_default(),
+        )])),
+        Value::Object(o) => {
+            let requests = o
+                .get("RequestItems")
+                .and_then(Value::as_object)
+                .unwrap_or(&o);
+            let mut out = BTreeMap::new();
+            for (table, list) in requests {
+                let list = list.as_array().ok_or_else(shape)?;
+                let items = list
+                    .iter()
+                    .map(|r| r["PutRequest"]["Item"].clone())
+                    .filter(|i| !i.is_null())
+                    .collect::<Vec<_>>();
+                if items.len() != list.len() {
+                    return Err(format!(
+                        "{}: table {table}: a seed holds PutRequests only",
+                        path.display()
+                    ));
+                }
+                out.insert(table.clone(), items);
+            }
+            Ok(out)
+        }
+        _ => Err(shape()),
+    }
+}
+
+/// The items of a DynamoDB export (DYNAMODB_JSON) under `dir`, in file order.
+fn export_items(dir: &Path) -> Result<Vec<Value>, String> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&next).map_err(|e| format!("cannot read {}: {e}", next.display()))?;
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let name = file_name(&path);
+            if path.is_dir() {
+                pending.push(path);
+            } else if !name.starts_with("manifest-")
+                && (name.ends_with(".json") || name.ends_with(".json.gz"))
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut items = Vec::new();
+    for path in files {
+        let bytes =
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let kind = if file_name(&path).ends_with(".gz") {
+            "GZIP"
+        } else {
+            "NONE"
+        };
+        let bytes = kura_engine::imports::parse::decompress(kind, bytes)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("{} is not UTF-8 text", path.display()))?;
+        for (line, item) in kura_engine::imports::parse::lines("DYNAMODB_JSON", &text) {
+            let item = item.map_err(|e| format!("{} line {line}: {e}", path.display()))?;
+            items.push(serde_json::to_value(item).map_err(|e| e.to_string())?);
+        }
+    }
+    Ok(items)
+}
+
+/// Writes `items` to `table` with BatchWriteItem, 25 at a time.
+async fn put_all(engine: &Engine, table: &str, items: Vec<Value>) -> Result<(), String> {
+    for chunk in items.chunks(25) {
+        let requests: Vec<Value> = chunk
+            .iter()
+            .map(|item| json!({"PutRequest": {"Item": item}}))
+            .collect();
+        call(
+            engine,
+            "BatchWriteItem",
+            &json!({"RequestItems": {table: requests}}),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+async fn call(engine: &Engine, operation: &str, input: &Value) -> Result<Value, String> {
+    let body = serde_json::to_vec(input).map_err(|e| e.to_string())?;
+    match crate::invoke(engine, operation, body.into()).await {
+        Ok(answer) => serde_json::from_slice(&answer).map_err(|e| e.to_string()),
+        Err(e) => Err(format!(
+            "{}: {}",
+            e.name(),
+            e.message.as_deref().unwrap_or_default()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_description_becomes_a_create_table_input() {
+        let description = json!({
+            "TableName": "Orders",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "TableStatus": "ACTIVE",
+            "ItemCount": 3,
+            "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 2, "NumberOfDecreasesToday": 0},
+            "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "NEW_IMAGE"},
+        });
+        let input = create_table_input(&description);
+        assert_eq!(input["BillingMode"], "PROVISIONED");
+        assert_eq!(input["ProvisionedThroughput"]["WriteCapacityUnits"], 2);
+        assert!(input.get("ItemCount").is_none());
+        assert_eq!(input["StreamSpecification"]["StreamViewType"], "NEW_IMAGE");
+        let on_demand = json!({
+            "TableName": "T", "KeySchema": [], "AttributeDefinitions": [],
+            "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"},
+            "ProvisionedThroughput": {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0},
+        });
+        assert_eq!(
+            create_table_input(&on_demand)["BillingMode"],
+            "PAY_PER_REQUEST"
+        );
+    }
+}
