@@ -9,7 +9,8 @@
 //! - every partition key value, on any table, takes at most 3,000 RCU and 1,000 WCU per
 //!   second (DynamoDB's per-partition limits), with no burst beyond one second.
 //!
-//! A request is admitted while its buckets hold anything, and what it consumed is taken
+//! A request is admitted while its buckets hold the least it can consume (1 WCU, 0.5
+//! RCU), and what it consumed is taken
 //! afterwards, so one large request can leave a bucket in debt that later requests wait
 //! out, as on DynamoDB. LSIs consume the table's capacity. A write is refused while any of
 //! the table's provisioned GSIs is out of write capacity: a GSI that cannot keep up
@@ -51,6 +52,14 @@ pub enum Access {
 }
 
 impl Access {
+    /// The least a request consumes: a bucket holding less refuses it.
+    fn least_units(self) -> f64 {
+        match self {
+            Access::Read => 0.5,
+            Access::Write => 1.0,
+        }
+    }
+
     fn word(self) -> &'static str {
         match self {
             Access::Read => "Read",
@@ -160,7 +169,7 @@ impl Throttle {
                 at_ms: now_ms,
             });
             bucket.refill(now_ms, rate, cap);
-            bucket.balance <= 0.0
+            bucket.balance < access.least_units()
         };
         let throttled = |resource_type: &str, limit: &str, arn: String, message| Throttled {
             message,

@@ -13,6 +13,7 @@ use tracing_subscriber::EnvFilter;
 
 mod admin;
 mod dev;
+mod fault;
 mod observe;
 mod s3;
 
@@ -63,6 +64,9 @@ enum Command {
     /// Check the live tables and the traffic the server has seen against the design
     /// guideline (docs/advisor.md); exits 1 when a finding is an error.
     Advise(observe::AdviseArgs),
+    /// Inject errors and latency into a running server's requests (it needs
+    /// --test-controls; docs/testing.md).
+    Fault(fault::FaultArgs),
 }
 
 #[derive(Subcommand)]
@@ -258,6 +262,7 @@ fn main() -> ExitCode {
         Command::Import(args) => client_command(admin::import(args)),
         Command::Insights(args) => client_command(observe::insights(args)),
         Command::Advise(args) => client_command(observe::advise(args)),
+        Command::Fault(args) => client_command(fault::fault(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,7 +6,7 @@
 
 use bytes::Bytes;
 use clap::Args;
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
@@ -41,6 +41,17 @@ pub struct InsightsArgs {
 
 /// GETs `path` from the server; the body as JSON, or the server's message as the error.
 pub async fn get_json(endpoint: &str, path: &str) -> Result<Value, String> {
+    request_json(hyper::Method::GET, endpoint, path, None).await
+}
+
+/// Sends `method` to `path` with `body` as JSON; the answer as JSON, or the server's
+/// message as the error.
+pub async fn request_json(
+    method: hyper::Method,
+    endpoint: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> Result<Value, String> {
     let url = format!("{}{path}", endpoint.trim_end_matches('/'));
     let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;
     // https:// as well as http:// (a `kura serve --tls-cert`), trusting the web PKI roots.
@@ -49,9 +60,16 @@ pub async fn get_json(endpoint: &str, path: &str) -> Result<Value, String> {
         .https_or_http()
         .enable_http1()
         .build();
-    let client = Client::builder(TokioExecutor::new()).build::<_, Empty<Bytes>>(connector);
+    let client = Client::builder(TokioExecutor::new()).build::<_, Full<Bytes>>(connector);
+    let bytes = body.map(|b| b.to_string()).unwrap_or_default();
+    let request = hyper::Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(bytes)))
+        .map_err(|e| e.to_string())?;
     let response = client
-        .get(uri)
+        .request(request)
         .await
         .map_err(|e| format!("cannot reach {endpoint}: {e}"))?;
     let status = response.status();
