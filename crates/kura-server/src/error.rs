@@ -16,8 +16,8 @@ pub struct ApiError {
     pub item: Option<Item>,
     /// TransactionCanceledException's reasons, one per action.
     pub cancellation_reasons: Option<Vec<kura_engine::api::CancellationReason>>,
-    /// Why a throttled request was throttled (`ThrottlingReasons`).
-    pub throttling_reasons: Option<Vec<kura_engine::throttle::ThrottlingReason>>,
+    /// Why a throttled request was throttled (the one entry of `ThrottlingReasons`).
+    pub throttling_reason: Option<Box<kura_engine::throttle::ThrottlingReason>>,
 }
 
 const DYNAMODB: &str = "com.amazonaws.dynamodb.v20120810";
@@ -32,7 +32,7 @@ impl ApiError {
             message: Some(message.into()),
             item: None,
             cancellation_reasons: None,
-            throttling_reasons: None,
+            throttling_reason: None,
         }
     }
 
@@ -54,7 +54,7 @@ impl ApiError {
             message: None,
             item: None,
             cancellation_reasons: None,
-            throttling_reasons: None,
+            throttling_reason: None,
         }
     }
 
@@ -76,7 +76,7 @@ impl ApiError {
             message: None,
             item: None,
             cancellation_reasons: None,
-            throttling_reasons: None,
+            throttling_reason: None,
         }
     }
 
@@ -108,7 +108,7 @@ impl ApiError {
             message: Some(message.to_owned()),
             item: None,
             cancellation_reasons: None,
-            throttling_reasons: None,
+            throttling_reason: None,
         }
     }
 
@@ -135,14 +135,14 @@ impl ApiError {
             )]
             cancellation_reasons: Option<&'a Vec<kura_engine::api::CancellationReason>>,
             #[serde(rename = "ThrottlingReasons", skip_serializing_if = "Option::is_none")]
-            throttling_reasons: Option<&'a Vec<kura_engine::throttle::ThrottlingReason>>,
+            throttling_reasons: Option<[&'a kura_engine::throttle::ThrottlingReason; 1]>,
         }
         serde_json::to_vec(&Body {
             type_name: &self.type_name,
             message: self.message.as_deref(),
             item: self.item.as_ref(),
             cancellation_reasons: self.cancellation_reasons.as_ref(),
-            throttling_reasons: self.throttling_reasons.as_ref(),
+            throttling_reasons: self.throttling_reason.as_deref().map(|r| [r]),
         })
         .unwrap_or_default()
     }
@@ -282,7 +282,7 @@ impl From<EngineError> for ApiError {
                 message,
             ),
             EngineError::Throttled(refused) => ApiError {
-                throttling_reasons: Some(vec![refused.reason]),
+                throttling_reason: Some(Box::new(refused.reason)),
                 ..Self::new(
                     S::BAD_REQUEST,
                     DYNAMODB,

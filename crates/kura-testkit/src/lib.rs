@@ -1,5 +1,31 @@
 //! `aws-sdk-dynamodb` clients wired to Kura, for tests, benchmarks and embedded use.
 //!
+//! - [`TestKura`] starts an isolated server per test on a random local port, with the
+//!   test controls at hand: a manual clock, snapshots, reset, fault injection, capacity
+//!   emulation and seeds (docs/testing.md).
+//!
+//! ```
+//! # let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+//! # rt.block_on(async {
+//! use kura_testkit::{FaultSpec, TestKura};
+//!
+//! let kura = TestKura::builder().manual_clock().start().await.unwrap();
+//! let client = kura.client();
+//! assert!(client.list_tables().send().await.unwrap().table_names().is_empty());
+//! kura.inject(FaultSpec {
+//!     error: Some("InternalServerError".into()),
+//!     operation: Some("ListTables".into()),
+//!     count: Some(1),
+//!     ..FaultSpec::default()
+//! })
+//! .unwrap();
+//! // The SDK retries the injected 500 and succeeds.
+//! client.list_tables().send().await.unwrap();
+//! kura.advance(std::time::Duration::from_secs(3600)).await.unwrap();
+//! kura.reset().unwrap();
+//! # });
+//! ```
+//!
 //! - [`in_process_client`] plugs a Kura router into the SDK as its HTTP client: the real
 //!   SDK serialises and parses the real wire format, with no sockets (as s3s does for S3).
 //! - [`endpoint_client`] talks plain HTTP to any endpoint (a spawned `kura serve`,
@@ -19,6 +45,11 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod faults;
+mod server;
+
+pub use kura_engine::throttle::ThrottleOptions;
+pub use kura_server::controls::faults::FaultSpec;
+pub use server::{Builder, TestKura};
 
 use std::sync::Arc;
 
