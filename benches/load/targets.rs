@@ -18,6 +18,9 @@ pub enum Kind {
     Kura,
     /// The same with `--metrics false`: the baseline of what recording metrics costs.
     KuraMetricsOff,
+    /// The same with `--enforce-capacity --test-controls`: what capacity emulation and
+    /// the test controls (an unarmed fault check, the swappable engine) cost.
+    KuraCapacity,
     /// The same engine in this process, called with the same JSON bodies, without HTTP.
     KuraEmbedded,
     /// dynalite from npm (`benches/peers/install.sh`), on LevelDB on disk (not synced).
@@ -34,6 +37,7 @@ impl Kind {
             Kind::Echo => "echo",
             Kind::Kura => "kura",
             Kind::KuraMetricsOff => "kura-metrics-off",
+            Kind::KuraCapacity => "kura-capacity",
             Kind::KuraEmbedded => "kura-embedded",
             Kind::Dynalite => "dynalite",
             Kind::Moto => "moto",
@@ -41,9 +45,10 @@ impl Kind {
         }
     }
 
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::Echo,
         Kind::KuraMetricsOff,
+        Kind::KuraCapacity,
         Kind::Kura,
         Kind::KuraEmbedded,
         Kind::Dynalite,
@@ -203,7 +208,7 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
             command = Command::new(exe);
             command.args(["echo", "--port", &port_s]);
         }
-        Kind::Kura | Kind::KuraMetricsOff => {
+        Kind::Kura | Kind::KuraMetricsOff | Kind::KuraCapacity => {
             command = Command::new(kura_binary()?);
             command
                 .arg("serve")
@@ -212,6 +217,9 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
             command.arg(&data).args(kura_args);
             if kind == Kind::KuraMetricsOff {
                 command.args(["--metrics", "false"]);
+            }
+            if kind == Kind::KuraCapacity {
+                command.args(["--enforce-capacity", "--test-controls"]);
             }
         }
         Kind::Dynalite => {

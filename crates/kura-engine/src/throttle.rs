@@ -129,16 +129,22 @@ pub struct Admission<'a> {
 pub struct Throttle {
     options: ThrottleOptions,
     buckets: Mutex<HashMap<(Resource, Access), Bucket>>,
+    /// The map's size at which idle partition buckets are dropped next.
+    prune_at: Mutex<usize>,
 }
 
 /// Partition buckets idle this long are dropped (they are full again by then).
 const IDLE_PARTITION_MS: i64 = 2_000;
+
+/// The least number of buckets kept before pruning.
+const PRUNE_FLOOR: usize = 10_000;
 
 impl Throttle {
     pub fn new(options: ThrottleOptions) -> Self {
         Throttle {
             options,
             buckets: Mutex::new(HashMap::new()),
+            prune_at: Mutex::new(PRUNE_FLOOR),
         }
     }
 
@@ -285,11 +291,14 @@ impl Throttle {
             });
         bucket.refill(now_ms, rate, rate);
         bucket.balance -= units;
-        // Keep the map to the partitions in use: an idle one is full again.
-        if buckets.len() > 10_000 {
+        // Keep the map to the partitions in use (an idle one is full again), pruning only
+        // when it doubled since the last prune, so the cost stays constant per request.
+        let mut prune_at = self.prune_at.lock();
+        if buckets.len() >= *prune_at {
             buckets.retain(|(resource, _), b| {
                 !matches!(resource, Resource::Partition(..)) || now_ms - b.at_ms < IDLE_PARTITION_MS
             });
+            *prune_at = (buckets.len() * 2).max(PRUNE_FLOOR);
         }
     }
 }
