@@ -117,6 +117,14 @@ def test_a_gsi_out_of_capacity_throttles_the_tables_writes_and_batches_leave_it_
         })
         assert list(answer["UnprocessedItems"]) == ["tbl"]
         assert ddb.get_item(TableName="free", Key={"pk": {"S": "c"}}).get("Item")
+        # A transaction over a throttled table is canceled, with a reason per action.
+        with pytest.raises(ddb.exceptions.TransactionCanceledException) as canceled:
+            ddb.transact_write_items(TransactItems=[
+                {"Put": {"TableName": "free", "Item": {"pk": {"S": "t1"}}}},
+                {"Put": {"TableName": "tbl", "Item": {"pk": {"S": "t2"}, "g": {"S": "x"}}}},
+            ])
+        reasons = canceled.value.response["CancellationReasons"]
+        assert [r["Code"] for r in reasons] == ["None", "ProvisionedThroughputExceeded"]
         # Every table throttled: the batch fails.
         with pytest.raises(ddb.exceptions.ProvisionedThroughputExceededException):
             ddb.batch_write_item(RequestItems={
@@ -349,3 +357,56 @@ def test_a_manual_clock_expires_ttl_items_and_trims_a_stream(tmp_path):
         # The clock only moves forward.
         status, refused = admin(endpoint, "POST", "/kura/admin/clock", {"advance_ms": -1})
         assert status == 409
+
+
+def signed_admin(endpoint, method, path, key, secret, body=None):
+    """A /kura/admin call signed with SigV4 by botocore, as any AWS tool signs."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    data = b"" if body is None else json.dumps(body).encode()
+    request = AWSRequest(method=method, url=endpoint + path, data=data)
+    SigV4Auth(Credentials(key, secret), "dynamodb", "us-east-1").add_auth(request)
+    prepared = urllib.request.Request(endpoint + path, data=data or None, method=method,
+                                      headers=dict(request.headers.items()))
+    try:
+        with urllib.request.urlopen(prepared, timeout=60) as r:
+            return r.status, json.loads(r.read().decode() or "null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode() or "null")
+
+
+def test_with_auth_the_controls_need_a_signature_and_kura_admin(tmp_path):
+    creds = tmp_path / "credentials.json"
+    creds.write_text(json.dumps({"Credentials": [
+        {"AccessKeyId": "AKIDADMIN", "SecretAccessKey": "admin-secret", "User": "admin"},
+        {"AccessKeyId": "AKIDREADER", "SecretAccessKey": "reader-secret", "User": "reader",
+         "Policies": [{"Statement": {"Effect": "Allow", "Action": "dynamodb:*",
+                                     "Resource": "*"}}]},
+        {"AccessKeyId": "AKIDOPS", "SecretAccessKey": "ops-secret", "User": "ops",
+         "Policies": [{"Statement": {"Effect": "Allow", "Action": "kura:Admin",
+                                     "Resource": "*"}}]},
+    ]}))
+    with kura_server(["--in-memory", "--test-controls", "--auth", str(creds)],
+                     tmp_path) as endpoint:
+        status, refused = admin(endpoint, "POST", "/kura/admin/reset")
+        assert status == 403, refused
+        status, refused = signed_admin(endpoint, "POST", "/kura/admin/reset", "AKIDADMIN",
+                                       "wrong")
+        assert status == 403, refused
+        status, refused = signed_admin(endpoint, "POST", "/kura/admin/reset", "AKIDREADER",
+                                       "reader-secret")
+        assert status == 403 and "kura:Admin" in refused["message"], refused
+        for key, secret in [("AKIDADMIN", "admin-secret"), ("AKIDOPS", "ops-secret")]:
+            status, done = signed_admin(endpoint, "POST", "/kura/admin/faults", key, secret,
+                                        {"error": "throttling", "count": 1})
+            assert status == 200, done
+
+
+def test_a_browser_page_cannot_use_the_controls(tmp_path):
+    with kura_server(["--in-memory", "--test-controls"], tmp_path) as endpoint:
+        request = urllib.request.Request(endpoint + "/kura/admin/reset", data=b"", method="POST",
+                                         headers={"Origin": "http://evil.example"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 403

@@ -39,6 +39,18 @@ impl ManualClock {
     pub fn advance_ms(&self, by: i64) {
         self.0.fetch_add(by, Ordering::SeqCst);
     }
+
+    /// Moves forward by `by` milliseconds unless that would pass the end of year 9999
+    /// (the latest time DynamoDB's timestamps hold); the new time, or None.
+    pub fn try_advance_ms(&self, by: i64) -> Option<i64> {
+        const LATEST_MS: i64 = 253_402_300_799_999;
+        self.0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |now| {
+                now.checked_add(by).filter(|t| *t <= LATEST_MS && by >= 0)
+            })
+            .ok()
+            .map(|before| before + by)
+    }
 }
 
 impl Clock for ManualClock {

@@ -413,6 +413,13 @@ impl Engine {
         self.sweeper.sweep_now(std::time::Duration::from_secs(30))
     }
 
+    /// Stops throttling while `paused` (seeding at start); resuming refills every bucket.
+    pub fn pause_capacity(&self, paused: bool) {
+        if let Some(throttle) = &self.throttle {
+            throttle.pause(paused);
+        }
+    }
+
     /// Whether capacity is emulated (`--enforce-capacity`).
     pub fn enforces_capacity(&self) -> bool {
         self.throttle.is_some()

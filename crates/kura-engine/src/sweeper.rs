@@ -147,6 +147,8 @@ impl Sweeper {
     pub fn shutdown(&self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.wake();
+        // A `sweep_now` waiting for a pass stops waiting.
+        self.shared.finished.notify_all();
         if let Some(handle) = self.thread.lock().take() {
             let _panicked = handle.join();
         }

@@ -131,6 +131,7 @@ pub struct Throttle {
     buckets: Mutex<HashMap<(Resource, Access), Bucket>>,
     /// The map's size at which idle partition buckets are dropped next.
     prune_at: Mutex<usize>,
+    paused: std::sync::atomic::AtomicBool,
 }
 
 /// Partition buckets idle this long are dropped (they are full again by then).
@@ -145,16 +146,28 @@ impl Throttle {
             options,
             buckets: Mutex::new(HashMap::new()),
             prune_at: Mutex::new(PRUNE_FLOOR),
+            paused: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
-    /// Units per second and the bucket's size for a provisioned throughput.
+    /// Units per second and the bucket's size for a provisioned throughput: the burst,
+    /// and never less than one second of capacity (which DynamoDB always allows).
     fn provisioned(&self, throughput: &Throughput, access: Access) -> (f64, f64) {
         let rate = match access {
             Access::Read => throughput.read,
             Access::Write => throughput.write,
         } as f64;
-        (rate, rate * self.options.burst_seconds)
+        (rate, (rate * self.options.burst_seconds).max(rate))
+    }
+
+    /// Stops (or resumes) throttling; resuming refills every bucket. Seeding at start
+    /// runs paused, so neither its writes fail nor the tests start on drained buckets.
+    pub fn pause(&self, paused: bool) {
+        self.paused
+            .store(paused, std::sync::atomic::Ordering::SeqCst);
+        if !paused {
+            self.buckets.lock().clear();
+        }
     }
 
     fn partition_rate(&self, access: Access) -> f64 {
@@ -166,6 +179,9 @@ impl Throttle {
 
     /// Whether the request may run now (`Err` says why not).
     pub fn admit(&self, request: &Admission<'_>, now_ms: i64) -> Result<(), Throttled> {
+        if self.paused.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
         let table = request.table;
         let access = request.access;
         let mut buckets = self.buckets.lock();
@@ -359,6 +375,33 @@ mod tests {
         assert!(throttle.admit(&write, 1_000).is_ok());
         throttle.consume(&t, &Consumed::table(1.0), Access::Write, 1_000);
         assert!(throttle.admit(&write, 1_000).is_err());
+    }
+
+    #[test]
+    fn no_burst_still_allows_one_second_of_capacity() {
+        let throttle = Throttle::new(ThrottleOptions {
+            burst_seconds: 0.0,
+            ..ThrottleOptions::default()
+        });
+        let t = table(1, 2);
+        let write = admission(&t, Access::Write);
+        for _ in 0..2 {
+            assert!(throttle.admit(&write, 0).is_ok());
+            throttle.consume(&t, &Consumed::table(1.0), Access::Write, 0);
+        }
+        assert!(throttle.admit(&write, 0).is_err());
+        assert!(
+            throttle.admit(&write, 500).is_ok(),
+            "half a second brings one unit back"
+        );
+        throttle.pause(true);
+        throttle.consume(&t, &Consumed::table(100.0), Access::Write, 500);
+        assert!(throttle.admit(&write, 500).is_ok(), "paused");
+        throttle.pause(false);
+        assert!(
+            throttle.admit(&write, 500).is_ok(),
+            "resumed with full buckets"
+        );
     }
 
     #[test]

@@ -62,8 +62,14 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                         Some(v) => (v.region, Some(v.principal)),
                         None => (signing_region(&parts.headers), None),
                     };
+                    // Faults reach only operations Kura serves, after authentication.
+                    let served = match target {
+                        Target::DynamoDb(op) | Target::Streams(op) => {
+                            ops::operation_index(op).is_some()
+                        }
+                    };
                     let injected = match &shared.controls {
-                        Some(controls) if controls.faults.armed() => {
+                        Some(controls) if served && controls.faults.armed() => {
                             inject(controls, &engine, &target, &body, &observation).await
                         }
                         _ => None,

@@ -62,13 +62,21 @@ impl Builder {
         }
         let controls = TestControls::in_memory(options, clock).map_err(|e| e.to_string())?;
         let engine = controls.engine();
-        if let Some(path) = &self.schema {
-            kura_server::controls::seed::apply_schema(&engine, path).await?;
-        }
-        if let Some(dir) = &self.seed {
-            kura_server::controls::seed::load_seed(&engine, dir).await?;
-        }
         if self.schema.is_some() || self.seed.is_some() {
+            // Seeds are not throttled, and tests start on full buckets.
+            engine.pause_capacity(true);
+            let seeded = async {
+                if let Some(path) = &self.schema {
+                    kura_server::controls::seed::apply_schema(&engine, path).await?;
+                }
+                if let Some(dir) = &self.seed {
+                    kura_server::controls::seed::load_seed(&engine, dir).await?;
+                }
+                Ok::<(), String>(())
+            }
+            .await;
+            engine.pause_capacity(false);
+            seeded?;
             controls.snapshot("seed")?;
         }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -102,6 +110,17 @@ pub struct TestKura {
     endpoint: String,
     /// Dropping it ends the server.
     _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Drop for TestKura {
+    /// Stops the engine serving now, off the caller's thread (a test's runtime may end
+    /// before the server task's own shutdown runs).
+    fn drop(&mut self) {
+        let engine = self.controls.engine();
+        let _ = std::thread::Builder::new()
+            .name("kura-testkit-stop".into())
+            .spawn(move || engine.shutdown());
+    }
 }
 
 impl TestKura {

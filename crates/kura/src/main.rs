@@ -467,24 +467,39 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
     })
 }
 
-/// Creates the tables of `--schema` and loads the items of `--seed`; with in-memory test
-/// controls, the result is kept as the snapshot `seed` (restore it between test cases).
+/// Creates the tables of `--schema` and loads the items of `--seed`, into a server with
+/// no tables yet only (a durable data directory is seeded once, and a restart keeps what
+/// it holds), without throttling. With in-memory test controls, the result is kept as the
+/// snapshot `seed` (restore it between test cases).
 async fn seed(
     engine: &Engine,
     controls: Option<&kura_server::controls::TestControls>,
     args: &ServeArgs,
 ) -> Result<(), String> {
     use kura_server::controls::seed;
-    if let Some(path) = &args.schema {
-        let created = seed::apply_schema(engine, path).await?;
-        tracing::info!(tables = ?created, "schema applied from {}", path.display());
+    if args.schema.is_none() && args.seed.is_none() {
+        return Ok(());
     }
-    if let Some(dir) = &args.seed {
-        let loaded = seed::load_seed(engine, dir).await?;
-        tracing::info!(items = ?loaded, "seed loaded from {}", dir.display());
+    if engine.has_any_table() {
+        tracing::info!("the data directory has tables: --schema and --seed are not applied");
+        return Ok(());
     }
-    if (args.schema.is_some() || args.seed.is_some())
-        && args.in_memory
+    engine.pause_capacity(true);
+    let applied = async {
+        if let Some(path) = &args.schema {
+            let created = seed::apply_schema(engine, path).await?;
+            tracing::info!(tables = ?created, "schema applied from {}", path.display());
+        }
+        if let Some(dir) = &args.seed {
+            let loaded = seed::load_seed(engine, dir).await?;
+            tracing::info!(items = ?loaded, "seed loaded from {}", dir.display());
+        }
+        Ok::<(), String>(())
+    }
+    .await;
+    engine.pause_capacity(false);
+    applied?;
+    if args.in_memory
         && let Some(controls) = controls
     {
         controls.snapshot("seed")?;

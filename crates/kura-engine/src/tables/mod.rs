@@ -111,6 +111,11 @@ impl Engine {
         self.counters.retain(|name| tables.contains_key(name));
     }
 
+    /// Whether any table exists (a data directory is seeded only while it has none).
+    pub fn has_any_table(&self) -> bool {
+        !self.catalog.all().is_empty()
+    }
+
     /// Whether a table of that name exists.
     pub fn has_table(&self, name: &str) -> bool {
         self.catalog.get(name).is_some()

@@ -166,9 +166,12 @@ impl Faults {
             return Err("latency_ms is at most 600000".into());
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let until = spec
-            .duration_seconds
-            .map(|d| Instant::now() + Duration::from_secs_f64(d));
+        // A duration past what an Instant holds lasts for ever.
+        let until = spec.duration_seconds.and_then(|d| {
+            Duration::try_from_secs_f64(d)
+                .ok()
+                .and_then(|d| Instant::now().checked_add(d))
+        });
         let listed = FaultRule {
             id,
             spec,
@@ -212,13 +215,11 @@ impl Faults {
         let now = Instant::now();
         rules.retain(|r| !r.spent(now));
         self.armed.store(!rules.is_empty(), Ordering::SeqCst);
-        let rule = rules
-            .iter_mut()
-            .find(|r| matches(&r.listed.spec, request))?;
-        let rate = rule.listed.spec.rate.unwrap_or(1.0);
-        if rate < 1.0 && fastrand::f64() >= rate {
-            return None;
-        }
+        // The first matching rule whose rate lets it fire.
+        let rule = rules.iter_mut().find(|r| {
+            let rate = r.listed.spec.rate.unwrap_or(1.0);
+            matches(&r.listed.spec, request) && (rate >= 1.0 || fastrand::f64() < rate)
+        })?;
         rule.listed.injected += 1;
         let spec = &rule.listed.spec;
         let error = spec

@@ -1,6 +1,7 @@
 //! `/kura/admin/`: the test controls over HTTP. Registered only when the controls are on.
 //! With `--auth`, each call must carry a valid SigV4 signature (any service name), and a
-//! principal with policies needs one that allows `kura:Admin`.
+//! principal with policies needs one that allows `kura:Admin`. A request with an `Origin`
+//! header (from a browser page) is refused.
 //!
 //! - `GET  /kura/admin` — clock, snapshots, fault rules, capacity emulation
 //! - `POST /kura/admin/reset`
@@ -43,6 +44,14 @@ async fn admitted(
         return Err(refuse(StatusCode::NOT_FOUND, "test controls are off"));
     };
     let (parts, body) = request.into_parts();
+    // A page in a browser may send requests here (the DynamoDB API answers CORS for any
+    // origin); none may reset or fault a server.
+    if parts.headers.contains_key(axum::http::header::ORIGIN) {
+        return Err(refuse(
+            StatusCode::FORBIDDEN,
+            "the test controls do not take requests from a browser page (the request has an Origin header)",
+        ));
+    }
     let body = axum::body::to_bytes(body, 1 << 20).await.map_err(|_| {
         refuse(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -224,12 +233,14 @@ pub(crate) async fn move_clock(State(shared): State<Shared>, request: Request) -
         Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("not a clock move: {e}")),
     };
     let millis = match (advance.advance_seconds, advance.advance_ms) {
-        (Some(s), None) if s.is_finite() => (s * 1000.0).round() as i64,
+        (Some(s), None) if s.is_finite() && (0.0..=1e14).contains(&s) => {
+            (s * 1000.0).round() as i64
+        }
         (None, Some(ms)) => ms,
         _ => {
             return refuse(
                 StatusCode::BAD_REQUEST,
-                "give one of advance_seconds or advance_ms",
+                "give one of advance_seconds (0 to 1e14) or advance_ms",
             );
         }
     };

@@ -200,10 +200,17 @@ impl TestControls {
             .map_err(|e| e.to_string())?;
         memory.store = store;
         let old = self.slot.replace(engine);
-        // Joining the old engine's threads blocks: not on the caller's thread.
+        // The old engine stops once the requests that took it are done (each holds it),
+        // or after 10 seconds; joining its threads blocks, so not on the caller's thread.
         std::thread::Builder::new()
             .name("kura-retire".into())
-            .spawn(move || old.shutdown())
+            .spawn(move || {
+                let deadline = Instant::now() + std::time::Duration::from_secs(10);
+                while Arc::strong_count(&old) > 1 && Instant::now() < deadline {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                old.shutdown();
+            })
             .map_err(|e| e.to_string())?;
         Ok(())
     }
@@ -224,12 +231,14 @@ impl TestControls {
         if millis < 0 {
             return Err("the clock only moves forward".into());
         }
-        clock.advance_ms(millis);
+        let now = clock
+            .try_advance_ms(millis)
+            .ok_or("the clock cannot move past the end of year 9999")?;
         let engine = self.engine();
         if !engine.sweep_now() {
             tracing::warn!("the sweep after a clock move did not finish in 30 s");
         }
-        Ok(kura_engine::clock::Clock::now_ms(clock.as_ref()))
+        Ok(now)
     }
 }
 

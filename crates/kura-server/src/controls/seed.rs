@@ -25,19 +25,9 @@ pub type Loaded = BTreeMap<String, usize>;
 pub async fn apply_schema(engine: &Engine, path: &Path) -> Result<Vec<String>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the schema {}: {e}", path.display()))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("the schema {} is not JSON: {e}", path.display()))?;
-    let tables: Vec<Value> = match value {
-        Value::Array(list) => list,
-        Value::Object(ref o) if o.contains_key("Tables") => {
-            o["Tables"].as_array().cloned().unwrap_or_default()
-        }
-        other => vec![other],
-    };
+    let inputs = schema_inputs(&text).map_err(|e| format!("the schema {}: {e}", path.display()))?;
     let mut created = Vec::new();
-    for table in tables {
-        let description = table.get("Table").cloned().unwrap_or(table);
-        let input = create_table_input(&description);
+    for input in inputs {
         let name = input["TableName"].as_str().unwrap_or_default().to_owned();
         call(engine, "CreateTable", &input)
             .await
@@ -45,6 +35,26 @@ pub async fn apply_schema(engine: &Engine, path: &Path) -> Result<Vec<String>, S
         created.push(name);
     }
     Ok(created)
+}
+
+/// The CreateTable inputs a schema file's text describes.
+pub fn schema_inputs(text: &str) -> Result<Vec<Value>, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let tables: Vec<Value> = match value {
+        Value::Array(list) => list,
+        Value::Object(ref o) if o.contains_key("Tables") => o["Tables"]
+            .as_array()
+            .cloned()
+            .ok_or("Tables is not a list")?,
+        other => vec![other],
+    };
+    Ok(tables
+        .into_iter()
+        .map(|table| {
+            let description = table.get("Table").cloned().unwrap_or(table);
+            create_table_input(&description)
+        })
+        .collect())
 }
 
 /// A CreateTable input from a TableDescription (or a CreateTable input, kept as it is).
@@ -156,13 +166,16 @@ fn file_name(path: &Path) -> String {
 fn seed_file(path: &Path, stem: &str) -> Result<BTreeMap<String, Vec<Value>>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    seed_requests(&text, stem).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The items a seed file's text holds, by table (`stem`, the file's name without
+/// `.json`, for a plain list or scan output).
+pub fn seed_requests(text: &str, stem: &str) -> Result<BTreeMap<String, Vec<Value>>, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let shape = || {
-        format!(
-            "{}: expected a list of items, scan output ({{\"Items\": [...]}}) or BatchWriteItem RequestItems",
-            path.display()
-        )
+        "expected a list of items, scan output ({\"Items\": [...]}) or BatchWriteItem RequestItems"
+            .to_owned()
     };
     match value {
         Value::Array(items) => Ok(BTreeMap::from([(stem.to_owned(), items)])),
@@ -184,10 +197,7 @@ fn seed_file(path: &Path, stem: &str) -> Result<BTreeMap<String, Vec<Value>>, St
                     .filter(|i| !i.is_null())
                     .collect::<Vec<_>>();
                 if items.len() != list.len() {
-                    return Err(format!(
-                        "{}: table {table}: a seed holds PutRequests only",
-                        path.display()
-                    ));
+                    return Err(format!("table {table}: a seed holds PutRequests only"));
                 }
                 out.insert(table.clone(), items);
             }

@@ -3,7 +3,9 @@
 //! requests come back unprocessed, and only when every table is throttled does the batch
 //! fail, as DynamoDB's BatchWriteItem and BatchGetItem do.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+use kura_engine::api::CancellationReason;
 
 use kura_engine::throttle::Access;
 use kura_model::wire::ItemJson;
@@ -32,8 +34,10 @@ pub(crate) fn one(
         .map_err(ApiError::from)
 }
 
-/// Admits a transaction: every table it names must have capacity.
-pub(crate) fn all<'a>(
+/// Admits a transaction, whose actions name `tables` in order: when any table is out of
+/// capacity, the transaction is canceled with DynamoDB's reason on each of its actions
+/// (`ProvisionedThroughputExceeded`, or `None`).
+pub(crate) fn transaction<'a>(
     call: &Call<'_>,
     tables: impl Iterator<Item = &'a str>,
     access: Access,
@@ -41,13 +45,33 @@ pub(crate) fn all<'a>(
     if !call.engine.enforces_capacity() {
         return Ok(());
     }
-    let tables: BTreeSet<&str> = tables.collect();
-    for table in tables {
-        call.engine
-            .admit(&call.ctx, table, None, access, None)
-            .map_err(ApiError::from)?;
+    let tables: Vec<&str> = tables.collect();
+    let mut refused: BTreeMap<&str, Option<String>> = BTreeMap::new();
+    for table in &tables {
+        refused.entry(table).or_insert_with(|| {
+            match call.engine.admit(&call.ctx, table, None, access, None) {
+                Err(kura_engine::EngineError::Throttled(t)) => Some(t.message.to_owned()),
+                _ => None,
+            }
+        });
     }
-    Ok(())
+    if refused.values().all(Option::is_none) {
+        return Ok(());
+    }
+    let reasons = tables
+        .iter()
+        .map(|table| match refused.get(table).cloned().flatten() {
+            Some(message) => CancellationReason {
+                code: "ProvisionedThroughputExceeded".into(),
+                message: Some(message),
+                item: None,
+            },
+            None => CancellationReason::none(),
+        })
+        .collect();
+    Err(ApiError::from(
+        kura_engine::EngineError::TransactionCanceled { reasons },
+    ))
 }
 
 /// The tables of a batch that are out of capacity (empty when capacity is not emulated),
@@ -87,10 +111,10 @@ pub(crate) fn leave_unprocessed(
     };
     if let Some(unprocessed) = answer.get_mut(field).and_then(|u| u.as_object_mut()) {
         for (name, requests) in requested {
-            // RequestItems may name a table by ARN.
+            // RequestItems may name a table by ARN; answers name tables by name.
             let table = name.rsplit('/').next().unwrap_or(name);
             if throttled.contains(table) {
-                unprocessed.insert(name.clone(), requests.clone());
+                unprocessed.insert(table.to_owned(), requests.clone());
             }
         }
     }

@@ -127,7 +127,7 @@ pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let actions = input.transact_items.iter().flatten();
     let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
     let tables = tables.flatten().filter_map(|a| a.table_name.as_deref());
-    admission::all(&call, tables, Access::Write)?;
+    admission::transaction(&call, tables, Access::Write)?;
     json(&call.engine.transact_write_items(input).await?)
 }
 
@@ -141,7 +141,7 @@ pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     authz::authorize(&call, |s| checks::transact_get_items(s, &input))?;
     let actions = input.transact_items.iter().flatten();
     let tables = actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref());
-    admission::all(&call, tables, Access::Read)?;
+    admission::transaction(&call, tables, Access::Read)?;
     json(&call.engine.transact_get_items(input)?)
 }
 

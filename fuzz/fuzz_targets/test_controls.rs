@@ -1,0 +1,20 @@
+//! The test controls' inputs: fault rules (`POST /kura/admin/faults`) matched against any
+//! request body, schema files and seed files. Any text is parsed or refused, never
+//! panicking. The input is split at the first newline: the text, then a request body.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use kura_server::controls::{faults, seed};
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let _ = seed::schema_inputs(&text);
+    let _ = seed::seed_requests(&text, "Table");
+    let (spec, body) = text.split_once('\n').unwrap_or((&text, "{}"));
+    let rules = faults::Faults::default();
+    if let Ok(spec) = serde_json::from_str::<faults::FaultSpec>(spec) {
+        let _ = rules.add(spec);
+    }
+    let request = faults::describe("PutItem", body.as_bytes(), |_| Some("pk".to_owned()));
+    let _ = rules.decide(&request);
+    let _ = rules.list();
+});
