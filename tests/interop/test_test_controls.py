@@ -139,6 +139,8 @@ def test_a_hot_partition_key_is_throttled_on_an_on_demand_table(tmp_path):
                                     {"AttributeName": "sk", "KeyType": "RANGE"}],
                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
                                                {"AttributeName": "sk", "AttributeType": "S"}])
+        ddb.update_contributor_insights(TableName="ondemand",
+                                        ContributorInsightsAction="ENABLE")
         big = "x" * 390_000  # 381 WCU per write: the key's 1,000 WCU go in three
         codes = []
         for i in range(6):
@@ -149,6 +151,11 @@ def test_a_hot_partition_key_is_throttled_on_an_on_demand_table(tmp_path):
             except ddb.exceptions.ProvisionedThroughputExceededException as e:
                 codes.append(e.response["ThrottlingReasons"][0]["reason"])
         assert "TableWriteKeyRangeThroughputExceeded" in codes, codes
+        # Contributor Insights lists the throttled key.
+        status, report = admin(endpoint, "GET", "/kura/insights/ondemand?minutes=5")
+        assert status == 200, report
+        throttled = report["mostThrottledPartitionKeys"]["keys"]
+        assert throttled and throttled[0]["key"] == "hot", report
         # Another key is not affected.
         ddb.put_item(TableName="ondemand", Item={"pk": {"S": "cold"}, "sk": {"S": "0"},
                                            "v": {"S": big}})
