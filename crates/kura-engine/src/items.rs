@@ -216,7 +216,7 @@ impl Engine {
                 let units = consumed.table + consumed.local.values().sum::<f64>();
                 charge.throttle.consume_partition(
                     record.id,
-                    crate::counters::key_text(&key.hash),
+                    &crate::counters::key_text(&key.hash),
                     units,
                     access,
                     self.clock.now_ms(),

@@ -427,14 +427,15 @@ impl Engine {
 
     /// Admits a request on `table` (and `index`), or refuses it with DynamoDB's throttling
     /// error when capacity is emulated and the table, an index or the partition key value
-    /// `partition` (in Contributor Insights' text) is out of capacity. Unknown tables pass (the operation reports them).
+    /// of `key` (a key or a whole item) is out of capacity. Unknown tables pass (the
+    /// operation reports them).
     pub fn admit(
         &self,
         ctx: &RequestContext,
         table: &str,
         index: Option<&str>,
         access: throttle::Access,
-        partition: Option<&str>,
+        key: Option<&kura_model::wire::ItemJson>,
     ) -> Result<()> {
         let Some(throttle) = &self.throttle else {
             return Ok(());
@@ -442,12 +443,24 @@ impl Engine {
         let Some(record) = self.catalog.get(table) else {
             return Ok(());
         };
+        // The partition key value in Contributor Insights' text: a string as sent, any
+        // other type once validated.
+        let partition = key
+            .and_then(|key| key.get(&record.key_schema.hash.name))
+            .and_then(|value| match value.as_string() {
+                Some(s) => Some(s.to_owned()),
+                None => value
+                    .clone()
+                    .into_value()
+                    .ok()
+                    .map(|v| counters::key_text(&v)),
+            });
         let request = throttle::Admission {
             table: &record,
             index,
             access,
-            partition: partition.map(str::to_owned),
-            table_arn: ctx.table_arn(table),
+            partition,
+            region: &ctx.region,
         };
         let now = self.clock.now_ms();
         throttle.admit(&request, now).map_err(|refused| {

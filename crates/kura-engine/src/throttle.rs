@@ -94,7 +94,15 @@ pub const KEY_RANGE_MESSAGE: &str = "Throughput exceeds the current capacity of 
 enum Resource {
     Table(u64),
     Index(u64, u32),
-    Partition(u64, String),
+    /// A table's partition key value, by a hash of its text (no allocation per request).
+    Partition(u64, u64),
+}
+
+fn partition_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -121,8 +129,8 @@ pub struct Admission<'a> {
     /// The partition key value the request addresses, in Contributor Insights' text,
     /// when it addresses one.
     pub partition: Option<String>,
-    /// The table's ARN in the request's region.
-    pub table_arn: String,
+    /// The request's region (the throttled resource's ARN is built only on refusal).
+    pub region: &'a str,
 }
 
 /// The buckets of every table, index and partition key in use.
@@ -200,14 +208,16 @@ impl Throttle {
                 resource: arn,
             },
         };
-        let index_arn = |name: &str| format!("{}/index/{name}", request.table_arn);
+        let table_arn = || crate::arn::table(request.region, &table.name);
+        let index_arn = |name: &str| format!("{}/index/{name}", table_arn());
         if let Some(partition) = &request.partition {
             let rate = self.partition_rate(access);
-            if empty(Resource::Partition(table.id, partition.clone()), rate, rate) {
+            let resource = Resource::Partition(table.id, partition_hash(partition));
+            if empty(resource, rate, rate) {
                 return Err(throttled(
                     "Table",
                     "KeyRangeThroughputExceeded",
-                    request.table_arn.clone(),
+                    table_arn(),
                     KEY_RANGE_MESSAGE,
                 ));
             }
@@ -238,7 +248,7 @@ impl Throttle {
             return Err(throttled(
                 "Table",
                 "ProvisionedThroughputExceeded",
-                request.table_arn.clone(),
+                table_arn(),
                 TABLE_MESSAGE,
             ));
         }
@@ -292,7 +302,7 @@ impl Throttle {
     pub fn consume_partition(
         &self,
         table_id: u64,
-        partition: String,
+        partition: &str,
         units: f64,
         access: Access,
         now_ms: i64,
@@ -300,7 +310,10 @@ impl Throttle {
         let rate = self.partition_rate(access);
         let mut buckets = self.buckets.lock();
         let bucket = buckets
-            .entry((Resource::Partition(table_id, partition), access))
+            .entry((
+                Resource::Partition(table_id, partition_hash(partition)),
+                access,
+            ))
             .or_insert(Bucket {
                 balance: rate,
                 at_ms: now_ms,
@@ -346,7 +359,7 @@ mod tests {
             index: None,
             access,
             partition: None,
-            table_arn: "arn:aws:dynamodb:us-east-1:000000000000:table/t".into(),
+            region: "us-east-1",
         }
     }
 
@@ -429,7 +442,7 @@ mod tests {
         let mut write = admission(&t, Access::Write);
         write.partition = Some("hot".into());
         assert!(throttle.admit(&write, 0).is_ok());
-        throttle.consume_partition(7, "hot".into(), 1_000.0, Access::Write, 0);
+        throttle.consume_partition(7, "hot", 1_000.0, Access::Write, 0);
         let refused = throttle.admit(&write, 0).expect_err("hot key");
         assert_eq!(
             refused.reason.reason,

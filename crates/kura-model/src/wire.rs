@@ -56,6 +56,12 @@ pub fn item_from_json(item: ItemJson) -> Result<Item, ModelError> {
 }
 
 impl AttributeValueJson {
+    /// The value of a string (`S`) as sent, when it is one and nothing else.
+    pub fn as_string(&self) -> Option<&str> {
+        let only_s = self.n.is_none() && self.b.is_none() && self.bool.is_none();
+        self.s.as_deref().filter(|_| only_s)
+    }
+
     /// The text of a scalar key value as sent (`S`, `N`, or the base64 of `B`), for the
     /// `dynamodb:LeadingKeys` condition key; None for any other type.
     pub fn key_text(&self) -> Option<&str> {

@@ -28,9 +28,8 @@ pub(crate) fn one(
     let Some(table) = table else {
         return Ok(());
     };
-    let partition = key.and_then(|key| partition_text(call, table, key));
     call.engine
-        .admit(&call.ctx, table, index, access, partition.as_deref())
+        .admit(&call.ctx, table, index, access, key)
         .map_err(ApiError::from)
 }
 
@@ -119,12 +118,4 @@ pub(crate) fn leave_unprocessed(
         }
     }
     serde_json::to_vec(&answer).map_err(internal)
-}
-
-/// The partition key value of `key` on `table`, in the text Contributor Insights and the
-/// throttle's partition buckets use.
-fn partition_text(call: &Call<'_>, table: &str, key: &ItemJson) -> Option<String> {
-    let names = call.engine.partition_key_names(table, None)?;
-    let value = key.get(names.first()?)?.clone().into_value().ok()?;
-    Some(kura_engine::counters::key_text(&value))
 }
