@@ -72,8 +72,12 @@ def test_provisioned_capacity_throttles_and_botocore_retries_through(tmp_path):
         assert error["ThrottlingReasons"] == [{
             "reason": "TableWriteProvisionedThroughputExceeded",
             "resource": "arn:aws:dynamodb:us-east-1:000000000000:table/tbl"}]
+        # PartiQL writes take the same bucket.
+        with pytest.raises(ddb.exceptions.ProvisionedThroughputExceededException):
+            ddb.execute_statement(Statement="INSERT INTO tbl VALUE {'pk': 'p1'}")
         # Reads have their own bucket.
         ddb.get_item(TableName="tbl", Key={"pk": {"S": "k0"}})
+        ddb.execute_statement(Statement="SELECT * FROM tbl WHERE pk = 'k0'")
         # botocore's standard retries back off until the bucket refills, and succeed.
         patient = client(endpoint, retries=9)
         started = time.monotonic()

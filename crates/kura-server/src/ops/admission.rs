@@ -33,6 +33,47 @@ pub(crate) fn one(
         .map_err(ApiError::from)
 }
 
+/// Admits a PartiQL statement on the table (or index) it names: a SELECT reads, the others
+/// write. A statement that does not parse passes (the engine refuses it).
+pub(crate) fn statement(
+    call: &Call<'_>,
+    text: Option<&str>,
+    parameters: Option<&[kura_model::wire::AttributeValueJson]>,
+) -> Result<(), ApiError> {
+    use kura_engine::expr::partiql::lower::{Lowered, lower};
+    if !call.engine.enforces_capacity() {
+        return Ok(());
+    }
+    let Ok(parsed) = kura_engine::expr::partiql::parse(text.unwrap_or_default()) else {
+        return Ok(());
+    };
+    let Ok(params) = parameters
+        .unwrap_or_default()
+        .iter()
+        .map(|p| p.clone().into_value())
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return Ok(());
+    };
+    let Ok(lowered) = lower(&parsed, &params) else {
+        return Ok(());
+    };
+    let access = match &lowered {
+        Lowered::Select(_) | Lowered::Exists(_) => Access::Read,
+        _ => Access::Write,
+    };
+    let source = lowered.source();
+    call.engine
+        .admit(
+            &call.ctx,
+            &source.table,
+            source.index.as_deref(),
+            access,
+            None,
+        )
+        .map_err(ApiError::from)
+}
+
 /// Admits a transaction, whose actions name `tables` in order: when any table is out of
 /// capacity, the transaction is canceled with DynamoDB's reason on each of its actions
 /// (`ProvisionedThroughputExceeded`, or `None`).

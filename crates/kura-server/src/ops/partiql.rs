@@ -12,6 +12,8 @@ use crate::error::ApiError;
 pub async fn execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: ExecuteStatementInput = call.input()?;
     authz::authorize(&call, |s| checks::execute_statement(s, &input))?;
+    let text = input.statement.as_deref();
+    super::admission::statement(&call, text, input.parameters.as_deref())?;
     let output = call.engine.execute_statement(input).await?;
     // ReturnedItemCount; the statement's table is inside the PartiQL, so the series has
     // no table label.
