@@ -421,3 +421,30 @@ def test_a_browser_page_cannot_use_the_controls(tmp_path):
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=10)
         assert refused.value.code == 403
+
+
+def test_controls_refuse_what_they_cannot_do_with_the_reason(tmp_path):
+    triggers = tmp_path / "triggers.json"
+    triggers.write_text(json.dumps({"Triggers": [{
+        "Name": "noop", "Table": "events", "Function": {"Command": ["true"]}}]}))
+    with kura_server(["--in-memory", "--test-controls"], tmp_path) as endpoint:
+        # The system clock does not move on request.
+        status, refused = admin(endpoint, "POST", "/kura/admin/clock", {"advance_seconds": 1})
+        assert status == 409 and "--clock manual" in refused["message"], refused
+        # A clock move needs one amount, in range.
+        status, refused = admin(endpoint, "POST", "/kura/admin/clock", {"advance_seconds": -5})
+        assert status == 400, refused
+        status, refused = admin(endpoint, "POST", "/kura/admin/clock", {"later": 1})
+        assert status == 400, refused
+        # Snapshot names are checked.
+        status, refused = admin(endpoint, "POST", "/kura/admin/snapshots/bad%20name")
+        assert status == 409 and "snapshot name" in refused["message"], refused
+        status, refused = admin(endpoint, "DELETE", "/kura/admin/snapshots/never-taken")
+        assert status == 404, refused
+    home = tmp_path / "with-triggers"
+    home.mkdir()
+    with kura_server(["--in-memory", "--test-controls", "--triggers", str(triggers)],
+                     home) as endpoint:
+        # Restore and reset would leave running triggers on a stopped engine.
+        status, refused = admin(endpoint, "POST", "/kura/admin/reset")
+        assert status == 409 and "noop" in refused["message"], refused

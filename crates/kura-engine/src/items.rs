@@ -204,25 +204,8 @@ impl Engine {
     ) -> Arc<crate::counters::TableCounters> {
         let stats = self.counters.table(table);
         stats.consume(consumed, written_size.is_some());
-        if let Some(charge) = &self.counters.charge {
-            self.counters
-                .charge(table, consumed, written_size.is_some());
-            if let Some(record) = self.catalog.get(table) {
-                let access = if written_size.is_some() {
-                    crate::throttle::Access::Write
-                } else {
-                    crate::throttle::Access::Read
-                };
-                let units = consumed.table + consumed.local.values().sum::<f64>();
-                charge.throttle.consume_partition(
-                    record.id,
-                    &crate::counters::key_text(&key.hash),
-                    units,
-                    access,
-                    self.clock.now_ms(),
-                );
-            }
-        }
+        self.counters
+            .charge(table, consumed, written_size.is_some(), Some(&key.hash));
         if let Some(size) = written_size {
             stats
                 .traffic

@@ -52,6 +52,14 @@ pub enum Access {
 }
 
 impl Access {
+    pub fn of(is_write: bool) -> Access {
+        if is_write {
+            Access::Write
+        } else {
+            Access::Read
+        }
+    }
+
     /// The least a request consumes: a bucket holding less refuses it.
     fn least_units(self) -> f64 {
         match self {
@@ -136,10 +144,43 @@ pub struct Admission<'a> {
 /// The buckets of every table, index and partition key in use.
 pub struct Throttle {
     options: ThrottleOptions,
-    buckets: Mutex<HashMap<(Resource, Access), Bucket>>,
-    /// The map's size at which idle partition buckets are dropped next.
-    prune_at: Mutex<usize>,
+    buckets: Mutex<Buckets>,
     paused: std::sync::atomic::AtomicBool,
+}
+
+struct Buckets {
+    map: HashMap<(Resource, Access), Bucket>,
+    /// The map's size at which idle partition buckets are dropped next.
+    prune_at: usize,
+}
+
+impl Buckets {
+    /// The bucket of `key` refilled to `now_ms` (a new one starts full).
+    fn refilled(
+        &mut self,
+        key: (Resource, Access),
+        rate: f64,
+        cap: f64,
+        now_ms: i64,
+    ) -> &mut Bucket {
+        let bucket = self.map.entry(key).or_insert(Bucket {
+            balance: cap,
+            at_ms: now_ms,
+        });
+        bucket.refill(now_ms, rate, cap);
+        bucket
+    }
+
+    /// Drops idle partition buckets (they are full again) once the map doubled since the
+    /// last prune, so the cost per request stays constant.
+    fn prune(&mut self, now_ms: i64) {
+        if self.map.len() >= self.prune_at {
+            self.map.retain(|(resource, _), b| {
+                !matches!(resource, Resource::Partition(..)) || now_ms - b.at_ms < IDLE_PARTITION_MS
+            });
+            self.prune_at = (self.map.len() * 2).max(PRUNE_FLOOR);
+        }
+    }
 }
 
 /// Partition buckets idle this long are dropped (they are full again by then).
@@ -152,8 +193,10 @@ impl Throttle {
     pub fn new(options: ThrottleOptions) -> Self {
         Throttle {
             options,
-            buckets: Mutex::new(HashMap::new()),
-            prune_at: Mutex::new(PRUNE_FLOOR),
+            buckets: Mutex::new(Buckets {
+                map: HashMap::new(),
+                prune_at: PRUNE_FLOOR,
+            }),
             paused: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -174,7 +217,7 @@ impl Throttle {
         self.paused
             .store(paused, std::sync::atomic::Ordering::SeqCst);
         if !paused {
-            self.buckets.lock().clear();
+            self.buckets.lock().map.clear();
         }
     }
 
@@ -194,11 +237,7 @@ impl Throttle {
         let access = request.access;
         let mut buckets = self.buckets.lock();
         let mut empty = |resource: Resource, rate: f64, cap: f64| -> bool {
-            let bucket = buckets.entry((resource, access)).or_insert(Bucket {
-                balance: cap,
-                at_ms: now_ms,
-            });
-            bucket.refill(now_ms, rate, cap);
+            let bucket = buckets.refilled((resource, access), rate, cap, now_ms);
             bucket.balance < access.least_units()
         };
         let throttled = |resource_type: &str, limit: &str, arn: String, message| Throttled {
@@ -209,7 +248,14 @@ impl Throttle {
             },
         };
         let table_arn = || crate::arn::table(request.region, &table.name);
-        let index_arn = |name: &str| format!("{}/index/{name}", table_arn());
+        let index_refused = |name: &str| {
+            throttled(
+                "Index",
+                "ProvisionedThroughputExceeded",
+                format!("{}/index/{name}", table_arn()),
+                INDEX_MESSAGE,
+            )
+        };
         if let Some(partition) = &request.partition {
             let rate = self.partition_rate(access);
             let resource = Resource::Partition(table.id, partition_hash(partition));
@@ -234,12 +280,7 @@ impl Throttle {
             let throughput = gsi.throughput.clone().unwrap_or_default();
             let (rate, cap) = self.provisioned(&throughput, access);
             if empty(Resource::Index(table.id, gsi.number), rate, cap) {
-                return Err(throttled(
-                    "Index",
-                    "ProvisionedThroughputExceeded",
-                    index_arn(&gsi.name),
-                    INDEX_MESSAGE,
-                ));
+                return Err(index_refused(&gsi.name));
             }
             return Ok(());
         }
@@ -259,75 +300,50 @@ impl Throttle {
                 };
                 let (rate, cap) = self.provisioned(throughput, access);
                 if empty(Resource::Index(table.id, gsi.number), rate, cap) {
-                    return Err(throttled(
-                        "Index",
-                        "ProvisionedThroughputExceeded",
-                        index_arn(&gsi.name),
-                        INDEX_MESSAGE,
-                    ));
+                    return Err(index_refused(&gsi.name));
                 }
             }
         }
         Ok(())
     }
 
-    /// Takes what a request consumed on `table` and its indexes from their buckets.
-    pub fn consume(&self, table: &TableRecord, consumed: &Consumed, access: Access, now_ms: i64) {
-        let mut buckets = self.buckets.lock();
-        let mut take = |resource: Resource, rate: f64, cap: f64, units: f64| {
-            let bucket = buckets.entry((resource, access)).or_insert(Bucket {
-                balance: cap,
-                at_ms: now_ms,
-            });
-            bucket.refill(now_ms, rate, cap);
-            bucket.balance -= units;
-        };
-        if table.billing_mode != BillingMode::Provisioned {
-            return;
-        }
-        let local: f64 = consumed.local.values().sum();
-        let (rate, cap) = self.provisioned(&table.throughput, access);
-        take(Resource::Table(table.id), rate, cap, consumed.table + local);
-        for (name, units) in &consumed.global {
-            if let Some(gsi) = table.index(name)
-                && let Some(throughput) = &gsi.throughput
-            {
-                let (rate, cap) = self.provisioned(throughput, access);
-                take(Resource::Index(table.id, gsi.number), rate, cap, *units);
-            }
-        }
-    }
-
-    /// Takes `units` from one partition key value's bucket.
-    pub fn consume_partition(
+    /// Takes what a request consumed on `table` and its indexes from their buckets, and
+    /// from the bucket of the partition key value it addressed (`partition`, in
+    /// Contributor Insights' text). LSIs consume the table's capacity.
+    pub fn consume(
         &self,
-        table_id: u64,
-        partition: &str,
-        units: f64,
+        table: &TableRecord,
+        consumed: &Consumed,
         access: Access,
+        partition: Option<&str>,
         now_ms: i64,
     ) {
-        let rate = self.partition_rate(access);
         let mut buckets = self.buckets.lock();
-        let bucket = buckets
-            .entry((
-                Resource::Partition(table_id, partition_hash(partition)),
-                access,
-            ))
-            .or_insert(Bucket {
-                balance: rate,
-                at_ms: now_ms,
-            });
-        bucket.refill(now_ms, rate, rate);
-        bucket.balance -= units;
-        // Keep the map to the partitions in use (an idle one is full again), pruning only
-        // when it doubled since the last prune, so the cost stays constant per request.
-        let mut prune_at = self.prune_at.lock();
-        if buckets.len() >= *prune_at {
-            buckets.retain(|(resource, _), b| {
-                !matches!(resource, Resource::Partition(..)) || now_ms - b.at_ms < IDLE_PARTITION_MS
-            });
-            *prune_at = (buckets.len() * 2).max(PRUNE_FLOOR);
+        let mut take = |resource: Resource, rate: f64, cap: f64, units: f64| {
+            buckets
+                .refilled((resource, access), rate, cap, now_ms)
+                .balance -= units;
+        };
+        let on_table = consumed.table + consumed.local.values().sum::<f64>();
+        if let Some(partition) = partition {
+            let rate = self.partition_rate(access);
+            let resource = Resource::Partition(table.id, partition_hash(partition));
+            take(resource, rate, rate, on_table);
+        }
+        if table.billing_mode == BillingMode::Provisioned {
+            let (rate, cap) = self.provisioned(&table.throughput, access);
+            take(Resource::Table(table.id), rate, cap, on_table);
+            for (name, units) in &consumed.global {
+                if let Some(gsi) = table.index(name)
+                    && let Some(throughput) = &gsi.throughput
+                {
+                    let (rate, cap) = self.provisioned(throughput, access);
+                    take(Resource::Index(table.id, gsi.number), rate, cap, *units);
+                }
+            }
+        }
+        if partition.is_some() {
+            buckets.prune(now_ms);
         }
     }
 }
@@ -374,7 +390,7 @@ mod tests {
         // 10 seconds of 1 WCU: ten writes of 1 unit pass, the eleventh is refused.
         for _ in 0..10 {
             assert!(throttle.admit(&write, 0).is_ok());
-            throttle.consume(&t, &Consumed::table(1.0), Access::Write, 0);
+            throttle.consume(&t, &Consumed::table(1.0), Access::Write, None, 0);
         }
         let refused = throttle.admit(&write, 0).expect_err("out of capacity");
         assert_eq!(
@@ -386,7 +402,7 @@ mod tests {
         assert!(throttle.admit(&admission(&t, Access::Read), 0).is_ok());
         // A second later one unit is back.
         assert!(throttle.admit(&write, 1_000).is_ok());
-        throttle.consume(&t, &Consumed::table(1.0), Access::Write, 1_000);
+        throttle.consume(&t, &Consumed::table(1.0), Access::Write, None, 1_000);
         assert!(throttle.admit(&write, 1_000).is_err());
     }
 
@@ -400,7 +416,7 @@ mod tests {
         let write = admission(&t, Access::Write);
         for _ in 0..2 {
             assert!(throttle.admit(&write, 0).is_ok());
-            throttle.consume(&t, &Consumed::table(1.0), Access::Write, 0);
+            throttle.consume(&t, &Consumed::table(1.0), Access::Write, None, 0);
         }
         assert!(throttle.admit(&write, 0).is_err());
         assert!(
@@ -408,7 +424,7 @@ mod tests {
             "half a second brings one unit back"
         );
         throttle.pause(true);
-        throttle.consume(&t, &Consumed::table(100.0), Access::Write, 500);
+        throttle.consume(&t, &Consumed::table(100.0), Access::Write, None, 500);
         assert!(throttle.admit(&write, 500).is_ok(), "paused");
         throttle.pause(false);
         assert!(
@@ -426,7 +442,7 @@ mod tests {
         let t = table(10, 10);
         let read = admission(&t, Access::Read);
         assert!(throttle.admit(&read, 0).is_ok());
-        throttle.consume(&t, &Consumed::table(40.0), Access::Read, 0);
+        throttle.consume(&t, &Consumed::table(40.0), Access::Read, None, 0);
         assert!(
             throttle.admit(&read, 2_000).is_err(),
             "30 units of debt, 20 back"
@@ -442,7 +458,7 @@ mod tests {
         let mut write = admission(&t, Access::Write);
         write.partition = Some("hot".into());
         assert!(throttle.admit(&write, 0).is_ok());
-        throttle.consume_partition(7, "hot", 1_000.0, Access::Write, 0);
+        throttle.consume(&t, &Consumed::table(1_000.0), Access::Write, Some("hot"), 0);
         let refused = throttle.admit(&write, 0).expect_err("hot key");
         assert_eq!(
             refused.reason.reason,

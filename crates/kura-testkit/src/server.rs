@@ -62,23 +62,13 @@ impl Builder {
         }
         let controls = TestControls::in_memory(options, clock).map_err(|e| e.to_string())?;
         let engine = controls.engine();
-        if self.schema.is_some() || self.seed.is_some() {
-            // Seeds are not throttled, and tests start on full buckets.
-            engine.pause_capacity(true);
-            let seeded = async {
-                if let Some(path) = &self.schema {
-                    kura_server::controls::seed::apply_schema(&engine, path).await?;
-                }
-                if let Some(dir) = &self.seed {
-                    kura_server::controls::seed::load_seed(&engine, dir).await?;
-                }
-                Ok::<(), String>(())
-            }
-            .await;
-            engine.pause_capacity(false);
-            seeded?;
-            controls.snapshot("seed")?;
-        }
+        kura_server::controls::seed::start_state(
+            &engine,
+            Some(&controls),
+            self.schema.as_deref(),
+            self.seed.as_deref(),
+        )
+        .await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(|e| format!("cannot listen: {e}"))?;

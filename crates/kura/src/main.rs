@@ -403,7 +403,13 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         (engine, controls)
     };
     runtime.block_on(async move {
-        seed(&engine, controls.as_deref(), &args).await?;
+        kura_server::controls::seed::start_state(
+            &engine,
+            controls.as_deref(),
+            args.schema.as_deref(),
+            args.seed.as_deref(),
+        )
+        .await?;
         let addr = SocketAddr::new(args.bind, args.port);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
@@ -465,46 +471,6 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         tracing::info!("kura stopped");
         Ok(())
     })
-}
-
-/// Creates the tables of `--schema` and loads the items of `--seed`, into a server with
-/// no tables yet only (a durable data directory is seeded once, and a restart keeps what
-/// it holds), without throttling. With in-memory test controls, the result is kept as the
-/// snapshot `seed` (restore it between test cases).
-async fn seed(
-    engine: &Engine,
-    controls: Option<&kura_server::controls::TestControls>,
-    args: &ServeArgs,
-) -> Result<(), String> {
-    use kura_server::controls::seed;
-    if args.schema.is_none() && args.seed.is_none() {
-        return Ok(());
-    }
-    if engine.has_any_table() {
-        tracing::info!("the data directory has tables: --schema and --seed are not applied");
-        return Ok(());
-    }
-    engine.pause_capacity(true);
-    let applied = async {
-        if let Some(path) = &args.schema {
-            let created = seed::apply_schema(engine, path).await?;
-            tracing::info!(tables = ?created, "schema applied from {}", path.display());
-        }
-        if let Some(dir) = &args.seed {
-            let loaded = seed::load_seed(engine, dir).await?;
-            tracing::info!(items = ?loaded, "seed loaded from {}", dir.display());
-        }
-        Ok::<(), String>(())
-    }
-    .await;
-    engine.pause_capacity(false);
-    applied?;
-    if args.in_memory
-        && let Some(controls) = controls
-    {
-        controls.snapshot("seed")?;
-    }
-    Ok(())
 }
 
 /// The triggers of `--triggers`, and those created through `/kura/triggers` before a

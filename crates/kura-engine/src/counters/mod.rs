@@ -250,23 +250,30 @@ impl Counters {
     /// Records capacity consumed on one table.
     pub fn consume(&self, table: &str, consumed: &Consumed, is_write: bool) {
         self.table(table).consume(consumed, is_write);
-        self.charge(table, consumed, is_write);
+        self.charge(table, consumed, is_write, None);
     }
 
-    /// Takes consumed capacity from the throttle's buckets (when capacity is emulated).
-    pub(crate) fn charge(&self, table: &str, consumed: &Consumed, is_write: bool) {
+    /// Takes consumed capacity from the throttle's buckets (when capacity is emulated),
+    /// and from the bucket of the partition key value `partition` when given.
+    pub(crate) fn charge(
+        &self,
+        table: &str,
+        consumed: &Consumed,
+        is_write: bool,
+        partition: Option<&AttributeValue>,
+    ) {
         let Some(charge) = &self.charge else {
             return;
         };
         if let Some(record) = charge.catalog.get(table) {
-            let access = if is_write {
-                crate::throttle::Access::Write
-            } else {
-                crate::throttle::Access::Read
-            };
-            charge
-                .throttle
-                .consume(&record, consumed, access, charge.clock.now_ms());
+            let partition = partition.map(key_text);
+            charge.throttle.consume(
+                &record,
+                consumed,
+                crate::throttle::Access::of(is_write),
+                partition.as_deref(),
+                charge.clock.now_ms(),
+            );
         }
     }
 

@@ -91,6 +91,16 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()))
 }
 
+/// Runs a blocking control and answers with what it returned.
+async fn answer_blocking<T: serde::Serialize + Send + 'static>(
+    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Response {
+    match blocking(f).await {
+        Ok(result) => answer(result),
+        Err(e) => e,
+    }
+}
+
 fn answer<T: serde::Serialize>(result: Result<T, String>) -> Response {
     match result {
         Ok(value) => json(
@@ -136,10 +146,7 @@ pub(crate) async fn reset(State(shared): State<Shared>, request: Request) -> Res
     if let Some(refused) = triggers_running(&shared) {
         return refused;
     }
-    match blocking(move || controls.reset()).await {
-        Ok(result) => answer(result),
-        Err(e) => e,
-    }
+    answer_blocking(move || controls.reset()).await
 }
 
 /// Restore and reset replace the engine that triggers read from: refused while any runs.
@@ -174,10 +181,7 @@ pub(crate) async fn take_snapshot(
     request: Request,
 ) -> Response {
     let (controls, _) = admit!(shared, request);
-    match blocking(move || controls.snapshot(&name)).await {
-        Ok(result) => answer(result),
-        Err(e) => e,
-    }
+    answer_blocking(move || controls.snapshot(&name)).await
 }
 
 pub(crate) async fn restore_snapshot(

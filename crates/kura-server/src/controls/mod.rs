@@ -117,6 +117,11 @@ impl TestControls {
 
     const DURABLE: &'static str = "snapshots, restore and reset need an in-memory server (kura serve --in-memory --test-controls): a durable data directory is never wiped by a test control";
 
+    /// Whether snapshots, restore and reset work here (an in-memory engine).
+    pub fn can_snapshot(&self) -> bool {
+        self.memory.lock().is_some()
+    }
+
     /// Freezes the whole state under `name` (replacing an older snapshot of that name).
     pub fn snapshot(&self, name: &str) -> Result<Timed, String> {
         check_name(name)?;

@@ -21,6 +21,46 @@ use serde_json::{Value, json};
 /// Items loaded per table.
 pub type Loaded = BTreeMap<String, usize>;
 
+/// A server's starting state: creates the tables of `schema` and loads `seed`, without
+/// throttling, into a server with no tables yet only (a durable data directory is seeded
+/// once, and a restart keeps what it holds). With in-memory test controls, the result is
+/// kept as the snapshot `seed`.
+pub async fn start_state(
+    engine: &Engine,
+    controls: Option<&super::TestControls>,
+    schema: Option<&Path>,
+    seed: Option<&Path>,
+) -> Result<(), String> {
+    if schema.is_none() && seed.is_none() {
+        return Ok(());
+    }
+    if engine.has_any_table() {
+        tracing::info!("the data directory has tables: --schema and --seed are not applied");
+        return Ok(());
+    }
+    engine.pause_capacity(true);
+    let applied = async {
+        if let Some(path) = schema {
+            let created = apply_schema(engine, path).await?;
+            tracing::info!(tables = ?created, "schema applied from {}", path.display());
+        }
+        if let Some(dir) = seed {
+            let loaded = load_seed(engine, dir).await?;
+            tracing::info!(items = ?loaded, "seed loaded from {}", dir.display());
+        }
+        Ok::<(), String>(())
+    }
+    .await;
+    engine.pause_capacity(false);
+    applied?;
+    if let Some(controls) = controls
+        && controls.can_snapshot()
+    {
+        controls.snapshot("seed")?;
+    }
+    Ok(())
+}
+
 /// Creates the tables a schema file describes; their names.
 pub async fn apply_schema(engine: &Engine, path: &Path) -> Result<Vec<String>, String> {
     let text = std::fs::read_to_string(path)
