@@ -19,6 +19,7 @@ pub mod advisor;
 pub mod audit;
 mod authz;
 mod body;
+mod console;
 pub mod controls;
 pub mod error;
 mod kura_api;
@@ -51,6 +52,8 @@ pub(crate) struct Shared {
     triggers: Option<Arc<kura_triggers::Triggers>>,
     trigger_admin: bool,
     controls: Option<Arc<controls::TestControls>>,
+    /// The web console's sessions and samples, when the console is on.
+    console: Option<Arc<console::Console>>,
 }
 
 impl Shared {
@@ -80,6 +83,8 @@ pub struct ServerOptions {
     /// (`--test-controls`). Their engine is the one served: the router's `engine`
     /// argument is then not used.
     pub controls: Option<Arc<controls::TestControls>>,
+    /// Serve the web console under `/console` (on by default; `--console false`).
+    pub console: bool,
 }
 
 impl Default for ServerOptions {
@@ -92,6 +97,7 @@ impl Default for ServerOptions {
             triggers: None,
             trigger_admin: false,
             controls: None,
+            console: true,
         }
     }
 }
@@ -158,6 +164,9 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
             )
             .route("/kura/admin/faults/{id}", delete(admin::clear_fault));
     }
+    if options.console {
+        router = router.merge(console::routes());
+    }
     router
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
@@ -180,6 +189,7 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
             triggers: options.triggers,
             trigger_admin: options.trigger_admin,
             controls: options.controls,
+            console: options.console.then(console::new),
         })
         .layer(cors())
 }

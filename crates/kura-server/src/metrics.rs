@@ -61,6 +61,18 @@ impl Observation {
     }
 }
 
+/// One table's request figures so far, over every operation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TableTotals {
+    /// Successful requests.
+    pub requests: u64,
+    /// Their latencies, summed.
+    pub latency_seconds: f64,
+    pub throttled: u64,
+    /// Server errors, failed conditions and transaction conflicts.
+    pub errors: u64,
+}
+
 /// The figures of one operation on one table.
 struct Figures {
     latency: kura_engine::counters::Histogram,
@@ -204,6 +216,27 @@ impl Metrics {
             _ if error.status.is_server_error() => add(&figures().system_errors, 1),
             _ => add(&per_operation.user_errors, 1),
         }
+    }
+
+    /// Each table's figures summed over its operations (the console's charts sample these).
+    pub fn table_totals(&self) -> HashMap<String, TableTotals> {
+        let mut totals: HashMap<String, TableTotals> = HashMap::new();
+        for per in &self.requests.operations {
+            for (table, f) in per.tables.read().iter() {
+                if table.is_empty() {
+                    continue;
+                }
+                let t = totals.entry(table.to_string()).or_default();
+                let latency = f.latency.snapshot();
+                t.requests += latency.count;
+                t.latency_seconds += latency.sum;
+                t.throttled += f.throttled.load(Ordering::Relaxed);
+                t.errors += f.system_errors.load(Ordering::Relaxed)
+                    + f.conditional_check_failed.load(Ordering::Relaxed)
+                    + f.transaction_conflict.load(Ordering::Relaxed);
+            }
+        }
+        totals
     }
 
     /// The text exposition of every metric.

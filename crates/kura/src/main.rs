@@ -178,6 +178,9 @@ pub(crate) struct ServeArgs {
     /// Record per-request metrics and serve them at GET /metrics (Prometheus text).
     #[arg(long, env = "KURA_METRICS", default_value_t = true, action = clap::ArgAction::Set)]
     metrics: bool,
+    /// Serve the web console at http://HOST:PORT/console (`--console false` turns it off).
+    #[arg(long, env = "KURA_CONSOLE", default_value_t = true, action = clap::ArgAction::Set)]
+    console: bool,
     /// Deliver stream records to functions as the triggers in this JSON file say
     /// (`{"Triggers": [...]}`, docs/triggers.md); checkpoints are kept in
     /// <data-dir>/triggers.
@@ -456,6 +459,9 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         }
         // The readiness line scripts wait for; keep its wording stable.
         tracing::info!("kura ready on {scheme}://{local} (storage: {storage})");
+        if args.console {
+            tracing::info!("console on {scheme}://{local}/console");
+        }
         let options = kura_server::ServerOptions {
             auth,
             audit,
@@ -464,6 +470,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             triggers: Some(triggers),
             trigger_admin,
             controls,
+            console: args.console,
         };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await

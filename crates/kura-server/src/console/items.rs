@@ -1,0 +1,628 @@
+//! The items pages: a table or index browsed a page at a time (Scan or Query with `Limit`,
+//! never a full scan), with a builder for every key-condition operator, filters,
+//! projections and `Select COUNT`; and the item editor (DynamoDB JSON or plain JSON,
+//! conditional put and delete).
+//!
+//! DynamoDB pages forward only: the page's start keys ride in the URL (`start`, and the
+//! ones before it in `back`), so "previous" is the page before without reading anything
+//! twice.
+
+use axum::extract::{Path, Query};
+use axum::response::Response;
+use maud::{Markup, html};
+use serde_json::{Map, Value, json};
+
+use super::layout::{self, Section, Tab, csrf, encode, table_path};
+use super::tables::{attribute_type, describe, field};
+use super::values::{self, pack, unpack};
+use super::{Ctx, Fields};
+use crate::error::ApiError;
+
+/// Items on a page unless the form says otherwise.
+const PAGE: usize = 25;
+/// Columns shown at most (the editor shows every attribute).
+const MAX_COLUMNS: usize = 14;
+/// Separates the start keys of the pages before this one in `back`; `~` is the first page.
+const BACK_SEPARATOR: char = '.';
+const FIRST_PAGE: &str = "~";
+
+const KEY_OPERATORS: [(&str, &str); 7] = [
+    ("eq", "="),
+    ("lt", "<"),
+    ("le", "<="),
+    ("gt", ">"),
+    ("ge", ">="),
+    ("between", "between"),
+    ("begins_with", "begins with"),
+];
+
+/// The key schema of the table or one of its indexes: (partition, sort) names.
+fn keys_of(t: &Value, index: &str) -> Option<(String, Option<String>)> {
+    let schema = if index.is_empty() {
+        &t["KeySchema"]
+    } else {
+        ["GlobalSecondaryIndexes", "LocalSecondaryIndexes"]
+            .iter()
+            .flat_map(|k| t[*k].as_array().into_iter().flatten())
+            .find(|i| i["IndexName"] == index)
+            .map(|i| &i["KeySchema"])?
+    };
+    let name = |kind: &str| {
+        schema
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|k| k["KeyType"] == kind)
+            .and_then(|k| k["AttributeName"].as_str())
+            .map(str::to_owned)
+    };
+    Some((name("HASH")?, name("RANGE")))
+}
+
+fn index_names(t: &Value) -> Vec<String> {
+    ["GlobalSecondaryIndexes", "LocalSecondaryIndexes"]
+        .iter()
+        .flat_map(|k| t[*k].as_array().into_iter().flatten())
+        .filter_map(|i| i["IndexName"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// A JSON object the user typed (expression values in plain or DynamoDB JSON, names).
+fn object_field(
+    f: &Fields,
+    name: &str,
+    typed: bool,
+) -> Result<Option<Map<String, Value>>, ApiError> {
+    let text = field(f, name);
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) if typed => Ok(Some(values::to_typed_map(&map))),
+        Ok(Value::Object(map)) => Ok(Some(map)),
+        _ => Err(ApiError::validation(format!(
+            "The {name} field must be a JSON object"
+        ))),
+    }
+}
+
+/// The Scan or Query request the builder describes (without paging).
+fn request(table: &str, t: &Value, f: &Fields) -> Result<(&'static str, Value), ApiError> {
+    let index = field(f, "index");
+    let mut request = json!({ "TableName": table, "ReturnConsumedCapacity": "TOTAL" });
+    if !index.is_empty() {
+        request["IndexName"] = json!(index);
+    }
+    let mut names = object_field(f, "names", false)?.unwrap_or_default();
+    let mut vals = object_field(f, "values", true)?.unwrap_or_default();
+    let operation = if field(f, "op") == "query" {
+        let (pk, sk) = keys_of(t, index)
+            .ok_or_else(|| ApiError::validation(format!("The table has no index {index}")))?;
+        let definitions = &t["AttributeDefinitions"];
+        names.insert("#kura_pk".into(), json!(pk));
+        vals.insert(
+            ":kura_pk".into(),
+            values::key_value(attribute_type(definitions, &pk), field(f, "pk")),
+        );
+        let mut condition = "#kura_pk = :kura_pk".to_owned();
+        let sk_op = field(f, "sk_op");
+        if let Some(sk) = sk.filter(|_| !field(f, "sk1").is_empty()) {
+            let kind = attribute_type(definitions, &sk);
+            names.insert("#kura_sk".into(), json!(sk));
+            vals.insert(":kura_sk1".into(), values::key_value(kind, field(f, "sk1")));
+            let sort = match sk_op {
+                "lt" => "#kura_sk < :kura_sk1".to_owned(),
+                "le" => "#kura_sk <= :kura_sk1".to_owned(),
+                "gt" => "#kura_sk > :kura_sk1".to_owned(),
+                "ge" => "#kura_sk >= :kura_sk1".to_owned(),
+                "between" => {
+                    vals.insert(":kura_sk2".into(), values::key_value(kind, field(f, "sk2")));
+                    "#kura_sk BETWEEN :kura_sk1 AND :kura_sk2".to_owned()
+                }
+                "begins_with" => "begins_with(#kura_sk, :kura_sk1)".to_owned(),
+                _ => "#kura_sk = :kura_sk1".to_owned(),
+            };
+            condition = format!("{condition} AND {sort}");
+        }
+        request["KeyConditionExpression"] = json!(condition);
+        if field(f, "order") == "desc" {
+            request["ScanIndexForward"] = json!(false);
+        }
+        "Query"
+    } else {
+        "Scan"
+    };
+    for (member, name) in [
+        ("FilterExpression", "filter"),
+        ("ProjectionExpression", "projection"),
+    ] {
+        let text = field(f, name);
+        if !text.is_empty() {
+            request[member] = json!(text);
+        }
+    }
+    if !names.is_empty() {
+        request["ExpressionAttributeNames"] = Value::Object(names);
+    }
+    if !vals.is_empty() {
+        request["ExpressionAttributeValues"] = Value::Object(vals);
+    }
+    if field(f, "select") == "count" {
+        request["Select"] = json!("COUNT");
+    }
+    if field(f, "consistent") == "on" {
+        request["ConsistentRead"] = json!(true);
+    }
+    let limit = field(f, "limit")
+        .parse::<usize>()
+        .unwrap_or(PAGE)
+        .clamp(1, 1000);
+    request["Limit"] = json!(limit);
+    Ok((operation, request))
+}
+
+/// The browse page's URL with `changes` applied to its query.
+fn browse_url(table: &str, f: &Fields, changes: &[(&str, &str)]) -> String {
+    let mut query = f.clone();
+    query.remove("notice");
+    for (k, v) in changes {
+        if v.is_empty() {
+            query.remove(*k);
+        } else {
+            query.insert((*k).to_owned(), (*v).to_owned());
+        }
+    }
+    let text: Vec<String> = query
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .collect();
+    format!("{}?{}", table_path(table, Section::Items), text.join("&"))
+}
+
+/// The editor's URL for an item with `key`.
+fn item_url(table: &str, key: &Value) -> String {
+    format!("{}?key={}", item_path(table), pack(key))
+}
+
+/// The editor's path (its form posts there too; deletes go to `…/item/delete`).
+fn item_path(table: &str) -> String {
+    format!("/console/tables/{}/item", encode(table))
+}
+
+/// `GET /console/tables/{table}/items`.
+pub(crate) async fn browse(
+    ctx: Ctx,
+    Path(table): Path<String>,
+    Query(f): Query<Fields>,
+) -> Response {
+    let t = match describe(&ctx, &table).await {
+        Ok(t) => t,
+        Err(e) => return ctx.page(&table, Tab::Tables, layout::error(&e)),
+    };
+    let start = field(&f, "start");
+    let asked = !(field(&f, "op") == "query" && field(&f, "pk").is_empty());
+    let result = if asked {
+        match request(&table, &t, &f) {
+            Ok((operation, mut request)) => {
+                if let Some(key) = unpack(start) {
+                    request["ExclusiveStartKey"] = key;
+                }
+                ctx.call(operation, request).await.map(Some)
+            }
+            Err(e) => Err(e),
+        }
+    } else {
+        Ok(None)
+    };
+    let body = html! {
+        (layout::notice(f.get("notice").map(String::as_str)))
+        (builder(&table, &t, &f))
+        @match &result {
+            Err(e) => (layout::error(e)),
+            Ok(None) => p.empty { "Enter the partition key value to query." },
+            Ok(Some(page)) => (results(&table, &t, &f, page)),
+        }
+    };
+    ctx.page(&table, Tab::Table(&table, Section::Items), body)
+}
+
+fn builder(table: &str, t: &Value, f: &Fields) -> Markup {
+    let index = field(f, "index");
+    let (pk, sk) = keys_of(t, index).unwrap_or_default();
+    let op = if field(f, "op") == "query" {
+        "query"
+    } else {
+        "scan"
+    };
+    let sk_op = field(f, "sk_op");
+    html! {
+        form.builder method="get" action=(table_path(table, Section::Items)) {
+            div.row {
+                label { "Operation"
+                    select name="op" {
+                        option value="scan" selected[op == "scan"] { "Scan" }
+                        option value="query" selected[op == "query"] { "Query" }
+                    }
+                }
+                label { "Table or index"
+                    select name="index" {
+                        option value="" selected[index.is_empty()] { (table) " (table)" }
+                        @for name in index_names(t) {
+                            option value=(name) selected[name == index] { (name) }
+                        }
+                    }
+                }
+                label { "Page size" input name="limit" type="number" min="1" max="1000" value=(field(f, "limit").parse::<usize>().unwrap_or(PAGE)); }
+                label { "Return"
+                    select name="select" {
+                        option value="all" { "Items" }
+                        option value="count" selected[field(f, "select") == "count"] { "Count only" }
+                    }
+                }
+                label.check { input type="checkbox" name="consistent" value="on" checked[field(f, "consistent") == "on"]; "Strongly consistent" }
+            }
+            div.row.querykeys {
+                label { (pk) " = " input name="pk" value=(field(f, "pk")) placeholder="partition key value (Query)"; }
+                @if let Some(sk) = &sk {
+                    label { (sk)
+                        select name="sk_op" {
+                            @for (value, text) in KEY_OPERATORS {
+                                option value=(value) selected[value == sk_op] { (text) }
+                            }
+                        }
+                    }
+                    label { "value" input name="sk1" value=(field(f, "sk1")); }
+                    label { "and (between)" input name="sk2" value=(field(f, "sk2")); }
+                    label { "Order"
+                        select name="order" {
+                            option value="asc" { "ascending" }
+                            option value="desc" selected[field(f, "order") == "desc"] { "descending" }
+                        }
+                    }
+                }
+            }
+            details open[!field(f, "filter").is_empty() || !field(f, "projection").is_empty()] {
+                summary { "Filter and projection" }
+                div.row {
+                    label.wide { "Filter expression" input name="filter" value=(field(f, "filter")) placeholder="#s = :s AND price > :min"; }
+                    label.wide { "Projection expression" input name="projection" value=(field(f, "projection")) placeholder="pk, sk, price"; }
+                }
+                div.row {
+                    label.wide { "Attribute names (JSON)" input name="names" value=(field(f, "names")) placeholder=r##"{"#s": "status"}"##; }
+                    label.wide { "Attribute values (plain or DynamoDB JSON)" input name="values" value=(field(f, "values")) placeholder=r#"{":s": "open", ":min": 10}"#; }
+                }
+            }
+            div.row {
+                button type="submit" { "Run" }
+                a.button.secondary href=(format!("{}?new=1", item_path(table))) { "New item" }
+            }
+        }
+    }
+}
+
+fn results(table: &str, t: &Value, f: &Fields, page: &Value) -> Markup {
+    let items: Vec<&Map<String, Value>> = page["Items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .collect();
+    let (table_pk, table_sk) = keys_of(t, "").unwrap_or_default();
+    let (index_pk, index_sk) = keys_of(t, field(f, "index")).unwrap_or_default();
+    let mut columns: Vec<String> = Vec::new();
+    for name in [
+        Some(table_pk.clone()),
+        table_sk.clone(),
+        Some(index_pk),
+        index_sk,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if !columns.contains(&name) {
+            columns.push(name);
+        }
+    }
+    for item in &items {
+        for name in item.keys() {
+            if columns.len() < MAX_COLUMNS && !columns.contains(name) {
+                columns.push(name.clone());
+            }
+        }
+    }
+    let start = field(f, "start");
+    let back = field(f, "back");
+    let next = page["LastEvaluatedKey"]
+        .as_object()
+        .map(|k| pack(&Value::Object(k.clone())));
+    let next_back = if back.is_empty() {
+        start_or_first(start).to_owned()
+    } else {
+        format!("{back}{BACK_SEPARATOR}{}", start_or_first(start))
+    };
+    let previous = (!back.is_empty()).then(|| {
+        let (rest, last) = back.rsplit_once(BACK_SEPARATOR).unwrap_or(("", back));
+        let last = if last == FIRST_PAGE { "" } else { last };
+        browse_url(table, f, &[("start", last), ("back", rest)])
+    });
+    let page_number = if back.is_empty() {
+        1
+    } else {
+        back.split(BACK_SEPARATOR).count() + 1
+    };
+    let key_of = |item: &Map<String, Value>| {
+        let mut key = Map::new();
+        for name in [Some(&table_pk), table_sk.as_ref()].into_iter().flatten() {
+            if let Some(v) = item.get(name) {
+                key.insert(name.clone(), v.clone());
+            }
+        }
+        Value::Object(key)
+    };
+    html! {
+        div.pager {
+            span.counts {
+                "Page " (page_number) ": " strong { (page["Count"]) } " items"
+                @if page["ScannedCount"] != page["Count"] { " (" (page["ScannedCount"]) " read)" }
+                " · " (page["ConsumedCapacity"]["CapacityUnits"]) " capacity units"
+            }
+            @if let Some(url) = &previous { a.button.secondary rel="prev" href=(url) { "← Previous" } }
+            @if let Some(next) = &next {
+                a.button.secondary rel="next" href=(browse_url(table, f, &[("start", next), ("back", &next_back)])) { "Next →" }
+            } @else {
+                span.end { "end of results" }
+            }
+        }
+        @if !items.is_empty() {
+            div.scroll {
+                table.grid.items {
+                    thead { tr { th {} @for c in &columns { th { (c) } } } }
+                    tbody {
+                        @for item in &items {
+                            tr {
+                                td { a href=(item_url(table, &key_of(item))) { "edit" } }
+                                @for c in &columns {
+                                    td title=[item.get(c).map(|v| values::type_of(v).to_owned())] {
+                                        @if let Some(v) = item.get(c) { (values::cell(v, 60)) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn start_or_first(start: &str) -> &str {
+    if start.is_empty() { FIRST_PAGE } else { start }
+}
+
+/// `GET /console/tables/{table}/item?key=…&view=plain|dynamodb` (or `new=1`).
+pub(crate) async fn edit(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fields>) -> Response {
+    let t = match describe(&ctx, &table).await {
+        Ok(t) => t,
+        Err(e) => return ctx.page(&table, Tab::Tables, layout::error(&e)),
+    };
+    let key = unpack(field(&f, "key"));
+    let (item, failed) = match &key {
+        Some(key) => match ctx
+            .call(
+                "GetItem",
+                json!({ "TableName": table, "Key": key, "ConsistentRead": true }),
+            )
+            .await
+        {
+            Ok(out) if out["Item"].is_object() => (out["Item"].clone(), None),
+            Ok(_) => (
+                Value::Null,
+                Some(ApiError::validation(
+                    "No item has this key (it may have been deleted)".to_owned(),
+                )),
+            ),
+            Err(e) => (Value::Null, Some(e)),
+        },
+        None => (template(&t), None),
+    };
+    let plain = field(&f, "view") == "plain";
+    let text = pretty(&item, plain);
+    let body = editor(
+        &ctx,
+        &table,
+        key.as_ref(),
+        &text,
+        plain,
+        &f,
+        failed.as_ref(),
+        field(&f, "notice"),
+    );
+    ctx.page(&table, Tab::Table(&table, Section::Items), body)
+}
+
+/// A new item's starting text: its key attributes, typed.
+fn template(t: &Value) -> Value {
+    let (pk, sk) = keys_of(t, "").unwrap_or_default();
+    let mut item = Map::new();
+    for name in [Some(pk), sk].into_iter().flatten() {
+        let kind = attribute_type(&t["AttributeDefinitions"], &name);
+        item.insert(name, values::key_value(kind, ""));
+    }
+    Value::Object(item)
+}
+
+fn pretty(item: &Value, plain: bool) -> String {
+    let shown = match (plain, item.as_object()) {
+        (true, Some(map)) => values::item_to_plain(map),
+        _ => item.clone(),
+    };
+    serde_json::to_string_pretty(&shown).unwrap_or_default()
+}
+
+#[allow(clippy::too_many_arguments)] // the editor's state, as the form posts it back
+fn editor(
+    ctx: &Ctx,
+    table: &str,
+    key: Option<&Value>,
+    text: &str,
+    plain: bool,
+    f: &Fields,
+    failed: Option<&ApiError>,
+    notice: &str,
+) -> Markup {
+    let base = key.map(|k| item_url(table, k)).unwrap_or_default();
+    let condition = field(f, "condition");
+    html! {
+        (layout::notice(Some(notice)))
+        @if let Some(e) = failed { (layout::error(e)) }
+        div.bar {
+            h2 { @if key.is_some() { "Edit item" } @else { "New item" } }
+            nav.views {
+                @if key.is_some() {
+                    a href=(base.clone()) class=[(!plain).then_some("on")] { "DynamoDB JSON" }
+                    a href=(format!("{base}&view=plain")) class=[plain.then_some("on")] { "Plain JSON" }
+                }
+            }
+        }
+        @if plain { p.hint { "Plain JSON: strings, numbers, booleans, null, lists and maps. Sets and binary keep their DynamoDB JSON form (" code { r#"{"SS": ["a"]}"# } ")." } }
+        form.editor method="post" action=(item_path(table)) {
+            (csrf(ctx))
+            input type="hidden" name="format" value=(if plain { "plain" } else { "dynamodb" });
+            @if let Some(key) = key { input type="hidden" name="key" value=(pack(key)); }
+            textarea name="item" rows="18" spellcheck="false" { (text) }
+            (condition_fields(f, condition))
+            div.row {
+                button type="submit" { "Save item" }
+                a.button.secondary href=(table_path(table, Section::Items)) { "Back to items" }
+            }
+        }
+        @if let Some(key) = key {
+            form.delete method="post" action=(format!("{}/delete", item_path(table))) {
+                (csrf(ctx))
+                input type="hidden" name="key" value=(pack(key));
+                (condition_fields(&Fields::new(), ""))
+                button.danger type="submit" { "Delete item" }
+            }
+        }
+    }
+}
+
+fn condition_fields(f: &Fields, chosen: &str) -> Markup {
+    html! {
+        div.row.condition {
+            label { "Condition"
+                select name="condition" {
+                    option value="" { "none" }
+                    option value="not_exists" selected[chosen == "not_exists"] { "only if no item has this key" }
+                    option value="exists" selected[chosen == "exists"] { "only if the item exists" }
+                    option value="custom" selected[chosen == "custom"] { "custom expression" }
+                }
+            }
+            label.wide { "Condition expression" input name="condition_expression" value=(field(f, "condition_expression")) placeholder="version = :v"; }
+            label.wide { "Attribute values" input name="condition_values" value=(field(f, "condition_values")) placeholder=r#"{":v": 3}"#; }
+        }
+    }
+}
+
+/// Adds the chosen condition to a PutItem or DeleteItem request.
+fn add_condition(t: &Value, f: &Fields, request: &mut Value) -> Result<(), ApiError> {
+    let (pk, _) = keys_of(t, "").unwrap_or_default();
+    match field(f, "condition") {
+        "not_exists" => {
+            request["ConditionExpression"] = json!("attribute_not_exists(#kura_pk)");
+            request["ExpressionAttributeNames"] = json!({ "#kura_pk": pk });
+        }
+        "exists" => {
+            request["ConditionExpression"] = json!("attribute_exists(#kura_pk)");
+            request["ExpressionAttributeNames"] = json!({ "#kura_pk": pk });
+        }
+        "custom" => {
+            request["ConditionExpression"] = json!(field(f, "condition_expression"));
+            if let Some(vals) = object_field(f, "condition_values", true)? {
+                request["ExpressionAttributeValues"] = Value::Object(vals);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `POST /console/tables/{table}/item`: PutItem of the editor's text.
+pub(crate) async fn save(
+    ctx: Ctx,
+    Path(table): Path<String>,
+    axum::Form(f): axum::Form<Fields>,
+) -> Response {
+    if let Err(refused) = ctx.check_form(&f) {
+        return refused;
+    }
+    let plain = field(&f, "format") == "plain";
+    let text = f.get("item").map_or("", String::as_str);
+    let result = async {
+        let t = describe(&ctx, &table).await?;
+        let item = match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) if plain => Value::Object(values::to_typed_map(&map)),
+            Ok(Value::Object(map)) => Value::Object(map),
+            Ok(_) => {
+                return Err(ApiError::validation(
+                    "The item must be a JSON object".to_owned(),
+                ));
+            }
+            Err(e) => return Err(ApiError::validation(format!("The item is not JSON: {e}"))),
+        };
+        let mut request = json!({ "TableName": table, "Item": item });
+        add_condition(&t, &f, &mut request)?;
+        ctx.call("PutItem", request).await?;
+        let (pk, sk) = keys_of(&t, "").unwrap_or_default();
+        let mut key = Map::new();
+        for name in [Some(pk), sk].into_iter().flatten() {
+            if let Some(v) = item.get(&name) {
+                key.insert(name, v.clone());
+            }
+        }
+        Ok(Value::Object(key))
+    }
+    .await;
+    match result {
+        Ok(key) => ctx.redirect(&format!("{}&notice=Saved", item_url(&table, &key))),
+        Err(e) => {
+            let key = unpack(field(&f, "key"));
+            let body = editor(&ctx, &table, key.as_ref(), text, plain, &f, Some(&e), "");
+            ctx.page(&table, Tab::Table(&table, Section::Items), body)
+        }
+    }
+}
+
+/// `POST /console/tables/{table}/item/delete`.
+pub(crate) async fn delete(
+    ctx: Ctx,
+    Path(table): Path<String>,
+    axum::Form(f): axum::Form<Fields>,
+) -> Response {
+    if let Err(refused) = ctx.check_form(&f) {
+        return refused;
+    }
+    let key = unpack(field(&f, "key")).unwrap_or(Value::Null);
+    let result = async {
+        let t = describe(&ctx, &table).await?;
+        let mut request = json!({ "TableName": table, "Key": key });
+        add_condition(&t, &f, &mut request)?;
+        ctx.call("DeleteItem", request).await
+    }
+    .await;
+    match result {
+        Ok(_) => ctx.redirect(&format!(
+            "{}?notice={}",
+            table_path(&table, Section::Items),
+            encode("Deleted the item")
+        )),
+        Err(e) => {
+            let body = html! {
+                (layout::error(&e))
+                p { a href=(item_url(&table, &key)) { "Back to the item" } }
+            };
+            ctx.page(&table, Tab::Table(&table, Section::Items), body)
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! The web console under `/console`: server-rendered pages (maud) with a little
+//! JavaScript, every asset compiled into the binary (docs/adr/0017-console.md).
+//!
+//! Every page acts through [`Ctx::call`], which runs the DynamoDB operation through the
+//! same dispatch as `POST /`, as the signed-in principal: what the console may do is what
+//! that principal's policies allow. Forms carry the session's CSRF token, cookies are
+//! `SameSite=Strict`, a POST from another origin is refused, and the pages' content
+//! security policy allows no inline script, so a stored value can never run as code.
+
+mod assets;
+mod layout;
+mod metrics;
+mod partiql;
+mod protection;
+mod session;
+mod streams;
+mod tables;
+mod values;
+
+mod items;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use bytes::Bytes;
+use maud::Markup;
+use serde_json::Value;
+
+use crate::Shared;
+use crate::error::ApiError;
+pub(crate) use layout::Tab;
+
+/// The console's own state: sessions, and the metrics samples its charts draw.
+#[derive(Default)]
+pub(crate) struct Console {
+    sessions: session::Sessions,
+    samples: metrics::Sampler,
+}
+
+/// The console's routes (merged into the server's router when the console is on).
+pub(crate) fn routes() -> Router<Shared> {
+    Router::new()
+        .route("/console", get(tables::list))
+        .route("/console/", get(tables::list))
+        .route("/console/assets/{name}", get(assets::serve))
+        .route("/console/signin", get(sign_in_form).post(sign_in))
+        .route("/console/signout", post(sign_out))
+        .route("/console/tables", get(tables::list).post(tables::create))
+        .route("/console/new-table", get(tables::new_form))
+        .route("/console/tables/{table}", get(tables::show))
+        .route("/console/tables/{table}/update", post(tables::update))
+        .route("/console/tables/{table}/delete", post(tables::delete))
+        .route("/console/tables/{table}/items", get(items::browse))
+        .route(
+            "/console/tables/{table}/item",
+            get(items::edit).post(items::save),
+        )
+        .route("/console/tables/{table}/item/delete", post(items::delete))
+        .route("/console/tables/{table}/stream", get(streams::page))
+        .route("/console/tables/{table}/stream/poll", get(streams::poll))
+        .route("/console/tables/{table}/metrics", get(metrics::table_page))
+        .route(
+            "/console/tables/{table}/metrics/charts",
+            get(metrics::charts),
+        )
+        .route(
+            "/console/tables/{table}/protection",
+            get(protection::page).post(protection::act),
+        )
+        .route("/console/partiql", get(partiql::page).post(partiql::run))
+        .route("/console/advisor", get(metrics::advisor))
+}
+
+/// One console request: the shared server state, the visitor's session, and when the
+/// request started (pages report their server time in `Server-Timing`).
+pub(crate) struct Ctx {
+    shared: Shared,
+    console: Arc<Console>,
+    session: session::Session,
+    /// Set when this request started the session (the response sets the cookie).
+    new_session: bool,
+    started: Instant,
+    source_ip: Option<std::net::IpAddr>,
+}
+
+impl FromRequestParts<Shared> for Ctx {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, shared: &Shared) -> Result<Ctx, Response> {
+        let started = Instant::now();
+        let Some(console) = shared.console.clone() else {
+            return Err((StatusCode::NOT_FOUND, "the console is off").into_response());
+        };
+        if parts.method != axum::http::Method::GET && !same_origin(&parts.headers) {
+            return Err((
+                StatusCode::FORBIDDEN,
+                "the console refuses a form sent from another site",
+            )
+                .into_response());
+        }
+        let found = session::cookie(&parts.headers, session::COOKIE)
+            .and_then(|token| console.sessions.find(token));
+        let (session, new_session) = match found {
+            Some(s) => (s, false),
+            None => (console.sessions.start(), true),
+        };
+        let ctx = Ctx {
+            shared: shared.clone(),
+            console,
+            session,
+            new_session,
+            started,
+            source_ip: parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0.ip()),
+        };
+        let signing_in = parts.uri.path() == "/console/signin";
+        if ctx.shared.auth.is_some() && ctx.session.principal.is_none() && !signing_in {
+            return Err(ctx.finish(Redirect::to("/console/signin").into_response()));
+        }
+        Ok(ctx)
+    }
+}
+
+/// A POST's `Origin` (when the browser sends one) must be this server: `Host` as the
+/// request names it.
+fn same_origin(headers: &axum::http::HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let origin_host = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or("");
+    !host.is_empty() && origin_host.eq_ignore_ascii_case(host)
+}
+
+/// A form's fields (names are unique in the console's forms).
+pub(crate) type Fields = std::collections::BTreeMap<String, String>;
+
+impl Ctx {
+    fn engine(&self) -> Arc<kura_engine::Engine> {
+        self.shared.engine()
+    }
+
+    /// Runs a DynamoDB operation as the session's principal, through the API's dispatch.
+    pub async fn call(&self, operation: &str, body: Value) -> Result<Value, ApiError> {
+        self.dispatch(operation, body, false).await
+    }
+
+    /// [`Ctx::call`] for a DynamoDB Streams operation.
+    pub async fn call_streams(&self, operation: &str, body: Value) -> Result<Value, ApiError> {
+        self.dispatch(operation, body, true).await
+    }
+
+    async fn dispatch(
+        &self,
+        operation: &str,
+        body: Value,
+        streams: bool,
+    ) -> Result<Value, ApiError> {
+        let engine = self.engine();
+        let observation = crate::metrics::Observation::default();
+        let started = Instant::now();
+        let call = crate::ops::Call {
+            engine: &engine,
+            ctx: kura_engine::RequestContext {
+                region: kura_auth::DEFAULT_REGION.to_owned(),
+            },
+            host: "localhost:8000".to_owned(),
+            body: Bytes::from(serde_json::to_vec(&body).unwrap_or_default()),
+            principal: self.session.principal.clone(),
+            source_ip: self.source_ip,
+            observation: &observation,
+        };
+        let result = if streams {
+            crate::ops::dispatch_streams(operation, call).await
+        } else {
+            crate::ops::dispatch(operation, call).await
+        };
+        // The console's requests are requests: they count in the metrics like any other.
+        if self.shared.metrics.enabled() {
+            self.shared.metrics.record(
+                operation,
+                &observation,
+                started.elapsed(),
+                result.as_ref().err(),
+            );
+        }
+        let bytes = result?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
+    }
+
+    /// Refuses a form whose CSRF token is not this session's.
+    #[allow(clippy::result_large_err)] // the error is the response itself, returned at once
+    pub fn check_form(&self, fields: &Fields) -> Result<(), Response> {
+        use subtle::ConstantTimeEq;
+        match fields.get("csrf") {
+            Some(token) if bool::from(token.as_bytes().ct_eq(self.session.csrf.as_bytes())) => {
+                Ok(())
+            }
+            _ => Err(self.finish(
+                (
+                    StatusCode::FORBIDDEN,
+                    "the form's CSRF token is missing or stale: reload the page and try again",
+                )
+                    .into_response(),
+            )),
+        }
+    }
+
+    /// The whole page: the layout around `body`, with the session cookie when new and the
+    /// server time.
+    pub fn page(&self, title: &str, tab: Tab<'_>, body: Markup) -> Response {
+        let html = layout::page(self, title, tab, body);
+        self.finish(html.into_response())
+    }
+
+    /// A fragment of a page (charts refreshed in place), or JSON, with the same headers.
+    pub fn fragment(&self, body: Markup) -> Response {
+        self.finish(body.into_response())
+    }
+
+    pub fn json(&self, value: &Value) -> Response {
+        self.finish(
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                serde_json::to_vec(value).unwrap_or_default(),
+            )
+                .into_response(),
+        )
+    }
+
+    /// 303 to `to` after a form did its work.
+    pub fn redirect(&self, to: &str) -> Response {
+        self.finish(Redirect::to(to).into_response())
+    }
+
+    /// Adds the headers every console response carries.
+    fn finish(&self, mut response: Response) -> Response {
+        let headers = response.headers_mut();
+        if self.new_session
+            && let Ok(v) = HeaderValue::from_str(&session::set_cookie(&self.session.token))
+        {
+            headers.insert(header::SET_COOKIE, v);
+        }
+        let micros = self.started.elapsed().as_secs_f64() * 1000.0;
+        if let Ok(v) = HeaderValue::from_str(&format!("app;dur={micros:.3}")) {
+            headers.insert("server-timing", v);
+        }
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+            ),
+        );
+        headers.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        headers.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        );
+        response
+    }
+}
+
+async fn sign_in_form(ctx: Ctx) -> Response {
+    if ctx.shared.auth.is_none() {
+        return ctx.redirect("/console/tables");
+    }
+    ctx.page("Sign in", Tab::None, layout::sign_in(&ctx, None))
+}
+
+async fn sign_in(ctx: Ctx, axum::Form(fields): axum::Form<Fields>) -> Response {
+    if let Err(refused) = ctx.check_form(&fields) {
+        return refused;
+    }
+    let Some(auth) = ctx.shared.auth.clone() else {
+        return ctx.redirect("/console/tables");
+    };
+    let field = |name: &str| fields.get(name).map(|s| s.trim()).unwrap_or("");
+    let token = Some(field("session_token")).filter(|t| !t.is_empty());
+    match auth.sign_in(field("access_key_id"), field("secret_access_key"), token) {
+        Ok(verified) => {
+            let session = ctx.console.sessions.sign_in(&ctx.session.token, verified);
+            let mut response = Redirect::to("/console/tables").into_response();
+            if let Ok(v) = HeaderValue::from_str(&session::set_cookie(&session.token)) {
+                response.headers_mut().insert(header::SET_COOKIE, v);
+            }
+            response
+        }
+        Err(e) => {
+            let error = ApiError::from(e);
+            ctx.page("Sign in", Tab::None, layout::sign_in(&ctx, Some(&error)))
+        }
+    }
+}
+
+async fn sign_out(ctx: Ctx, axum::Form(fields): axum::Form<Fields>) -> Response {
+    if let Err(refused) = ctx.check_form(&fields) {
+        return refused;
+    }
+    ctx.console.sessions.sign_out(&ctx.session.token);
+    Redirect::to("/console/signin").into_response()
+}
+
+/// The console state for a server whose console is on.
+pub(crate) fn new() -> Arc<Console> {
+    Arc::new(Console::default())
+}

@@ -1,0 +1,160 @@
+//! The PartiQL editor: ExecuteStatement with parameters, a page at a time. The tokens of
+//! the pages before ride in the form, so "previous" runs the statement from that page's
+//! token again.
+
+use axum::response::Response;
+use maud::{Markup, html};
+use serde_json::{Map, Value, json};
+
+use super::layout::{self, Tab, csrf};
+use super::tables::field;
+use super::values;
+use super::{Ctx, Fields};
+use crate::error::ApiError;
+
+/// Separates the NextTokens of the pages before (tokens are base64: no spaces).
+const BACK_SEPARATOR: char = ' ';
+const FIRST_PAGE: &str = "~";
+
+/// `GET /console/partiql`.
+pub(crate) async fn page(ctx: Ctx) -> Response {
+    let body = editor(&ctx, &Fields::new(), None);
+    ctx.page("PartiQL", Tab::PartiQl, body)
+}
+
+/// `POST /console/partiql`: runs the statement from `token` (the page asked for).
+pub(crate) async fn run(ctx: Ctx, axum::Form(mut f): axum::Form<Fields>) -> Response {
+    if let Err(refused) = ctx.check_form(&f) {
+        return refused;
+    }
+    // "Previous" posts the page's own token and the stack: go one back.
+    if field(&f, "go") == "previous" {
+        let back = field(&f, "back").to_owned();
+        let (rest, last) = back.rsplit_once(BACK_SEPARATOR).unwrap_or(("", &back));
+        let last = if last == FIRST_PAGE { "" } else { last };
+        f.insert("token".into(), last.to_owned());
+        f.insert("back".into(), rest.to_owned());
+    } else if field(&f, "go") == "next" {
+        let back = field(&f, "back");
+        let current = match field(&f, "token") {
+            "" => FIRST_PAGE,
+            t => t,
+        };
+        let back = if back.is_empty() {
+            current.to_owned()
+        } else {
+            format!("{back}{BACK_SEPARATOR}{current}")
+        };
+        let next = field(&f, "next").to_owned();
+        f.insert("back".into(), back);
+        f.insert("token".into(), next);
+    } else {
+        f.remove("token");
+        f.remove("back");
+    }
+    let result = execute(&ctx, &f).await;
+    let body = editor(&ctx, &f, Some(&result));
+    ctx.page("PartiQL", Tab::PartiQl, body)
+}
+
+async fn execute(ctx: &Ctx, f: &Fields) -> Result<Value, ApiError> {
+    let mut request =
+        json!({ "Statement": field(f, "statement"), "ReturnConsumedCapacity": "TOTAL" });
+    let parameters = field(f, "parameters");
+    if !parameters.is_empty() {
+        match serde_json::from_str::<Value>(parameters) {
+            Ok(Value::Array(list)) => {
+                request["Parameters"] = list.iter().map(values::to_typed).collect();
+            }
+            _ => {
+                return Err(ApiError::validation(
+                    "Parameters must be a JSON array (plain or DynamoDB JSON values)".to_owned(),
+                ));
+            }
+        }
+    }
+    if let Ok(limit) = field(f, "limit").parse::<u64>() {
+        request["Limit"] = json!(limit);
+    }
+    if field(f, "consistent") == "on" {
+        request["ConsistentRead"] = json!(true);
+    }
+    let token = field(f, "token");
+    if !token.is_empty() {
+        request["NextToken"] = json!(token);
+    }
+    ctx.call("ExecuteStatement", request).await
+}
+
+fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<Value, ApiError>>) -> Markup {
+    html! {
+        h1 { "PartiQL" }
+        form.partiql method="post" action="/console/partiql" {
+            (csrf(ctx))
+            label.wide { "Statement"
+                textarea name="statement" rows="4" spellcheck="false" placeholder=r#"SELECT * FROM "orders" WHERE pk = ?"# { (field(f, "statement")) }
+            }
+            div.row {
+                label.wide { "Parameters (JSON array, plain or DynamoDB JSON)" input name="parameters" value=(field(f, "parameters")) placeholder=r#"["customer#1"]"#; }
+                label { "Limit" input name="limit" type="number" min="1" value=(field(f, "limit")); }
+                label.check { input type="checkbox" name="consistent" value="on" checked[field(f, "consistent") == "on"]; "Strongly consistent" }
+            }
+            input type="hidden" name="token" value=(field(f, "token"));
+            input type="hidden" name="back" value=(field(f, "back"));
+            @if let Some(Ok(out)) = result {
+                input type="hidden" name="next" value=(out["NextToken"].as_str().unwrap_or(""));
+            }
+            div.row {
+                button type="submit" name="go" value="run" { "Run" }
+                @if !field(f, "back").is_empty() {
+                    button.secondary type="submit" name="go" value="previous" { "← Previous" }
+                }
+                @if let Some(Ok(out)) = result {
+                    @if out["NextToken"].is_string() {
+                        button.secondary type="submit" name="go" value="next" { "Next →" }
+                    }
+                }
+            }
+        }
+        @match result {
+            None => {}
+            Some(Err(e)) => (layout::error(e)),
+            Some(Ok(out)) => (items(out)),
+        }
+    }
+}
+
+fn items(out: &Value) -> Markup {
+    let items: Vec<&Map<String, Value>> = out["Items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .collect();
+    let mut columns: Vec<&String> = Vec::new();
+    for item in &items {
+        for name in item.keys() {
+            if !columns.contains(&name) {
+                columns.push(name);
+            }
+        }
+    }
+    html! {
+        p.counts {
+            strong { (items.len()) } " items"
+            @if let Some(units) = out["ConsumedCapacity"]["CapacityUnits"].as_f64() { " · " (units) " capacity units" }
+        }
+        @if !items.is_empty() {
+            div.scroll {
+                table.grid.items {
+                    thead { tr { @for c in &columns { th { (c) } } } }
+                    tbody {
+                        @for item in &items {
+                            tr { @for c in &columns { td { @if let Some(v) = item.get(*c) { (values::cell(v, 60)) } } } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

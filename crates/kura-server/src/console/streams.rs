@@ -1,0 +1,282 @@
+//! The stream's live tail. The page polls `…/stream/poll`, which reads every shard a
+//! consumer should read now, in lineage order: a child shard only once its parent is read
+//! to its end, as the Kinesis Client Library does. The position (each shard's iterator
+//! and last sequence number) goes back and forth with the page, so the server keeps no
+//! state per viewer.
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, Query};
+use axum::response::Response;
+use maud::html;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::layout::{self, Section, Tab, table_path};
+use super::tables::{describe, field};
+use super::values::{self, pack, unpack};
+use super::{Ctx, Fields};
+use crate::error::ApiError;
+
+/// Records one poll returns at most.
+const MAX_RECORDS: usize = 200;
+
+/// Where the tail is in one shard.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct ShardPosition {
+    /// The next shard iterator, while it is fresh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    iterator: Option<String>,
+    /// The last sequence number shown (a stale iterator starts again after it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    after: Option<String>,
+    /// Where to start when there is neither: LATEST or TRIM_HORIZON.
+    start: String,
+    /// Read to its end (a closed shard with no more records).
+    done: bool,
+}
+
+/// The whole tail's position.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Cursor {
+    stream: String,
+    shards: BTreeMap<String, ShardPosition>,
+}
+
+/// `GET /console/tables/{table}/stream`.
+pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>) -> Response {
+    let t = match describe(&ctx, &table).await {
+        Ok(t) => t,
+        Err(e) => return ctx.page(&table, Tab::Tables, layout::error(&e)),
+    };
+    let arn = t["LatestStreamArn"].as_str().unwrap_or("").to_owned();
+    let enabled = t["StreamSpecification"]["StreamEnabled"] == json!(true);
+    let shards = if arn.is_empty() {
+        Ok(Vec::new())
+    } else {
+        all_shards(&ctx, &arn).await
+    };
+    let body = html! {
+        @if !enabled {
+            p.empty { "The stream of this table is off. Turn it on in " a href=(table_path(&table, Section::Overview)) { "the overview" } "." }
+        }
+        @if !arn.is_empty() {
+            dl.facts {
+                dt { "Stream" } dd { code { (arn) } }
+                dt { "View type" } dd { (t["StreamSpecification"]["StreamViewType"].as_str().unwrap_or("")) }
+            }
+            h2 { "Shards" }
+            @match &shards {
+                Err(e) => (layout::error(e)),
+                Ok(shards) => {
+                    table.grid.shards {
+                        thead { tr { th { "Shard" } th { "Parent" } th { "State" } } }
+                        tbody {
+                            @for s in shards {
+                                tr {
+                                    td { code { (s["ShardId"].as_str().unwrap_or("")) } }
+                                    td { code { (s["ParentShardId"].as_str().unwrap_or("")) } }
+                                    td { @if s["SequenceNumberRange"]["EndingSequenceNumber"].is_string() { "closed" } @else { "open" } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            h2 { "Live tail" }
+            div #tail-controls.row data-poll=(table_path(&table, Section::Stream) + "/poll") {
+                label { "Start from"
+                    select #tail-from {
+                        option value="latest" { "now (new records only)" }
+                        option value="trim_horizon" { "the oldest record kept (24 hours)" }
+                    }
+                }
+                button #tail-pause type="button" { "Pause" }
+                span #tail-status { "connecting…" }
+            }
+            table #tail.grid.tail {
+                thead { tr { th { "Time" } th { "Event" } th { "Keys" } th { "Old image" } th { "New image" } th { "Shard · sequence" } } }
+                tbody {}
+            }
+        }
+    };
+    ctx.page(&table, Tab::Table(&table, Section::Stream), body)
+}
+
+/// Every shard of a stream, through DescribeStream's pages.
+async fn all_shards(ctx: &Ctx, arn: &str) -> Result<Vec<Value>, ApiError> {
+    let mut shards = Vec::new();
+    let mut start: Option<String> = None;
+    loop {
+        let mut request = json!({ "StreamArn": arn, "Limit": 100 });
+        if let Some(s) = &start {
+            request["ExclusiveStartShardId"] = json!(s);
+        }
+        let out = ctx.call_streams("DescribeStream", request).await?;
+        let page = out["StreamDescription"]["Shards"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let last = out["StreamDescription"]["LastEvaluatedShardId"]
+            .as_str()
+            .map(str::to_owned);
+        shards.extend(page);
+        match last {
+            Some(l) => start = Some(l),
+            None => return Ok(shards),
+        }
+    }
+}
+
+/// `GET /console/tables/{table}/stream/poll?cursor=…&from=latest|trim_horizon`: the new
+/// records (images as plain JSON) and the next cursor.
+pub(crate) async fn poll(ctx: Ctx, Path(table): Path<String>, Query(q): Query<Fields>) -> Response {
+    match read(&ctx, &table, &q).await {
+        Ok(answer) => ctx.json(&answer),
+        Err(e) => ctx.json(
+            &json!({ "error": format!("{}: {}", e.name(), e.message.as_deref().unwrap_or("")) }),
+        ),
+    }
+}
+
+async fn read(ctx: &Ctx, table: &str, q: &Fields) -> Result<Value, ApiError> {
+    let t = describe(ctx, table).await?;
+    let Some(arn) = t["LatestStreamArn"].as_str() else {
+        return Err(ApiError::validation("The table has no stream".to_owned()));
+    };
+    let from_start = field(q, "from") == "trim_horizon";
+    let mut cursor: Cursor = unpack(field(q, "cursor"))
+        .and_then(|v| serde_json::from_value(v).ok())
+        .filter(|c: &Cursor| c.stream == arn)
+        .unwrap_or_else(|| Cursor {
+            stream: arn.to_owned(),
+            shards: BTreeMap::new(),
+        });
+    let fresh = cursor.shards.is_empty();
+    let mut shards = all_shards(ctx, arn).await?;
+    // Parents before children: sequence numbers grow along the lineage.
+    shards.sort_by_key(|s| {
+        s["SequenceNumberRange"]["StartingSequenceNumber"]
+            .as_str()
+            .and_then(|n| n.parse::<u128>().ok())
+            .unwrap_or(0)
+    });
+    let ids: Vec<String> = shards
+        .iter()
+        .filter_map(|s| s["ShardId"].as_str().map(str::to_owned))
+        .collect();
+    cursor.shards.retain(|id, _| ids.contains(id));
+    let mut records = Vec::new();
+    for shard in &shards {
+        let id = shard["ShardId"].as_str().unwrap_or("").to_owned();
+        let closed = shard["SequenceNumberRange"]["EndingSequenceNumber"].is_string();
+        let parent = shard["ParentShardId"].as_str();
+        if !cursor.shards.contains_key(&id) {
+            let parent_read = parent.is_none_or(|p| {
+                cursor.shards.get(p).is_none_or(|pos| pos.done) || !ids.iter().any(|i| i == p)
+            });
+            let position = if fresh && !from_start {
+                // A tail from now: closed shards hold only the past.
+                ShardPosition {
+                    start: "LATEST".into(),
+                    done: closed,
+                    ..ShardPosition::default()
+                }
+            } else if parent_read {
+                ShardPosition {
+                    start: "TRIM_HORIZON".into(),
+                    ..ShardPosition::default()
+                }
+            } else {
+                continue;
+            };
+            cursor.shards.insert(id.clone(), position);
+        }
+        let Some(position) = cursor.shards.get_mut(&id) else {
+            continue;
+        };
+        if position.done || records.len() >= MAX_RECORDS {
+            continue;
+        }
+        read_shard(ctx, arn, &id, position, &mut records).await?;
+    }
+    let value = serde_json::to_value(&cursor).unwrap_or(Value::Null);
+    Ok(json!({ "records": records, "cursor": pack(&value), "shards": ids.len() }))
+}
+
+/// Reads one shard's next records into `records`, moving its position on.
+async fn read_shard(
+    ctx: &Ctx,
+    arn: &str,
+    shard: &str,
+    position: &mut ShardPosition,
+    records: &mut Vec<Value>,
+) -> Result<(), ApiError> {
+    let iterator = match position.iterator.take() {
+        Some(it) => it,
+        None => fresh_iterator(ctx, arn, shard, position).await?,
+    };
+    let limit = (MAX_RECORDS - records.len()).max(1);
+    let out = match ctx
+        .call_streams(
+            "GetRecords",
+            json!({ "ShardIterator": iterator, "Limit": limit }),
+        )
+        .await
+    {
+        Ok(out) => out,
+        // An iterator older than 15 minutes (a paused tail): start again after the last
+        // record shown.
+        Err(e) if e.name() == "ExpiredIteratorException" => {
+            let iterator = fresh_iterator(ctx, arn, shard, position).await?;
+            ctx.call_streams(
+                "GetRecords",
+                json!({ "ShardIterator": iterator, "Limit": limit }),
+            )
+            .await?
+        }
+        Err(e) => return Err(e),
+    };
+    for r in out["Records"].as_array().into_iter().flatten() {
+        let d = &r["dynamodb"];
+        let plain = |v: &Value| {
+            v.as_object().map(|m| {
+                serde_json::to_string_pretty(&values::item_to_plain(m)).unwrap_or_default()
+            })
+        };
+        let seq = d["SequenceNumber"].as_str().unwrap_or("").to_owned();
+        records.push(json!({
+            "shard": shard,
+            "sequence": seq,
+            "event": r["eventName"],
+            "time": super::tables::time_text(&d["ApproximateCreationDateTime"]),
+            "keys": plain(&d["Keys"]),
+            "old": plain(&d["OldImage"]),
+            "new": plain(&d["NewImage"]),
+        }));
+        position.after = Some(seq);
+    }
+    match out["NextShardIterator"].as_str() {
+        Some(next) => position.iterator = Some(next.to_owned()),
+        None => position.done = true,
+    }
+    Ok(())
+}
+
+async fn fresh_iterator(
+    ctx: &Ctx,
+    arn: &str,
+    shard: &str,
+    position: &ShardPosition,
+) -> Result<String, ApiError> {
+    let mut request = json!({ "StreamArn": arn, "ShardId": shard });
+    match &position.after {
+        Some(seq) => {
+            request["ShardIteratorType"] = json!("AFTER_SEQUENCE_NUMBER");
+            request["SequenceNumber"] = json!(seq);
+        }
+        None => request["ShardIteratorType"] = json!(position.start),
+    }
+    let out = ctx.call_streams("GetShardIterator", request).await?;
+    Ok(out["ShardIterator"].as_str().unwrap_or("").to_owned())
+}

@@ -1,0 +1,154 @@
+//! Attribute values as the console shows and takes them: DynamoDB JSON (`{"S": "x"}`),
+//! plain JSON (`"x"`), a short cell text, and keys packed into URLs.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Map, Value, json};
+
+/// The type descriptors of DynamoDB JSON.
+const TYPES: &[&str] = &["S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "L", "M"];
+
+/// Whether `value` is one attribute value in DynamoDB JSON (`{"S": ...}` and so on).
+pub(crate) fn is_typed(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.len() == 1 && map.keys().all(|k| TYPES.contains(&k.as_str())),
+        _ => false,
+    }
+}
+
+/// Plain JSON as DynamoDB JSON: strings are S, numbers N, booleans BOOL, null NULL, arrays
+/// L and objects M. A value already in DynamoDB JSON is kept as it is, so sets and binary
+/// can be written where plain JSON has no word for them.
+pub(crate) fn to_typed(value: &Value) -> Value {
+    if is_typed(value) {
+        return value.clone();
+    }
+    match value {
+        Value::String(s) => json!({ "S": s }),
+        Value::Number(n) => json!({ "N": n.to_string() }),
+        Value::Bool(b) => json!({ "BOOL": b }),
+        Value::Null => json!({ "NULL": true }),
+        Value::Array(list) => json!({ "L": list.iter().map(to_typed).collect::<Vec<_>>() }),
+        Value::Object(map) => json!({ "M": to_typed_map(map) }),
+    }
+}
+
+/// Every member of a plain JSON object as DynamoDB JSON (an item, or expression values).
+pub(crate) fn to_typed_map(map: &Map<String, Value>) -> Map<String, Value> {
+    map.iter().map(|(k, v)| (k.clone(), to_typed(v))).collect()
+}
+
+/// DynamoDB JSON as plain JSON: sets become arrays, binary its base64 text, and a number
+/// keeps its digits (as a JSON number when it is one).
+pub(crate) fn to_plain(value: &Value) -> Value {
+    let Value::Object(map) = value else {
+        return value.clone();
+    };
+    let Some((kind, inner)) = map.iter().next() else {
+        return Value::Null;
+    };
+    match (kind.as_str(), inner) {
+        ("N", Value::String(n)) => n
+            .parse::<serde_json::Number>()
+            .map_or_else(|_| Value::String(n.clone()), Value::Number),
+        ("NS", Value::Array(list)) => {
+            Value::Array(list.iter().map(|n| to_plain(&json!({ "N": n }))).collect())
+        }
+        ("NULL", _) => Value::Null,
+        ("L", Value::Array(list)) => Value::Array(list.iter().map(to_plain).collect()),
+        ("M", Value::Object(members)) => Value::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.clone(), to_plain(v)))
+                .collect(),
+        ),
+        (_, other) => other.clone(),
+    }
+}
+
+/// A whole item as plain JSON.
+pub(crate) fn item_to_plain(item: &Map<String, Value>) -> Value {
+    Value::Object(item.iter().map(|(k, v)| (k.clone(), to_plain(v))).collect())
+}
+
+/// A value as a table cell shows it: text as is, sets in braces, documents as compact
+/// JSON, cut to `max` characters.
+pub(crate) fn cell(value: &Value, max: usize) -> String {
+    let text = match value {
+        Value::Object(map) => match map.iter().next().map(|(k, v)| (k.as_str(), v)) {
+            Some(("S" | "N" | "B", Value::String(s))) => s.clone(),
+            Some(("BOOL", Value::Bool(b))) => b.to_string(),
+            Some(("NULL", _)) => "null".to_owned(),
+            Some(("SS" | "NS" | "BS", Value::Array(list))) => format!(
+                "{{{}}}",
+                list.iter()
+                    .map(|v| v.as_str().unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => to_plain(value).to_string(),
+        },
+        other => other.to_string(),
+    };
+    cut(&text, max)
+}
+
+/// The type descriptor of a DynamoDB JSON value (`S`, `M`, ...).
+pub(crate) fn type_of(value: &Value) -> &str {
+    value
+        .as_object()
+        .and_then(|m| m.keys().next())
+        .map_or("", String::as_str)
+}
+
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// A key (or any JSON) packed for a URL: base64url of its JSON.
+pub(crate) fn pack(value: &Value) -> String {
+    URL_SAFE_NO_PAD.encode(value.to_string())
+}
+
+/// [`pack`] undone; None when the text is not one.
+pub(crate) fn unpack(text: &str) -> Option<Value> {
+    let bytes = URL_SAFE_NO_PAD.decode(text.trim()).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// A key attribute's value typed as the key schema says (`S`, `N` or `B`).
+pub(crate) fn key_value(kind: &str, text: &str) -> Value {
+    let kind = if matches!(kind, "N" | "B") { kind } else { "S" };
+    json!({ kind: text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_json_becomes_dynamodb_json_and_back() {
+        let plain = json!({"a": "x", "n": 1.5, "b": true, "z": null, "l": [1, "y"], "m": {"k": 2}});
+        let typed = to_typed_map(plain.as_object().expect("object"));
+        assert_eq!(typed["a"], json!({"S": "x"}));
+        assert_eq!(typed["n"], json!({"N": "1.5"}));
+        assert_eq!(typed["l"], json!({"L": [{"N": "1"}, {"S": "y"}]}));
+        assert_eq!(typed["m"], json!({"M": {"k": {"N": "2"}}}));
+        assert_eq!(item_to_plain(&typed), plain);
+        // A typed value inside plain JSON stays typed (sets have no plain form).
+        assert_eq!(to_typed(&json!({"SS": ["a"]})), json!({"SS": ["a"]}));
+    }
+
+    #[test]
+    fn cells_are_short_and_keys_survive_the_url() {
+        assert_eq!(cell(&json!({"S": "héllo"}), 2), "hé…");
+        assert_eq!(cell(&json!({"SS": ["a", "b"]}), 40), "{a, b}");
+        assert_eq!(cell(&json!({"M": {"k": {"N": "1"}}}), 40), "{\"k\":1}");
+        let key = json!({"pk": {"S": "a/b?c"}});
+        assert_eq!(unpack(&pack(&key)), Some(key));
+        assert_eq!(unpack("%%%"), None);
+    }
+}
