@@ -3,7 +3,7 @@
 # Targets: attribute_value_json, request_json, number_parse, key_decode, item_decode,
 # expression_parse, expression_eval, table_definition, stream_requests, engine_model,
 # partiql_parse, auth_header, policy_parse, backup_requests, import_records, insights_requests,
-# trigger_filter, test_controls.
+# trigger_filter, test_controls, console_requests.
 # `-s none` builds with coverage but without a sanitizer, which works on the stable toolchain.
 # libFuzzer's progress lines (thousands per target) go to fuzz/logs/<target>.log, not to the
 # terminal: CI keeps a bounded log, and a failure further on must stay visible in it. A

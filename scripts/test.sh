@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what the tests need
-# (Python packages for boto3 and the AWS CLI, into .venv; Amazon DynamoDB Local), runs the
+# (Python packages for boto3, the AWS CLI and Selenium, into .venv; Debian's chromium and
+# chromedriver; Amazon DynamoDB Local), runs the
 # Rust tests, then the interop suite against a real `kura serve` on a durable data
 # directory, and the kura-cqrs suite against that server and against DynamoDB Local.
 set -euo pipefail
@@ -43,7 +44,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)"
 cargo test --workspace --locked
 
-log "Interop tests: boto3 and the AWS CLI against kura serve"
+log "Chromium and chromedriver for the console's browser tests"
+./scripts/browser.sh
+
+log "Interop tests: boto3, the AWS CLI and the console in headless Chromium against kura serve"
 cargo build --locked -p kura
 data_dir=$(mktemp -d)
 server_log=$(mktemp)

@@ -498,7 +498,7 @@ fn editor(
             }
         }
         @if let Some(key) = key {
-            form.delete method="post" action=(format!("{}/delete", item_path(table))) {
+            form.delete method="post" action=(format!("{}/delete", item_path(table))) data-confirm="Delete this item?" {
                 (csrf(ctx))
                 input type="hidden" name="key" value=(pack(key));
                 (condition_fields(&Fields::new(), ""))

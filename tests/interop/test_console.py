@@ -1,0 +1,530 @@
+"""The web console driven end to end in headless Chromium (Debian's chromium and
+chromedriver, installed by scripts/browser.sh), with boto3 checking what each page did.
+
+With KURA_CONSOLE_SCREENSHOTS=DIR the tests also save a screenshot of each page there
+(scripts/console-screenshots.sh refreshes docs/console/ that way)."""
+
+import json
+import os
+import pathlib
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import boto3
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from conftest import kura_server
+
+CHROMIUM = os.environ.get("KURA_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("KURA_CHROMEDRIVER", "/usr/bin/chromedriver")
+SHOTS = os.environ.get("KURA_CONSOLE_SCREENSHOTS")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    # Flags that keep Chromium off the network this machine does not have.
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", "--window-size=1400,1000"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    home = tmp_path_factory.mktemp("console")
+    with kura_server(["--data-dir", str(home / "data"), "--clock", "manual"], home) as endpoint:
+        yield endpoint
+
+
+def client(endpoint):
+    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                        aws_access_key_id="k", aws_secret_access_key="s")
+
+
+class Console:
+    """The browser on one server's console."""
+
+    def __init__(self, driver, endpoint):
+        self.d = driver
+        self.endpoint = endpoint
+
+    def open(self, path):
+        self.d.get(self.endpoint + path)
+        self.no_alert()
+
+    def el(self, css):
+        return self.d.find_element(By.CSS_SELECTOR, css)
+
+    def els(self, css):
+        return self.d.find_elements(By.CSS_SELECTOR, css)
+
+    def fill(self, name, value, scope="main"):
+        field = self.el(f"{scope} [name='{name}']")
+        if field.tag_name == "select":
+            Select(field).select_by_value(value)
+        elif field.tag_name == "textarea":
+            # Typing a long document key by key is slow; set it as a paste would.
+            self.d.execute_script("arguments[0].value = arguments[1];", field, value)
+        elif field.get_attribute("type") == "checkbox":
+            if field.is_selected() != bool(value):
+                field.click()
+        else:
+            field.clear()
+            field.send_keys(value)
+
+    def submit(self, form_css, button=None):
+        form = self.el(form_css)
+        self.follow(form.find_element(By.CSS_SELECTOR, button or "button[type=submit]"))
+
+    def follow(self, element, confirm=False):
+        """Clicks a link or button and waits for the next page to load."""
+        # A mark on the old page's window: gone once the next page has replaced it.
+        self.d.execute_script("window.kuraOldPage = true;")
+        element.click()
+        if confirm:
+            self.d.switch_to.alert.accept()
+        self.wait_for(lambda: self.d.execute_script(
+            "return !window.kuraOldPage && document.readyState === 'complete';"),
+            what="the next page")
+        self.no_alert()
+
+    def text(self):
+        return self.el("body").text
+
+    def error(self):
+        found = self.els("div.error")
+        return found[0].text if found else None
+
+    def notice(self):
+        found = self.els("div.notice")
+        return found[0].text if found else None
+
+    def no_alert(self):
+        """A stored value never runs as script: no alert may have opened."""
+        try:
+            alert = self.d.switch_to.alert
+            text = alert.text
+            alert.dismiss()
+            pytest.fail(f"an alert opened: {text}")
+        except NoAlertPresentException:
+            pass
+
+    def wait_for(self, predicate, timeout=20, what="the page"):
+        WebDriverWait(self.d, timeout, poll_frequency=0.2).until(
+            lambda _: predicate(), message=f"waiting for {what}")
+
+    def shot(self, name):
+        if SHOTS:
+            pathlib.Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            height = self.d.execute_script("return document.body.scrollHeight")
+            self.d.set_window_size(1400, max(700, min(int(height) + 40, 2400)))
+            self.d.save_screenshot(str(pathlib.Path(SHOTS) / f"{name}.png"))
+            self.d.set_window_size(1400, 1000)
+
+
+@pytest.fixture()
+def ui(browser, server):
+    return Console(browser, server)
+
+
+def rows(ui):
+    """The items grid as dicts: column name → cell text."""
+    # One script call for the whole grid: a WebDriver call per cell is slow.
+    return ui.d.execute_script("""
+        const grid = document.querySelector("table.items");
+        if (!grid) return [];
+        const heads = [...grid.querySelectorAll("thead th")].map(th => th.textContent);
+        return [...grid.querySelectorAll("tbody tr")].map(tr => Object.fromEntries(
+            [...tr.querySelectorAll("td")].map((td, i) => [heads[i], td.textContent])));
+    """)
+
+
+def test_create_a_table_with_a_gsi_add_edit_query_and_delete_items(ui, server):
+    ddb = client(server)
+    ui.open("/console/new-table")
+    for name, value in [("name", "orders"), ("pk", "customer"), ("sk", "order_id"),
+                        ("gsi_name", "by_status"), ("gsi_pk", "status"),
+                        ("gsi_sk", "order_id"), ("stream", "NEW_AND_OLD_IMAGES")]:
+        ui.fill(name, value)
+    ui.shot("create-table")
+    ui.submit("form.create")
+    assert ui.notice() == "Created table orders", ui.text()
+    described = ddb.describe_table(TableName="orders")["Table"]
+    assert described["GlobalSecondaryIndexes"][0]["IndexName"] == "by_status"
+    assert described["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+
+    # A new item in DynamoDB JSON, with a set plain JSON has no word for.
+    ui.open("/console/tables/orders/item?new=1")
+    ui.fill("item", json.dumps({
+        "customer": {"S": "c#1"}, "order_id": {"S": "o#1"}, "status": {"S": "open"},
+        "total": {"N": "12.50"}, "tags": {"SS": ["gift", "rush"]}}))
+    ui.submit("form.editor")
+    assert ui.notice() == "Saved", ui.text()
+    item = ddb.get_item(TableName="orders", Key={"customer": {"S": "c#1"},
+                                                 "order_id": {"S": "o#1"}})["Item"]
+    assert item["total"] == {"N": "12.5"} and set(item["tags"]["SS"]) == {"gift", "rush"}
+
+    # Edited in the plain JSON view; the set keeps its DynamoDB JSON form there.
+    ui.follow(ui.el("nav.views a:nth-child(2)"))
+    plain = json.loads(ui.el("form.editor textarea").get_attribute("value"))
+    assert plain["total"] == 12.5 and sorted(plain["tags"]) == ["gift", "rush"]
+    plain["status"] = "shipped"
+    plain["tags"] = {"SS": ["gift"]}
+    plain["lines"] = [{"sku": "a", "qty": 2}]
+    ui.fill("item", json.dumps(plain))
+    ui.shot("item-editor")
+    ui.submit("form.editor")
+    assert ui.notice() == "Saved", ui.text()
+    item = ddb.get_item(TableName="orders", Key={"customer": {"S": "c#1"},
+                                                 "order_id": {"S": "o#1"}})["Item"]
+    assert item["status"] == {"S": "shipped"} and item["tags"] == {"SS": ["gift"]}
+    assert item["lines"] == {"L": [{"M": {"sku": {"S": "a"}, "qty": {"N": "2"}}}]}
+
+    # A conditional put that fails shows DynamoDB's error, and writes nothing.
+    ui.fill("condition", "not_exists", scope="form.editor")
+    ui.submit("form.editor")
+    assert ui.error() == ("ConditionalCheckFailedException: The conditional request failed"), \
+        ui.text()
+
+    for n in range(2, 6):
+        ddb.put_item(TableName="orders", Item={"customer": {"S": f"c#{n}"},
+                                               "order_id": {"S": f"o#{n}"},
+                                               "status": {"S": "open" if n % 2 else "shipped"}})
+    # The index queried through the builder.
+    ui.open("/console/tables/orders/items")
+    ui.fill("op", "query")
+    ui.fill("index", "by_status")
+    ui.submit("form.builder")
+    ui.fill("pk", "shipped")
+    ui.submit("form.builder")
+    found = rows(ui)
+    assert sorted(r["customer"] for r in found) == ["c#1", "c#2", "c#4"], ui.text()
+    assert all(r["status"] == "shipped" for r in found)
+    ui.shot("items-query-index")
+
+    # Deleted from the editor, after the browser's confirmation.
+    ui.open("/console/tables/orders/items")
+    ui.follow(ui.el("table.items tbody tr td a"))
+    customer = json.loads(ui.el("form.editor textarea").get_attribute("value"))["customer"]
+    ui.follow(ui.el("form.delete button"), confirm=True)
+    assert ui.notice() == "Deleted the item", ui.text()
+    left = ddb.scan(TableName="orders")["Items"]
+    assert customer not in [i["customer"] for i in left] and len(left) == 4
+
+
+def test_page_through_1000_items_in_both_directions(ui, server):
+    ddb = client(server)
+    ddb.create_table(TableName="pages", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}])
+    for start in range(0, 1000, 25):
+        ddb.batch_write_item(RequestItems={"pages": [
+            {"PutRequest": {"Item": {"id": {"S": f"item-{n:04}"}, "n": {"N": str(n)}}}}
+            for n in range(start, start + 25)]})
+    ui.open("/console/tables/pages/items?limit=100")
+    pages = []
+    while True:
+        pages.append([r["id"] for r in rows(ui)])
+        nexts = ui.els("a[rel=next]")
+        if not nexts:
+            break
+        ui.follow(nexts[0])
+    # As on DynamoDB, a page that ends exactly at the last item still returns a
+    # LastEvaluatedKey: the page after it is empty.
+    assert [len(p) for p in pages] in ([100] * 10, [100] * 10 + [0]), [len(p) for p in pages]
+    seen = [i for p in pages for i in p]
+    assert len(set(seen)) == 1000
+    assert "end of results" in ui.text()
+    assert f"Page {len(pages)}:" in ui.text()
+    # Back through every page: each is the page it was.
+    for expected in reversed(pages[:-1]):
+        ui.follow(ui.el("a[rel=prev]"))
+        assert [r["id"] for r in rows(ui)] == expected
+    assert not ui.els("a[rel=prev]") and "Page 1:" in ui.text()
+    ui.shot("items-browse")
+
+
+def test_the_query_builder_covers_every_key_condition_and_count(ui, server):
+    ddb = client(server)
+    ddb.create_table(TableName="events", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "device", "KeyType": "HASH"},
+                                {"AttributeName": "at", "KeyType": "RANGE"}],
+                     AttributeDefinitions=[{"AttributeName": "device", "AttributeType": "S"},
+                                           {"AttributeName": "at", "AttributeType": "N"}])
+    for n in range(1, 21):
+        ddb.put_item(TableName="events", Item={"device": {"S": "d1"}, "at": {"N": str(n)},
+                                               "kind": {"S": "boot" if n % 5 == 0 else "tick"}})
+    cases = {("eq", "7", ""): [7], ("lt", "4", ""): [1, 2, 3], ("le", "3", ""): [1, 2, 3],
+             ("gt", "18", ""): [19, 20], ("ge", "19", ""): [19, 20],
+             ("between", "5", "8"): [5, 6, 7, 8], ("begins_with", "1", ""): None}
+    for (op, v1, v2), expected in cases.items():
+        query = urllib.parse.urlencode({"op": "query", "pk": "d1", "sk_op": op, "sk1": v1,
+                                        "sk2": v2, "limit": "100"})
+        ui.open(f"/console/tables/events/items?{query}")
+        if expected is None:
+            # begins_with on a number key: DynamoDB's own ValidationException.
+            assert ui.error().startswith("ValidationException: "), ui.text()
+            assert "begins_with" in ui.error() or "operand type" in ui.error(), ui.error()
+            continue
+        assert [int(r["at"]) for r in rows(ui)] == expected, (op, ui.text())
+    # Descending, a filter with plain JSON values, a projection, and Select COUNT.
+    query = urllib.parse.urlencode({"op": "query", "pk": "d1", "order": "desc",
+                                    "filter": "kind = :k", "values": '{":k": "boot"}',
+                                    "projection": "#at, kind", "names": '{"#at": "at"}'})
+    ui.open(f"/console/tables/events/items?{query}")
+    assert [int(r["at"]) for r in rows(ui)] == [20, 15, 10, 5], ui.text()
+    assert "(20 read)" in ui.text()
+    # COUNT with a projection is DynamoDB's ValidationException; without, the count.
+    ui.fill("select", "count")
+    ui.submit("form.builder")
+    assert ui.error() == ("ValidationException: Cannot specify the ProjectionExpression when "
+                          "choosing to get only the Count")
+    ui.d.execute_script("document.querySelector('[name=projection]').value = '';"
+                        "document.querySelector('[name=names]').value = '';")
+    ui.submit("form.builder")
+    assert "4 items (20 read)" in ui.text() and not ui.els("table.items"), ui.text()
+
+
+def test_the_stream_tail_shows_records_with_images_across_shards(ui, server):
+    ddb = client(server)
+    ui.open("/console/tables/orders/stream")
+    ui.wait_for(lambda: ui.el("#tail-status").text.startswith("live"), what="the tail")
+    ddb.put_item(TableName="orders", Item={"customer": {"S": "c#9"}, "order_id": {"S": "o#9"},
+                                           "status": {"S": "open"}})
+    ddb.update_item(TableName="orders", Key={"customer": {"S": "c#9"}, "order_id": {"S": "o#9"}},
+                    UpdateExpression="SET #s = :s", ExpressionAttributeNames={"#s": "status"},
+                    ExpressionAttributeValues={":s": {"S": "paid"}})
+    ui.wait_for(lambda: len(ui.els("#tail tbody tr")) >= 2, what="two stream records")
+    newest = ui.els("#tail tbody tr")[0]
+    assert newest.find_element(By.CSS_SELECTOR, ".eventname").text == "MODIFY"
+    assert '"status": "open"' in newest.find_element(By.CSS_SELECTOR, ".image.old").text
+    assert '"status": "paid"' in newest.find_element(By.CSS_SELECTOR, ".image.new").text
+    ui.shot("stream-tail")
+    # Shards roll over every four hours: the tail follows the parent into its child.
+    shards_before = len(ui.els("table.shards tbody tr"))
+    with urllib.request.urlopen(urllib.request.Request(
+            server + "/kura/admin/clock", data=b'{"advance_seconds": 15000}', method="POST"),
+            timeout=60) as answer:
+        assert answer.status == 200
+    ddb.delete_item(TableName="orders", Key={"customer": {"S": "c#9"}, "order_id": {"S": "o#9"}})
+    ui.wait_for(lambda: ui.els("#tail tbody tr")[0].find_element(
+        By.CSS_SELECTOR, ".eventname").text == "REMOVE", what="the REMOVE record")
+    # Every open shard closed into one child, and the tail read on into the children.
+    assert f"{2 * shards_before} shards" in ui.el("#tail-status").text, ui.el("#tail-status").text
+    ui.open("/console/tables/orders/stream")
+    assert len(ui.els("table.shards tbody tr")) == 2 * shards_before
+
+
+def test_the_partiql_editor_runs_statements_with_parameters_and_pages(ui, server):
+    ui.open("/console/partiql")
+    ui.fill("statement", 'SELECT id, n FROM "pages" WHERE id BETWEEN ? AND ?')
+    ui.fill("parameters", '["item-0100", "item-0149"]')
+    ui.fill("limit", "20")
+    ui.submit("form.partiql", "button[value=run]")
+    # A page reads Limit items and keeps the matching ones: it may hold none.
+    first = [r["id"] for r in rows(ui)]
+    assert ui.error() is None, ui.error()
+    ui.shot("partiql")
+    seen = list(first)
+    while ui.els("button[value=next]"):
+        ui.submit("form.partiql", "button[value=next]")
+        seen += [r["id"] for r in rows(ui)]
+    assert sorted(seen) == [f"item-{n:04}" for n in range(100, 150)]
+    ui.submit("form.partiql", "button[value=previous]")
+    assert ui.error() is None
+    # A statement DynamoDB refuses shows its error.
+    ui.fill("statement", 'SELEC * FROM "pages"')
+    ui.submit("form.partiql", "button[value=run]")
+    assert ui.error().startswith("ValidationException: "), ui.text()
+
+
+def test_hostile_item_content_is_shown_as_text_and_never_runs(ui, server):
+    ddb = client(server)
+    hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    ddb.put_item(TableName="orders", Item={
+        "customer": {"S": hostile}, "order_id": {"S": "\"><svg onload=alert(2)>"},
+        "status": {"S": "open"}, "<b onclick=alert(3)>": {"S": "</textarea><script>alert(4)</script>"}})
+    ui.open("/console/tables/orders/items")
+    assert hostile in ui.text()
+    assert not ui.els("main script, main img, main svg[onload], main b")
+    key = {"customer": {"S": hostile}, "order_id": {"S": "\"><svg onload=alert(2)>"}}
+    link = next(a for a in ui.els("table.items tbody tr td:first-child a")
+                if hostile in a.find_element(By.XPATH, "../..").text)
+    ui.follow(link)
+    editor = json.loads(ui.el("form.editor textarea").get_attribute("value"))
+    assert editor["<b onclick=alert(3)>"] == {"S": "</textarea><script>alert(4)</script>"}
+    assert {k: editor[k] for k in key} == key
+    ui.open("/console/tables/orders/stream")
+    Select(ui.el("#tail-from")).select_by_value("trim_horizon")
+    # Images are JSON there: the quotes inside come back escaped.
+    ui.wait_for(lambda: json.dumps(hostile) in ui.el("#tail").text, what="the hostile record")
+    ui.no_alert()
+    ddb.delete_item(TableName="orders", Key={"customer": {"S": hostile},
+                                             "order_id": {"S": "\"><svg onload=alert(2)>"}})
+
+
+def test_forms_need_the_sessions_csrf_token_and_this_origin(server):
+    def post(path, fields, headers=None):
+        request = urllib.request.Request(server + path, method="POST",
+                                         data=urllib.parse.urlencode(fields).encode(),
+                                         headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    status, body = post("/console/tables", {"name": "csrf", "pk": "id"})
+    assert status == 403 and "CSRF" in body
+    status, body = post("/console/tables", {"name": "csrf", "pk": "id", "csrf": "guess"},
+                        {"Origin": "http://evil.example"})
+    assert status == 403 and "another site" in body
+    assert "csrf" not in client(server).list_tables()["TableNames"]
+
+
+def test_validation_errors_are_shown_as_the_api_returns_them(ui, server):
+    ddb = client(server)
+    with pytest.raises(ddb.exceptions.ClientError) as refused:
+        ddb.create_table(TableName="x", BillingMode="PAY_PER_REQUEST",
+                         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}])
+    api = refused.value.response["Error"]
+    ui.open("/console/new-table")
+    ui.fill("name", "x")
+    ui.fill("pk", "id")
+    ui.submit("form.create")
+    assert ui.error() == f"{api['Code']}: {api['Message']}"
+    assert ui.el("[name=name]").get_attribute("value") == "x"
+
+
+def test_metrics_insights_and_advisor_pages(ui, server):
+    ddb = client(server)
+    ui.open("/console/tables/orders/metrics")
+    ui.submit("form[action$='/protection']")
+    assert ui.notice() == "Turned Contributor Insights on", ui.text()
+    for _ in range(30):
+        ddb.get_item(TableName="orders", Key={"customer": {"S": "c#3"}, "order_id": {"S": "o#3"}})
+    ui.open("/console/tables/orders/metrics")
+    charts = ui.els("figure.chart")
+    assert [c.find_element(By.TAG_NAME, "figcaption").text for c in charts][:2] == [
+        "Requests per second", "Average latency (ms)"]
+    assert ui.els("figure.chart polyline")
+    top = ui.els("section.top")[0]
+    assert "c#3" in top.text, top.text
+    ui.shot("metrics")
+    ui.open("/console/advisor")
+    findings = [f.text for f in ui.els("article.finding")]
+    assert any("naming.table-name-pattern" in f and "orders" in f for f in findings), findings
+    ui.shot("advisor")
+
+
+def test_data_protection_pitr_backups_and_restore(ui, server):
+    ddb = client(server)
+    ui.open("/console/tables/pages/protection")
+    ui.submit("form.inline")
+    assert ui.notice() == "Turned PITR on", ui.text()
+    assert "ENABLED" in ui.text()
+    ui.fill("name", "before-cleanup")
+    ui.submit("form:has(input[value=backup])")
+    assert ui.notice().startswith("Backup before-cleanup"), ui.text()
+    backups = ddb.list_backups(TableName="pages")["BackupSummaries"]
+    assert [b["BackupName"] for b in backups] == ["before-cleanup"]
+    ui.fill("target", "pages-restored", scope="form:has(input[value=restore_backup])")
+    ui.submit("form:has(input[value=restore_backup])")
+    assert ui.notice() == "Restoring into table pages-restored", ui.text()
+    ui.shot("protection")
+    ddb.get_waiter("table_exists").wait(TableName="pages-restored")
+    deadline = time.time() + 60
+    while ddb.describe_table(TableName="pages-restored")["Table"]["ItemCount"] < 1000:
+        assert time.time() < deadline
+        time.sleep(0.2)
+
+
+def test_the_tables_page_and_overview_show_every_setting(ui, server):
+    ui.open("/console/tables")
+    names = [a.text for a in ui.els("table.tables tbody td:first-child a")]
+    assert {"orders", "pages", "events"} <= set(names)
+    ui.shot("tables")
+    ui.open("/console/tables/orders")
+    ui.submit("form:has(input[value=protection])")
+    assert ui.notice() == "Turned deletion protection on"
+    ui.fill("confirm", "orders")
+    ui.submit("form.delete")
+    assert ui.error().startswith("ValidationException: "), ui.text()
+    assert "deletion protection" in ui.error().lower()
+    ui.fill("ttl_attribute", "expires_at")
+    ui.submit("form:has(input[value=ttl])")
+    assert ui.notice() == "Turned TTL on"
+    ui.fill("tags", "team=orders, env=dev")
+    ui.submit("form:has(input[value=tag])")
+    assert "team=orders" in ui.text()
+    ui.shot("table-overview")
+    assert client(server).describe_time_to_live(TableName="orders")[
+        "TimeToLiveDescription"]["TimeToLiveStatus"] == "ENABLED"
+
+
+def test_with_auth_the_console_signs_in_and_acts_with_the_principals_policies(
+        browser, tmp_path):
+    creds = tmp_path / "credentials.json"
+    creds.write_text(json.dumps({"Credentials": [
+        {"AccessKeyId": "AKIDADMIN", "SecretAccessKey": "admin-secret", "User": "admin"},
+        {"AccessKeyId": "AKIDREADER", "SecretAccessKey": "reader-secret", "User": "reader",
+         "Policies": [{"Statement": {"Effect": "Allow",
+                                     "Action": ["dynamodb:List*", "dynamodb:Describe*",
+                                                "dynamodb:Scan", "dynamodb:Query",
+                                                "dynamodb:GetItem"],
+                                     "Resource": "*"}}]},
+    ]}))
+    with kura_server(["--in-memory", "--auth", str(creds)], tmp_path) as endpoint:
+        ui = Console(browser, endpoint)
+        browser.delete_all_cookies()
+        ui.open("/console/tables")
+        assert browser.current_url.endswith("/console/signin")
+        ui.fill("access_key_id", "AKIDREADER")
+        ui.fill("secret_access_key", "wrong")
+        ui.submit("section.signin form")
+        assert ui.error() == ("UnrecognizedClientException: The security token included in "
+                              "the request is invalid."), ui.text()
+        ui.fill("access_key_id", "AKIDREADER")
+        ui.fill("secret_access_key", "reader-secret")
+        ui.submit("section.signin form")
+        assert browser.current_url.endswith("/console/tables"), ui.text()
+        assert "AKIDREADER" in ui.el("header.top").text
+        ui.open("/console/new-table")
+        ui.fill("name", "denied")
+        ui.fill("pk", "id")
+        ui.submit("form.create")
+        assert ui.error().startswith("AccessDeniedException: "), ui.text()
+        assert "reader" in ui.error() and "dynamodb:CreateTable" in ui.error()
+        ui.submit("form.signout")
+        assert browser.current_url.endswith("/console/signin")
+        ui.fill("access_key_id", "AKIDADMIN")
+        ui.fill("secret_access_key", "admin-secret")
+        ui.submit("section.signin form")
+        ui.open("/console/new-table")
+        ui.fill("name", "allowed")
+        ui.fill("pk", "id")
+        ui.submit("form.create")
+        assert ui.notice() == "Created table allowed", ui.text()
+        browser.delete_all_cookies()
+
+
+def test_the_console_can_be_turned_off(tmp_path):
+    with kura_server(["--in-memory", "--console", "false"], tmp_path) as endpoint:
+        with pytest.raises(urllib.error.HTTPError) as off:
+            urllib.request.urlopen(endpoint + "/console/tables", timeout=10)
+        assert off.value.code == 404
