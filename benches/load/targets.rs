@@ -21,6 +21,9 @@ pub enum Kind {
     /// The same with `--enforce-capacity --test-controls`: what capacity emulation and
     /// the test controls (an unarmed fault check, the swappable engine) cost.
     KuraCapacity,
+    /// The same with `--console false`: the baseline of what serving the console costs
+    /// the API (its routes; the console itself runs only when a page is asked for).
+    KuraConsoleOff,
     /// The same engine in this process, called with the same JSON bodies, without HTTP.
     KuraEmbedded,
     /// dynalite from npm (`benches/peers/install.sh`), on LevelDB on disk (not synced).
@@ -38,6 +41,7 @@ impl Kind {
             Kind::Kura => "kura",
             Kind::KuraMetricsOff => "kura-metrics-off",
             Kind::KuraCapacity => "kura-capacity",
+            Kind::KuraConsoleOff => "kura-console-off",
             Kind::KuraEmbedded => "kura-embedded",
             Kind::Dynalite => "dynalite",
             Kind::Moto => "moto",
@@ -45,10 +49,11 @@ impl Kind {
         }
     }
 
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Echo,
         Kind::KuraMetricsOff,
         Kind::KuraCapacity,
+        Kind::KuraConsoleOff,
         Kind::Kura,
         Kind::KuraEmbedded,
         Kind::Dynalite,
@@ -208,7 +213,7 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
             command = Command::new(exe);
             command.args(["echo", "--port", &port_s]);
         }
-        Kind::Kura | Kind::KuraMetricsOff | Kind::KuraCapacity => {
+        Kind::Kura | Kind::KuraMetricsOff | Kind::KuraCapacity | Kind::KuraConsoleOff => {
             command = Command::new(kura_binary()?);
             command
                 .arg("serve")
@@ -220,6 +225,9 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
             }
             if kind == Kind::KuraCapacity {
                 command.args(["--enforce-capacity", "--test-controls"]);
+            }
+            if kind == Kind::KuraConsoleOff {
+                command.args(["--console", "false"]);
             }
         }
         Kind::Dynalite => {

@@ -416,10 +416,16 @@ def test_metrics_insights_and_advisor_pages(ui, server):
     ui.open("/console/tables/orders/metrics")
     ui.submit("form[action$='/protection']")
     assert ui.notice() == "Turned Contributor Insights on", ui.text()
-    for _ in range(30):
-        ddb.get_item(TableName="orders", Key={"customer": {"S": "c#3"}, "order_id": {"S": "o#3"}})
-    ui.open("/console/tables/orders/metrics")
+    # Traffic across two of the page's samples: the charts draw the rate between them.
+    for _ in range(2):
+        for _ in range(30):
+            ddb.get_item(TableName="orders",
+                         Key={"customer": {"S": "c#3"}, "order_id": {"S": "o#3"}})
+        time.sleep(0.3)
+        ui.open("/console/tables/orders/metrics")
     charts = ui.els("figure.chart")
+    requests = charts[0].find_element(By.CSS_SELECTOR, ".key").text
+    assert requests.startswith("requests: ") and float(requests.split(": ")[1]) > 0, requests
     assert [c.find_element(By.TAG_NAME, "figcaption").text for c in charts][:2] == [
         "Requests per second", "Average latency (ms)"]
     assert ui.els("figure.chart polyline")

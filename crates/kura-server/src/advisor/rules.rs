@@ -11,6 +11,17 @@ pub enum Severity {
     Info,
 }
 
+impl Severity {
+    /// The name as the JSON writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
 /// One checkable recommendation of the guideline.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct Rule {

@@ -24,6 +24,8 @@ use crate::metrics::Metrics;
 
 const EVERY: Duration = Duration::from_secs(5);
 const KEEP: usize = 120;
+/// A page takes a sample of its own when the last one is older than this.
+const FRESH: Duration = Duration::from_millis(250);
 
 /// One table's counters at one moment.
 #[derive(Clone, Default)]
@@ -87,7 +89,7 @@ impl Sampler {
     }
 
     /// Starts sampling (once per server), and takes a sample now when the last one is
-    /// more than a second old, so a chart always ends at the present.
+    /// older than [`FRESH`], so a chart always ends at the present.
     fn refresh(&self, console: &Arc<Console>, ctx: &Ctx) {
         let metrics = ctx.shared.metrics.clone();
         let slot = ctx.shared.slot.clone();
@@ -109,7 +111,7 @@ impl Sampler {
             .samples
             .lock()
             .back()
-            .is_none_or(|s| s.at.elapsed() > Duration::from_secs(1));
+            .is_none_or(|s| s.at.elapsed() > FRESH);
         if stale {
             self.push(take(&metrics, &slot));
         }
@@ -346,9 +348,7 @@ pub(crate) async fn advisor(ctx: Ctx, Query(q): Query<Fields>) -> Response {
                 @for f in findings {
                     article.finding {
                         h3 {
-                            span class=(format!("severity {}", serde_json::to_value(f.severity).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())) {
-                                (serde_json::to_value(f.severity).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
-                            }
+                            span class=(format!("severity {}", f.severity.name())) { (f.severity.name()) }
                             " " (f.rule) " · " a href=(table_path(&f.table, Section::Overview)) { (f.table) }
                             @if let Some(i) = &f.index { " · index " (i) }
                         }

@@ -8,6 +8,7 @@
 //! security policy allows no inline script, so a stored value can never run as code.
 
 mod assets;
+mod items;
 mod layout;
 mod metrics;
 mod partiql;
@@ -16,8 +17,6 @@ mod session;
 mod streams;
 mod tables;
 mod values;
-
-mod items;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -256,8 +255,8 @@ impl Ctx {
         {
             headers.insert(header::SET_COOKIE, v);
         }
-        let micros = self.started.elapsed().as_secs_f64() * 1000.0;
-        if let Ok(v) = HeaderValue::from_str(&format!("app;dur={micros:.3}")) {
+        let ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        if let Ok(v) = HeaderValue::from_str(&format!("app;dur={ms:.3}")) {
             headers.insert("server-timing", v);
         }
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
