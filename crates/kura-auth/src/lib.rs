@@ -39,7 +39,7 @@ mod verify;
 pub use credentials::{Credential, Credentials, Principal, PrincipalKind};
 pub use error::AuthError;
 pub use policy::{Decision, Policy, RequestContext, evaluate};
-pub use verify::{Authenticator, HttpRequest, Verified};
+pub use verify::{Authenticator, HttpRequest, Verified, fingerprint};
 
 /// The service name DynamoDB and DynamoDB Streams are signed for (the AWS SDKs sign
 /// Streams calls with `dynamodb` as well).

@@ -279,6 +279,12 @@ impl Authenticator {
     }
 }
 
+/// What a console session keeps of the secret (and token) it signed in with: a digest, so
+/// that each request can check the key still exists with the same secret.
+pub fn fingerprint(secret_access_key: &str, session_token: Option<&str>) -> String {
+    sigv4::sha256_hex(format!("{secret_access_key}\n{}", session_token.unwrap_or("")).as_bytes())
+}
+
 impl Authenticator {
     /// Signs a person in with an access key and its secret (the console's sign-in form):
     /// the same key, token and expiry checks as a signed request, the secret compared in
@@ -289,22 +295,29 @@ impl Authenticator {
         access_key_id: &str,
         secret_access_key: &str,
         session_token: Option<&str>,
+        region: &str,
+    ) -> Result<Verified, AuthError> {
+        self.recheck(
+            access_key_id,
+            &fingerprint(secret_access_key, session_token),
+            region,
+        )
+    }
+
+    /// Checks a signed-in session again (every console request): the key must still be in
+    /// the credentials file in force, with the secret and token it signed in with, and
+    /// not expired. The principal, and so its policies, are the file's now.
+    pub fn recheck(
+        &self,
+        access_key_id: &str,
+        fingerprint: &str,
+        region: &str,
     ) -> Result<Verified, AuthError> {
         let state = self.state.read().clone();
         let invalid = || AuthError::UnrecognizedClient(msg::SECURITY_TOKEN_INVALID.to_owned());
         let known = state.credentials.get(access_key_id).ok_or_else(invalid)?;
-        let secret_ok = bool::from(
-            known
-                .secret_access_key
-                .as_bytes()
-                .ct_eq(secret_access_key.as_bytes()),
-        );
-        let token_ok = match (&known.session_token, session_token) {
-            (None, None) => true,
-            (Some(want), Some(got)) => bool::from(want.as_bytes().ct_eq(got.as_bytes())),
-            _ => false,
-        };
-        if !secret_ok || !token_ok {
+        let expected = self::fingerprint(&known.secret_access_key, known.session_token.as_deref());
+        if !bool::from(expected.as_bytes().ct_eq(fingerprint.as_bytes())) {
             return Err(invalid());
         }
         if known
@@ -315,10 +328,13 @@ impl Authenticator {
                 msg::SECURITY_TOKEN_EXPIRED.to_owned(),
             ));
         }
+        if !valid_region(region) {
+            return Err(AuthError::InvalidSignature(msg::scope_region(region)));
+        }
         Ok(Verified {
             principal: known.principal.clone(),
             access_key_id: known.access_key_id.clone(),
-            region: crate::DEFAULT_REGION.to_owned(),
+            region: region.to_owned(),
         })
     }
 }

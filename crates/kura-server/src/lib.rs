@@ -164,10 +164,7 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
             )
             .route("/kura/admin/faults/{id}", delete(admin::clear_fault));
     }
-    if options.console {
-        router = router.merge(console::routes());
-    }
-    router
+    let api = router
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
         .route("/metrics", get(serve_metrics))
@@ -180,18 +177,23 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
         .route(
             "/kura/triggers/{name}",
             get(kura_api::describe_trigger).delete(kura_api::delete_trigger),
-        )
-        .with_state(Shared {
-            slot,
-            auth: options.auth,
-            audit: options.audit,
-            metrics,
-            triggers: options.triggers,
-            trigger_admin: options.trigger_admin,
-            controls: options.controls,
-            console: options.console.then(console::new),
-        })
-        .layer(cors())
+        );
+    let shared = Shared {
+        slot,
+        auth: options.auth,
+        audit: options.audit,
+        metrics,
+        triggers: options.triggers,
+        trigger_admin: options.trigger_admin,
+        controls: options.controls,
+        console: options.console.then(|| console::new(options.tls.is_some())),
+    };
+    let api = api.with_state(shared.clone()).layer(cors());
+    // The console answers no CORS request: its pages are its own origin's.
+    match shared.console {
+        Some(_) => api.merge(console::routes().with_state(shared)),
+        None => api,
+    }
 }
 
 /// Browser tools (NoSQL Workbench's web views, dynamodb-admin, a page's own SDK) call Kura

@@ -218,10 +218,30 @@ impl Metrics {
         }
     }
 
-    /// Each table's figures summed over its operations (the console's charts sample these).
+    /// Each table's figures summed over its data-plane operations (the console's charts
+    /// sample these; the console's own DescribeTable calls would otherwise draw traffic).
     pub fn table_totals(&self) -> HashMap<String, TableTotals> {
+        const DATA_PLANE: &[&str] = &[
+            "BatchExecuteStatement",
+            "BatchGetItem",
+            "BatchWriteItem",
+            "DeleteItem",
+            "ExecuteStatement",
+            "ExecuteTransaction",
+            "GetItem",
+            "GetRecords",
+            "PutItem",
+            "Query",
+            "Scan",
+            "TransactGetItems",
+            "TransactWriteItems",
+            "UpdateItem",
+        ];
         let mut totals: HashMap<String, TableTotals> = HashMap::new();
-        for per in &self.requests.operations {
+        for (operation, per) in crate::ops::OPERATIONS.iter().zip(&self.requests.operations) {
+            if !DATA_PLANE.contains(operation) {
+                continue;
+            }
             for (table, f) in per.tables.read().iter() {
                 if table.is_empty() {
                     continue;

@@ -13,18 +13,17 @@ use maud::{Markup, html};
 use serde_json::{Map, Value, json};
 
 use super::layout::{self, Section, Tab, csrf, encode, table_path};
-use super::tables::{attribute_type, describe, field};
+use super::tables::{attribute_type, describe};
 use super::values::{self, pack, unpack};
-use super::{Ctx, Fields};
+use super::{Ctx, Fields, field, paging, raw};
 use crate::error::ApiError;
 
 /// Items on a page unless the form says otherwise.
 const PAGE: usize = 25;
 /// Columns shown at most (the editor shows every attribute).
 const MAX_COLUMNS: usize = 14;
-/// Separates the start keys of the pages before this one in `back`; `~` is the first page.
+/// Separates the start keys of the pages before this one in `back` (base64url has no dot).
 const BACK_SEPARATOR: char = '.';
-const FIRST_PAGE: &str = "~";
 
 const KEY_OPERATORS: [(&str, &str); 7] = [
     ("eq", "="),
@@ -102,21 +101,21 @@ fn request(table: &str, t: &Value, f: &Fields) -> Result<(&'static str, Value), 
         names.insert("#kura_pk".into(), json!(pk));
         vals.insert(
             ":kura_pk".into(),
-            values::key_value(attribute_type(definitions, &pk), field(f, "pk")),
+            values::key_value(attribute_type(definitions, &pk), raw(f, "pk")),
         );
         let mut condition = "#kura_pk = :kura_pk".to_owned();
         let sk_op = field(f, "sk_op");
-        if let Some(sk) = sk.filter(|_| !field(f, "sk1").is_empty()) {
+        if let Some(sk) = sk.filter(|_| !raw(f, "sk1").is_empty()) {
             let kind = attribute_type(definitions, &sk);
             names.insert("#kura_sk".into(), json!(sk));
-            vals.insert(":kura_sk1".into(), values::key_value(kind, field(f, "sk1")));
+            vals.insert(":kura_sk1".into(), values::key_value(kind, raw(f, "sk1")));
             let sort = match sk_op {
                 "lt" => "#kura_sk < :kura_sk1".to_owned(),
                 "le" => "#kura_sk <= :kura_sk1".to_owned(),
                 "gt" => "#kura_sk > :kura_sk1".to_owned(),
                 "ge" => "#kura_sk >= :kura_sk1".to_owned(),
                 "between" => {
-                    vals.insert(":kura_sk2".into(), values::key_value(kind, field(f, "sk2")));
+                    vals.insert(":kura_sk2".into(), values::key_value(kind, raw(f, "sk2")));
                     "#kura_sk BETWEEN :kura_sk1 AND :kura_sk2".to_owned()
                 }
                 "begins_with" => "begins_with(#kura_sk, :kura_sk1)".to_owned(),
@@ -201,7 +200,7 @@ pub(crate) async fn browse(
         Err(e) => return ctx.page(&table, Tab::Tables, layout::error(&e)),
     };
     let start = field(&f, "start");
-    let asked = !(field(&f, "op") == "query" && field(&f, "pk").is_empty());
+    let asked = !(field(&f, "op") == "query" && raw(&f, "pk").is_empty());
     let result = if asked {
         match request(&table, &t, &f) {
             Ok((operation, mut request)) => {
@@ -263,7 +262,7 @@ fn builder(table: &str, t: &Value, f: &Fields) -> Markup {
                 label.check { input type="checkbox" name="consistent" value="on" checked[field(f, "consistent") == "on"]; "Strongly consistent" }
             }
             div.row.querykeys {
-                label { (pk) " = " input name="pk" value=(field(f, "pk")) placeholder="partition key value (Query)"; }
+                label { (pk) " = " input name="pk" value=(raw(f, "pk")) placeholder="partition key value (Query)"; }
                 @if let Some(sk) = &sk {
                     label { (sk)
                         select name="sk_op" {
@@ -272,8 +271,8 @@ fn builder(table: &str, t: &Value, f: &Fields) -> Markup {
                             }
                         }
                     }
-                    label { "value" input name="sk1" value=(field(f, "sk1")); }
-                    label { "and (between)" input name="sk2" value=(field(f, "sk2")); }
+                    label { "value" input name="sk1" value=(raw(f, "sk1")); }
+                    label { "and (between)" input name="sk2" value=(raw(f, "sk2")); }
                     label { "Order"
                         select name="order" {
                             option value="asc" { "ascending" }
@@ -336,30 +335,13 @@ fn results(table: &str, t: &Value, f: &Fields, page: &Value) -> Markup {
     let next = page["LastEvaluatedKey"]
         .as_object()
         .map(|k| pack(&Value::Object(k.clone())));
-    let next_back = if back.is_empty() {
-        start_or_first(start).to_owned()
-    } else {
-        format!("{back}{BACK_SEPARATOR}{}", start_or_first(start))
-    };
+    let next_back = paging::push(back, start, BACK_SEPARATOR);
     let previous = (!back.is_empty()).then(|| {
-        let (rest, last) = back.rsplit_once(BACK_SEPARATOR).unwrap_or(("", back));
-        let last = if last == FIRST_PAGE { "" } else { last };
+        let (last, rest) = paging::pop(back, BACK_SEPARATOR);
         browse_url(table, f, &[("start", last), ("back", rest)])
     });
-    let page_number = if back.is_empty() {
-        1
-    } else {
-        back.split(BACK_SEPARATOR).count() + 1
-    };
-    let key_of = |item: &Map<String, Value>| {
-        let mut key = Map::new();
-        for name in [Some(&table_pk), table_sk.as_ref()].into_iter().flatten() {
-            if let Some(v) = item.get(name) {
-                key.insert(name.clone(), v.clone());
-            }
-        }
-        Value::Object(key)
-    };
+    let page_number = paging::number(back, BACK_SEPARATOR);
+    let key_names = [Some(table_pk.as_str()), table_sk.as_deref()];
     html! {
         div.pager {
             span.counts {
@@ -381,7 +363,7 @@ fn results(table: &str, t: &Value, f: &Fields, page: &Value) -> Markup {
                     tbody {
                         @for item in &items {
                             tr {
-                                td { a href=(item_url(table, &key_of(item))) { "edit" } }
+                                td { @if let Some(key) = key_of(item, &key_names) { a href=(item_url(table, &key)) { "edit" } } }
                                 @for c in &columns {
                                     td title=[item.get(c).map(|v| values::type_of(v).to_owned())] {
                                         @if let Some(v) = item.get(c) { (values::cell(v, 60)) }
@@ -396,8 +378,14 @@ fn results(table: &str, t: &Value, f: &Fields, page: &Value) -> Markup {
     }
 }
 
-fn start_or_first(start: &str) -> &str {
-    if start.is_empty() { FIRST_PAGE } else { start }
+/// The table's key of `item`: None when the page left a key attribute out (a
+/// projection), so no editor link is drawn from half a key.
+fn key_of(item: &Map<String, Value>, names: &[Option<&str>]) -> Option<Value> {
+    let mut key = Map::new();
+    for name in names.iter().flatten() {
+        key.insert((*name).to_owned(), item.get(*name)?.clone());
+    }
+    Some(Value::Object(key))
 }
 
 /// `GET /console/tables/{table}/item?key=…&view=plain|dynamodb` (or `new=1`).
@@ -575,17 +563,26 @@ pub(crate) async fn save(
         add_condition(&t, &f, &mut request)?;
         ctx.call("PutItem", request).await?;
         let (pk, sk) = keys_of(&t, "").unwrap_or_default();
-        let mut key = Map::new();
-        for name in [Some(pk), sk].into_iter().flatten() {
-            if let Some(v) = item.get(&name) {
-                key.insert(name, v.clone());
-            }
-        }
-        Ok(Value::Object(key))
+        let names = [Some(pk.as_str()), sk.as_deref()];
+        // PutItem accepted it, so the key is whole.
+        let key = item
+            .as_object()
+            .and_then(|i| key_of(i, &names))
+            .unwrap_or_default();
+        Ok(key)
     }
     .await;
     match result {
-        Ok(key) => ctx.redirect(&format!("{}&notice=Saved", item_url(&table, &key))),
+        Ok(key) => {
+            // A changed key is a new item: PutItem leaves the one under the old key.
+            let notice = match unpack(field(&f, "key")) {
+                Some(old) if old != key => {
+                    "Saved as a new item: the key changed, and the item under the old key is still there"
+                }
+                _ => "Saved",
+            };
+            ctx.redirect_notice(&item_url(&table, &key), notice)
+        }
         Err(e) => {
             let key = unpack(field(&f, "key"));
             let body = editor(&ctx, &table, key.as_ref(), text, plain, &f, Some(&e), "");
@@ -612,11 +609,7 @@ pub(crate) async fn delete(
     }
     .await;
     match result {
-        Ok(_) => ctx.redirect(&format!(
-            "{}?notice={}",
-            table_path(&table, Section::Items),
-            encode("Deleted the item")
-        )),
+        Ok(_) => ctx.redirect_notice(&table_path(&table, Section::Items), "Deleted the item"),
         Err(e) => {
             let body = html! {
                 (layout::error(&e))

@@ -87,10 +87,10 @@ pub(crate) fn page(ctx: &Ctx, title: &str, tab: Tab<'_>, body: Markup) -> Markup
                         a href="/console/partiql" class=[(tab == Tab::PartiQl).then_some("on")] { "PartiQL" }
                         a href="/console/advisor" class=[(tab == Tab::Advisor).then_some("on")] { "Advisor" }
                     }
-                    @if let Some(key) = &ctx.session.access_key_id {
+                    @if let Some(signed_in) = &ctx.session.signed_in {
                         form.signout method="post" action="/console/signout" {
                             (csrf(ctx))
-                            span.who { (key) }
+                            span.who { (signed_in.access_key_id) " · " (signed_in.region) }
                             button type="submit" { "Sign out" }
                         }
                     }
@@ -146,6 +146,7 @@ pub(crate) fn sign_in(ctx: &Ctx, failed: Option<&ApiError>) -> Markup {
                 label { "Access key ID" input name="access_key_id" autocomplete="username" required; }
                 label { "Secret access key" input name="secret_access_key" type="password" autocomplete="current-password" required; }
                 label { "Session token (temporary credentials only)" input name="session_token"; }
+                label { "Region (policies see the ARNs of this region)" input name="region" value=(kura_auth::DEFAULT_REGION); }
                 button type="submit" { "Sign in" }
             }
         }

@@ -3,8 +3,10 @@
 //! keys; and the design advisor's findings.
 //!
 //! The figures are the server's own counters (the ones `/metrics` exports), sampled every
-//! five seconds into a ring of 120 samples once the console has been opened; the charts
-//! are SVG drawn on the server, refreshed in place by the page's script.
+//! five seconds (and when a page asks) over the last ten minutes once the console has been
+//! opened; the charts are SVG drawn on the server, refreshed in place by the page's script.
+//! Hot keys and the advisor's evidence hold key values: they are shown only to a principal
+//! its policies let scan the table.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
@@ -17,13 +19,14 @@ use parking_lot::Mutex;
 use serde_json::json;
 
 use super::layout::{self, Section, Tab, csrf, table_path};
-use super::tables::field;
-use super::{Console, Ctx, Fields};
+use super::{Console, Ctx, Fields, field};
 use crate::controls::EngineSlot;
 use crate::metrics::Metrics;
 
+/// How often the background task samples.
 const EVERY: Duration = Duration::from_secs(5);
-const KEEP: usize = 120;
+/// How far back the charts go: older samples are dropped.
+const SPAN: Duration = Duration::from_secs(600);
 /// A page takes a sample of its own when the last one is older than this.
 const FRESH: Duration = Duration::from_millis(250);
 
@@ -80,21 +83,26 @@ fn take(metrics: &Metrics, slot: &EngineSlot) -> Sample {
 }
 
 impl Sampler {
-    fn push(&self, sample: Sample) {
+    /// Adds a sample unless the last is younger than `fresh`, under one lock (two pages
+    /// at once do not add two samples a moment apart), and drops those past [`SPAN`].
+    fn sample(&self, metrics: &Metrics, slot: &EngineSlot, fresh: Duration) {
         let mut samples = self.samples.lock();
-        samples.push_back(sample);
-        while samples.len() > KEEP {
+        if samples.back().is_some_and(|s| s.at.elapsed() < fresh) {
+            return;
+        }
+        samples.push_back(take(metrics, slot));
+        while samples.front().is_some_and(|s| s.at.elapsed() > SPAN) {
             samples.pop_front();
         }
     }
 
     /// Starts sampling (once per server), and takes a sample now when the last one is
     /// older than [`FRESH`], so a chart always ends at the present.
-    fn refresh(&self, console: &Arc<Console>, ctx: &Ctx) {
-        let metrics = ctx.shared.metrics.clone();
-        let slot = ctx.shared.slot.clone();
+    fn refresh(&self, ctx: &Ctx) {
+        let metrics = &ctx.shared.metrics;
+        let slot = &ctx.shared.slot;
         self.started.get_or_init(|| {
-            let console: Weak<Console> = Arc::downgrade(console);
+            let console: Weak<Console> = Arc::downgrade(&ctx.console);
             let (metrics, slot) = (metrics.clone(), slot.clone());
             tokio::spawn(async move {
                 let mut tick = tokio::time::interval(EVERY);
@@ -103,18 +111,11 @@ impl Sampler {
                     let Some(console) = console.upgrade() else {
                         return;
                     };
-                    console.samples.push(take(&metrics, &slot));
+                    console.samples.sample(&metrics, &slot, FRESH);
                 }
             });
         });
-        let stale = self
-            .samples
-            .lock()
-            .back()
-            .is_none_or(|s| s.at.elapsed() > FRESH);
-        if stale {
-            self.push(take(&metrics, &slot));
-        }
+        self.sample(metrics, slot, FRESH);
     }
 
     /// Per-second rates between consecutive samples of `table`: (seconds ago, value) per
@@ -197,7 +198,7 @@ impl Chart {
     fn svg(&self) -> Markup {
         const W: f64 = 360.0;
         const H: f64 = 120.0;
-        let span = KEEP as f64 * EVERY.as_secs_f64();
+        let span = SPAN.as_secs_f64();
         let max = self
             .series
             .iter()
@@ -237,23 +238,19 @@ pub(crate) async fn table_page(
     Query(q): Query<Fields>,
 ) -> Response {
     let described = super::tables::describe(&ctx, &table).await;
-    if let Err(e) = described {
-        return ctx.page(&table, Tab::Tables, layout::error(&e));
+    if let Err(e) = &described {
+        return ctx.page(&table, Tab::Tables, layout::error(e));
     }
-    let insights = ctx
-        .call("DescribeContributorInsights", json!({ "TableName": table }))
-        .await;
-    let report = match &insights {
-        Ok(d) if d["ContributorInsightsStatus"] == "ENABLED" => {
-            let engine = ctx.engine();
-            let now = engine.now_ms();
-            engine
-                .counters()
-                .existing(&table)
-                .and_then(|c| c.insights.report(None, now, 60, 10))
+    let mut targets = vec![None];
+    if let Ok(t) = &described {
+        for index in t["GlobalSecondaryIndexes"].as_array().into_iter().flatten() {
+            targets.push(index["IndexName"].as_str().map(str::to_owned));
         }
-        _ => None,
-    };
+    }
+    let mut sections = Vec::new();
+    for index in &targets {
+        sections.push(insights(&ctx, &table, index.as_deref()).await);
+    }
     let body = html! {
         (layout::notice(q.get("notice").map(String::as_str)))
         h2 { "Traffic" }
@@ -261,9 +258,42 @@ pub(crate) async fn table_page(
             (chart_grid(&ctx, &table))
         }
         h2 { "Contributor Insights" }
-        @match (&insights, &report) {
+        @for section in sections { (section) }
+        p { a href="/console/advisor" { "Design advisor findings for every table →" } }
+    };
+    ctx.page(&table, Tab::Table(&table, Section::Metrics), body)
+}
+
+/// The hot keys of the table (or one GSI) when Contributor Insights is on there, else the
+/// button that turns it on. The report is read only after DescribeContributorInsights has
+/// passed the principal's policies.
+async fn insights(ctx: &Ctx, table: &str, index: Option<&str>) -> Markup {
+    let mut request = json!({ "TableName": table });
+    if let Some(index) = index {
+        request["IndexName"] = json!(index);
+    }
+    let described = ctx.call("DescribeContributorInsights", request).await;
+    let may_read = ctx.allowed("Scan", table);
+    let report = match &described {
+        Ok(d) if d["ContributorInsightsStatus"] == "ENABLED" && may_read => {
+            let engine = ctx.engine();
+            let now = engine.now_ms();
+            engine
+                .counters()
+                .existing(table)
+                .and_then(|c| c.insights.report(index, now, 60, 10))
+        }
+        _ => None,
+    };
+    let target = match index {
+        Some(i) => format!("index {i}"),
+        None => "the table".to_owned(),
+    };
+    html! {
+        @match (&described, &report) {
             (Err(e), _) => (layout::error(e)),
             (Ok(_), Some(report)) => {
+                h3 { "On " (target) }
                 div.insights {
                     (top_keys("Most accessed partition keys", &report.most_accessed_partition_keys))
                     (top_keys("Most accessed items", &report.most_accessed_items))
@@ -271,18 +301,20 @@ pub(crate) async fn table_page(
                     (top_keys("Most throttled items", &report.most_throttled_items))
                 }
             }
+            (Ok(d), None) if d["ContributorInsightsStatus"] == "ENABLED" => {
+                p.empty { "Hot keys on " (target) " are key values: they are shown to principals whose policies allow a Scan of the table." }
+            }
             (Ok(_), None) => {
-                form method="post" action=(table_path(&table, Section::Protection)) {
-                    (csrf(&ctx))
+                form.insights-off method="post" action=(table_path(table, Section::Protection)) {
+                    (csrf(ctx))
                     input type="hidden" name="action" value="insights";
-                    p { "Contributor Insights is off on this table: turn it on to see its hottest keys." }
-                    button type="submit" { "Turn Contributor Insights on" }
+                    @if let Some(index) = index { input type="hidden" name="index" value=(index); }
+                    span { "Contributor Insights is off on " (target) ". " }
+                    button type="submit" { "Turn it on" }
                 }
             }
         }
-        p { a href="/console/advisor" { "Design advisor findings for every table →" } }
-    };
-    ctx.page(&table, Tab::Table(&table, Section::Metrics), body)
+    }
 }
 
 fn top_keys(title: &str, top: &kura_engine::counters::TopKeys) -> Markup {
@@ -300,7 +332,7 @@ fn top_keys(title: &str, top: &kura_engine::counters::TopKeys) -> Markup {
 }
 
 fn chart_grid(ctx: &Ctx, table: &str) -> Markup {
-    ctx.console.samples.refresh(&ctx.console, ctx);
+    ctx.console.samples.refresh(ctx);
     html! {
         @for chart in ctx.console.samples.series(table) { (chart.svg()) }
     }
@@ -316,8 +348,38 @@ pub(crate) async fn charts(ctx: Ctx, Path(table): Path<String>) -> Response {
     ctx.fragment(grid)
 }
 
+/// The advisor's last findings, kept a few seconds: it samples every table, and a page
+/// reloaded in a loop should not make it do so each time.
+#[derive(Default)]
+pub(crate) struct AdviceCache {
+    last: Mutex<Option<(Instant, Arc<crate::advisor::Advice>)>>,
+}
+
+/// How long the advisor's findings are reused.
+const ADVICE_FOR: Duration = Duration::from_secs(10);
+
+impl AdviceCache {
+    async fn get(
+        &self,
+        engine: Arc<kura_engine::Engine>,
+    ) -> Result<Arc<crate::advisor::Advice>, String> {
+        if let Some((at, advice)) = &*self.last.lock()
+            && at.elapsed() < ADVICE_FOR
+        {
+            return Ok(advice.clone());
+        }
+        // It samples every table: off the async workers.
+        let advice = tokio::task::spawn_blocking(move || crate::advisor::advise(&engine))
+            .await
+            .map_err(|e| e.to_string())?;
+        let advice = Arc::new(advice);
+        *self.last.lock() = Some((Instant::now(), advice.clone()));
+        Ok(advice)
+    }
+}
+
 /// `GET /console/advisor`: the design advisor's findings on the tables the principal may
-/// describe.
+/// describe and scan (the evidence quotes keys and attribute names from sampled items).
 pub(crate) async fn advisor(ctx: Ctx, Query(q): Query<Fields>) -> Response {
     let names = match super::tables::table_names(&ctx).await {
         Ok(names) => names,
@@ -325,16 +387,13 @@ pub(crate) async fn advisor(ctx: Ctx, Query(q): Query<Fields>) -> Response {
     };
     let mut visible = Vec::new();
     for name in names {
-        if super::tables::describe(&ctx, &name).await.is_ok() {
+        if ctx.allowed("Scan", &name) && super::tables::describe(&ctx, &name).await.is_ok() {
             visible.push(name);
         }
     }
-    let engine = ctx.engine();
-    // It samples every table: off the async workers.
-    let advice = tokio::task::spawn_blocking(move || crate::advisor::advise(&engine)).await;
     let only = field(&q, "table");
-    let body = match advice {
-        Err(e) => html! { div.error { (e.to_string()) } },
+    let body = match ctx.console.advice.get(ctx.engine()).await {
+        Err(e) => html! { div.error { (e) } },
         Ok(advice) => {
             let findings: Vec<_> = advice
                 .findings
@@ -343,7 +402,7 @@ pub(crate) async fn advisor(ctx: Ctx, Query(q): Query<Fields>) -> Response {
                 .collect();
             html! {
                 h1 { "Design advisor" }
-                p { (advice.rules_checked) " of " (advice.rules_checkable) " checkable rules of the design guideline checked on " (advice.tables) " tables (docs/advisor.md)." }
+                p { (advice.rules_checked) " of " (advice.rules_checkable) " checkable rules of the design guideline checked on the " (visible.len()) " tables you may read (docs/advisor.md)." }
                 @if findings.is_empty() { p.empty { "No findings: every checked rule holds." } }
                 @for f in findings {
                     article.finding {

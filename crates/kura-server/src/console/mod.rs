@@ -11,6 +11,7 @@ mod assets;
 mod items;
 mod layout;
 mod metrics;
+mod paging;
 mod partiql;
 mod protection;
 mod session;
@@ -35,11 +36,15 @@ use crate::Shared;
 use crate::error::ApiError;
 pub(crate) use layout::Tab;
 
-/// The console's own state: sessions, and the metrics samples its charts draw.
+/// The console's own state: sessions, the metrics samples its charts draw, and the
+/// advisor's last findings.
 #[derive(Default)]
 pub(crate) struct Console {
     sessions: session::Sessions,
     samples: metrics::Sampler,
+    advice: metrics::AdviceCache,
+    /// The server speaks HTTPS: the session cookie is `Secure`.
+    secure: bool,
 }
 
 /// The console's routes (merged into the server's router when the console is on).
@@ -86,6 +91,8 @@ pub(crate) struct Ctx {
     new_session: bool,
     started: Instant,
     source_ip: Option<std::net::IpAddr>,
+    host: String,
+    user_agent: Option<String>,
 }
 
 impl FromRequestParts<Shared> for Ctx {
@@ -103,11 +110,16 @@ impl FromRequestParts<Shared> for Ctx {
             )
                 .into_response());
         }
-        let found = session::cookie(&parts.headers, session::COOKIE)
-            .and_then(|token| console.sessions.find(token));
-        let (session, new_session) = match found {
-            Some(s) => (s, false),
-            None => (console.sessions.start(), true),
+        let (session, new_session) = console.sessions.open(
+            session::cookie(&parts.headers, session::COOKIE),
+            shared.auth.as_deref(),
+        );
+        let header = |name: header::HeaderName| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
         };
         let ctx = Ctx {
             shared: shared.clone(),
@@ -119,10 +131,23 @@ impl FromRequestParts<Shared> for Ctx {
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
                 .map(|info| info.0.ip()),
+            host: header(header::HOST).unwrap_or_else(|| "localhost:8000".to_owned()),
+            user_agent: header(header::USER_AGENT),
         };
-        let signing_in = parts.uri.path() == "/console/signin";
-        if ctx.shared.auth.is_some() && ctx.session.principal.is_none() && !signing_in {
-            return Err(ctx.finish(Redirect::to("/console/signin").into_response()));
+        let path = parts.uri.path();
+        if ctx.shared.auth.is_some() && ctx.session.signed_in.is_none() && path != "/console/signin"
+        {
+            // A script's fetch (the tail, the charts) gets a status it can tell apart.
+            let answer = if path.ends_with("/poll") || path.ends_with("/charts") {
+                (
+                    StatusCode::UNAUTHORIZED,
+                    "signed out: reload the page to sign in",
+                )
+                    .into_response()
+            } else {
+                Redirect::to("/console/signin").into_response()
+            };
+            return Err(ctx.finish(answer));
         }
         Ok(ctx)
     }
@@ -148,6 +173,16 @@ fn same_origin(headers: &axum::http::HeaderMap) -> bool {
 /// A form's fields (names are unique in the console's forms).
 pub(crate) type Fields = std::collections::BTreeMap<String, String>;
 
+/// A form or query field, trimmed ("" when absent).
+pub(crate) fn field<'a>(fields: &'a Fields, name: &str) -> &'a str {
+    fields.get(name).map_or("", |v| v.trim())
+}
+
+/// A field as typed, spaces kept (key values may begin or end with one).
+pub(crate) fn raw<'a>(fields: &'a Fields, name: &str) -> &'a str {
+    fields.get(name).map_or("", String::as_str)
+}
+
 impl Ctx {
     fn engine(&self) -> Arc<kura_engine::Engine> {
         self.shared.engine()
@@ -163,6 +198,26 @@ impl Ctx {
         self.dispatch(operation, body, true).await
     }
 
+    /// A `Call` as `POST /` builds one, for this session.
+    fn api_call<'a>(
+        &self,
+        engine: &'a kura_engine::Engine,
+        body: Bytes,
+        observation: &'a crate::metrics::Observation,
+    ) -> crate::ops::Call<'a> {
+        crate::ops::Call {
+            engine,
+            ctx: kura_engine::RequestContext {
+                region: self.region().to_owned(),
+            },
+            host: self.host.clone(),
+            body,
+            principal: self.session.signed_in.as_ref().map(|v| v.principal.clone()),
+            source_ip: self.source_ip,
+            observation,
+        }
+    }
+
     async fn dispatch(
         &self,
         operation: &str,
@@ -172,23 +227,15 @@ impl Ctx {
         let engine = self.engine();
         let observation = crate::metrics::Observation::default();
         let started = Instant::now();
-        let call = crate::ops::Call {
-            engine: &engine,
-            ctx: kura_engine::RequestContext {
-                region: kura_auth::DEFAULT_REGION.to_owned(),
-            },
-            host: "localhost:8000".to_owned(),
-            body: Bytes::from(serde_json::to_vec(&body).unwrap_or_default()),
-            principal: self.session.principal.clone(),
-            source_ip: self.source_ip,
-            observation: &observation,
-        };
+        let body = Bytes::from(serde_json::to_vec(&body).unwrap_or_default());
+        let call = self.api_call(&engine, body.clone(), &observation);
         let result = if streams {
             crate::ops::dispatch_streams(operation, call).await
         } else {
             crate::ops::dispatch(operation, call).await
         };
-        // The console's requests are requests: they count in the metrics like any other.
+        // The console's requests are requests: counted in the metrics and audited like
+        // any other.
         if self.shared.metrics.enabled() {
             self.shared.metrics.record(
                 operation,
@@ -197,9 +244,76 @@ impl Ctx {
                 result.as_ref().err(),
             );
         }
+        let result = match &self.shared.audit {
+            Some(log) => self.audit(log, &engine, operation, streams, &body, result),
+            None => result,
+        };
         let bytes = result?;
         serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
+    }
+
+    /// The region the session acts in: the one signed in with (`us-east-1` when open).
+    fn region(&self) -> &str {
+        self.session
+            .signed_in
+            .as_ref()
+            .map_or(kura_auth::DEFAULT_REGION, |v| v.region.as_str())
+    }
+
+    /// Records a console request in the audit log as `POST /` would (the user agent is
+    /// the browser's); a line that cannot be written fails the request.
+    fn audit(
+        &self,
+        log: &crate::audit::AuditLog,
+        engine: &kura_engine::Engine,
+        operation: &str,
+        streams: bool,
+        body: &[u8],
+        result: Result<Vec<u8>, ApiError>,
+    ) -> Result<Vec<u8>, ApiError> {
+        let request_id = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
+        let signed_in = self.session.signed_in.as_ref();
+        let event = crate::audit::Event {
+            operation,
+            streams,
+            region: self.region(),
+            source_ip: self
+                .source_ip
+                .map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string()),
+            user_agent: self.user_agent.as_deref(),
+            identity: crate::audit::Identity {
+                principal: signed_in.map(|v| &v.principal),
+                access_key_id: signed_in.map(|v| v.access_key_id.as_str()),
+            },
+            body,
+            request_id: &request_id,
+            error: result
+                .as_ref()
+                .err()
+                .map(|e| (e.name(), e.message.as_deref())),
+            engine: Some(engine),
+        };
+        if !log.records(&event) {
+            return result;
+        }
+        match log.write(&event) {
+            Ok(()) => result,
+            Err(error) => {
+                tracing::error!("cannot write the audit log: {error}");
+                Err(ApiError::internal("The audit log could not be written"))
+            }
+        }
+    }
+
+    /// Whether the session's principal may call `operation` on `table` (always, when the
+    /// server runs open). For what the console shows from outside the API (hot keys, the
+    /// advisor's evidence): key values are data, so they need a read of the table.
+    pub fn allowed(&self, operation: &'static str, table: &str) -> bool {
+        let engine = self.engine();
+        let observation = crate::metrics::Observation::default();
+        let body = Bytes::from(serde_json::json!({ "TableName": table }).to_string());
+        crate::authz::control(&self.api_call(&engine, body, &observation), operation).is_ok()
     }
 
     /// Refuses a form whose CSRF token is not this session's.
@@ -247,11 +361,20 @@ impl Ctx {
         self.finish(Redirect::to(to).into_response())
     }
 
+    /// 303 to `path` with a notice for the page to show.
+    pub fn redirect_notice(&self, path: &str, notice: &str) -> Response {
+        let join = if path.contains('?') { '&' } else { '?' };
+        self.redirect(&format!("{path}{join}notice={}", layout::encode(notice)))
+    }
+
     /// Adds the headers every console response carries.
     fn finish(&self, mut response: Response) -> Response {
         let headers = response.headers_mut();
         if self.new_session
-            && let Ok(v) = HeaderValue::from_str(&session::set_cookie(&self.session.token))
+            && let Ok(v) = HeaderValue::from_str(&session::set_cookie(
+                &self.session.token,
+                self.console.secure,
+            ))
         {
             headers.insert(header::SET_COOKIE, v);
         }
@@ -292,13 +415,22 @@ async fn sign_in(ctx: Ctx, axum::Form(fields): axum::Form<Fields>) -> Response {
     let Some(auth) = ctx.shared.auth.clone() else {
         return ctx.redirect("/console/tables");
     };
-    let field = |name: &str| fields.get(name).map(|s| s.trim()).unwrap_or("");
-    let token = Some(field("session_token")).filter(|t| !t.is_empty());
-    match auth.sign_in(field("access_key_id"), field("secret_access_key"), token) {
+    let secret = raw(&fields, "secret_access_key");
+    let token = Some(field(&fields, "session_token")).filter(|t| !t.is_empty());
+    let region = match field(&fields, "region") {
+        "" => kura_auth::DEFAULT_REGION,
+        region => region,
+    };
+    match auth.sign_in(field(&fields, "access_key_id"), secret, token, region) {
         Ok(verified) => {
-            let session = ctx.console.sessions.sign_in(&ctx.session.token, verified);
-            let mut response = Redirect::to("/console/tables").into_response();
-            if let Ok(v) = HeaderValue::from_str(&session::set_cookie(&session.token)) {
+            let fingerprint = kura_auth::fingerprint(secret, token);
+            let session = ctx
+                .console
+                .sessions
+                .sign_in(&ctx.session.token, verified, fingerprint);
+            let mut response = ctx.redirect("/console/tables");
+            let cookie = session::set_cookie(&session.token, ctx.console.secure);
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
                 response.headers_mut().insert(header::SET_COOKIE, v);
             }
             response
@@ -315,10 +447,13 @@ async fn sign_out(ctx: Ctx, axum::Form(fields): axum::Form<Fields>) -> Response 
         return refused;
     }
     ctx.console.sessions.sign_out(&ctx.session.token);
-    Redirect::to("/console/signin").into_response()
+    ctx.redirect("/console/signin")
 }
 
 /// The console state for a server whose console is on.
-pub(crate) fn new() -> Arc<Console> {
-    Arc::new(Console::default())
+pub(crate) fn new(secure: bool) -> Arc<Console> {
+    Arc::new(Console {
+        secure,
+        ..Console::default()
+    })
 }

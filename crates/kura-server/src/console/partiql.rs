@@ -7,14 +7,12 @@ use maud::{Markup, html};
 use serde_json::{Map, Value, json};
 
 use super::layout::{self, Tab, csrf};
-use super::tables::field;
 use super::values;
-use super::{Ctx, Fields};
+use super::{Ctx, Fields, field, paging};
 use crate::error::ApiError;
 
 /// Separates the NextTokens of the pages before (tokens are base64: no spaces).
 const BACK_SEPARATOR: char = ' ';
-const FIRST_PAGE: &str = "~";
 
 /// `GET /console/partiql`.
 pub(crate) async fn page(ctx: Ctx) -> Response {
@@ -27,30 +25,28 @@ pub(crate) async fn run(ctx: Ctx, axum::Form(mut f): axum::Form<Fields>) -> Resp
     if let Err(refused) = ctx.check_form(&f) {
         return refused;
     }
-    // "Previous" posts the page's own token and the stack: go one back.
-    if field(&f, "go") == "previous" {
-        let back = field(&f, "back").to_owned();
-        let (rest, last) = back.rsplit_once(BACK_SEPARATOR).unwrap_or(("", &back));
-        let last = if last == FIRST_PAGE { "" } else { last };
-        f.insert("token".into(), last.to_owned());
-        f.insert("back".into(), rest.to_owned());
-    } else if field(&f, "go") == "next" {
-        let back = field(&f, "back");
-        let current = match field(&f, "token") {
-            "" => FIRST_PAGE,
-            t => t,
-        };
-        let back = if back.is_empty() {
-            current.to_owned()
-        } else {
-            format!("{back}{BACK_SEPARATOR}{current}")
-        };
-        let next = field(&f, "next").to_owned();
-        f.insert("back".into(), back);
-        f.insert("token".into(), next);
-    } else {
-        f.remove("token");
-        f.remove("back");
+    // A token belongs to the statement and parameters it came from: once either is
+    // edited, Next and Previous run the new one from its first page.
+    let same = field(&f, "statement") == field(&f, "ran_statement")
+        && field(&f, "parameters") == field(&f, "ran_parameters");
+    match field(&f, "go") {
+        "previous" if same => {
+            let back = field(&f, "back").to_owned();
+            let (last, rest) = paging::pop(&back, BACK_SEPARATOR);
+            let (last, rest) = (last.to_owned(), rest.to_owned());
+            f.insert("token".into(), last);
+            f.insert("back".into(), rest);
+        }
+        "next" if same => {
+            let back = paging::push(field(&f, "back"), field(&f, "token"), BACK_SEPARATOR);
+            let next = field(&f, "next").to_owned();
+            f.insert("back".into(), back);
+            f.insert("token".into(), next);
+        }
+        _ => {
+            f.remove("token");
+            f.remove("back");
+        }
     }
     let result = execute(&ctx, &f).await;
     let body = editor(&ctx, &f, Some(&result));
@@ -100,6 +96,8 @@ fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<Value, ApiError>>) -> Ma
                 label.check { input type="checkbox" name="consistent" value="on" checked[field(f, "consistent") == "on"]; "Strongly consistent" }
             }
             input type="hidden" name="token" value=(field(f, "token"));
+            input type="hidden" name="ran_statement" value=(field(f, "statement"));
+            input type="hidden" name="ran_parameters" value=(field(f, "parameters"));
             input type="hidden" name="back" value=(field(f, "back"));
             @if let Some(Ok(out)) = result {
                 input type="hidden" name="next" value=(out["NextToken"].as_str().unwrap_or(""));

@@ -8,8 +8,9 @@ use maud::{Markup, html};
 use serde_json::{Value, json};
 
 use super::layout::{self, Section, Tab, csrf, table_path};
-use super::tables::{describe, field, time_text};
-use super::{Ctx, Fields};
+use super::tables::describe;
+use super::values::time_text;
+use super::{Ctx, Fields, field};
 use crate::error::ApiError;
 
 /// `GET /console/tables/{table}/protection`.
@@ -211,11 +212,7 @@ pub(crate) async fn act(
         return refused;
     }
     match action(&ctx, &table, &f).await {
-        Ok((done, section)) => ctx.redirect(&format!(
-            "{}?notice={}",
-            table_path(&table, section),
-            layout::encode(&done)
-        )),
+        Ok((done, section)) => ctx.redirect_notice(&table_path(&table, section), &done),
         Err(e) => render(ctx, &table, None, Some(&e)).await,
     }
 }

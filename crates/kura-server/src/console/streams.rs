@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::layout::{self, Section, Tab, table_path};
-use super::tables::{describe, field};
+use super::tables::describe;
 use super::values::{self, pack, unpack};
-use super::{Ctx, Fields};
+use super::{Ctx, Fields, field};
 use crate::error::ApiError;
 
 /// Records one poll returns at most.
@@ -172,8 +172,10 @@ async fn read(ctx: &Ctx, table: &str, q: &Fields) -> Result<Value, ApiError> {
         let closed = shard["SequenceNumberRange"]["EndingSequenceNumber"].is_string();
         let parent = shard["ParentShardId"].as_str();
         if !cursor.shards.contains_key(&id) {
+            // A parent no longer listed was trimmed away; one listed must be read to its
+            // end first (a grandchild waits for both).
             let parent_read = parent.is_none_or(|p| {
-                cursor.shards.get(p).is_none_or(|pos| pos.done) || !ids.iter().any(|i| i == p)
+                !ids.iter().any(|i| i == p) || cursor.shards.get(p).is_some_and(|pos| pos.done)
             });
             let position = if fresh && !from_start {
                 // A tail from now: closed shards hold only the past.
@@ -226,9 +228,25 @@ async fn read_shard(
     {
         Ok(out) => out,
         // An iterator older than 15 minutes (a paused tail): start again after the last
-        // record shown.
-        Err(e) if e.name() == "ExpiredIteratorException" => {
-            let iterator = fresh_iterator(ctx, arn, shard, position).await?;
+        // record shown, or, when that record was trimmed meanwhile, at the oldest kept.
+        // A tail from now that showed nothing yet starts from now again: what was written
+        // while it was paused is skipped (the "oldest record" start shows it).
+        Err(e)
+            if e.name() == "ExpiredIteratorException"
+                || e.name() == "TrimmedDataAccessException" =>
+        {
+            if e.name() == "TrimmedDataAccessException" {
+                position.after = None;
+                position.start = "TRIM_HORIZON".into();
+            }
+            let iterator = match fresh_iterator(ctx, arn, shard, position).await {
+                Err(e) if e.name() == "TrimmedDataAccessException" => {
+                    position.after = None;
+                    position.start = "TRIM_HORIZON".into();
+                    fresh_iterator(ctx, arn, shard, position).await?
+                }
+                other => other?,
+            };
             ctx.call_streams(
                 "GetRecords",
                 json!({ "ShardIterator": iterator, "Limit": limit }),
@@ -249,7 +267,7 @@ async fn read_shard(
             "shard": shard,
             "sequence": seq,
             "event": r["eventName"],
-            "time": super::tables::time_text(&d["ApproximateCreationDateTime"]),
+            "time": values::time_text(&d["ApproximateCreationDateTime"]),
             "keys": plain(&d["Keys"]),
             "old": plain(&d["OldImage"]),
             "new": plain(&d["NewImage"]),

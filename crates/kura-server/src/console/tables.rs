@@ -8,13 +8,9 @@ use maud::{Markup, html};
 use serde_json::{Map, Value, json};
 
 use super::layout::{self, Section, Tab, csrf, table_path};
-use super::{Ctx, Fields};
+use super::values::time_text;
+use super::{Ctx, Fields, field};
 use crate::error::ApiError;
-
-/// A form field, trimmed ("" when absent).
-pub(crate) fn field<'a>(fields: &'a Fields, name: &str) -> &'a str {
-    fields.get(name).map_or("", |v| v.trim())
-}
 
 /// Every table name, through ListTables' pages.
 pub(crate) async fn table_names(ctx: &Ctx) -> Result<Vec<String>, ApiError> {
@@ -173,7 +169,14 @@ fn stream_text(t: &Value) -> String {
 
 const KEY_TYPES: [&str; 3] = ["S", "N", "B"];
 const PROJECTIONS: [&str; 3] = ["ALL", "KEYS_ONLY", "INCLUDE"];
-const VIEW_TYPES: [&str; 4] = ["NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY"];
+/// The stream choices of the forms: off, or a view type.
+const STREAM_CHOICES: [&str; 5] = [
+    "off",
+    "NEW_AND_OLD_IMAGES",
+    "NEW_IMAGE",
+    "OLD_IMAGE",
+    "KEYS_ONLY",
+];
 
 fn select(name: &str, options: &[&str], chosen: &str) -> Markup {
     html! {
@@ -252,7 +255,7 @@ fn create_form(ctx: &Ctx, f: &Fields, failed: Option<&ApiError>) -> Markup {
             fieldset {
                 legend { "Options" }
                 div.row {
-                    label { "Stream" (select("stream", &["off", "NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY"], &or("stream", "off"))) }
+                    label { "Stream" (select("stream", &STREAM_CHOICES, &or("stream", "off"))) }
                     label.check { input type="checkbox" name="deletion_protection" value="on" checked[!v("deletion_protection").is_empty()]; "Deletion protection" }
                     label { "Tags" input name="tags" value=(v("tags")) placeholder="team=orders, env=dev"; }
                 }
@@ -311,19 +314,13 @@ fn create_request(f: &Fields) -> Result<Value, ApiError> {
         )
     });
     let provisioned = field(f, "billing") == "PROVISIONED";
-    let throughput = |f: &Fields| {
-        json!({
-            "ReadCapacityUnits": number(field(f, "rcu")),
-            "WriteCapacityUnits": number(field(f, "wcu")),
-        })
-    };
     let mut request = json!({
         "TableName": field(f, "name"),
         "KeySchema": table_key,
         "BillingMode": field(f, "billing"),
     });
     if provisioned {
-        request["ProvisionedThroughput"] = throughput(f);
+        request["ProvisionedThroughput"] = throughput(f)?;
     }
     if let Some(schema) = gsi_key {
         let mut index = json!({
@@ -332,7 +329,7 @@ fn create_request(f: &Fields) -> Result<Value, ApiError> {
             "Projection": projection(field(f, "gsi_projection"), field(f, "gsi_include")),
         });
         if provisioned {
-            index["ProvisionedThroughput"] = throughput(f);
+            index["ProvisionedThroughput"] = throughput(f)?;
         }
         request["GlobalSecondaryIndexes"] = json!([index]);
     }
@@ -361,9 +358,21 @@ fn create_request(f: &Fields) -> Result<Value, ApiError> {
     Ok(request)
 }
 
-/// A whole number as JSON (the API validates it; text that is not one goes as 0).
-fn number(text: &str) -> Value {
-    text.parse::<i64>().map_or(json!(0), |n| json!(n))
+/// The form's read and write capacity units as ProvisionedThroughput (the API checks
+/// their range; text that is no whole number is refused here, naming the field).
+fn throughput(f: &Fields) -> Result<Value, ApiError> {
+    let units = |name: &str, label: &str| {
+        field(f, name).parse::<i64>().map_err(|_| {
+            ApiError::validation(format!(
+                "{label} must be a whole number, not {:?}",
+                field(f, name)
+            ))
+        })
+    };
+    Ok(json!({
+        "ReadCapacityUnits": units("rcu", "Read capacity units")?,
+        "WriteCapacityUnits": units("wcu", "Write capacity units")?,
+    }))
 }
 
 fn projection(kind: &str, include: &str) -> Value {
@@ -402,11 +411,10 @@ pub(crate) async fn create(ctx: Ctx, axum::Form(f): axum::Form<Fields>) -> Respo
     match result {
         Ok(out) => {
             let name = out["TableDescription"]["TableName"].as_str().unwrap_or("");
-            ctx.redirect(&format!(
-                "{}?notice={}",
-                table_path(name, Section::Overview),
-                layout::encode(&format!("Created table {name}"))
-            ))
+            ctx.redirect_notice(
+                &table_path(name, Section::Overview),
+                &format!("Created table {name}"),
+            )
         }
         Err(e) => {
             let body = create_form(&ctx, &f, Some(&e));
@@ -573,7 +581,7 @@ fn overview_body(
                 (csrf(ctx))
                 input type="hidden" name="action" value="stream";
                 h3 { "Stream" }
-                label { "Stream" (select("stream", &["off", VIEW_TYPES[0], VIEW_TYPES[1], VIEW_TYPES[2], VIEW_TYPES[3]], if streaming { stream_text(t) } else { "off".to_owned() }.as_str())) }
+                label { "Stream" (select("stream", &STREAM_CHOICES, if streaming { stream_text(t) } else { "off".to_owned() }.as_str())) }
                 button type="submit" { "Update stream" }
             }
             form method="post" action=(update) {
@@ -616,22 +624,6 @@ fn overview_body(
     }
 }
 
-/// A DynamoDB epoch-seconds time as UTC text.
-pub(crate) fn time_text(seconds: &Value) -> String {
-    let Some(s) = seconds.as_f64() else {
-        return String::new();
-    };
-    time::OffsetDateTime::from_unix_timestamp_nanos((s * 1e9) as i128)
-        .ok()
-        .and_then(|t| {
-            t.format(time::macros::format_description!(
-                "[year]-[month]-[day] [hour]:[minute]:[second] UTC"
-            ))
-            .ok()
-        })
-        .unwrap_or_default()
-}
-
 /// `POST /console/tables/{table}/update`: the form's `action` names the change.
 pub(crate) async fn update(
     ctx: Ctx,
@@ -643,11 +635,7 @@ pub(crate) async fn update(
     }
     let result = match update_call(&ctx, &table, &f).await {
         Ok(done) => {
-            return ctx.redirect(&format!(
-                "{}?notice={}",
-                table_path(&table, Section::Overview),
-                layout::encode(&done)
-            ));
+            return ctx.redirect_notice(&table_path(&table, Section::Overview), &done);
         }
         Err(e) => e,
     };
@@ -662,10 +650,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
             let billing = field(f, "billing");
             let mut request = json!({ "TableName": table, "BillingMode": billing });
             if billing == "PROVISIONED" {
-                request["ProvisionedThroughput"] = json!({
-                    "ReadCapacityUnits": number(field(f, "rcu")),
-                    "WriteCapacityUnits": number(field(f, "wcu")),
-                });
+                request["ProvisionedThroughput"] = throughput(f)?;
             }
             ctx.call("UpdateTable", request).await?;
             Ok("Updated the capacity".to_owned())
@@ -752,10 +737,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
                 "Projection": projection(field(f, "gsi_projection"), field(f, "gsi_include")),
             });
             if f.contains_key("rcu") {
-                create["ProvisionedThroughput"] = json!({
-                    "ReadCapacityUnits": number(field(f, "rcu")),
-                    "WriteCapacityUnits": number(field(f, "wcu")),
-                });
+                create["ProvisionedThroughput"] = throughput(f)?;
             }
             let definitions: Vec<Value> = definitions
                 .into_iter()
@@ -798,10 +780,7 @@ pub(crate) async fn delete(
         return overview(ctx, &table, None, Some(&e)).await;
     }
     match ctx.call("DeleteTable", json!({ "TableName": table })).await {
-        Ok(_) => ctx.redirect(&format!(
-            "/console/tables?notice={}",
-            layout::encode(&format!("Deleted table {table}"))
-        )),
+        Ok(_) => ctx.redirect_notice("/console/tables", &format!("Deleted table {table}")),
         Err(e) => overview(ctx, &table, None, Some(&e)).await,
     }
 }

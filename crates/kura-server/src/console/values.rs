@@ -38,31 +38,40 @@ pub(crate) fn to_typed_map(map: &Map<String, Value>) -> Map<String, Value> {
     map.iter().map(|(k, v)| (k.clone(), to_typed(v))).collect()
 }
 
-/// DynamoDB JSON as plain JSON: sets become arrays, binary its base64 text, and a number
-/// keeps its digits (as a JSON number when it is one).
+/// DynamoDB JSON as plain JSON, in a form [`to_typed`] turns back into the same value:
+/// strings, numbers (as JSON numbers when they are exactly one), booleans, null, lists
+/// and maps become plain; sets and binary stay in DynamoDB JSON (plain JSON has no word for
+/// them), and so does a map whose plain form would read as a typed value.
 pub(crate) fn to_plain(value: &Value) -> Value {
     let Value::Object(map) = value else {
         return value.clone();
     };
     let Some((kind, inner)) = map.iter().next() else {
-        return Value::Null;
+        return value.clone();
     };
     match (kind.as_str(), inner) {
-        ("N", Value::String(n)) => n
-            .parse::<serde_json::Number>()
-            .map_or_else(|_| Value::String(n.clone()), Value::Number),
-        ("NS", Value::Array(list)) => {
-            Value::Array(list.iter().map(|n| to_plain(&json!({ "N": n }))).collect())
-        }
+        ("S", Value::String(s)) => Value::String(s.clone()),
+        ("N", Value::String(n)) => match n.parse::<serde_json::Number>() {
+            // Only when the JSON number writes back as the same digits.
+            Ok(number) if number.to_string() == *n => Value::Number(number),
+            _ => value.clone(),
+        },
+        ("BOOL", Value::Bool(b)) => Value::Bool(*b),
         ("NULL", _) => Value::Null,
         ("L", Value::Array(list)) => Value::Array(list.iter().map(to_plain).collect()),
-        ("M", Value::Object(members)) => Value::Object(
-            members
+        ("M", Value::Object(members)) => {
+            let plain: Map<String, Value> = members
                 .iter()
                 .map(|(k, v)| (k.clone(), to_plain(v)))
-                .collect(),
-        ),
-        (_, other) => other.clone(),
+                .collect();
+            let plain = Value::Object(plain);
+            if is_typed(&plain) {
+                value.clone()
+            } else {
+                plain
+            }
+        }
+        _ => value.clone(),
     }
 }
 
@@ -125,6 +134,22 @@ pub(crate) fn key_value(kind: &str, text: &str) -> Value {
     json!({ kind: text })
 }
 
+/// A DynamoDB epoch-seconds time as UTC text.
+pub(crate) fn time_text(seconds: &Value) -> String {
+    let Some(s) = seconds.as_f64() else {
+        return String::new();
+    };
+    time::OffsetDateTime::from_unix_timestamp_nanos((s * 1e9) as i128)
+        .ok()
+        .and_then(|t| {
+            t.format(time::macros::format_description!(
+                "[year]-[month]-[day] [hour]:[minute]:[second] UTC"
+            ))
+            .ok()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +165,18 @@ mod tests {
         assert_eq!(item_to_plain(&typed), plain);
         // A typed value inside plain JSON stays typed (sets have no plain form).
         assert_eq!(to_typed(&json!({"SS": ["a"]})), json!({"SS": ["a"]}));
+    }
+
+    #[test]
+    fn the_plain_view_gives_back_every_type_unchanged() {
+        let item = json!({
+            "ss": {"SS": ["a", "b"]}, "ns": {"NS": ["1", "2.5"]}, "bs": {"BS": ["AAE="]},
+            "b": {"B": "AAE="}, "big": {"N": "12345678901234567890123456789012345678"},
+            "exp": {"N": "1E+3"}, "m": {"M": {"S": {"S": "looks typed"}}},
+            "l": {"L": [{"M": {"k": {"NULL": true}}}, {"BOOL": false}]}});
+        let plain = item_to_plain(item.as_object().expect("object"));
+        let back = to_typed_map(plain.as_object().expect("object"));
+        assert_eq!(Value::Object(back), item);
     }
 
     #[test]

@@ -10,6 +10,8 @@ function tail(controls) {
   let cursor = "";
   let paused = false;
   let shown = 0;
+  // Bumped when the start changes: an answer to a poll sent before is dropped.
+  let generation = 0;
   const cell = (row, text, cls) => {
     const td = row.insertCell();
     if (cls) td.className = cls;
@@ -22,10 +24,18 @@ function tail(controls) {
   async function poll() {
     if (!paused) {
       try {
+        const sent = generation;
         const url = controls.dataset.poll + "?from=" + encodeURIComponent(from.value) +
           "&cursor=" + encodeURIComponent(cursor);
-        const answer = await (await fetch(url, { credentials: "same-origin" })).json();
-        if (answer.error) {
+        const response = await fetch(url, { credentials: "same-origin", redirect: "error" });
+        if (response.status === 401) {
+          status.textContent = "signed out: reload the page to sign in";
+          return;
+        }
+        const answer = await response.json();
+        if (sent !== generation) {
+          // The start changed while this poll was out: its records are from the old one.
+        } else if (answer.error) {
           status.textContent = answer.error;
         } else {
           cursor = answer.cursor;
@@ -49,7 +59,12 @@ function tail(controls) {
     }
     setTimeout(poll, 1000);
   }
-  from.addEventListener("change", () => { cursor = ""; body.innerHTML = ""; shown = 0; });
+  from.addEventListener("change", () => {
+    generation += 1;
+    cursor = "";
+    body.replaceChildren();
+    shown = 0;
+  });
   pause.addEventListener("click", () => {
     paused = !paused;
     pause.textContent = paused ? "Resume" : "Pause";
@@ -61,7 +76,9 @@ function tail(controls) {
 function refreshCharts(charts) {
   setInterval(async () => {
     try {
-      const answer = await fetch(charts.dataset.refresh, { credentials: "same-origin" });
+      const answer = await fetch(charts.dataset.refresh,
+        { credentials: "same-origin", redirect: "error" });
+      // The fragment is the server's own markup, every value in it escaped.
       if (answer.ok) charts.innerHTML = await answer.text();
     } catch (e) { /* the next refresh tries again */ }
   }, 5000);
