@@ -68,6 +68,9 @@ done
 [ -n "$endpoint" ] || { cat "$server_log"; echo "kura did not become ready" >&2; exit 1; }
 KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
 
+log "Console page server times on a small table (short form of benches/console_pages.py)"
+python benches/console_pages.py --items 20000 --repeat 5 --binary target/debug/kura
+
 log "kura-cqrs suite against kura serve ($endpoint)"
 cqrs_suite "kura serve" "$endpoint"
 

@@ -4,6 +4,7 @@ chromedriver, installed by scripts/browser.sh), with boto3 checking what each pa
 With KURA_CONSOLE_SCREENSHOTS=DIR the tests also save a screenshot of each page there
 (scripts/console-screenshots.sh refreshes docs/console/ that way)."""
 
+import http.cookiejar
 import json
 import os
 import pathlib
@@ -432,6 +433,17 @@ def test_metrics_insights_and_advisor_pages(ui, server):
     assert ui.els("figure.chart polyline")
     top = ui.els("section.top")[0]
     assert "c#3" in top.text, top.text
+    if SHOTS:
+        # A few seconds of mixed traffic, for a screenshot with something in its charts.
+        for n in range(10):
+            for i in range(20 * (n % 4 + 1)):
+                ddb.get_item(TableName="orders",
+                             Key={"customer": {"S": f"c#{i % 5}"}, "order_id": {"S": "o#1"}})
+            ddb.put_item(TableName="orders", Item={"customer": {"S": f"c#{n}"},
+                                                   "order_id": {"S": "o#x"},
+                                                   "status": {"S": "open"}})
+            time.sleep(0.5)
+            ui.open("/console/tables/orders/metrics")
     ui.shot("metrics")
     ui.open("/console/advisor")
     findings = [f.text for f in ui.els("article.finding")]
@@ -535,3 +547,39 @@ def test_the_console_can_be_turned_off(tmp_path):
         with pytest.raises(urllib.error.HTTPError) as off:
             urllib.request.urlopen(endpoint + "/console/tables", timeout=10)
         assert off.value.code == 404
+
+
+def test_console_requests_are_audited_as_the_signed_in_principal(tmp_path):
+    creds = tmp_path / "credentials.json"
+    creds.write_text(json.dumps({"Credentials": [
+        {"AccessKeyId": "AKIDADMIN", "SecretAccessKey": "admin-secret", "User": "admin"}]}))
+    audit = tmp_path / "audit.jsonl"
+    with kura_server(["--in-memory", "--auth", str(creds), "--audit", str(audit)],
+                     tmp_path) as endpoint:
+        opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+        def fetch(path, form=None):
+            data = urllib.parse.urlencode(form).encode() if form is not None else None
+            with opener.open(endpoint + path, data=data, timeout=30) as answer:
+                return answer.geturl(), answer.read().decode()
+
+        def csrf(page):
+            return page.split('name="csrf" value="')[1].split('"')[0]
+
+        url, page = fetch("/console/tables")
+        assert url.endswith("/console/signin")
+        url, page = fetch("/console/signin", {"csrf": csrf(page), "access_key_id": "AKIDADMIN",
+                                              "secret_access_key": "admin-secret",
+                                              "region": "eu-west-1"})
+        assert url.endswith("/console/tables") and "AKIDADMIN · eu-west-1" in page
+        url, page = fetch("/console/new-table")
+        url, page = fetch("/console/tables", {"csrf": csrf(page), "name": "audited", "pk": "id",
+                                              "pk_type": "S", "billing": "PAY_PER_REQUEST"})
+        assert "Created table audited" in page, page
+        records = [json.loads(line) for line in audit.read_text().splitlines()]
+        created = [r for r in records if r["eventName"] == "CreateTable"]
+        assert len(created) == 1, records
+        assert created[0]["userIdentity"]["arn"].endswith(":user/admin")
+        assert created[0]["awsRegion"] == "eu-west-1"
+        assert created[0]["userAgent"].startswith("Python-urllib")

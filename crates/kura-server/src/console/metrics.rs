@@ -198,7 +198,14 @@ impl Chart {
     fn svg(&self) -> Markup {
         const W: f64 = 360.0;
         const H: f64 = 120.0;
-        let span = SPAN.as_secs_f64();
+        // The window the samples cover, from one minute up to ten: a console opened a
+        // moment ago draws its few points across the chart, not in its last pixels.
+        let oldest = self
+            .series
+            .iter()
+            .flat_map(|(_, p)| p.first().map(|(t, _)| -t))
+            .fold(0.0_f64, f64::max);
+        let span = oldest.clamp(60.0, SPAN.as_secs_f64());
         let max = self
             .series
             .iter()
@@ -224,10 +231,19 @@ impl Chart {
                     @for (i, (name, points)) in self.series.iter().enumerate() {
                         span class=(format!("key s{}", i % 6)) { (name) ": " (format!("{:.2}", last(points))) }
                     }
-                    span.span { "last 10 min" }
+                    span.span { "last " (window_text(span)) }
                 }
             }
         }
+    }
+}
+
+/// `90 s`, `4 min`.
+fn window_text(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{seconds:.0} s")
+    } else {
+        format!("{:.0} min", seconds / 60.0)
     }
 }
 
