@@ -260,6 +260,41 @@ def test_page_through_1000_items_in_both_directions(ui, server):
     ui.shot("items-browse")
 
 
+def test_items_are_loaded_from_a_pasted_array_and_from_a_file(ui, server, tmp_path):
+    ddb = client(server)
+    ddb.create_table(TableName="loaded", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}])
+    ui.open("/console/tables/loaded/items")
+    ui.follow(ui.el("a[href$='/loaded/load']"))
+    ui.fill("items", json.dumps([{"id": f"p{n}", "n": n, "tags": {"SS": ["x"]}}
+                                 for n in range(60)]))
+    ui.submit("form.load")
+    assert ui.notice() == "Loaded 60 items", ui.text()
+    # A file of DynamoDB JSON lines, read by the page.
+    lines = tmp_path / "items.jsonl"
+    lines.write_text("\n".join(json.dumps({"id": {"S": f"f{n}"}, "b": {"B": "AAE="}})
+                               for n in range(30)))
+    ui.open("/console/tables/loaded/load")
+    ui.el("#load-file").send_keys(str(lines))
+    ui.wait_for(lambda: ui.el("#load-items").get_attribute("value").startswith('{"id"'),
+                what="the file in the form")
+    ui.submit("form.load")
+    assert ui.notice() == "Loaded 30 items", ui.text()
+    assert ddb.scan(TableName="loaded", Select="COUNT")["Count"] == 90
+    item = ddb.get_item(TableName="loaded", Key={"id": {"S": "p7"}})["Item"]
+    assert item == {"id": {"S": "p7"}, "n": {"N": "7"}, "tags": {"SS": ["x"]}}
+    assert ddb.get_item(TableName="loaded", Key={"id": {"S": "f3"}})["Item"]["b"] == {
+        "B": b"\x00\x01"}
+    # An item without its key: DynamoDB's error, and how many were written before it.
+    ui.open("/console/tables/loaded/load")
+    ui.fill("items", json.dumps([{"id": f"q{n}"} for n in range(25)] + [{"other": 1}]))
+    ui.submit("form.load")
+    assert ui.error().startswith("ValidationException: "), ui.text()
+    assert "(25 items were written before it)" in ui.error()
+    ui.shot("load-items")
+
+
 def test_the_query_builder_covers_every_key_condition_and_count(ui, server):
     ddb = client(server)
     ddb.create_table(TableName="events", BillingMode="PAY_PER_REQUEST",

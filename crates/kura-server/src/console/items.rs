@@ -295,6 +295,7 @@ fn builder(table: &str, t: &Value, f: &Fields) -> Markup {
             div.row {
                 button type="submit" { "Run" }
                 a.button.secondary href=(format!("{}?new=1", item_path(table))) { "New item" }
+                a.button.secondary href=(format!("/console/tables/{}/load", encode(table))) { "Load items" }
             }
         }
     }

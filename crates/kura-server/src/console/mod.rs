@@ -10,6 +10,7 @@
 mod assets;
 mod items;
 mod layout;
+mod load;
 mod metrics;
 mod paging;
 mod partiql;
@@ -66,6 +67,13 @@ pub(crate) fn routes() -> Router<Shared> {
             get(items::edit).post(items::save),
         )
         .route("/console/tables/{table}/item/delete", post(items::delete))
+        .route(
+            "/console/tables/{table}/load",
+            // A load may carry as much as a DynamoDB request: 16 MB.
+            get(load::form)
+                .post(load::load)
+                .layer(axum::extract::DefaultBodyLimit::max(16 << 20)),
+        )
         .route("/console/tables/{table}/stream", get(streams::page))
         .route("/console/tables/{table}/stream/poll", get(streams::poll))
         .route("/console/tables/{table}/metrics", get(metrics::table_page))

@@ -1,0 +1,187 @@
+//! Loading many items at once: a JSON array (or JSON lines) of items in plain or DynamoDB
+//! JSON, pasted or read from a file by the page, written with BatchWriteItem 25 at a time
+//! (unprocessed items sent again), as `aws dynamodb batch-write-item` users do by hand.
+
+use axum::extract::Path;
+use axum::response::Response;
+use maud::{Markup, html};
+use serde_json::{Map, Value, json};
+
+use super::layout::{self, Section, Tab, csrf, table_path};
+use super::tables::describe;
+use super::values;
+use super::{Ctx, Fields, field, raw};
+use crate::error::ApiError;
+
+/// Sends of one batch's unprocessed items before giving up on them.
+const RETRIES: usize = 8;
+
+/// `GET /console/tables/{table}/load`.
+pub(crate) async fn form(ctx: Ctx, Path(table): Path<String>) -> Response {
+    if let Err(e) = describe(&ctx, &table).await {
+        return ctx.page(&table, Tab::Tables, layout::error(&e));
+    }
+    let body = page(&ctx, &table, &Fields::new(), None);
+    ctx.page(&table, Tab::Table(&table, Section::Items), body)
+}
+
+fn page(ctx: &Ctx, table: &str, f: &Fields, failed: Option<&ApiError>) -> Markup {
+    let format = field(f, "format");
+    html! {
+        h2 { "Load items" }
+        @if let Some(e) = failed { (layout::error(e)) }
+        p.hint { "A JSON array of items, or one item per line; each in plain JSON (" code { r#"{"id": "a", "n": 1}"# } ") or DynamoDB JSON (" code { r#"{"id": {"S": "a"}}"# } "). They are written with BatchWriteItem, 25 at a time; an item with the key of one already there replaces it." }
+        form.load method="post" action=(format!("/console/tables/{}/load", layout::encode(table))) {
+            (csrf(ctx))
+            div.row {
+                label { "Read a file" input #load-file type="file" accept=".json,.jsonl,application/json"; }
+                label { "Format"
+                    select name="format" {
+                        option value="auto" selected[format.is_empty() || format == "auto"] { "detect" }
+                        option value="plain" selected[format == "plain"] { "plain JSON" }
+                        option value="dynamodb" selected[format == "dynamodb"] { "DynamoDB JSON" }
+                    }
+                }
+            }
+            textarea #load-items name="items" rows="16" spellcheck="false" { (raw(f, "items")) }
+            div.row {
+                button type="submit" { "Load items" }
+                a.button.secondary href=(table_path(table, Section::Items)) { "Back to items" }
+            }
+        }
+    }
+}
+
+/// The items of the text: a JSON array, or one JSON object per line.
+fn parse(text: &str, format: &str) -> Result<Vec<Map<String, Value>>, ApiError> {
+    let trimmed = text.trim();
+    let list: Vec<Value> = if trimmed.starts_with('[') {
+        serde_json::from_str(trimmed)
+            .map_err(|e| ApiError::validation(format!("The items are not a JSON array: {e}")))?
+    } else {
+        trimmed
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(n, line)| {
+                serde_json::from_str(line).map_err(|e| {
+                    ApiError::validation(format!("Line {} is not a JSON object: {e}", n + 1))
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(n, item)| match item {
+            Value::Object(map) => {
+                // Detected: DynamoDB JSON when every attribute is one typed value.
+                let typed = match format {
+                    "dynamodb" => true,
+                    "plain" => false,
+                    _ => !map.is_empty() && map.values().all(values::is_typed),
+                };
+                Ok(if typed {
+                    map
+                } else {
+                    values::to_typed_map(&map)
+                })
+            }
+            _ => Err(ApiError::validation(format!(
+                "Item {} is not a JSON object",
+                n + 1
+            ))),
+        })
+        .collect()
+}
+
+/// `POST /console/tables/{table}/load`.
+pub(crate) async fn load(
+    ctx: Ctx,
+    Path(table): Path<String>,
+    axum::Form(f): axum::Form<Fields>,
+) -> Response {
+    if let Err(refused) = ctx.check_form(&f) {
+        return refused;
+    }
+    let mut written = 0usize;
+    let result = async {
+        let items = parse(raw(&f, "items"), field(&f, "format"))?;
+        if items.is_empty() {
+            return Err(ApiError::validation(
+                "There are no items to load".to_owned(),
+            ));
+        }
+        for chunk in items.chunks(25) {
+            let mut pending: Vec<Value> = chunk
+                .iter()
+                .map(|item| json!({ "PutRequest": { "Item": item } }))
+                .collect();
+            for _ in 0..RETRIES {
+                let sent = pending.len();
+                let out = ctx
+                    .call(
+                        "BatchWriteItem",
+                        json!({ "RequestItems": { &table: pending } }),
+                    )
+                    .await?;
+                pending = out["UnprocessedItems"][&table]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                written += sent - pending.len();
+                if pending.is_empty() {
+                    break;
+                }
+            }
+            if !pending.is_empty() {
+                return Err(ApiError::validation(format!(
+                    "{} items stayed unprocessed after {RETRIES} tries (the table is throttled)",
+                    pending.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+    .await;
+    match result {
+        Ok(()) => ctx.redirect_notice(
+            &table_path(&table, Section::Items),
+            &format!("Loaded {written} items"),
+        ),
+        Err(e) => {
+            // What was written stays written: say how far it got.
+            let e = if written > 0 {
+                ApiError {
+                    message: Some(format!(
+                        "{} ({written} items were written before it)",
+                        e.message.as_deref().unwrap_or("")
+                    )),
+                    ..e
+                }
+            } else {
+                e
+            };
+            let body = page(&ctx, &table, &f, Some(&e));
+            ctx.page(&table, Tab::Table(&table, Section::Items), body)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_come_as_an_array_or_lines_in_either_json() {
+        let array = parse(r#"[{"id": "a", "n": 1}, {"id": {"S": "b"}}]"#, "auto").expect("array");
+        assert_eq!(
+            Value::Object(array[0].clone()),
+            json!({"id": {"S": "a"}, "n": {"N": "1"}})
+        );
+        assert_eq!(Value::Object(array[1].clone()), json!({"id": {"S": "b"}}));
+        let lines = parse("{\"id\": \"a\"}\n\n{\"id\": \"b\"}\n", "plain").expect("lines");
+        assert_eq!(lines.len(), 2);
+        assert!(parse("[1]", "auto").is_err());
+        assert!(parse("{\"id\": 1}\nnot json", "auto").is_err());
+    }
+}
