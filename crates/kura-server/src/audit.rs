@@ -80,6 +80,18 @@ impl AuditLog {
         self.append(&line)
     }
 
+    /// Records `event` when the log takes it. A line that cannot be written is the
+    /// request's error (InternalServerError), so nothing goes unrecorded.
+    pub(crate) fn record(&self, event: &Event<'_>) -> Result<(), crate::error::ApiError> {
+        if !self.records(event) {
+            return Ok(());
+        }
+        self.write(event).map_err(|error| {
+            tracing::error!("cannot write the audit log: {error}");
+            crate::error::ApiError::internal("The audit log could not be written")
+        })
+    }
+
     fn append(&self, line: &[u8]) -> std::io::Result<()> {
         let mut writer = self
             .writer

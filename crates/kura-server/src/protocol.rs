@@ -193,16 +193,7 @@ fn audit(
             .map(|e| (e.name(), e.message.as_deref())),
         engine: Some(engine),
     };
-    if !log.records(&event) {
-        return result;
-    }
-    match log.write(&event) {
-        Ok(()) => result,
-        Err(error) => {
-            tracing::error!("cannot write the audit log: {error}");
-            Err(ApiError::internal("The audit log could not be written"))
-        }
-    }
+    log.record(&event).and(result)
 }
 
 fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {
