@@ -143,7 +143,8 @@ def main():
 
             _, first = b.fetch(t + "/items?limit=25")
             start_key = re.search(r'rel="next" href="[^"]*start=([^&"]+)', first).group(1)
-            poll = json.loads(b.fetch(t + "/stream/poll?from=latest")[1])
+            b.fetch("/console/partiql")  # a page with a form: its CSRF token
+            poll = json.loads(b.fetch(t + "/stream/poll", {"from": "latest", "cursor": ""})[1])
             packed_key = base64.urlsafe_b64encode(json.dumps(
                 {"customer": {"S": "customer#00042"}, "order_id": {"S": "order#00000042"}}
             ).encode()).decode().rstrip("=")
@@ -161,7 +162,7 @@ def main():
                 ("item editor", lambda: b.fetch(t + "/item?key=" + packed_key)[0]),
                 ("stream page", lambda: b.fetch(t + "/stream")[0]),
                 ("stream tail poll", lambda: b.fetch(
-                    t + "/stream/poll?cursor=" + urllib.parse.quote(poll["cursor"]))[0]),
+                    t + "/stream/poll", {"from": "latest", "cursor": poll["cursor"]})[0]),
                 ("metrics and insights", lambda: b.fetch(t + "/metrics")[0]),
                 ("backups and PITR", lambda: b.fetch(t + "/protection")[0]),
                 ("PartiQL SELECT by key", lambda: b.fetch("/console/partiql", {

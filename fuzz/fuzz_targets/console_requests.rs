@@ -1,6 +1,6 @@
 //! The web console's inputs: query strings (the item browser's builder and its packed
-//! start keys, the editor's key, the stream tail's cursor) and form bodies (the item
-//! editor, the PartiQL editor, table updates), sent through the real router to a live
+//! start keys, the editor's key) and form bodies (the item editor, the PartiQL editor,
+//! table updates, the stream tail's cursor, item loads), sent through the real router to a live
 //! in-memory engine with a table, an index, a stream and items. Every input gets a page,
 //! never a panic. The first byte picks the page; the rest is the query or the form.
 #![no_main]
@@ -76,16 +76,18 @@ static WORLD: LazyLock<World> = LazyLock::new(|| {
 const GETS: [&str; 5] = [
     "/console/tables/fuzz/items?",
     "/console/tables/fuzz/item?",
-    "/console/tables/fuzz/stream/poll?",
+    "/console/advisor?",
     "/console/tables/fuzz/metrics?",
     "/console/tables?",
 ];
-const POSTS: [&str; 5] = [
+const POSTS: [&str; 7] = [
     "/console/tables/fuzz/item",
     "/console/tables/fuzz/item/delete",
     "/console/partiql",
     "/console/tables/fuzz/update",
     "/console/tables/fuzz/protection",
+    "/console/tables/fuzz/stream/poll",
+    "/console/tables/fuzz/load",
 ];
 
 fuzz_target!(|data: &[u8]| {

@@ -282,7 +282,13 @@ impl Authenticator {
 /// What a console session keeps of the secret (and token) it signed in with: a digest, so
 /// that each request can check the key still exists with the same secret.
 pub fn fingerprint(secret_access_key: &str, session_token: Option<&str>) -> String {
-    sigv4::sha256_hex(format!("{secret_access_key}\n{}", session_token.unwrap_or("")).as_bytes())
+    // Each part hashed on its own: no secret and token can run together into another pair.
+    let parts = format!(
+        "{}:{}",
+        sigv4::sha256_hex(secret_access_key.as_bytes()),
+        session_token.map_or_else(|| "-".to_owned(), |t| sigv4::sha256_hex(t.as_bytes()))
+    );
+    sigv4::sha256_hex(parts.as_bytes())
 }
 
 impl Authenticator {

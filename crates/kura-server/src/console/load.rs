@@ -94,6 +94,87 @@ fn parse(text: &str, format: &str) -> Result<Vec<Map<String, Value>>, ApiError> 
         .collect()
 }
 
+/// The most text a load takes (DynamoDB's own request limit).
+const MAX_TEXT: usize = 16 << 20;
+
+/// The items in BatchWriteItem's groups: 25 at most, and a key never twice in one group
+/// (BatchWriteItem refuses that; the later item goes in the next group and replaces the
+/// earlier one, as two puts would).
+fn batches<'a>(items: &'a [Map<String, Value>], key: &[&str]) -> Vec<Vec<&'a Map<String, Value>>> {
+    let mut groups: Vec<Vec<&Map<String, Value>>> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    for item in items {
+        let this = key
+            .iter()
+            .map(|k| item.get(*k).map(Value::to_string).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\u{0}");
+        let full = groups.last().is_none_or(|g| g.len() == 25);
+        if full || keys.contains(&this) {
+            groups.push(Vec::new());
+            keys.clear();
+        }
+        keys.push(this);
+        if let Some(group) = groups.last_mut() {
+            group.push(item);
+        }
+    }
+    groups
+}
+
+/// Writes one group, sending unprocessed or throttled items again with a growing pause
+/// (50 ms doubling, at most 2 s between tries); Ok is how many were written.
+async fn write_group(
+    ctx: &Ctx,
+    table: &str,
+    group: &[&Map<String, Value>],
+) -> Result<usize, ApiError> {
+    let mut pending: Vec<Value> = group
+        .iter()
+        .map(|item| json!({ "PutRequest": { "Item": item } }))
+        .collect();
+    let mut written = 0;
+    let mut pause = std::time::Duration::from_millis(50);
+    for attempt in 0..RETRIES {
+        if attempt > 0 {
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(std::time::Duration::from_secs(2));
+        }
+        let sent = pending.len();
+        match ctx
+            .call(
+                "BatchWriteItem",
+                json!({ "RequestItems": { table: pending.clone() } }),
+            )
+            .await
+        {
+            Ok(out) => {
+                pending = out["UnprocessedItems"][table]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                written += sent.saturating_sub(pending.len());
+                if pending.is_empty() {
+                    return Ok(written);
+                }
+            }
+            Err(e) if is_throttle(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(ApiError::validation(format!(
+        "{} items were still unprocessed after {RETRIES} tries (the table is throttled)",
+        pending.len()
+    )))
+}
+
+fn is_throttle(e: &ApiError) -> bool {
+    matches!(
+        e.name(),
+        "ProvisionedThroughputExceededException" | "ThrottlingException" | "RequestLimitExceeded"
+    )
+}
+
 /// `POST /console/tables/{table}/load`.
 pub(crate) async fn load(
     ctx: Ctx,
@@ -105,40 +186,28 @@ pub(crate) async fn load(
     }
     let mut written = 0usize;
     let result = async {
-        let items = parse(raw(&f, "items"), field(&f, "format"))?;
+        let text = raw(&f, "items");
+        if text.len() > MAX_TEXT {
+            return Err(ApiError::validation(format!(
+                "The items are {} bytes; a load takes at most {MAX_TEXT} (load them in parts)",
+                text.len()
+            )));
+        }
+        let items = parse(text, field(&f, "format"))?;
         if items.is_empty() {
             return Err(ApiError::validation(
                 "There are no items to load".to_owned(),
             ));
         }
-        for chunk in items.chunks(25) {
-            let mut pending: Vec<Value> = chunk
-                .iter()
-                .map(|item| json!({ "PutRequest": { "Item": item } }))
-                .collect();
-            for _ in 0..RETRIES {
-                let sent = pending.len();
-                let out = ctx
-                    .call(
-                        "BatchWriteItem",
-                        json!({ "RequestItems": { &table: pending } }),
-                    )
-                    .await?;
-                pending = out["UnprocessedItems"][&table]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default();
-                written += sent - pending.len();
-                if pending.is_empty() {
-                    break;
-                }
-            }
-            if !pending.is_empty() {
-                return Err(ApiError::validation(format!(
-                    "{} items stayed unprocessed after {RETRIES} tries (the table is throttled)",
-                    pending.len()
-                )));
-            }
+        let t = describe(&ctx, &table).await?;
+        let key: Vec<&str> = t["KeySchema"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|k| k["AttributeName"].as_str())
+            .collect();
+        for group in batches(&items, &key) {
+            written += write_group(&ctx, &table, &group).await?;
         }
         Ok(())
     }
@@ -182,6 +251,18 @@ mod tests {
         let lines = parse("{\"id\": \"a\"}\n\n{\"id\": \"b\"}\n", "plain").expect("lines");
         assert_eq!(lines.len(), 2);
         assert!(parse("[1]", "auto").is_err());
+        // A key twice starts a new group; 25 fill one.
+        let many: Vec<Map<String, Value>> = (0..30)
+            .map(|n| {
+                let id = if n == 3 { 1 } else { n };
+                json!({"id": {"N": id.to_string()}})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        let sizes: Vec<usize> = batches(&many, &["id"]).iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![3, 25, 2]);
         assert!(parse("{\"id\": 1}\nnot json", "auto").is_err());
     }
 }

@@ -4,7 +4,7 @@
 //! Every page acts through [`Ctx::call`], which runs the DynamoDB operation through the
 //! same dispatch as `POST /`, as the signed-in principal: what the console may do is what
 //! that principal's policies allow. Forms carry the session's CSRF token, cookies are
-//! `SameSite=Strict`, a POST from another origin is refused, and the pages' content
+//! `SameSite=Lax`, a POST from another origin is refused, and the pages' content
 //! security policy allows no inline script, so a stored value can never run as code.
 
 mod assets;
@@ -69,13 +69,13 @@ pub(crate) fn routes() -> Router<Shared> {
         .route("/console/tables/{table}/item/delete", post(items::delete))
         .route(
             "/console/tables/{table}/load",
-            // A load may carry as much as a DynamoDB request: 16 MB.
+            // A load takes 16 MB of items, which form encoding may grow up to three times.
             get(load::form)
                 .post(load::load)
-                .layer(axum::extract::DefaultBodyLimit::max(16 << 20)),
+                .layer(axum::extract::DefaultBodyLimit::max(64 << 20)),
         )
         .route("/console/tables/{table}/stream", get(streams::page))
-        .route("/console/tables/{table}/stream/poll", get(streams::poll))
+        .route("/console/tables/{table}/stream/poll", post(streams::poll))
         .route("/console/tables/{table}/metrics", get(metrics::table_page))
         .route(
             "/console/tables/{table}/metrics/charts",

@@ -1,5 +1,5 @@
 //! Console sessions. A visitor's browser holds a random token in an `HttpOnly`,
-//! `SameSite=Strict` cookie; the CSRF token its forms carry is an HMAC of that token under a
+//! `SameSite=Lax` cookie; the CSRF token its forms carry is an HMAC of that token under a
 //! key made when the server starts, so a visitor who has not signed in costs the server no
 //! memory (and a flood of cookie-less requests cannot push anyone out). With `--auth`, a
 //! sign-in stores the token with the access key, a digest of its secret and the region:
@@ -164,7 +164,10 @@ pub(crate) fn cookie<'a>(headers: &'a axum::http::HeaderMap, name: &str) -> Opti
 /// The `Set-Cookie` value for a session (`Secure` when the server speaks HTTPS).
 pub(crate) fn set_cookie(token: &str, secure: bool) -> String {
     let secure = if secure { "; Secure" } else { "" };
-    format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Strict{secure}")
+    // Lax, not Strict: a link from another site (a bookmark page, a chat) must not arrive
+    // without the cookie and replace it; a POST from another site still carries none, and
+    // the Origin check and the CSRF token refuse it anyway.
+    format!("{COOKIE}={token}; Path=/console; HttpOnly; SameSite=Lax{secure}")
 }
 
 #[cfg(test)]

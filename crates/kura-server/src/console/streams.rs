@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, Query};
+use axum::extract::Path;
 use axum::response::Response;
 use maud::html;
 use serde::{Deserialize, Serialize};
@@ -25,22 +25,32 @@ const MAX_RECORDS: usize = 200;
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct ShardPosition {
     /// The next shard iterator, while it is fresh.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     iterator: Option<String>,
     /// The last sequence number shown (a stale iterator starts again after it).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     after: Option<String>,
-    /// Where to start when there is neither: LATEST or TRIM_HORIZON.
+    /// Where to start when there is neither: LATEST or TRIM_HORIZON ("" once done).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     start: String,
     /// Read to its end (a closed shard with no more records).
+    #[serde(default)]
     done: bool,
 }
 
-/// The whole tail's position.
+/// The whole tail's position. The shard list is read again (DescribeStream) only when a
+/// shard was read to its end: children appear when their parent closes, so an open tail
+/// costs GetRecords calls only.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Cursor {
     stream: String,
     shards: BTreeMap<String, ShardPosition>,
+    /// List the shards again before the next read.
+    #[serde(default)]
+    relist: bool,
+    /// Shards the stream listed last time.
+    #[serde(default)]
+    listed: usize,
 }
 
 /// `GET /console/tables/{table}/stream`.
@@ -84,7 +94,7 @@ pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>) -> Response {
                 }
             }
             h2 { "Live tail" }
-            div #tail-controls.row data-poll=(table_path(&table, Section::Stream) + "/poll") {
+            div #tail-controls.row data-poll=(table_path(&table, Section::Stream) + "/poll") data-csrf=(ctx.session.csrf) {
                 label { "Start from"
                     select #tail-from {
                         option value="latest" { "now (new records only)" }
@@ -128,9 +138,17 @@ async fn all_shards(ctx: &Ctx, arn: &str) -> Result<Vec<Value>, ApiError> {
     }
 }
 
-/// `GET /console/tables/{table}/stream/poll?cursor=…&from=latest|trim_horizon`: the new
-/// records (images as plain JSON) and the next cursor.
-pub(crate) async fn poll(ctx: Ctx, Path(table): Path<String>, Query(q): Query<Fields>) -> Response {
+/// `POST /console/tables/{table}/stream/poll` with the form's `cursor` and `from`
+/// (`latest` or `trim_horizon`): the new records (images as plain JSON) and the next
+/// cursor. A POST, as the cursor grows with the shards a long tail has seen.
+pub(crate) async fn poll(
+    ctx: Ctx,
+    Path(table): Path<String>,
+    axum::Form(q): axum::Form<Fields>,
+) -> Response {
+    if let Err(refused) = ctx.check_form(&q) {
+        return refused;
+    }
     match read(&ctx, &table, &q).await {
         Ok(answer) => ctx.json(&answer),
         Err(e) => ctx.json(
@@ -140,20 +158,59 @@ pub(crate) async fn poll(ctx: Ctx, Path(table): Path<String>, Query(q): Query<Fi
 }
 
 async fn read(ctx: &Ctx, table: &str, q: &Fields) -> Result<Value, ApiError> {
-    let t = describe(ctx, table).await?;
-    let Some(arn) = t["LatestStreamArn"].as_str() else {
-        return Err(ApiError::validation("The table has no stream".to_owned()));
-    };
-    let from_start = field(q, "from") == "trim_horizon";
-    let mut cursor: Cursor = unpack(field(q, "cursor"))
+    let sent: Option<Cursor> = unpack(field(q, "cursor"))
         .and_then(|v| serde_json::from_value(v).ok())
-        .filter(|c: &Cursor| c.stream == arn)
-        .unwrap_or_else(|| Cursor {
-            stream: arn.to_owned(),
-            shards: BTreeMap::new(),
-        });
+        .filter(|c: &Cursor| !c.shards.is_empty());
+    let mut cursor = match sent {
+        Some(cursor) => cursor,
+        None => {
+            let t = describe(ctx, table).await?;
+            let Some(arn) = t["LatestStreamArn"].as_str() else {
+                return Err(ApiError::validation("The table has no stream".to_owned()));
+            };
+            Cursor {
+                stream: arn.to_owned(),
+                relist: true,
+                ..Cursor::default()
+            }
+        }
+    };
+    if cursor.relist {
+        relist(ctx, &mut cursor, field(q, "from") == "trim_horizon").await?;
+    }
+    let active: Vec<String> = cursor
+        .shards
+        .iter()
+        .filter(|(_, p)| !p.done)
+        .map(|(id, _)| id.clone())
+        .collect();
+    let mut records = Vec::new();
+    for id in active {
+        if records.len() >= MAX_RECORDS {
+            break;
+        }
+        let stream = cursor.stream.clone();
+        let Some(position) = cursor.shards.get_mut(&id) else {
+            continue;
+        };
+        read_shard(ctx, &stream, &id, position, &mut records).await?;
+        if position.done {
+            // Its children (if any) are listed from now: read them next poll.
+            position.start.clear();
+            cursor.relist = true;
+        }
+    }
+    let value = serde_json::to_value(&cursor).unwrap_or(Value::Null);
+    Ok(json!({ "records": records, "cursor": pack(&value), "shards": cursor.listed }))
+}
+
+/// Lists the stream's shards and gives a position to each one a consumer should read
+/// now: every shard of a new tail (from now: the open ones at LATEST; from the oldest
+/// record: the roots at TRIM_HORIZON), and any shard whose parent is read to its end or
+/// trimmed away. Shards trimmed away are forgotten.
+async fn relist(ctx: &Ctx, cursor: &mut Cursor, from_start: bool) -> Result<(), ApiError> {
     let fresh = cursor.shards.is_empty();
-    let mut shards = all_shards(ctx, arn).await?;
+    let mut shards = all_shards(ctx, &cursor.stream).await?;
     // Parents before children: sequence numbers grow along the lineage.
     shards.sort_by_key(|s| {
         s["SequenceNumberRange"]["StartingSequenceNumber"]
@@ -166,44 +223,41 @@ async fn read(ctx: &Ctx, table: &str, q: &Fields) -> Result<Value, ApiError> {
         .filter_map(|s| s["ShardId"].as_str().map(str::to_owned))
         .collect();
     cursor.shards.retain(|id, _| ids.contains(id));
-    let mut records = Vec::new();
     for shard in &shards {
-        let id = shard["ShardId"].as_str().unwrap_or("").to_owned();
-        let closed = shard["SequenceNumberRange"]["EndingSequenceNumber"].is_string();
-        let parent = shard["ParentShardId"].as_str();
-        if !cursor.shards.contains_key(&id) {
-            // A parent no longer listed was trimmed away; one listed must be read to its
-            // end first (a grandchild waits for both).
-            let parent_read = parent.is_none_or(|p| {
-                !ids.iter().any(|i| i == p) || cursor.shards.get(p).is_some_and(|pos| pos.done)
-            });
-            let position = if fresh && !from_start {
-                // A tail from now: closed shards hold only the past.
-                ShardPosition {
-                    start: "LATEST".into(),
-                    done: closed,
-                    ..ShardPosition::default()
-                }
-            } else if parent_read {
-                ShardPosition {
-                    start: "TRIM_HORIZON".into(),
-                    ..ShardPosition::default()
-                }
-            } else {
-                continue;
-            };
-            cursor.shards.insert(id.clone(), position);
+        let id = shard["ShardId"].as_str().unwrap_or("");
+        if cursor.shards.contains_key(id) {
+            continue;
         }
-        let Some(position) = cursor.shards.get_mut(&id) else {
+        let closed = shard["SequenceNumberRange"]["EndingSequenceNumber"].is_string();
+        // A parent no longer listed was trimmed away; one listed must be read to its end
+        // first (a grandchild waits for both).
+        let parent_read = shard["ParentShardId"].as_str().is_none_or(|p| {
+            !ids.iter().any(|i| i == p) || cursor.shards.get(p).is_some_and(|pos| pos.done)
+        });
+        let position = if fresh && !from_start {
+            // A tail from now: closed shards hold only the past.
+            ShardPosition {
+                start: if closed {
+                    String::new()
+                } else {
+                    "LATEST".into()
+                },
+                done: closed,
+                ..ShardPosition::default()
+            }
+        } else if parent_read {
+            ShardPosition {
+                start: "TRIM_HORIZON".into(),
+                ..ShardPosition::default()
+            }
+        } else {
             continue;
         };
-        if position.done || records.len() >= MAX_RECORDS {
-            continue;
-        }
-        read_shard(ctx, arn, &id, position, &mut records).await?;
+        cursor.shards.insert(id.to_owned(), position);
     }
-    let value = serde_json::to_value(&cursor).unwrap_or(Value::Null);
-    Ok(json!({ "records": records, "cursor": pack(&value), "shards": ids.len() }))
+    cursor.relist = false;
+    cursor.listed = ids.len();
+    Ok(())
 }
 
 /// Reads one shard's next records into `records`, moving its position on.

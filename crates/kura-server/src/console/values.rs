@@ -163,6 +163,11 @@ mod tests {
         assert_eq!(typed["l"], json!({"L": [{"N": "1"}, {"S": "y"}]}));
         assert_eq!(typed["m"], json!({"M": {"k": {"N": "2"}}}));
         assert_eq!(item_to_plain(&typed), plain);
+        // Plain numbers keep every digit DynamoDB keeps.
+        let long: Value =
+            serde_json::from_str(r#"{"n": 123456789012345678901234567890.5}"#).expect("json");
+        let typed = to_typed_map(long.as_object().expect("object"));
+        assert_eq!(typed["n"], json!({"N": "123456789012345678901234567890.5"}));
         // A typed value inside plain JSON stays typed (sets have no plain form).
         assert_eq!(to_typed(&json!({"SS": ["a"]})), json!({"SS": ["a"]}));
     }

@@ -25,9 +25,9 @@ function tail(controls) {
     if (!paused) {
       try {
         const sent = generation;
-        const url = controls.dataset.poll + "?from=" + encodeURIComponent(from.value) +
-          "&cursor=" + encodeURIComponent(cursor);
-        const response = await fetch(url, { credentials: "same-origin", redirect: "error" });
+        const form = new URLSearchParams({ csrf: controls.dataset.csrf, from: from.value, cursor });
+        const response = await fetch(controls.dataset.poll, {
+          method: "POST", body: form, credentials: "same-origin", redirect: "error" });
         if (response.status === 401) {
           status.textContent = "signed out: reload the page to sign in";
           return;
