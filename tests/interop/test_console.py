@@ -45,9 +45,14 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    home = tmp_path_factory.mktemp("console")
-    with kura_server(["--data-dir", str(home / "data"), "--clock", "manual"], home) as endpoint:
+def server_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("console")
+
+
+@pytest.fixture(scope="module")
+def server(server_home):
+    with kura_server(["--data-dir", str(server_home / "data"), "--clock", "manual"],
+                     server_home) as endpoint:
         yield endpoint
 
 
@@ -486,7 +491,7 @@ def test_metrics_insights_and_advisor_pages(ui, server):
     ui.shot("advisor")
 
 
-def test_data_protection_pitr_backups_and_restore(ui, server):
+def test_data_protection_pitr_backups_restore_and_export(ui, server, server_home):
     ddb = client(server)
     ui.open("/console/tables/pages/protection")
     ui.submit("form.inline")
@@ -500,6 +505,19 @@ def test_data_protection_pitr_backups_and_restore(ui, server):
     ui.fill("target", "pages-restored", scope="form:has(input[value=restore_backup])")
     ui.submit("form:has(input[value=restore_backup])")
     assert ui.notice() == "Restoring into table pages-restored", ui.text()
+    # An export to a local bucket (a directory of the data directory), with its figures.
+    (server_home / "data" / "buckets" / "exports").mkdir(parents=True)
+    ui.fill("bucket", "exports")
+    ui.fill("prefix", "pages")
+    ui.submit("form:has(input[value=export])")
+    assert ui.notice() == "Export started", ui.text()
+    deadline = time.time() + 60
+    while "COMPLETED" not in ui.el("section:has(input[value=export]) table").text:
+        assert time.time() < deadline, ui.text()
+        time.sleep(0.3)
+        ui.open("/console/tables/pages/protection")
+    row = ui.el("section:has(input[value=export]) tbody tr").text
+    assert "1000" in row and "s3://exports/pages" in row, row
     ui.shot("protection")
     ddb.get_waiter("table_exists").wait(TableName="pages-restored")
     deadline = time.time() + 60

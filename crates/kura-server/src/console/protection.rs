@@ -105,7 +105,7 @@ async fn render(
             }
             @match &exports {
                 Err(e) => (layout::error(e)),
-                Ok(list) => (jobs(&list["ExportSummaries"], "ExportArn", "ExportStatus")),
+                Ok(list) => (exports_list(&ctx, &list["ExportSummaries"]).await),
             }
         }
         section {
@@ -158,13 +158,38 @@ fn backup_list(ctx: &Ctx, path: &str, list: &Value) -> Markup {
     }
 }
 
-fn jobs(list: &Value, arn: &str, status: &str) -> Markup {
-    let jobs: Vec<&Value> = list.as_array().into_iter().flatten().collect();
+/// Exports with what DescribeExport tells of each: status, items, bytes, the S3 place,
+/// and the failure when there is one.
+async fn exports_list(ctx: &Ctx, list: &Value) -> Markup {
+    let mut rows = Vec::new();
+    for summary in list.as_array().into_iter().flatten() {
+        let arn = summary["ExportArn"].as_str().unwrap_or("").to_owned();
+        let described = ctx
+            .call("DescribeExport", json!({ "ExportArn": arn }))
+            .await
+            .map(|d| d["ExportDescription"].clone())
+            .unwrap_or_else(|_| summary.clone());
+        rows.push(described);
+    }
     html! {
-        @if jobs.is_empty() { p.empty { "None." } } @else {
+        @if rows.is_empty() { p.empty { "None." } } @else {
             table.grid {
-                thead { tr { th { "ARN" } th { "Status" } } }
-                tbody { @for j in jobs { tr { td { code { (j[arn].as_str().unwrap_or("")) } } td { (j[status].as_str().unwrap_or("")) } } } }
+                thead { tr { th { "Started" } th { "Status" } th { "Items" } th { "Size" } th { "Where" } th { "Type" } } }
+                tbody {
+                    @for d in &rows {
+                        tr {
+                            td { (time_text(&d["StartTime"])) }
+                            td {
+                                (d["ExportStatus"].as_str().unwrap_or(""))
+                                @if let Some(code) = d["FailureCode"].as_str() { " (" (code) ")" }
+                            }
+                            td.num { (d["ItemCount"]) }
+                            td.num { (super::tables::bytes(d["BilledSizeBytes"].as_u64().unwrap_or(0))) }
+                            td { code { "s3://" (d["S3Bucket"].as_str().unwrap_or("")) "/" (d["S3Prefix"].as_str().unwrap_or("")) } }
+                            td { (d["ExportType"].as_str().unwrap_or("FULL_EXPORT")) " · " (d["ExportFormat"].as_str().unwrap_or("")) }
+                        }
+                    }
+                }
             }
         }
     }
