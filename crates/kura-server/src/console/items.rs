@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use super::layout::{self, Section, Tab, csrf, encode, table_path};
 use super::tables::{attribute_type, describe};
 use super::values::{self, pack, unpack};
-use super::{Ctx, Fields, field, paging, raw};
+use super::{Ctx, Fields, Posted, field, paging, raw};
 use crate::error::ApiError;
 
 /// Items on a page unless the form says otherwise.
@@ -538,14 +538,7 @@ fn add_condition(t: &Value, f: &Fields, request: &mut Value) -> Result<(), ApiEr
 }
 
 /// `POST /console/tables/{table}/item`: PutItem of the editor's text.
-pub(crate) async fn save(
-    ctx: Ctx,
-    Path(table): Path<String>,
-    axum::Form(f): axum::Form<Fields>,
-) -> Response {
-    if let Err(refused) = ctx.check_form(&f) {
-        return refused;
-    }
+pub(crate) async fn save(Path(table): Path<String>, Posted { ctx, fields: f }: Posted) -> Response {
     let plain = field(&f, "format") == "plain";
     let text = f.get("item").map_or("", String::as_str);
     let result = async {
@@ -594,13 +587,9 @@ pub(crate) async fn save(
 
 /// `POST /console/tables/{table}/item/delete`.
 pub(crate) async fn delete(
-    ctx: Ctx,
     Path(table): Path<String>,
-    axum::Form(f): axum::Form<Fields>,
+    Posted { ctx, fields: f }: Posted,
 ) -> Response {
-    if let Err(refused) = ctx.check_form(&f) {
-        return refused;
-    }
     let key = unpack(field(&f, "key")).unwrap_or(Value::Null);
     let result = async {
         let t = describe(&ctx, &table).await?;

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::tables::describe;
 use super::values;
-use super::{Ctx, Fields, field, raw};
+use super::{Ctx, Fields, Posted, field, raw};
 use crate::error::ApiError;
 
 /// Sends of one batch's unprocessed items before giving up on them.
@@ -176,14 +176,7 @@ fn is_throttle(e: &ApiError) -> bool {
 }
 
 /// `POST /console/tables/{table}/load`.
-pub(crate) async fn load(
-    ctx: Ctx,
-    Path(table): Path<String>,
-    axum::Form(f): axum::Form<Fields>,
-) -> Response {
-    if let Err(refused) = ctx.check_form(&f) {
-        return refused;
-    }
+pub(crate) async fn load(Path(table): Path<String>, Posted { ctx, fields: f }: Posted) -> Response {
     let mut written = 0usize;
     let result = async {
         let text = raw(&f, "items");

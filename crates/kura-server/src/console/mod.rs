@@ -181,6 +181,32 @@ fn same_origin(headers: &axum::http::HeaderMap) -> bool {
 /// A form's fields (names are unique in the console's forms).
 pub(crate) type Fields = std::collections::BTreeMap<String, String>;
 
+/// A posted form whose CSRF token is this session's, with the request's [`Ctx`]: every
+/// POST handler takes one, so none can act on a forged form.
+pub(crate) struct Posted {
+    pub ctx: Ctx,
+    pub fields: Fields,
+}
+
+impl axum::extract::FromRequest<Shared> for Posted {
+    type Rejection = Response;
+
+    async fn from_request(
+        request: axum::extract::Request,
+        shared: &Shared,
+    ) -> Result<Posted, Response> {
+        let (mut parts, body) = request.into_parts();
+        let ctx = Ctx::from_request_parts(&mut parts, shared).await?;
+        let request = axum::extract::Request::from_parts(parts, body);
+        let fields = match axum::Form::<Fields>::from_request(request, shared).await {
+            Ok(axum::Form(fields)) => fields,
+            Err(refused) => return Err(ctx.finish(refused.into_response())),
+        };
+        ctx.check_form(&fields)?;
+        Ok(Posted { ctx, fields })
+    }
+}
+
 /// A form or query field, trimmed ("" when absent).
 pub(crate) fn field<'a>(fields: &'a Fields, name: &str) -> &'a str {
     fields.get(name).map_or("", |v| v.trim())
@@ -317,7 +343,7 @@ impl Ctx {
 
     /// Refuses a form whose CSRF token is not this session's.
     #[allow(clippy::result_large_err)] // the error is the response itself, returned at once
-    pub fn check_form(&self, fields: &Fields) -> Result<(), Response> {
+    fn check_form(&self, fields: &Fields) -> Result<(), Response> {
         use subtle::ConstantTimeEq;
         match fields.get("csrf") {
             Some(token) if bool::from(token.as_bytes().ct_eq(self.session.csrf.as_bytes())) => {
@@ -407,10 +433,7 @@ async fn sign_in_form(ctx: Ctx) -> Response {
     ctx.page("Sign in", Tab::None, layout::sign_in(&ctx, None))
 }
 
-async fn sign_in(ctx: Ctx, axum::Form(fields): axum::Form<Fields>) -> Response {
-    if let Err(refused) = ctx.check_form(&fields) {
-        return refused;
-    }
+async fn sign_in(Posted { ctx, fields }: Posted) -> Response {
     let Some(auth) = ctx.shared.auth.clone() else {
         return ctx.redirect("/console/tables");
     };
@@ -441,10 +464,7 @@ async fn sign_in(ctx: Ctx, axum::Form(fields): axum::Form<Fields>) -> Response {
     }
 }
 
-async fn sign_out(ctx: Ctx, axum::Form(fields): axum::Form<Fields>) -> Response {
-    if let Err(refused) = ctx.check_form(&fields) {
-        return refused;
-    }
+async fn sign_out(Posted { ctx, .. }: Posted) -> Response {
     ctx.console.sessions.sign_out(&ctx.session.token);
     ctx.redirect("/console/signin")
 }

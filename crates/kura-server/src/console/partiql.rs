@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::layout::{self, Tab, csrf};
 use super::values;
-use super::{Ctx, Fields, field, paging};
+use super::{Ctx, Fields, Posted, field, paging};
 use crate::error::ApiError;
 
 /// Separates the NextTokens of the pages before (tokens are base64: no spaces).
@@ -21,10 +21,7 @@ pub(crate) async fn page(ctx: Ctx) -> Response {
 }
 
 /// `POST /console/partiql`: runs the statement from `token` (the page asked for).
-pub(crate) async fn run(ctx: Ctx, axum::Form(mut f): axum::Form<Fields>) -> Response {
-    if let Err(refused) = ctx.check_form(&f) {
-        return refused;
-    }
+pub(crate) async fn run(Posted { ctx, fields: mut f }: Posted) -> Response {
     // A token belongs to the statement and parameters it came from: once either is
     // edited, Next and Previous run the new one from its first page.
     let same = field(&f, "statement") == field(&f, "ran_statement")

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::tables::describe;
 use super::values::time_text;
-use super::{Ctx, Fields, field};
+use super::{Ctx, Fields, Posted, field};
 use crate::error::ApiError;
 
 /// `GET /console/tables/{table}/protection`.
@@ -228,14 +228,7 @@ async fn imports_list(ctx: &Ctx, list: &Value) -> Markup {
 }
 
 /// `POST /console/tables/{table}/protection`: the form's `action` names the change.
-pub(crate) async fn act(
-    ctx: Ctx,
-    Path(table): Path<String>,
-    axum::Form(f): axum::Form<Fields>,
-) -> Response {
-    if let Err(refused) = ctx.check_form(&f) {
-        return refused;
-    }
+pub(crate) async fn act(Path(table): Path<String>, Posted { ctx, fields: f }: Posted) -> Response {
     match action(&ctx, &table, &f).await {
         Ok((done, section)) => ctx.redirect_notice(&table_path(&table, section), &done),
         Err(e) => render(ctx, &table, None, Some(&e)).await,

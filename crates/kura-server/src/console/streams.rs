@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::layout::{self, Section, Tab, table_path};
 use super::tables::describe;
 use super::values::{self, pack, unpack};
-use super::{Ctx, Fields, field};
+use super::{Ctx, Fields, Posted, field};
 use crate::error::ApiError;
 
 /// Records one poll returns at most.
@@ -141,14 +141,7 @@ async fn all_shards(ctx: &Ctx, arn: &str) -> Result<Vec<Value>, ApiError> {
 /// `POST /console/tables/{table}/stream/poll` with the form's `cursor` and `from`
 /// (`latest` or `trim_horizon`): the new records (images as plain JSON) and the next
 /// cursor. A POST, as the cursor grows with the shards a long tail has seen.
-pub(crate) async fn poll(
-    ctx: Ctx,
-    Path(table): Path<String>,
-    axum::Form(q): axum::Form<Fields>,
-) -> Response {
-    if let Err(refused) = ctx.check_form(&q) {
-        return refused;
-    }
+pub(crate) async fn poll(Path(table): Path<String>, Posted { ctx, fields: q }: Posted) -> Response {
     match read(&ctx, &table, &q).await {
         Ok(answer) => ctx.json(&answer),
         Err(e) => ctx.json(

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::values::time_text;
-use super::{Ctx, Fields, field};
+use super::{Ctx, Fields, Posted, field};
 use crate::error::ApiError;
 
 /// Every table name, through ListTables' pages.
@@ -400,10 +400,7 @@ fn tags(text: &str) -> Vec<Value> {
 }
 
 /// `POST /console/tables`.
-pub(crate) async fn create(ctx: Ctx, axum::Form(f): axum::Form<Fields>) -> Response {
-    if let Err(refused) = ctx.check_form(&f) {
-        return refused;
-    }
+pub(crate) async fn create(Posted { ctx, fields: f }: Posted) -> Response {
     let result = match create_request(&f) {
         Ok(request) => ctx.call("CreateTable", request).await,
         Err(e) => Err(e),
@@ -626,13 +623,9 @@ fn overview_body(
 
 /// `POST /console/tables/{table}/update`: the form's `action` names the change.
 pub(crate) async fn update(
-    ctx: Ctx,
     Path(table): Path<String>,
-    axum::Form(f): axum::Form<Fields>,
+    Posted { ctx, fields: f }: Posted,
 ) -> Response {
-    if let Err(refused) = ctx.check_form(&f) {
-        return refused;
-    }
     let result = match update_call(&ctx, &table, &f).await {
         Ok(done) => {
             return ctx.redirect_notice(&table_path(&table, Section::Overview), &done);
@@ -768,13 +761,9 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
 
 /// `POST /console/tables/{table}/delete`: only when the name was typed to confirm.
 pub(crate) async fn delete(
-    ctx: Ctx,
     Path(table): Path<String>,
-    axum::Form(f): axum::Form<Fields>,
+    Posted { ctx, fields: f }: Posted,
 ) -> Response {
-    if let Err(refused) = ctx.check_form(&f) {
-        return refused;
-    }
     if field(&f, "confirm") != table {
         let e = ApiError::validation("Type the table's name to confirm the deletion".to_owned());
         return overview(ctx, &table, None, Some(&e)).await;
