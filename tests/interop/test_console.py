@@ -206,6 +206,14 @@ def test_create_a_table_with_a_gsi_add_edit_query_and_delete_items(ui, server):
     ui.submit("form.editor")
     assert ui.error() == ("ConditionalCheckFailedException: The conditional request failed"), \
         ui.text()
+    # A custom condition with a name placeholder and a plain value: it holds, so the put
+    # goes through.
+    ui.fill("condition", "custom", scope="form.editor")
+    ui.fill("condition_expression", "#s = :s", scope="form.editor")
+    ui.fill("condition_names", '{"#s": "status"}', scope="form.editor")
+    ui.fill("condition_values", '{":s": "shipped"}', scope="form.editor")
+    ui.submit("form.editor")
+    assert ui.notice() == "Saved", ui.text()
 
     for n in range(2, 6):
         ddb.put_item(TableName="orders", Item={"customer": {"S": f"c#{n}"},

@@ -509,6 +509,7 @@ fn condition_fields(f: &Fields, chosen: &str) -> Markup {
                 }
             }
             label.wide { "Condition expression" input name="condition_expression" value=(field(f, "condition_expression")) placeholder="version = :v"; }
+            label.wide { "Attribute names" input name="condition_names" value=(field(f, "condition_names")) placeholder=r##"{"#v": "version"}"##; }
             label.wide { "Attribute values" input name="condition_values" value=(field(f, "condition_values")) placeholder=r#"{":v": 3}"#; }
         }
     }
@@ -528,6 +529,9 @@ fn add_condition(t: &Value, f: &Fields, request: &mut Value) -> Result<(), ApiEr
         }
         "custom" => {
             request["ConditionExpression"] = json!(field(f, "condition_expression"));
+            if let Some(names) = object_field(f, "condition_names", false)? {
+                request["ExpressionAttributeNames"] = Value::Object(names);
+            }
             if let Some(vals) = object_field(f, "condition_values", true)? {
                 request["ExpressionAttributeValues"] = Value::Object(vals);
             }
