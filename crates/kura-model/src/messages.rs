@@ -140,8 +140,11 @@ pub const NUMBER_SET_DUPLICATES: &str = "Input collection contains duplicates";
 pub const NESTING_TOO_DEEP: &str = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit";
 /// Source: dynalite `checkTypes` (Blob).
 pub fn invalid_base64(value: &str) -> String {
-    format!("'{value}' can not be converted to a Blob: Invalid Base64 encoding")
+    format!("'{value}' can not be converted to a Blob{INVALID_BASE64_END}")
 }
+/// The end of [`invalid_base64`]'s text, by which the protocol layer recognises it inside
+/// a JSON reader's error.
+pub const INVALID_BASE64_END: &str = ": Invalid Base64 encoding";
 
 // ---- numbers ----
 
@@ -432,6 +435,9 @@ pub const TOO_MANY_TAGS: &str = "One or more parameter values were invalid: The 
 pub fn body_not_json(detail: &str) -> String {
     format!("Could not parse the request body as JSON: {detail}")
 }
+/// A body that is JSON but not an object (`[]`, `"x"`, `1`, `null`). Source: Kura;
+/// DynamoDB answers SerializationException (its text comes from its JSON reader).
+pub const BODY_NOT_AN_OBJECT: &str = "Could not parse the request body: a JSON object was expected";
 /// Source: Kura (see [`body_not_json`]).
 pub fn body_wrong_shape(detail: &str) -> String {
     format!("Unexpected value in request body: {detail}")

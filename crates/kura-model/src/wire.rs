@@ -27,7 +27,12 @@ pub struct AttributeValueJson {
     s: Option<String>,
     #[serde(rename = "N", skip_serializing_if = "Option::is_none")]
     n: Option<String>,
-    #[serde(rename = "B", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "B",
+        default,
+        deserialize_with = "base64_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     b: Option<String>,
     #[serde(rename = "BOOL", skip_serializing_if = "Option::is_none")]
     bool: Option<bool>,
@@ -41,7 +46,12 @@ pub struct AttributeValueJson {
     ss: Option<Vec<String>>,
     #[serde(rename = "NS", skip_serializing_if = "Option::is_none")]
     ns: Option<Vec<String>>,
-    #[serde(rename = "BS", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "BS",
+        default,
+        deserialize_with = "base64_texts",
+        skip_serializing_if = "Option::is_none"
+    )]
     bs: Option<Vec<String>>,
 }
 
@@ -185,6 +195,33 @@ fn check_set<T: Eq + std::hash::Hash>(
     Ok(())
 }
 
+/// Base64 is checked while the JSON is read, as DynamoDB's reader does: text no decoder
+/// takes is a SerializationException wherever a binary value appears (Item, Key,
+/// ExpressionAttributeValues, ExclusiveStartKey, PartiQL parameters, ...) and before any
+/// validation of the request.
+fn base64_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = Option::<String>::deserialize(d)?;
+    if let Some(t) = &text {
+        check_base64(t)?;
+    }
+    Ok(text)
+}
+
+fn base64_texts<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    let texts = Option::<Vec<String>>::deserialize(d)?;
+    for t in texts.iter().flatten() {
+        check_base64(t)?;
+    }
+    Ok(texts)
+}
+
+fn check_base64<E: serde::de::Error>(text: &str) -> Result<(), E> {
+    BASE64
+        .decode(text)
+        .map(drop)
+        .map_err(|_| E::custom(messages::invalid_base64(text)))
+}
+
 fn decode_base64(text: &str) -> Result<Vec<u8>, ModelError> {
     BASE64
         .decode(text)
@@ -240,6 +277,26 @@ mod tests {
         let raw: AttributeValueJson =
             serde_json::from_str(json).map_err(|e| ModelError::Serialization(e.to_string()))?;
         raw.into_value()
+    }
+
+    #[test]
+    fn bad_base64_fails_while_reading() {
+        for json in [
+            r#"{"B": "not base64!"}"#,
+            r#"{"B": "abc"}"#,
+            r#"{"BS": ["AQ==", "%%"]}"#,
+            r#"{"L": [{"M": {"x": {"B": "@"}}}]}"#,
+        ] {
+            let err = serde_json::from_str::<AttributeValueJson>(json).unwrap_err();
+            assert!(
+                err.to_string().contains(messages::INVALID_BASE64_END),
+                "{json}: {err}"
+            );
+        }
+        assert_eq!(
+            parse(r#"{"B": "AAH/"}"#).unwrap(),
+            AttributeValue::B(vec![0, 1, 255])
+        );
     }
 
     fn validation(json: &str) -> String {

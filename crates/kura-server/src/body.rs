@@ -35,6 +35,16 @@ pub async fn read(headers: &HeaderMap, body: Body) -> Result<(Bytes, Bytes), Api
     Ok((raw, decoded))
 }
 
+/// Refuses a decoded body that is JSON but not an object, before anything reads it (the
+/// operation's input, authorization, faults): serde would read `[]` as a struct and
+/// `"x"` would reach handlers that parse leniently. An empty body stays `{}`.
+pub fn require_object(body: &[u8]) -> Result<(), ApiError> {
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        None | Some(b'{') => Ok(()),
+        Some(_) => Err(ApiError::serialization(messages::BODY_NOT_AN_OBJECT)),
+    }
+}
+
 /// Undoes the `Content-Encoding`s, last applied first.
 fn decode(headers: &HeaderMap, raw: Bytes) -> Result<Bytes, ApiError> {
     let mut encodings = Vec::new();
@@ -135,6 +145,17 @@ mod tests {
         truncated.truncate(truncated.len() / 2);
         let err = decode(&headers("gzip"), Bytes::from(truncated)).unwrap_err();
         assert_eq!(err.name(), "SerializationException");
+    }
+
+    #[test]
+    fn only_objects_are_request_bodies() {
+        for ok in [&b""[..], b"{}", b"  \n{\"TableName\":\"T\"}", b"{"] {
+            assert!(require_object(ok).is_ok(), "{ok:?}");
+        }
+        for bad in [&b"[]"[..], b"\"x\"", b"1", b"null", b" true", b"[{}]"] {
+            let err = require_object(bad).unwrap_err();
+            assert_eq!(err.name(), "SerializationException", "{bad:?}");
+        }
     }
 
     #[test]

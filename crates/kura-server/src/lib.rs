@@ -54,6 +54,8 @@ pub(crate) struct Shared {
     controls: Option<Arc<controls::TestControls>>,
     /// The web console's sessions and samples, when the console is on.
     console: Option<Arc<console::Console>>,
+    /// Who may read `GET /metrics` on the API's port.
+    metrics_access: MetricsAccess,
 }
 
 impl Shared {
@@ -85,6 +87,24 @@ pub struct ServerOptions {
     pub controls: Option<Arc<controls::TestControls>>,
     /// Serve the web console under `/console` (on by default; `--console false`).
     pub console: bool,
+    /// Who may read `GET /metrics` on the API's port (docs/security.md).
+    pub metrics_access: MetricsAccess,
+    /// Also serve `GET /metrics`, and nothing else, unauthenticated on this address
+    /// (`--metrics-bind`): the Prometheus convention, placed on a private interface.
+    pub metrics_bind: Option<std::net::SocketAddr>,
+}
+
+/// Who may read `GET /metrics` on the API's port. The metrics name every table and index,
+/// so with `--auth` on they are not open unless asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum MetricsAccess {
+    /// Anyone (the default without `--auth`).
+    #[default]
+    Open,
+    /// Requests carrying `Authorization: Bearer <token>` (`--metrics-token`).
+    Bearer(String),
+    /// No one on the API's port (the default with `--auth`; `--metrics-bind` still serves).
+    Refused,
 }
 
 impl Default for ServerOptions {
@@ -98,6 +118,8 @@ impl Default for ServerOptions {
             trigger_admin: false,
             controls: None,
             console: true,
+            metrics_access: MetricsAccess::Open,
+            metrics_bind: None,
         }
     }
 }
@@ -128,6 +150,11 @@ pub fn router_with_auth(engine: Arc<Engine>, auth: Option<Arc<Authenticator>>) -
 
 /// [`router`] with authentication and auditing as `options` say.
 pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
+    routes(shared_state(engine, options))
+}
+
+/// What every handler of one server shares (the API's and the metrics listener's).
+fn shared_state(engine: Arc<Engine>, options: ServerOptions) -> Shared {
     let slot = match &options.controls {
         Some(controls) => controls.slot(),
         None => controls::EngineSlot::new(engine),
@@ -137,8 +164,29 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
         options.metrics,
         options.triggers.clone(),
     ));
+    Shared {
+        slot,
+        auth: options.auth,
+        audit: options.audit,
+        metrics,
+        triggers: options.triggers,
+        trigger_admin: options.trigger_admin,
+        controls: options.controls,
+        console: options.console.then(|| console::new(options.tls.is_some())),
+        metrics_access: options.metrics_access,
+    }
+}
+
+/// The `--metrics-bind` listener's routes: `GET /metrics`, open.
+fn metrics_routes(shared: Shared) -> Router {
+    Router::new()
+        .route("/metrics", get(serve_open_metrics))
+        .with_state(shared)
+}
+
+fn routes(shared: Shared) -> Router {
     let mut router = Router::new();
-    if options.controls.is_some() {
+    if shared.controls.is_some() {
         use controls::http as admin;
         router = router
             .route("/kura/admin", get(admin::status))
@@ -178,16 +226,6 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
             "/kura/triggers/{name}",
             get(kura_api::describe_trigger).delete(kura_api::delete_trigger),
         );
-    let shared = Shared {
-        slot,
-        auth: options.auth,
-        audit: options.audit,
-        metrics,
-        triggers: options.triggers,
-        trigger_admin: options.trigger_admin,
-        controls: options.controls,
-        console: options.console.then(|| console::new(options.tls.is_some())),
-    };
     let api = api.with_state(shared.clone()).layer(cors());
     // The console answers no CORS request: its pages are its own origin's.
     match shared.console {
@@ -226,8 +264,43 @@ async fn ready(State(engine): State<Arc<Engine>>) -> (StatusCode, &'static str) 
     }
 }
 
+/// `GET /metrics` on the API's port, for whom [`MetricsAccess`] lets in.
+async fn serve_metrics(
+    State(shared): State<Shared>,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match &shared.metrics_access {
+        MetricsAccess::Open => serve_open_metrics(State(shared)).await,
+        MetricsAccess::Bearer(token) if bearer_matches(&headers, token) => {
+            serve_open_metrics(State(shared)).await
+        }
+        MetricsAccess::Bearer(_) => (
+            StatusCode::UNAUTHORIZED,
+            [(axum::http::header::WWW_AUTHENTICATE, "Bearer")],
+            "GET /metrics needs Authorization: Bearer <the --metrics-token>",
+        )
+            .into_response(),
+        MetricsAccess::Refused => (
+            StatusCode::FORBIDDEN,
+            "GET /metrics is off on the API's port while --auth is on: use --metrics-token or --metrics-bind (docs/security.md)",
+        )
+            .into_response(),
+    }
+}
+
+/// Whether `Authorization` is `Bearer <token>`, compared in constant time.
+fn bearer_matches(headers: &axum::http::HeaderMap, token: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|given| bool::from(given.trim().as_bytes().ct_eq(token.as_bytes())))
+}
+
 /// The Prometheus text exposition (404 when metrics are off).
-async fn serve_metrics(State(shared): State<Shared>) -> axum::response::Response {
+async fn serve_open_metrics(State(shared): State<Shared>) -> axum::response::Response {
     use axum::response::IntoResponse;
     if !shared.metrics.enabled() {
         return (
@@ -326,7 +399,13 @@ pub async fn serve_with(
     let tls = options.tls.clone();
     // With test controls, the engine to stop at the end is whichever serves then.
     let controls = options.controls.clone();
-    let app = router_with(engine.clone(), options);
+    let metrics_bind = options.metrics_bind;
+    let shared = shared_state(engine.clone(), options);
+    let metrics_server = match metrics_bind {
+        Some(addr) => Some(serve_metrics_on(addr, shared.clone()).await?),
+        None => None,
+    };
+    let app = routes(shared);
     match tls {
         Some(tls) => tls::serve(listener, app, &tls, shutdown).await?,
         None => {
@@ -338,8 +417,33 @@ pub async fn serve_with(
             .await?
         }
     }
+    if let Some(server) = metrics_server {
+        server.abort();
+    }
     let engine_for_shutdown = controls.map_or(engine, |c| c.engine());
     // Joining the writer thread blocks; keep it off the async workers.
     let _joined = tokio::task::spawn_blocking(move || engine_for_shutdown.shutdown()).await;
     Ok(())
+}
+
+/// Binds `addr` and serves [`metrics_routes`] on it until aborted (plain HTTP: scrapers
+/// on a private interface). Binding fails before the API starts, with the address.
+async fn serve_metrics_on(
+    addr: std::net::SocketAddr,
+    shared: Shared,
+) -> std::io::Result<tokio::task::JoinHandle<()>> {
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot listen on {addr} for metrics: {e}"),
+        )
+    })?;
+    let local = listener.local_addr()?;
+    tracing::info!("metrics on http://{local}/metrics");
+    let app = metrics_routes(shared);
+    Ok(tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!("the metrics listener stopped: {e}");
+        }
+    }))
 }

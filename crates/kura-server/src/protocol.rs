@@ -51,6 +51,8 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                 (Some(_), Some(auth)) => authenticate(auth, &parts, &raw).map(Some),
                 _ => Ok(None),
             };
+            // A body that is JSON but no object is refused once the signer is known.
+            let verified = verified.and_then(|v| body::require_object(&body).map(|()| v));
             match (operation, verified) {
                 (None, _) => Err(ApiError::unknown_operation()),
                 (Some(_), Err(error)) => Err(error),

@@ -178,6 +178,14 @@ pub(crate) struct ServeArgs {
     /// Record per-request metrics and serve them at GET /metrics (Prometheus text).
     #[arg(long, env = "KURA_METRICS", default_value_t = true, action = clap::ArgAction::Set)]
     metrics: bool,
+    /// Let GET /metrics on the API's port answer requests carrying `Authorization: Bearer
+    /// TOKEN` only (with --auth, /metrics there is otherwise refused; docs/security.md).
+    #[arg(long, env = "KURA_METRICS_TOKEN", hide_env_values = true, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    metrics_token: Option<String>,
+    /// Also serve GET /metrics, unauthenticated, on this address (e.g. 10.0.0.5:9464):
+    /// the Prometheus convention, on an interface only scrapers reach.
+    #[arg(long, env = "KURA_METRICS_BIND")]
+    metrics_bind: Option<SocketAddr>,
     /// Serve the web console at http://HOST:PORT/console (`--console false` turns it off).
     #[arg(long, env = "KURA_CONSOLE", default_value_t = true, action = clap::ArgAction::Set)]
     console: bool,
@@ -471,6 +479,8 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             trigger_admin,
             controls,
             console: args.console,
+            metrics_access: metrics_access(&args),
+            metrics_bind: args.metrics_bind,
         };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await
@@ -478,6 +488,17 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         tracing::info!("kura stopped");
         Ok(())
     })
+}
+
+/// Who may read GET /metrics on the API's port: the bearer of `--metrics-token` when one
+/// is set, no one when `--auth` is on without it (the metrics name every table), else
+/// anyone, as before `--auth` existed.
+fn metrics_access(args: &ServeArgs) -> kura_server::MetricsAccess {
+    match (&args.metrics_token, &args.auth) {
+        (Some(token), _) => kura_server::MetricsAccess::Bearer(token.clone()),
+        (None, Some(_)) => kura_server::MetricsAccess::Refused,
+        (None, None) => kura_server::MetricsAccess::Open,
+    }
 }
 
 /// The triggers of `--triggers`, and those created through `/kura/triggers` before a

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use kura_expr::eval::condition::evaluate;
-use kura_expr::eval::projection::project;
 use kura_expr::partiql::lower::Lowered;
+use kura_expr::partiql::projection::select_item;
 use kura_model::constraint::Constraints;
 use kura_model::messages::partiql as msg;
 
@@ -160,10 +160,7 @@ impl Engine {
         let item = output
             .item
             .filter(|item| rest.as_ref().is_none_or(|r| evaluate(r, item)))
-            .map(|item| match &s.projection {
-                Some(paths) => project(&item, paths),
-                None => item,
-            });
+            .map(|item| select_item(item, s.projection.as_ref()));
         Ok((
             s.source.table,
             item,

@@ -7,8 +7,8 @@
 use kura_expr::ast::{Comparator, Condition, Operand, Path};
 use kura_expr::eval::compare::{equal, order};
 use kura_expr::eval::condition::evaluate;
-use kura_expr::eval::projection::project;
 use kura_expr::partiql::lower::{LoweredSelect, conjuncts, equality};
+use kura_expr::partiql::projection::select_item;
 use kura_expr::print::Joint;
 use kura_model::messages::partiql as msg;
 use kura_model::size::item_size;
@@ -244,10 +244,7 @@ impl Engine {
             for item in page.items.unwrap_or_default() {
                 bytes += item_size(&item);
                 if s.filter.as_ref().is_none_or(|f| evaluate(f, &item)) {
-                    items.push(match &s.projection {
-                        Some(paths) => project(&item, paths),
-                        None => item,
-                    });
+                    items.push(select_item(item, s.projection.as_ref()));
                 }
             }
             if let Some(last) = page.last_evaluated_key {

@@ -3,8 +3,8 @@
 //! and its `ClientRequestToken` is that operation's).
 
 use kura_expr::eval::condition::evaluate;
-use kura_expr::eval::projection::project;
 use kura_expr::partiql::lower::Lowered;
+use kura_expr::partiql::projection::select_item;
 use kura_model::constraint::Constraints;
 use kura_model::messages::partiql as msg;
 
@@ -127,10 +127,7 @@ impl Engine {
                 item: response
                     .item
                     .filter(|item| rest.as_ref().is_none_or(|r| evaluate(r, item)))
-                    .map(|item| match &projection {
-                        Some(paths) => project(&item, paths),
-                        None => item,
-                    }),
+                    .map(|item| select_item(item, projection.as_ref())),
             })
             .collect();
         Ok(ExecuteTransactionOutput {

@@ -20,5 +20,6 @@ pub mod ast;
 mod lexer;
 pub mod lower;
 mod parser;
+pub mod projection;
 
 pub use parser::{MAX_STATEMENT_LENGTH, parameter_count, parse};

@@ -138,6 +138,15 @@ pub fn access_denied_by_resource_policy(principal: &str, action: &str, resource:
     )
 }
 
+/// A table named by an ARN of another account, with no resource-based policy granting
+/// the caller. Source: the IAM cross-account wording DynamoDB answers (AWS, "Using
+/// resource-based policies for DynamoDB", cross-account access).
+pub fn cross_account(principal: &str, action: &str, resource: &str) -> String {
+    format!(
+        "User: {principal} is not authorized to perform: {action} on resource: {resource} because no resource-based policy allows the {action} action"
+    )
+}
+
 pub fn access_denied(principal: &str, action: &str, resource: &str, explicit: bool) -> String {
     if explicit {
         format!(

@@ -15,6 +15,7 @@
 //! credentials file (then everything is allowed, as before policies existed; resource
 //! policies too govern only principals that have `Policies`).
 
+pub(crate) mod accounts;
 pub(crate) mod backups;
 pub(crate) mod items;
 pub(crate) mod partiql;

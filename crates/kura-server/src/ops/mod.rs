@@ -42,6 +42,7 @@ impl Call<'_> {
 
     /// Parses the body as the operation's input. Shape errors are SerializationException.
     pub fn input<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        crate::body::require_object(&self.body)?;
         let body: &[u8] = if self.body.is_empty() {
             b"{}"
         } else {
@@ -55,7 +56,16 @@ fn shape_error(e: &serde_json::Error) -> String {
     use serde_json::error::Category;
     match e.classify() {
         Category::Syntax | Category::Eof => messages::body_not_json(&e.to_string()),
-        Category::Data | Category::Io => messages::body_wrong_shape(&e.to_string()),
+        Category::Data | Category::Io => {
+            // A value rule checked while reading (base64) keeps its own text, without the
+            // reader's position.
+            let text = e.to_string();
+            let position = format!(" at line {} column {}", e.line(), e.column());
+            match text.strip_suffix(&position) {
+                Some(bare) if bare.ends_with(messages::INVALID_BASE64_END) => bare.to_owned(),
+                _ => messages::body_wrong_shape(&text),
+            }
+        }
     }
 }
 
@@ -110,6 +120,9 @@ const CONTROL: &[&str] = &[
 /// The DynamoDB_20120810 operations Kura serves. Names not listed get
 /// UnknownOperationException; names listed in [`LATER`] get a precise ValidationException.
 pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    if operation_index(operation).is_some() {
+        crate::authz::accounts::own_account(&call, operation)?;
+    }
     if let Some(control) = CONTROL.iter().find(|c| **c == operation) {
         crate::authz::control(&call, control)?;
     }
