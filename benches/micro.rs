@@ -101,6 +101,13 @@ fn items(c: &mut Criterion) {
                 .expect("item")
         })
     });
+    // The cross-account ARN check's cost on a request with no ARN in it (issue 37): one
+    // byte search of the body, to set beside the decode of the same body above.
+    let body = format!(r#"{{"TableName":"orders","Item":{json}}}"#);
+    c.bench_function(
+        "request ARN pre-check (memmem \"arn:\" over the body)",
+        |b| b.iter(|| memchr::memmem::find(black_box(body.as_bytes()), b"arn:")),
+    );
     c.bench_function("item encode (storage)", |b| {
         b.iter(|| encode_item(black_box(&item)))
     });

@@ -2,7 +2,8 @@
 # Runs the README's `kura dev` example as written: the kura.dev.json of the README, `kura
 # dev` in that directory, the order_items example against it; then checks that the trigger
 # delivered the command table's records and that the data table holds the order.
-# Called by scripts/test.sh (expects target/debug/kura built and .venv active).
+# Called by scripts/test.sh (expects $KURA_BIN, or target/debug/kura, built and .venv
+# active).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -10,7 +11,8 @@ log_file="$work/kura-dev.log"
 # The README's configuration, between `cat > kura.dev.json <<'JSON'` and `JSON`.
 sed -n "/^cat > kura.dev.json <<'JSON'$/,/^JSON$/p" "$root/README.md" | sed '1d;$d' >"$work/kura.dev.json"
 python -c "import json,sys; json.load(open(sys.argv[1]))" "$work/kura.dev.json"
-(cd "$work" && exec "$root/target/debug/kura" dev --port 0 --in-memory 2>"$log_file") &
+kura="${KURA_BIN:-$root/target/debug/kura}"
+(cd "$work" && exec "$kura" dev --port 0 --in-memory 2>"$log_file") &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 endpoint=""

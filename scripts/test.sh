@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what the tests need
 # (Python packages for boto3, the AWS CLI and Selenium, into .venv; Debian's chromium and
-# chromedriver; Amazon DynamoDB Local), runs the
-# Rust tests, then the interop suite against a real `kura serve` on a durable data
-# directory, and the kura-cqrs suite against that server and against DynamoDB Local.
+# chromedriver; Debian's docker.io; Amazon DynamoDB Local), runs the Rust tests, builds
+# the static release binary and the container image once, then runs the interop suite
+# against that binary as a real `kura serve` on a durable data directory and as the
+# image, and the kura-cqrs suite against that server and against DynamoDB Local.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/dynamodb-local.sh
@@ -47,11 +48,19 @@ cargo test --workspace --locked
 log "Chromium and chromedriver for the console's browser tests"
 ./scripts/browser.sh
 
-log "Interop tests: boto3, the AWS CLI and the console in headless Chromium against kura serve"
-cargo build --locked -p kura
+log "The static release binary: the one the interop tests run and the image ships"
+KURA_BIN="$PWD/$(./scripts/build-static.sh release | tail -n 1)"
+export KURA_BIN
+"$KURA_BIN" --version
+
+log "The container image (Debian's docker.io; dockerd started when none runs)"
+KURA_IMAGE=$(./scripts/image.sh "$KURA_BIN" | tail -n 1)
+export KURA_IMAGE
+
+log "Interop tests: boto3, the AWS CLI, the container and the console in headless Chromium against kura serve"
 data_dir=$(mktemp -d)
 server_log=$(mktemp)
-./target/debug/kura serve --port 0 --data-dir "$data_dir" 2>"$server_log" &
+"$KURA_BIN" serve --port 0 --data-dir "$data_dir" 2>"$server_log" &
 server_pid=$!
 cleanup() {
   kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$data_dir"
@@ -69,7 +78,7 @@ done
 KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
 
 log "Console page server times on a small table (short form of benches/console_pages.py)"
-python benches/console_pages.py --items 20000 --repeat 5 --binary target/debug/kura
+python benches/console_pages.py --items 20000 --repeat 5 --binary "$KURA_BIN"
 
 log "kura-cqrs suite against kura serve ($endpoint)"
 cqrs_suite "kura serve" "$endpoint"

@@ -71,13 +71,23 @@ def aws(endpoint, aws_env):
 
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+# The binary under test: scripts/test.sh sets KURA_BIN to the static release build it also
+# puts in the image; by hand, the debug build.
+KURA_BIN = pathlib.Path(os.environ.get("KURA_BIN", ROOT / "target" / "debug" / "kura"))
+
+
+def credentials_file(home, *entries):
+    """Writes a `--auth` credentials file of ENTRIES (dicts) in HOME; returns its path."""
+    path = pathlib.Path(home) / "credentials.json"
+    path.write_text(json.dumps({"Credentials": list(entries)}))
+    return path
 
 
 @contextlib.contextmanager
 def kura_server(args, home, env=None):
     """A `kura serve ARGS --port 0` of its own (the binary scripts/test.sh builds, or
     KURA_BIN), logging to HOME/kura.log; yields its endpoint, stops it afterwards."""
-    binary = pathlib.Path(os.environ.get("KURA_BIN", ROOT / "target" / "debug" / "kura"))
+    binary = KURA_BIN
     if not binary.exists():
         pytest.fail(f"{binary} is not built")
     log = pathlib.Path(home) / "kura.log"

@@ -11,9 +11,9 @@ import uuid
 import boto3
 import pytest
 
-from conftest import ROOT, kura_server
+from conftest import KURA_BIN, kura_server
 
-KURA = ROOT / "target" / "debug" / "kura"
+KURA = KURA_BIN
 
 
 @pytest.fixture()

@@ -14,7 +14,7 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from conftest import kura_server
+from conftest import credentials_file, kura_server
 
 KURA_ACCOUNT = "000000000000"
 
@@ -143,10 +143,9 @@ def test_arns_of_another_account_are_access_denied(ddb, table_name):
 
 
 def test_under_auth_the_signers_account_is_the_callers(tmp_path):
-    creds = tmp_path / "credentials.json"
-    creds.write_text(json.dumps({"Credentials": [
-        {"AccessKeyId": "AKIDALICE", "SecretAccessKey": "alice-secret", "User": "alice",
-         "Account": "123456789012"}]}))
+    creds = credentials_file(tmp_path, {
+        "AccessKeyId": "AKIDALICE", "SecretAccessKey": "alice-secret", "User": "alice",
+        "Account": "123456789012"})
     with kura_server(["--in-memory", "--auth", str(creds)], tmp_path) as endpoint:
         alice = client(endpoint, "AKIDALICE", "alice-secret")
         create(alice, "acct")
@@ -231,9 +230,8 @@ def free_port():
 
 
 def test_metrics_under_auth_need_a_token_or_their_own_address(tmp_path):
-    creds = tmp_path / "credentials.json"
-    creds.write_text(json.dumps({"Credentials": [
-        {"AccessKeyId": "AKIDALICE", "SecretAccessKey": "alice-secret", "User": "alice"}]}))
+    creds = credentials_file(tmp_path, {
+        "AccessKeyId": "AKIDALICE", "SecretAccessKey": "alice-secret", "User": "alice"})
     auth = ["--in-memory", "--auth", str(creds)]
 
     # --auth alone: the API's port refuses /metrics to everyone.

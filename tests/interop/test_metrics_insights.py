@@ -12,9 +12,9 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from conftest import ROOT, kura_server
+from conftest import KURA_BIN, kura_server
 
-KURA = ROOT / "target" / "debug" / "kura"
+KURA = KURA_BIN
 
 
 @pytest.fixture()

@@ -13,9 +13,9 @@ import boto3
 import botocore.config
 import pytest
 
-from conftest import ROOT, kura_server
+from conftest import KURA_BIN, kura_server
 
-BINARY = ROOT / "target" / "debug" / "kura"
+BINARY = KURA_BIN
 
 
 def client(endpoint, retries=0):

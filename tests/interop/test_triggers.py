@@ -18,10 +18,10 @@ import urllib.request
 import boto3
 import pytest
 
-from conftest import ROOT
+from conftest import KURA_BIN
 
 FUNCTION = pathlib.Path(__file__).parent / "functions" / "recorder.py"
-BINARY = pathlib.Path(os.environ.get("KURA_BIN", ROOT / "target" / "debug" / "kura"))
+BINARY = KURA_BIN
 
 
 def free_port():

@@ -14,6 +14,7 @@ use tracing_subscriber::EnvFilter;
 mod admin;
 mod dev;
 mod fault;
+mod health;
 mod observe;
 mod s3;
 
@@ -26,10 +27,21 @@ mod s3;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// `kura --version`: the crate version, the commit and the Cargo profile it was built
+/// from (build.rs), so a bug report names exactly what ran.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("KURA_COMMIT"),
+    ", profile ",
+    env!("KURA_PROFILE"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "kura",
-    version,
+    version = VERSION,
     about = "A DynamoDB-compatible database: one binary, durable embedded storage"
 )]
 struct Cli {
@@ -67,6 +79,9 @@ enum Command {
     /// Inject errors and latency into a running server's requests (it needs
     /// --test-controls; docs/testing.md).
     Fault(fault::FaultArgs),
+    /// Exit 0 when the server answers GET /ready (for Docker HEALTHCHECK and Kubernetes
+    /// probes), else print why and exit 1.
+    Healthcheck(health::HealthcheckArgs),
 }
 
 #[derive(Subcommand)]
@@ -107,14 +122,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1", env = "KURA_BIND")]
     bind: std::net::IpAddr,
     /// Directory of the durable store (created if missing).
-    #[arg(
-        long,
-        default_value = "./kura-data",
-        env = "KURA_DATA_DIR",
-        conflicts_with = "in_memory"
-    )]
+    #[arg(long, default_value = "./kura-data", env = "KURA_DATA_DIR")]
     data_dir: PathBuf,
-    /// Keep everything in memory: nothing survives a restart (for tests).
+    /// Keep everything in memory: nothing survives a restart (for tests). The data
+    /// directory is then not used, so `serve --in-memory` works in the image, whose
+    /// KURA_DATA_DIR is /data.
     #[arg(long, env = "KURA_IN_MEMORY")]
     in_memory: bool,
     /// Seconds between sweeps that delete expired (TTL) items and trim stream records.
@@ -274,6 +286,16 @@ fn main() -> ExitCode {
         Command::Insights(args) => client_command(observe::insights(args)),
         Command::Advise(args) => client_command(observe::advise(args)),
         Command::Fault(args) => client_command(fault::fault(args)),
+        // A probe's answer is its exit status and one plain line, never a log record.
+        Command::Healthcheck(args) => {
+            return match client_command(health::check(&args)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(line) => {
+                    eprintln!("kura healthcheck: {line}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

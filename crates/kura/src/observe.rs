@@ -7,7 +7,9 @@
 use bytes::Bytes;
 use clap::Args;
 use http_body_util::{BodyExt, Full};
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
@@ -39,6 +41,21 @@ pub struct InsightsArgs {
     top: u32,
 }
 
+/// The client the commands reach a `kura serve` with: https:// as well as http:// (a
+/// `kura serve --tls-cert`), trusting the web PKI roots.
+pub fn http_client<B>() -> Client<HttpsConnector<HttpConnector>, B>
+where
+    B: hyper::body::Body + Send,
+    B::Data: Send,
+{
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_webpki_roots()
+        .https_or_http()
+        .enable_http1()
+        .build();
+    Client::builder(TokioExecutor::new()).build(connector)
+}
+
 /// GETs `path` from the server; the body as JSON, or the server's message as the error.
 pub async fn get_json(endpoint: &str, path: &str) -> Result<Value, String> {
     request_json(hyper::Method::GET, endpoint, path, None).await
@@ -54,13 +71,7 @@ pub async fn request_json(
 ) -> Result<Value, String> {
     let url = format!("{}{path}", endpoint.trim_end_matches('/'));
     let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;
-    // https:// as well as http:// (a `kura serve --tls-cert`), trusting the web PKI roots.
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_webpki_roots()
-        .https_or_http()
-        .enable_http1()
-        .build();
-    let client = Client::builder(TokioExecutor::new()).build::<_, Full<Bytes>>(connector);
+    let client = http_client::<Full<Bytes>>();
     let bytes = body.map(|b| b.to_string()).unwrap_or_default();
     let request = hyper::Request::builder()
         .method(method)

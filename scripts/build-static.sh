@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the `kura` binary statically linked (glibc with crt-static: nothing downloaded,
+# no Rust and no shared library needed where it runs) and copies it to target/static/kura.
+#   scripts/build-static.sh            # the release profile: what the tests and image use
+#   scripts/build-static.sh dist       # fat LTO, stripped: what a release ships (README)
+# Prints the binary's path on its last line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile="${1:-release}"
+target="$(rustc -vV | sed -n 's/^host: //p')"
+# crt-static only for the target: build scripts and proc macros stay dynamic.
+RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
+  cargo build --locked -p kura --profile "$profile" --target "$target" >&2
+built="target/$target/$profile/kura"
+mkdir -p target/static
+# The copy ships without symbols (the build keeps them, for debugging a core dump).
+strip -o target/static/kura "$built"
+linked=$(ldd target/static/kura 2>&1 || true)
+case "$linked" in
+  *"not a dynamic executable"* | *"statically linked"*) ;;
+  *) echo "target/static/kura is not statically linked:" >&2; echo "$linked" >&2; exit 1 ;;
+esac
+echo "built $(du -m target/static/kura | cut -f1) MB, $(target/static/kura --version)" >&2
+echo target/static/kura
