@@ -2,9 +2,11 @@
 # Runs every test of the project on a fresh machine: installs what the tests need
 # (Python packages for boto3, the AWS CLI and Selenium, into .venv; Debian's chromium and
 # chromedriver; Debian's docker.io; Amazon DynamoDB Local), runs the Rust tests, builds
-# the static release binary and the container image once, then runs the interop suite
-# against that binary as a real `kura serve` on a durable data directory and as the
-# image, and the kura-cqrs suite against that server and against DynamoDB Local.
+# the static release binary once and from it the container image, the Python wheel and
+# the npm package, then runs the interop suite against that binary as a real `kura serve`
+# on a durable data directory, as the image, the wheel (with its pytest plugin) and the
+# npm package (with Jest and Vitest), and the
+# kura-cqrs suite against that server and against DynamoDB Local.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/dynamodb-local.sh
@@ -56,6 +58,17 @@ export KURA_BIN
 log "The container image (Debian's docker.io; dockerd started when none runs)"
 KURA_IMAGE=$(./scripts/image.sh "$KURA_BIN" | tail -n 1)
 export KURA_IMAGE
+
+log "The Python wheel carrying the same binary (packaging/python)"
+KURA_WHEEL="$PWD/$(./scripts/python-package.sh "$KURA_BIN" | tail -n 1)"
+export KURA_WHEEL
+
+log "The npm package carrying the same binary (packaging/npm)"
+if ! command -v npm >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+KURA_NPM=$(./scripts/npm-package.sh "$KURA_BIN" | tail -n 1)
+export KURA_NPM
 
 log "Interop tests: boto3, the AWS CLI, the container and the console in headless Chromium against kura serve"
 data_dir=$(mktemp -d)
