@@ -13,8 +13,10 @@ RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
   cargo build --locked -p kura --profile "$profile" --target "$target" >&2
 built="target/$target/$profile/kura"
 mkdir -p target/static
-# The copy ships without symbols (the build keeps them, for debugging a core dump).
+# The copy ships without symbols (the build keeps them, for debugging a core dump);
+# target/static/kura-<profile> keeps each profile's, for side-by-side benchmarks.
 strip -o target/static/kura "$built"
+cp target/static/kura "target/static/kura-$profile"
 linked=$(ldd target/static/kura 2>&1 || true)
 case "$linked" in
   *"not a dynamic executable"* | *"statically linked"*) ;;

@@ -24,6 +24,10 @@ pub enum Kind {
     /// The same with `--console false`: the baseline of what serving the console costs
     /// the API (its routes; the console itself runs only when a page is asked for).
     KuraConsoleOff,
+    /// `kura serve` as shipped: the `dist` build (fat LTO, static) at
+    /// `target/static/kura-dist` (`scripts/build-static.sh dist`), beside `kura` (the
+    /// `release` build) to show what whole-program optimisation buys per request.
+    KuraDist,
     /// The same engine in this process, called with the same JSON bodies, without HTTP.
     KuraEmbedded,
     /// dynalite from npm (`benches/peers/install.sh`), on LevelDB on disk (not synced).
@@ -42,6 +46,7 @@ impl Kind {
             Kind::KuraMetricsOff => "kura-metrics-off",
             Kind::KuraCapacity => "kura-capacity",
             Kind::KuraConsoleOff => "kura-console-off",
+            Kind::KuraDist => "kura-dist",
             Kind::KuraEmbedded => "kura-embedded",
             Kind::Dynalite => "dynalite",
             Kind::Moto => "moto",
@@ -49,11 +54,12 @@ impl Kind {
         }
     }
 
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Echo,
         Kind::KuraMetricsOff,
         Kind::KuraCapacity,
         Kind::KuraConsoleOff,
+        Kind::KuraDist,
         Kind::Kura,
         Kind::KuraEmbedded,
         Kind::Dynalite,
@@ -213,8 +219,15 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
             command = Command::new(exe);
             command.args(["echo", "--port", &port_s]);
         }
-        Kind::Kura | Kind::KuraMetricsOff | Kind::KuraCapacity | Kind::KuraConsoleOff => {
-            command = Command::new(kura_binary()?);
+        Kind::Kura
+        | Kind::KuraMetricsOff
+        | Kind::KuraCapacity
+        | Kind::KuraConsoleOff
+        | Kind::KuraDist => {
+            command = match kind {
+                Kind::KuraDist => Command::new(installed("target/static/kura-dist")?),
+                _ => Command::new(kura_binary()?),
+            };
             command
                 .arg("serve")
                 .args(["--port", &port_s])
