@@ -87,8 +87,19 @@ async fn the_sdk_is_throttled_and_its_retries_get_through() {
         (5..=7).contains(&written),
         "{written} writes before the throttle"
     );
-    // The SDK's default retries (3 attempts, exponential backoff) get through.
-    let patient = kura.client();
+    // The SDK's standard retries get through. With its default of 3 attempts they did
+    // not always: two backoffs drawn under the 0.2 s a write's unit takes to refill at
+    // 5 WCU failed the test now and then; 10 attempts, as a suite that expects
+    // throttling configures, always wait long enough.
+    let retrying = kura
+        .client()
+        .config()
+        .to_builder()
+        .retry_config(
+            aws_sdk_dynamodb::config::retry::RetryConfig::standard().with_max_attempts(10),
+        )
+        .build();
+    let patient = aws_sdk_dynamodb::Client::from_conf(retrying);
     for i in 0..5 {
         put(&patient, "orders", &format!("r{i}")).await.unwrap();
     }
