@@ -225,7 +225,13 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
         | Kind::KuraConsoleOff
         | Kind::KuraDist => {
             command = match kind {
-                Kind::KuraDist => Command::new(installed("target/static/kura-dist")?),
+                Kind::KuraDist => {
+                    let dist = root.join("target/static/kura-dist");
+                    if !dist.exists() {
+                        return Err("target/static/kura-dist not found (scripts/build-static.sh dist builds it)".into());
+                    }
+                    Command::new(dist)
+                }
                 _ => Command::new(kura_binary()?),
             };
             command

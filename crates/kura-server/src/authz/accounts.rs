@@ -14,7 +14,6 @@ use kura_model::messages;
 use serde::Deserialize;
 
 use crate::error::ApiError;
-use crate::ops::Call;
 
 /// The members of a request that may hold a table's ARN.
 #[derive(Deserialize, Default)]
@@ -27,12 +26,18 @@ struct Named {
 
 /// Refuses a request whose `TableName`, `ResourceArn` or `TableArn` is a DynamoDB ARN of
 /// another account. Bodies with no `arn:` in them (nearly all) are not parsed again.
-pub(crate) fn own_account(call: &Call<'_>, operation: &str) -> Result<(), ApiError> {
-    if memchr::memmem::find(&call.body, b"arn:").is_none() {
+/// Takes the body and the signer, not the whole call, so it stays outside the
+/// authz ↔ ops import circle (issue 30).
+pub(crate) fn own_account(
+    body: &[u8],
+    principal: Option<&kura_auth::Principal>,
+    operation: &str,
+) -> Result<(), ApiError> {
+    if memchr::memmem::find(body, b"arn:").is_none() {
         return Ok(());
     }
-    let named: Named = serde_json::from_slice(&call.body).unwrap_or_default();
-    let caller = call.principal.as_ref().map(|p| p.account.as_str());
+    let named: Named = serde_json::from_slice(body).unwrap_or_default();
+    let caller = principal.map(|p| p.account.as_str());
     let arns = [named.table_name, named.resource_arn, named.table_arn];
     for arn in arns.iter().flatten() {
         let Some(account) = account_of(arn) else {
@@ -41,7 +46,7 @@ pub(crate) fn own_account(call: &Call<'_>, operation: &str) -> Result<(), ApiErr
         if account == ACCOUNT_ID || Some(account) == caller {
             continue;
         }
-        let principal = call.principal.as_ref().map_or_else(
+        let principal = principal.map_or_else(
             || format!("arn:aws:iam::{ACCOUNT_ID}:root"),
             kura_auth::Principal::arn,
         );

@@ -121,7 +121,7 @@ const CONTROL: &[&str] = &[
 /// UnknownOperationException; names listed in [`LATER`] get a precise ValidationException.
 pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     if operation_index(operation).is_some() {
-        crate::authz::accounts::own_account(&call, operation)?;
+        crate::authz::accounts::own_account(&call.body, call.principal.as_ref(), operation)?;
     }
     if let Some(control) = CONTROL.iter().find(|c| **c == operation) {
         crate::authz::control(&call, control)?;
