@@ -88,7 +88,7 @@ pub enum EngineError {
     TrimmedDataAccess(String),
     /// `ProvisionedThroughputExceededException`: capacity emulation refused the request.
     #[error("{}", .0.message)]
-    Throttled(Box<crate::throttle::Throttled>),
+    Throttled(Box<Throttled>),
     /// A sync failed earlier: the durable state is unknown, so no more writes are taken.
     #[error("the storage engine is poisoned by an earlier failed sync and refuses writes")]
     Poisoned,
@@ -150,3 +150,20 @@ impl CancellationReason {
 }
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;
+
+/// Why a request was throttled: DynamoDB's `ThrottlingReason`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ThrottlingReason {
+    /// `ResourceType + OperationType + LimitType`, e.g.
+    /// `TableWriteProvisionedThroughputExceeded`.
+    pub reason: String,
+    /// The ARN of the table or index.
+    pub resource: String,
+}
+
+/// A refused request: DynamoDB's message and its throttling reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Throttled {
+    pub message: &'static str,
+    pub reason: ThrottlingReason,
+}

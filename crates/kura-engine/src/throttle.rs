@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use parking_lot::Mutex;
 
-use crate::api::Consumed;
+use crate::capacity::Consumed;
 use crate::catalog::{BillingMode, TableRecord, Throughput};
 
 /// The limits of capacity emulation. The defaults are DynamoDB's.
@@ -76,22 +76,7 @@ impl Access {
     }
 }
 
-/// Why a request was throttled: DynamoDB's `ThrottlingReason`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ThrottlingReason {
-    /// `ResourceType + OperationType + LimitType`, e.g.
-    /// `TableWriteProvisionedThroughputExceeded`.
-    pub reason: String,
-    /// The ARN of the table or index.
-    pub resource: String,
-}
-
-/// A refused request: DynamoDB's message and its throttling reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Throttled {
-    pub message: &'static str,
-    pub reason: ThrottlingReason,
-}
+pub use crate::error::{Throttled, ThrottlingReason};
 
 pub const TABLE_MESSAGE: &str = "The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.";
 pub const INDEX_MESSAGE: &str = "The level of configured provisioned throughput for one or more global secondary indexes of the table was exceeded. Consider increasing your provisioning level for the under-provisioned global secondary indexes with the UpdateTable API";

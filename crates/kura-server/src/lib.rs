@@ -19,14 +19,18 @@ pub mod advisor;
 pub mod audit;
 mod authz;
 mod body;
+mod call;
 mod console;
 pub mod controls;
 pub mod error;
 mod kura_api;
 pub mod metrics;
 pub use kura_auth::{Authenticator, Credentials};
+mod operation;
 mod ops;
+mod pipeline;
 mod protocol;
+mod slot;
 pub mod tls;
 pub use tls::TlsConfig;
 
@@ -41,13 +45,14 @@ use kura_engine::{Engine, Health};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
 /// What every handler shares: the engine, the authenticator when `--auth` is on, and the
-/// audit log when `--audit` is.
+/// pipeline every API request runs through.
 #[derive(Clone)]
 pub(crate) struct Shared {
     /// The engine serving requests (test controls may swap it: restore, reset).
-    slot: Arc<controls::EngineSlot>,
+    slot: Arc<slot::EngineSlot>,
     auth: Option<Arc<Authenticator>>,
-    audit: Option<Arc<audit::AuditLog>>,
+    /// Metrics, audit and fault injection around every operation.
+    pipeline: Arc<pipeline::Pipeline>,
     metrics: Arc<metrics::Metrics>,
     triggers: Option<Arc<kura_triggers::Triggers>>,
     trigger_admin: bool,
@@ -157,17 +162,22 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
 fn shared_state(engine: Arc<Engine>, options: ServerOptions) -> Shared {
     let slot = match &options.controls {
         Some(controls) => controls.slot(),
-        None => controls::EngineSlot::new(engine),
+        None => slot::EngineSlot::new(engine),
     };
     let metrics = Arc::new(metrics::Metrics::new(
         slot.clone(),
         options.metrics,
         options.triggers.clone(),
     ));
+    let pipeline = Arc::new(pipeline::Pipeline {
+        metrics: Some(metrics.clone()),
+        audit: options.audit,
+        controls: options.controls.clone(),
+    });
     Shared {
         slot,
         auth: options.auth,
-        audit: options.audit,
+        pipeline,
         metrics,
         triggers: options.triggers,
         trigger_admin: options.trigger_admin,
@@ -327,16 +337,16 @@ async fn serve_open_metrics(State(shared): State<Shared>) -> axum::response::Res
 }
 
 /// Runs one DynamoDB operation without HTTP: the JSON request body in, the JSON response
-/// body (or the error) out, through the same handlers as `POST /` (for embedding, and the
-/// benchmark's embedded mode). `operation` is the part of `X-Amz-Target` after the dot.
-/// Unlike `POST /`, it does not cap the body size and uses the default region.
+/// body (or the error) out, through the same pipeline as `POST /` without its metrics,
+/// audit or test controls (for embedding, and the benchmark's embedded mode). `operation`
+/// is the part of `X-Amz-Target` after the dot. Unlike `POST /`, it does not cap the body
+/// size and uses the default region.
 pub async fn invoke(
     engine: &Engine,
     operation: &str,
     body: bytes::Bytes,
 ) -> Result<Vec<u8>, error::ApiError> {
-    let observation = metrics::Observation::default();
-    ops::dispatch(operation, embedded_call(engine, body, &observation)).await
+    embedded(engine, operation::Api::DynamoDb, operation, body).await
 }
 
 /// [`invoke`] for the DynamoDB Streams operations (`GetRecords`, ...).
@@ -345,24 +355,29 @@ pub async fn invoke_streams(
     operation: &str,
     body: bytes::Bytes,
 ) -> Result<Vec<u8>, error::ApiError> {
-    let observation = metrics::Observation::default();
-    ops::dispatch_streams(operation, embedded_call(engine, body, &observation)).await
+    embedded(engine, operation::Api::Streams, operation, body).await
 }
 
-fn embedded_call<'a>(
-    engine: &'a Engine,
+async fn embedded(
+    engine: &Engine,
+    api: operation::Api,
+    operation: &str,
     body: bytes::Bytes,
-    observation: &'a metrics::Observation,
-) -> ops::Call<'a> {
-    ops::Call {
-        engine,
-        observation,
-        ctx: kura_engine::RequestContext::default(),
-        host: "localhost:8000".to_owned(),
+) -> Result<Vec<u8>, error::ApiError> {
+    let request = pipeline::Request {
+        api,
+        operation,
         body,
-        principal: None,
+        verified: None,
+        region: kura_engine::RequestContext::default().region,
         source_ip: None,
-    }
+        host: "localhost:8000",
+        user_agent: None,
+        request_id: "",
+        origin: pipeline::Origin::Embedded,
+        received: None,
+    };
+    pipeline::Pipeline::bare().run(engine, request).await
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the engine.

@@ -9,7 +9,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::controls::EngineSlot;
+use crate::operation::Op;
+use crate::slot::EngineSlot;
 use kura_engine::counters::histogram::{HistogramSnapshot, LATENCY_BUCKETS};
 use std::collections::{BTreeMap, HashMap};
 
@@ -120,7 +121,7 @@ pub struct Metrics {
     requests: Arc<Requests>,
 }
 
-/// Every operation's figures, indexed as [`crate::ops::OPERATIONS`].
+/// Every operation's figures, indexed as [`Op::ALL`].
 struct Requests {
     enabled: AtomicBool,
     operations: Vec<PerOperation>,
@@ -150,10 +151,7 @@ impl Metrics {
     ) -> Metrics {
         let requests = Arc::new(Requests {
             enabled: AtomicBool::new(enabled),
-            operations: crate::ops::OPERATIONS
-                .iter()
-                .map(|_| PerOperation::default())
-                .collect(),
+            operations: Op::ALL.iter().map(|_| PerOperation::default()).collect(),
             engine: engine.clone(),
         });
         let mut registry = Registry::with_prefix("kura");
@@ -169,19 +167,16 @@ impl Metrics {
         self.requests.enabled.load(Ordering::Relaxed)
     }
 
-    /// Records one request's outcome. Operations Kura does not serve are not recorded
-    /// (a client cannot grow the label set without bound).
-    pub fn record(
+    /// Records one request's outcome. Only operations Kura serves have figures (a client
+    /// cannot grow the label set without bound).
+    pub(crate) fn record(
         &self,
-        operation: &str,
+        op: Op,
         observation: &Observation,
         elapsed: std::time::Duration,
         error: Option<&ApiError>,
     ) {
-        let Some(index) = crate::ops::operation_index(operation) else {
-            return;
-        };
-        let per_operation = &self.requests.operations[index];
+        let per_operation = &self.requests.operations[op.index()];
         let observed = observation.inner.lock();
         let first = observed.tables.first().map_or("", String::as_str);
         let add = |counter: &AtomicU64, n: u64| {
@@ -238,8 +233,9 @@ impl Metrics {
             "UpdateItem",
         ];
         let mut totals: HashMap<String, TableTotals> = HashMap::new();
-        for (operation, per) in crate::ops::OPERATIONS.iter().zip(&self.requests.operations) {
-            if !DATA_PLANE.contains(operation) {
+        let names = Op::ALL.iter().map(|op| op.name());
+        for (operation, per) in names.zip(&self.requests.operations) {
+            if !DATA_PLANE.contains(&operation) {
                 continue;
             }
             for (table, f) in per.tables.read().iter() {
@@ -277,7 +273,7 @@ impl Collector for Requests {
         let mut failed_conditions: BTreeMap<String, f64> = BTreeMap::new();
         let mut conflicts: BTreeMap<String, f64> = BTreeMap::new();
         let engine = self.engine.current();
-        for (operation, per) in crate::ops::OPERATIONS.iter().zip(&self.operations) {
+        for (operation, per) in Op::ALL.iter().map(|op| op.name()).zip(&self.operations) {
             // Deleted tables' figures go (a table created again under the name starts anew).
             per.tables
                 .write()
@@ -286,7 +282,7 @@ impl Collector for Requests {
             if errors > 0 {
                 user.push((
                     Operation {
-                        operation: (*operation).to_owned(),
+                        operation: operation.to_owned(),
                     },
                     errors as f64,
                 ));
@@ -300,7 +296,7 @@ impl Collector for Requests {
             for (table, f) in tables {
                 let labels = OperationTable {
                     table_name: table.clone(),
-                    operation: (*operation).to_owned(),
+                    operation: operation.to_owned(),
                 };
                 let get = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64;
                 let snapshot = f.latency.snapshot();

@@ -7,14 +7,12 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use kura_auth::{Authenticator, HttpRequest, Verified};
-use kura_engine::RequestContext;
-
-use tracing::Instrument;
 
 use crate::Shared;
 use crate::body;
 use crate::error::ApiError;
-use crate::ops::{self, Call};
+use crate::operation::Api;
+use crate::pipeline::{self, Origin};
 
 const DYNAMODB_PREFIX: &str = "DynamoDB_20120810.";
 const STREAMS_PREFIX: &str = "DynamoDBStreams_20120810.";
@@ -27,96 +25,66 @@ enum Target<'a> {
 }
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
+/// `POST /`: the HTTP edge. It reads the body (undoing any Content-Encoding), finds the
+/// target, verifies the signature and hands the request to the one pipeline
+/// ([`crate::pipeline`]); what it refuses itself is recorded there too.
 pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Response {
-    let request_id = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
-    let source_ip = request
-        .extensions()
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|info| info.0.ip());
-    // Timed only when recorded: a clock read is a fifth of what recording costs.
-    let started = shared.metrics.enabled().then(std::time::Instant::now);
-    let observation = crate::metrics::Observation::default();
+    let request_id = pipeline::request_id();
+    let received = shared.pipeline.timing();
     // One engine for the whole request, even if a test control swaps it meanwhile.
     let engine = shared.engine();
     let (parts, body) = request.into_parts();
     let read = body::read(&parts.headers, body).await;
-    // What the audit record needs from inside the dispatch: the decoded body and who.
-    let mut audited: Option<(bytes::Bytes, Option<Verified>)> = None;
-    let result = match read {
-        Err(error) => Err(error),
-        Ok((raw, body)) => {
-            let operation = target_operation(&parts.headers);
-            // The signature covers the body as sent, before any Content-Encoding is undone.
-            let verified = match (&operation, &shared.auth) {
-                (Some(_), Some(auth)) => authenticate(auth, &parts, &raw).map(Some),
-                _ => Ok(None),
+    let result = match target_operation(&parts.headers) {
+        None => read.and(Err(ApiError::unknown_operation())),
+        Some(target) => {
+            let (api, operation) = match target {
+                Target::DynamoDb(op) => (Api::DynamoDb, op),
+                Target::Streams(op) => (Api::Streams, op),
             };
-            // A body that is JSON but no object is refused once the signer is known.
-            let verified = verified.and_then(|v| body::require_object(&body).map(|()| v));
-            match (operation, verified) {
-                (None, _) => Err(ApiError::unknown_operation()),
-                (Some(_), Err(error)) => Err(error),
-                (Some(target), Ok(verified)) => {
-                    if shared.audit.is_some() {
-                        audited = Some((body.clone(), verified.clone()));
-                    }
-                    let (region, principal) = match verified {
-                        Some(v) => (v.region, Some(v.principal)),
-                        None => (signing_region(&parts.headers), None),
+            let mut request = pipeline::Request {
+                api,
+                operation,
+                body: bytes::Bytes::new(),
+                verified: None,
+                region: String::new(),
+                source_ip: parts
+                    .extensions
+                    .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                    .map(|info| info.0.ip()),
+                host: header_str(&parts.headers, header::HOST.as_str()).unwrap_or("localhost:8000"),
+                user_agent: header_str(&parts.headers, header::USER_AGENT.as_str()),
+                request_id: &request_id,
+                origin: Origin::Api,
+                received,
+            };
+            // The signature covers the body as sent, before any Content-Encoding is undone;
+            // a body that is JSON but no object is refused once the signer is known.
+            let verified = read.and_then(|(raw, body)| {
+                let verified = match &shared.auth {
+                    Some(auth) => Some(authenticate(auth, &parts, &raw)?),
+                    None => None,
+                };
+                body::require_object(&body)?;
+                Ok((body, verified))
+            });
+            match verified {
+                Err(error) => {
+                    request.region = signing_region(&parts.headers);
+                    shared.pipeline.record(&engine, &request, Err(error))
+                }
+                Ok((body, verified)) => {
+                    request.region = match &verified {
+                        Some(v) => v.region.clone(),
+                        None => signing_region(&parts.headers),
                     };
-                    // Faults reach only operations Kura serves, after authentication.
-                    let served = match target {
-                        Target::DynamoDb(op) | Target::Streams(op) => {
-                            ops::operation_index(op).is_some()
-                        }
-                    };
-                    let injected = match &shared.controls {
-                        Some(controls) if served && controls.faults.armed() => {
-                            inject(controls, &engine, &target, &body, &observation).await
-                        }
-                        _ => None,
-                    };
-                    let call = Call {
-                        engine: &engine,
-                        ctx: RequestContext { region },
-                        host: header_str(&parts.headers, header::HOST.as_str())
-                            .unwrap_or("localhost:8000")
-                            .to_owned(),
-                        body,
-                        principal,
-                        source_ip,
-                        observation: &observation,
-                    };
-                    match (injected, target) {
-                        (Some(error), _) => Err(error),
-                        (None, Target::DynamoDb(op)) => {
-                            let span = tracing::debug_span!("request", op, id = %request_id);
-                            ops::dispatch(op, call).instrument(span).await
-                        }
-                        (None, Target::Streams(op)) => {
-                            let span = tracing::debug_span!("streams", op, id = %request_id);
-                            ops::dispatch_streams(op, call).instrument(span).await
-                        }
-                    }
+                    request.body = body;
+                    request.verified = verified;
+                    shared.pipeline.run(&engine, request).await
                 }
             }
         }
     };
-    let result = match &shared.audit {
-        Some(log) => audit(log, &engine, &parts, audited, &request_id, result),
-        None => result,
-    };
-    if let Some(started) = started
-        && let Some(target) = target_operation(&parts.headers)
-    {
-        let operation = match target {
-            Target::DynamoDb(op) | Target::Streams(op) => op,
-        };
-        let error = result.as_ref().err();
-        shared
-            .metrics
-            .record(operation, &observation, started.elapsed(), error);
-    }
     match result {
         Ok(body) => respond(StatusCode::OK, body, &request_id),
         Err(error) => {
@@ -124,78 +92,6 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             respond(error.status, error.body(), &request_id)
         }
     }
-}
-
-/// Applies a fault injection rule that matches the request: waits its latency, then
-/// answers its error (None: the request runs).
-async fn inject(
-    controls: &crate::controls::TestControls,
-    engine: &kura_engine::Engine,
-    target: &Target<'_>,
-    body: &[u8],
-    observation: &crate::metrics::Observation,
-) -> Option<ApiError> {
-    let operation = match target {
-        Target::DynamoDb(op) | Target::Streams(op) => op,
-    };
-    let request = crate::controls::faults::describe(operation, body, |table| {
-        engine.partition_key_names(table, None)?.into_iter().next()
-    });
-    let injection = controls.faults.decide(&request)?;
-    if !injection.latency.is_zero() {
-        tokio::time::sleep(injection.latency).await;
-    }
-    if injection.error.is_some() {
-        for table in &request.tables {
-            observation.table(table);
-        }
-    }
-    injection.error
-}
-
-/// Records the request when the audit log takes it; the response waits for the line. A
-/// line that cannot be written fails the request (InternalServerError).
-fn audit(
-    log: &crate::audit::AuditLog,
-    engine: &kura_engine::Engine,
-    parts: &axum::http::request::Parts,
-    audited: Option<(bytes::Bytes, Option<Verified>)>,
-    request_id: &str,
-    result: Result<Vec<u8>, ApiError>,
-) -> Result<Vec<u8>, ApiError> {
-    let Some(target) = target_operation(&parts.headers) else {
-        return result;
-    };
-    let (operation, streams) = match target {
-        Target::DynamoDb(op) => (op, false),
-        Target::Streams(op) => (op, true),
-    };
-    let (body, verified) = audited.unwrap_or_default();
-    let region = verified
-        .as_ref()
-        .map_or_else(|| signing_region(&parts.headers), |v| v.region.clone());
-    let event = crate::audit::Event {
-        operation,
-        streams,
-        region: &region,
-        source_ip: parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-            .map_or_else(|| "127.0.0.1".to_owned(), |c| c.0.ip().to_string()),
-        user_agent: header_str(&parts.headers, header::USER_AGENT.as_str()),
-        identity: crate::audit::Identity {
-            principal: verified.as_ref().map(|v| &v.principal),
-            access_key_id: verified.as_ref().map(|v| v.access_key_id.as_str()),
-        },
-        body: &body,
-        request_id,
-        error: result
-            .as_ref()
-            .err()
-            .map(|e| (e.name(), e.message.as_deref())),
-        engine: Some(engine),
-    };
-    log.record(&event).and(result)
 }
 
 fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {

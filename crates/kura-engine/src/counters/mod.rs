@@ -20,7 +20,7 @@ use parking_lot::{Mutex, RwLock};
 
 use kura_model::{AttributeValue, Item, PrimaryKey};
 
-use crate::api::Consumed;
+use crate::capacity::Consumed;
 pub use histogram::Histogram;
 pub use insights::{Insights, KeyCount, TopKeys};
 pub use traffic::{Traffic, TrafficSnapshot};

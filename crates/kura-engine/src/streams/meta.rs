@@ -66,7 +66,7 @@ pub struct StreamSpec {
     /// The stream's resource-based policy; absent (and not stored) when there is none, so
     /// records written before resource policies existed keep their bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<crate::catalog::ResourcePolicyRecord>,
+    pub policy: Option<crate::resource_policy::ResourcePolicyRecord>,
 }
 
 /// How a stream's records are keyed. Streams enabled before shards existed keep one chain

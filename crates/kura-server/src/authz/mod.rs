@@ -29,7 +29,7 @@ use kura_model::messages;
 use serde::Deserialize;
 
 use crate::error::ApiError;
-use crate::ops::Call;
+use crate::call::Call;
 
 /// One action on one resource, with the request's condition keys for it.
 #[derive(Debug, Clone)]

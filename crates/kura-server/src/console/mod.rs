@@ -35,6 +35,8 @@ use serde_json::Value;
 
 use crate::Shared;
 use crate::error::ApiError;
+use crate::operation::Api;
+use crate::pipeline::Origin;
 pub(crate) use layout::Tab;
 
 /// The console's own state: sessions, the metrics samples its charts draw, and the
@@ -232,26 +234,8 @@ impl Ctx {
         self.dispatch(operation, body, true).await
     }
 
-    /// A `Call` as `POST /` builds one, for this session.
-    fn api_call<'a>(
-        &self,
-        engine: &'a kura_engine::Engine,
-        body: Bytes,
-        observation: &'a crate::metrics::Observation,
-    ) -> crate::ops::Call<'a> {
-        crate::ops::Call {
-            engine,
-            ctx: kura_engine::RequestContext {
-                region: self.region().to_owned(),
-            },
-            host: self.host.clone(),
-            body,
-            principal: self.session.signed_in.as_ref().map(|v| v.principal.clone()),
-            source_ip: self.source_ip,
-            observation,
-        }
-    }
-
+    /// Runs an operation through the API's pipeline, as this session's user: metered and
+    /// audited like any other request (fault injection is for the API's clients only).
     async fn dispatch(
         &self,
         operation: &str,
@@ -259,30 +243,21 @@ impl Ctx {
         streams: bool,
     ) -> Result<Value, ApiError> {
         let engine = self.engine();
-        let observation = crate::metrics::Observation::default();
-        let started = Instant::now();
-        let body = Bytes::from(serde_json::to_vec(&body).unwrap_or_default());
-        let call = self.api_call(&engine, body.clone(), &observation);
-        let result = if streams {
-            crate::ops::dispatch_streams(operation, call).await
-        } else {
-            crate::ops::dispatch(operation, call).await
+        let request_id = crate::pipeline::request_id();
+        let request = crate::pipeline::Request {
+            api: if streams { Api::Streams } else { Api::DynamoDb },
+            operation,
+            body: Bytes::from(serde_json::to_vec(&body).unwrap_or_default()),
+            verified: self.session.signed_in.clone(),
+            region: self.region().to_owned(),
+            source_ip: self.source_ip,
+            host: &self.host,
+            user_agent: self.user_agent.as_deref(),
+            request_id: &request_id,
+            origin: Origin::Console,
+            received: None,
         };
-        // The console's requests are requests: counted in the metrics and audited like
-        // any other.
-        if self.shared.metrics.enabled() {
-            self.shared.metrics.record(
-                operation,
-                &observation,
-                started.elapsed(),
-                result.as_ref().err(),
-            );
-        }
-        let result = match &self.shared.audit {
-            Some(log) => self.audit(log, &engine, operation, streams, &body, result),
-            None => result,
-        };
-        let bytes = result?;
+        let bytes = self.shared.pipeline.run(&engine, request).await?;
         serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
     }
@@ -295,50 +270,24 @@ impl Ctx {
             .map_or(kura_auth::DEFAULT_REGION, |v| v.region.as_str())
     }
 
-    /// Records a console request in the audit log as `POST /` would (the user agent is
-    /// the browser's).
-    fn audit(
-        &self,
-        log: &crate::audit::AuditLog,
-        engine: &kura_engine::Engine,
-        operation: &str,
-        streams: bool,
-        body: &[u8],
-        result: Result<Vec<u8>, ApiError>,
-    ) -> Result<Vec<u8>, ApiError> {
-        let request_id = uuid::Uuid::new_v4().simple().to_string().to_uppercase();
-        let signed_in = self.session.signed_in.as_ref();
-        let event = crate::audit::Event {
-            operation,
-            streams,
-            region: self.region(),
-            source_ip: self
-                .source_ip
-                .map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string()),
-            user_agent: self.user_agent.as_deref(),
-            identity: crate::audit::Identity {
-                principal: signed_in.map(|v| &v.principal),
-                access_key_id: signed_in.map(|v| v.access_key_id.as_str()),
-            },
-            body,
-            request_id: &request_id,
-            error: result
-                .as_ref()
-                .err()
-                .map(|e| (e.name(), e.message.as_deref())),
-            engine: Some(engine),
-        };
-        log.record(&event).and(result)
-    }
-
     /// Whether the session's principal may call `operation` on `table` (always, when the
     /// server runs open). For what the console shows from outside the API (hot keys, the
     /// advisor's evidence): key values are data, so they need a read of the table.
     pub fn allowed(&self, operation: &'static str, table: &str) -> bool {
         let engine = self.engine();
         let observation = crate::metrics::Observation::default();
-        let body = Bytes::from(serde_json::json!({ "TableName": table }).to_string());
-        crate::authz::control(&self.api_call(&engine, body, &observation), operation).is_ok()
+        let call = crate::call::Call {
+            engine: &engine,
+            ctx: kura_engine::RequestContext {
+                region: self.region().to_owned(),
+            },
+            host: self.host.clone(),
+            body: Bytes::from(serde_json::json!({ "TableName": table }).to_string()),
+            principal: self.session.signed_in.as_ref().map(|v| v.principal.clone()),
+            source_ip: self.source_ip,
+            observation: &observation,
+        };
+        crate::authz::control(&call, operation).is_ok()
     }
 
     /// Refuses a form whose CSRF token is not this session's.

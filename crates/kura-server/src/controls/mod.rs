@@ -19,29 +19,9 @@ use std::time::Instant;
 use kura_engine::clock::ManualClock;
 use kura_engine::storage::{Frozen, MemoryStore};
 use kura_engine::{Engine, EngineOptions};
-use parking_lot::{Mutex, RwLock};
+use parking_lot::Mutex;
 
-/// The engine requests are served by, replaceable as a whole (restore, reset).
-pub struct EngineSlot {
-    current: RwLock<Arc<Engine>>,
-}
-
-impl EngineSlot {
-    pub fn new(engine: Arc<Engine>) -> Arc<EngineSlot> {
-        Arc::new(EngineSlot {
-            current: RwLock::new(engine),
-        })
-    }
-
-    /// The engine now.
-    pub fn current(&self) -> Arc<Engine> {
-        self.current.read().clone()
-    }
-
-    fn replace(&self, engine: Arc<Engine>) -> Arc<Engine> {
-        std::mem::replace(&mut *self.current.write(), engine)
-    }
-}
+pub use crate::slot::EngineSlot;
 
 /// The in-memory engine's parts that snapshots need: the store to freeze, and the options
 /// to open a new engine with.

@@ -9,65 +9,11 @@ mod partiql;
 mod streams;
 mod tables;
 
-use bytes::Bytes;
-use kura_engine::{Engine, RequestContext};
-use kura_model::messages;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
+pub(crate) use crate::call::Call;
 use crate::error::ApiError;
-
-/// What a handler needs besides its body.
-pub struct Call<'a> {
-    pub engine: &'a Engine,
-    pub ctx: RequestContext,
-    /// The `Host` the client used (DescribeEndpoints answers with it).
-    pub host: String,
-    pub body: Bytes,
-    /// Who signed the request, when `--auth` is on (None when Kura runs open).
-    pub principal: Option<kura_auth::Principal>,
-    /// The peer's address (`aws:SourceIp`), when the listener reports it.
-    pub source_ip: Option<std::net::IpAddr>,
-    /// What the metrics are labelled with (the table, items returned).
-    pub observation: &'a crate::metrics::Observation,
-}
-
-impl Call<'_> {
-    /// Labels the request's metrics with the table it names (when it names one).
-    pub fn observe_table(&self, table: Option<&str>) {
-        if let Some(table) = table {
-            self.observation.table(table);
-        }
-    }
-
-    /// Parses the body as the operation's input. Shape errors are SerializationException.
-    pub fn input<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        crate::body::require_object(&self.body)?;
-        let body: &[u8] = if self.body.is_empty() {
-            b"{}"
-        } else {
-            &self.body
-        };
-        serde_json::from_slice(body).map_err(|e| ApiError::serialization(shape_error(&e)))
-    }
-}
-
-fn shape_error(e: &serde_json::Error) -> String {
-    use serde_json::error::Category;
-    match e.classify() {
-        Category::Syntax | Category::Eof => messages::body_not_json(&e.to_string()),
-        Category::Data | Category::Io => {
-            // A value rule checked while reading (base64) keeps its own text, without the
-            // reader's position.
-            let text = e.to_string();
-            let position = format!(" at line {} column {}", e.line(), e.column());
-            match text.strip_suffix(&position) {
-                Some(bare) if bare.ends_with(messages::INVALID_BASE64_END) => bare.to_owned(),
-                _ => messages::body_wrong_shape(&text),
-            }
-        }
-    }
-}
+use crate::operation::Op;
 
 /// An answer's JSON body.
 pub fn json<T: Serialize>(output: &T) -> Result<Vec<u8>, ApiError> {
@@ -92,180 +38,67 @@ pub fn item_json<T: ItemAnswer>(output: &T) -> Result<Vec<u8>, ApiError> {
         .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
 }
 
-/// The control-plane operations, authorized on the table they name (or `*`); the item
-/// and PartiQL families authorize in their handlers, from their parsed input.
-const CONTROL: &[&str] = &[
-    "CreateTable",
-    "DescribeTable",
-    "ListTables",
-    "UpdateTable",
-    "DeleteTable",
-    "TagResource",
-    "UntagResource",
-    "ListTagsOfResource",
-    "DescribeLimits",
-    "DescribeEndpoints",
-    "UpdateTimeToLive",
-    "DescribeTimeToLive",
-    "DescribeContinuousBackups",
-    "UpdateContinuousBackups",
-    "PutResourcePolicy",
-    "GetResourcePolicy",
-    "DeleteResourcePolicy",
-    "UpdateContributorInsights",
-    "DescribeContributorInsights",
-    "ListContributorInsights",
-];
-
-/// The DynamoDB_20120810 operations Kura serves. Names not listed get
-/// UnknownOperationException; names listed in [`LATER`] get a precise ValidationException.
-pub async fn dispatch(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    if operation_index(operation).is_some() {
-        crate::authz::accounts::own_account(&call.body, call.principal.as_ref(), operation)?;
-    }
-    if let Some(control) = CONTROL.iter().find(|c| **c == operation) {
-        crate::authz::control(&call, control)?;
-    }
-    match operation {
-        "CreateTable" => tables::create_table(call).await,
-        "DescribeTable" => tables::describe_table(call).await,
-        "ListTables" => tables::list_tables(call),
-        "UpdateTable" => tables::update_table(call).await,
-        "DeleteTable" => tables::delete_table(call).await,
-        "TagResource" => tables::tag_resource(call).await,
-        "UntagResource" => tables::untag_resource(call).await,
-        "ListTagsOfResource" => tables::list_tags_of_resource(call),
-        "DescribeLimits" => tables::describe_limits(call),
-        "DescribeEndpoints" => tables::describe_endpoints(call),
-        "PutItem" => items::put_item(call).await,
-        "GetItem" => items::get_item(call),
-        "DeleteItem" => items::delete_item(call).await,
-        "UpdateItem" => items::update_item(call).await,
-        "Query" => items::query(call),
-        "Scan" => items::scan(call),
-        "BatchGetItem" => items::batch_get_item(call),
-        "BatchWriteItem" => items::batch_write_item(call).await,
-        "TransactWriteItems" => items::transact_write_items(call).await,
-        "TransactGetItems" => items::transact_get_items(call),
-        "ExecuteStatement" => partiql::execute_statement(call).await,
-        "BatchExecuteStatement" => partiql::batch_execute_statement(call).await,
-        "ExecuteTransaction" => partiql::execute_transaction(call).await,
-        "UpdateTimeToLive" => tables::update_time_to_live(call).await,
-        "DescribeTimeToLive" => tables::describe_time_to_live(call),
-        "DescribeContinuousBackups" => backups::describe_continuous_backups(call),
-        "UpdateContinuousBackups" => backups::update_continuous_backups(call).await,
-        "CreateBackup" => backups::create_backup(call).await,
-        "DescribeBackup" => backups::describe_backup(call),
-        "ListBackups" => backups::list_backups(call),
-        "DeleteBackup" => backups::delete_backup(call).await,
-        "RestoreTableFromBackup" => backups::restore_table_from_backup(call).await,
-        "RestoreTableToPointInTime" => backups::restore_table_to_point_in_time(call).await,
-        "ExportTableToPointInTime" => backups::export_table_to_point_in_time(call).await,
-        "DescribeExport" => backups::describe_export(call),
-        "ListExports" => backups::list_exports(call),
-        "ImportTable" => backups::import_table(call).await,
-        "DescribeImport" => backups::describe_import(call),
-        "ListImports" => backups::list_imports(call),
-        "PutResourcePolicy" => tables::put_resource_policy(call).await,
-        "GetResourcePolicy" => tables::get_resource_policy(call),
-        "DeleteResourcePolicy" => tables::delete_resource_policy(call).await,
-        "UpdateContributorInsights" => insights::update_contributor_insights(call).await,
-        "DescribeContributorInsights" => insights::describe_contributor_insights(call),
-        "ListContributorInsights" => insights::list_contributor_insights(call),
-        other if LATER.contains(&other) => Err(ApiError::validation(messages::not_supported_yet(
-            &format!("The {other} operation"),
-        ))),
-        _ => Err(ApiError::unknown_operation()),
+/// Runs `op`'s handler: it parses the input, authorizes it (see [`Guard`]), admits it,
+/// and calls the engine. Exhaustive over the operation table.
+///
+/// [`Guard`]: crate::operation::Guard
+pub(crate) async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    match op {
+        Op::CreateTable => tables::create_table(call).await,
+        Op::DescribeTable => tables::describe_table(call).await,
+        Op::ListTables => tables::list_tables(call),
+        Op::UpdateTable => tables::update_table(call).await,
+        Op::DeleteTable => tables::delete_table(call).await,
+        Op::TagResource => tables::tag_resource(call).await,
+        Op::UntagResource => tables::untag_resource(call).await,
+        Op::ListTagsOfResource => tables::list_tags_of_resource(call),
+        Op::DescribeLimits => tables::describe_limits(call),
+        Op::DescribeEndpoints => tables::describe_endpoints(call),
+        Op::PutItem => items::put_item(call).await,
+        Op::GetItem => items::get_item(call),
+        Op::DeleteItem => items::delete_item(call).await,
+        Op::UpdateItem => items::update_item(call).await,
+        Op::Query => items::query(call),
+        Op::Scan => items::scan(call),
+        Op::BatchGetItem => items::batch_get_item(call),
+        Op::BatchWriteItem => items::batch_write_item(call).await,
+        Op::TransactWriteItems => items::transact_write_items(call).await,
+        Op::TransactGetItems => items::transact_get_items(call),
+        Op::ExecuteStatement => partiql::execute_statement(call).await,
+        Op::BatchExecuteStatement => partiql::batch_execute_statement(call).await,
+        Op::ExecuteTransaction => partiql::execute_transaction(call).await,
+        Op::UpdateTimeToLive => tables::update_time_to_live(call).await,
+        Op::DescribeTimeToLive => tables::describe_time_to_live(call),
+        Op::DescribeContinuousBackups => backups::describe_continuous_backups(call),
+        Op::UpdateContinuousBackups => backups::update_continuous_backups(call).await,
+        Op::CreateBackup => backups::create_backup(call).await,
+        Op::DescribeBackup => backups::describe_backup(call),
+        Op::ListBackups => backups::list_backups(call),
+        Op::DeleteBackup => backups::delete_backup(call).await,
+        Op::RestoreTableFromBackup => backups::restore_table_from_backup(call).await,
+        Op::RestoreTableToPointInTime => backups::restore_table_to_point_in_time(call).await,
+        Op::ExportTableToPointInTime => backups::export_table_to_point_in_time(call).await,
+        Op::DescribeExport => backups::describe_export(call),
+        Op::ListExports => backups::list_exports(call),
+        Op::ImportTable => backups::import_table(call).await,
+        Op::DescribeImport => backups::describe_import(call),
+        Op::ListImports => backups::list_imports(call),
+        Op::PutResourcePolicy => tables::put_resource_policy(call).await,
+        Op::GetResourcePolicy => tables::get_resource_policy(call),
+        Op::DeleteResourcePolicy => tables::delete_resource_policy(call).await,
+        Op::UpdateContributorInsights => insights::update_contributor_insights(call).await,
+        Op::DescribeContributorInsights => insights::describe_contributor_insights(call),
+        Op::ListContributorInsights => insights::list_contributor_insights(call),
+        Op::ListStreams => streams::list_streams(call),
+        Op::DescribeStream => streams::describe_stream(call),
+        Op::GetShardIterator => streams::get_shard_iterator(call),
+        Op::GetRecords => streams::get_records(call),
     }
 }
-
-/// The DynamoDBStreams_20120810 operations.
-pub async fn dispatch_streams(operation: &str, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    match operation {
-        "ListStreams" => streams::list_streams(call),
-        "DescribeStream" => streams::describe_stream(call),
-        "GetShardIterator" => streams::get_shard_iterator(call),
-        "GetRecords" => streams::get_records(call),
-        _ => Err(ApiError::unknown_operation()),
-    }
-}
-
-/// Every operation name Kura serves (DynamoDB and Streams), sorted: the metrics keep
-/// figures for these only, so a client cannot grow the label set without bound.
-pub(crate) const OPERATIONS: &[&str] = &[
-    "BatchExecuteStatement",
-    "BatchGetItem",
-    "BatchWriteItem",
-    "CreateBackup",
-    "CreateTable",
-    "DeleteBackup",
-    "DeleteItem",
-    "DeleteResourcePolicy",
-    "DeleteTable",
-    "DescribeBackup",
-    "DescribeContinuousBackups",
-    "DescribeContributorInsights",
-    "DescribeEndpoints",
-    "DescribeExport",
-    "DescribeImport",
-    "DescribeLimits",
-    "DescribeStream",
-    "DescribeTable",
-    "DescribeTimeToLive",
-    "ExecuteStatement",
-    "ExecuteTransaction",
-    "ExportTableToPointInTime",
-    "GetItem",
-    "GetRecords",
-    "GetResourcePolicy",
-    "GetShardIterator",
-    "ImportTable",
-    "ListBackups",
-    "ListContributorInsights",
-    "ListExports",
-    "ListImports",
-    "ListStreams",
-    "ListTables",
-    "ListTagsOfResource",
-    "PutItem",
-    "PutResourcePolicy",
-    "Query",
-    "RestoreTableFromBackup",
-    "RestoreTableToPointInTime",
-    "Scan",
-    "TagResource",
-    "TransactGetItems",
-    "TransactWriteItems",
-    "UntagResource",
-    "UpdateContinuousBackups",
-    "UpdateContributorInsights",
-    "UpdateItem",
-    "UpdateTable",
-    "UpdateTimeToLive",
-];
-
-/// Where `operation` is in [`OPERATIONS`] (sorted), if Kura serves it.
-pub fn operation_index(operation: &str) -> Option<usize> {
-    OPERATIONS.binary_search(&operation).ok()
-}
-
-/// Real DynamoDB operations that later issues implement (none at the moment: the list
-/// stays so that a planned operation gets a precise error).
-const LATER: &[&str] = &[];
 
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
-
-    #[test]
-    fn operations_are_sorted_for_their_binary_search() {
-        assert!(super::OPERATIONS.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(
-            super::operation_index("GetItem").map(|i| super::OPERATIONS[i]),
-            Some("GetItem")
-        );
-        assert_eq!(super::operation_index("Nope"), None);
-    }
 
     use kura_engine::api::{Capacity, ConsumedCapacity, GetItemOutput, PageOutput};
     use kura_model::number::Number;

@@ -13,9 +13,10 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
-use crate::storage::Space;
+pub use crate::resource_policy::ResourcePolicyRecord;
 use crate::streams::meta::StreamSpec;
-use crate::writer::WriteContext;
+
+mod stage;
 
 pub const TABLE_RECORD_VERSION: u32 = 1;
 
@@ -146,14 +147,6 @@ pub struct RestoreRecord {
     /// The point in time the data is from.
     pub restore_ms: i64,
     pub in_progress: bool,
-}
-
-/// A resource-based policy as PutResourcePolicy stored it: the document as sent (already
-/// checked by the server) and its revision id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResourcePolicyRecord {
-    pub policy: String,
-    pub revision_id: String,
 }
 
 /// A table's KMS key setting (Kura keeps it; it does not encrypt with it).
@@ -322,34 +315,8 @@ impl Catalog {
         self.tables.read().clone()
     }
 
-    /// Stages `record` as its table's entry in this write and publishes it once the write
-    /// commits. This is the one way a table record changes, so the published view never
-    /// runs ahead of the disk and never misses a committed change.
-    pub fn stage(
-        self: &Arc<Self>,
-        w: &mut WriteContext<'_>,
-        record: Arc<TableRecord>,
-    ) -> Result<(), EngineError> {
-        w.put(
-            Space::Catalog,
-            record.name.clone().into_bytes(),
-            record.encode()?,
-        );
-        let catalog = self.clone();
-        w.after_commit(move || catalog.publish(&record.name.clone(), Some(record)));
-        Ok(())
-    }
-
-    /// Stages the removal of table `name`'s entry and unpublishes it once the write commits.
-    pub fn stage_removal(self: &Arc<Self>, w: &mut WriteContext<'_>, name: &str) {
-        w.delete(Space::Catalog, name.as_bytes().to_vec());
-        let catalog = self.clone();
-        let name = name.to_owned();
-        w.after_commit(move || catalog.publish(&name, None));
-    }
-
     /// Replaces one table's record (`None` removes it), after the commit that wrote it.
-    fn publish(&self, name: &str, record: Option<Arc<TableRecord>>) {
+    pub(super) fn publish(&self, name: &str, record: Option<Arc<TableRecord>>) {
         let mut guard = self.tables.write();
         let mut next = (**guard).clone();
         match record {

@@ -1,0 +1,61 @@
+//! What a handler gets: the engine, the caller, the body, and where to note what the
+//! metrics are labelled with. Built once per request by the pipeline.
+
+use bytes::Bytes;
+use kura_engine::{Engine, RequestContext};
+use kura_model::messages;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+
+/// What a handler needs besides its body.
+pub struct Call<'a> {
+    pub engine: &'a Engine,
+    pub ctx: RequestContext,
+    /// The `Host` the client used (DescribeEndpoints answers with it).
+    pub host: String,
+    pub body: Bytes,
+    /// Who signed the request, when `--auth` is on (None when Kura runs open).
+    pub principal: Option<kura_auth::Principal>,
+    /// The peer's address (`aws:SourceIp`), when the listener reports it.
+    pub source_ip: Option<std::net::IpAddr>,
+    /// What the metrics are labelled with (the table, items returned).
+    pub observation: &'a crate::metrics::Observation,
+}
+
+impl Call<'_> {
+    /// Labels the request's metrics with the table it names (when it names one).
+    pub fn observe_table(&self, table: Option<&str>) {
+        if let Some(table) = table {
+            self.observation.table(table);
+        }
+    }
+
+    /// Parses the body as the operation's input. Shape errors are SerializationException.
+    pub fn input<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        crate::body::require_object(&self.body)?;
+        let body: &[u8] = if self.body.is_empty() {
+            b"{}"
+        } else {
+            &self.body
+        };
+        serde_json::from_slice(body).map_err(|e| ApiError::serialization(shape_error(&e)))
+    }
+}
+
+fn shape_error(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Syntax | Category::Eof => messages::body_not_json(&e.to_string()),
+        Category::Data | Category::Io => {
+            // A value rule checked while reading (base64) keeps its own text, without the
+            // reader's position.
+            let text = e.to_string();
+            let position = format!(" at line {} column {}", e.line(), e.column());
+            match text.strip_suffix(&position) {
+                Some(bare) if bare.ends_with(messages::INVALID_BASE64_END) => bare.to_owned(),
+                _ => messages::body_wrong_shape(&text),
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! The one way an API request runs, whoever sends it: the HTTP protocol, the console, or a
+//! program embedding Kura ([`crate::invoke`]). Each builds a [`Request`] and calls
+//! [`Pipeline::run`], which takes it through
+//!
+//! 1. the operation table (unknown names are UnknownOperationException),
+//! 2. fault injection (test controls; the API's own traffic only),
+//! 3. the account check of ARNs and the control-plane authorization,
+//! 4. the operation's handler (parse, authorize from the input, admit, engine),
+//! 5. the record: metrics, then the audit line, whose failure fails the request.
+//!
+//! What comes before (reading the body, SigV4) belongs to the HTTP edge; a request it
+//! refuses is still recorded here ([`Pipeline::record`]), as every answered request is.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use kura_auth::Verified;
+use kura_engine::{Engine, RequestContext};
+use kura_model::messages;
+use tracing::Instrument;
+
+use crate::audit::AuditLog;
+use crate::call::Call;
+use crate::controls::TestControls;
+use crate::error::ApiError;
+use crate::metrics::{Metrics, Observation};
+use crate::operation::{Api, Guard, LATER, Op};
+
+/// What a server turns on around the handlers; [`Pipeline::bare`] for none of it.
+#[derive(Clone, Default)]
+pub(crate) struct Pipeline {
+    pub metrics: Option<Arc<Metrics>>,
+    pub audit: Option<Arc<AuditLog>>,
+    pub controls: Option<Arc<TestControls>>,
+}
+
+/// Who sent a request, which decides the steps that apply to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// A client of the API (`POST /`).
+    Api,
+    /// The web console, on behalf of its signed-in user.
+    Console,
+    /// A program calling [`crate::invoke`] in process.
+    Embedded,
+}
+
+/// One request, as the pipeline takes it.
+pub(crate) struct Request<'a> {
+    pub api: Api,
+    /// The operation's name as sent (after the dot of `X-Amz-Target`).
+    pub operation: &'a str,
+    pub body: Bytes,
+    /// Who signed it (`--auth`), or who is signed in to the console.
+    pub verified: Option<Verified>,
+    /// The region it acts in: the signer's, or the one its `Authorization` names.
+    pub region: String,
+    pub source_ip: Option<IpAddr>,
+    /// The `Host` the client used (DescribeEndpoints answers with it).
+    pub host: &'a str,
+    pub user_agent: Option<&'a str>,
+    pub request_id: &'a str,
+    pub origin: Origin,
+    /// When the edge received it, if [`Pipeline::timing`] asked for the time.
+    pub received: Option<Instant>,
+}
+
+impl Pipeline {
+    /// No metrics, no audit, no test controls: the embedded connector's.
+    pub fn bare() -> Pipeline {
+        Pipeline::default()
+    }
+
+    /// The time now when requests are timed (metrics on), for [`Request::received`]: a
+    /// clock read is a fifth of what recording costs, so it is skipped otherwise.
+    pub fn timing(&self) -> Option<Instant> {
+        self.metrics().map(|_| Instant::now())
+    }
+
+    /// Runs `request` on `engine` (the one engine of the whole request, even if a test
+    /// control swaps the server's meanwhile) and records it.
+    pub async fn run(&self, engine: &Engine, request: Request<'_>) -> Result<Vec<u8>, ApiError> {
+        let started = request.received.or_else(|| self.timing());
+        let observation = Observation::default();
+        let op = Op::parse(request.api, request.operation);
+        let result = match op {
+            Some(op) => {
+                let span = match request.api {
+                    Api::DynamoDb => tracing::debug_span!("request", op = op.name(), id = request.request_id),
+                    Api::Streams => tracing::debug_span!("streams", op = op.name(), id = request.request_id),
+                };
+                self.execute(engine, op, &request, &observation)
+                    .instrument(span)
+                    .await
+            }
+            None if request.api == Api::DynamoDb && LATER.contains(&request.operation) => {
+                Err(ApiError::validation(messages::not_supported_yet(&format!(
+                    "The {} operation",
+                    request.operation
+                ))))
+            }
+            None => Err(ApiError::unknown_operation()),
+        };
+        self.finish(engine, &request, op, &observation, started, result)
+    }
+
+    /// Records a request the HTTP edge answered itself (a body it could not read, a
+    /// signature it refused): metrics and audit, as for any other.
+    pub fn record(
+        &self,
+        engine: &Engine,
+        request: &Request<'_>,
+        result: Result<Vec<u8>, ApiError>,
+    ) -> Result<Vec<u8>, ApiError> {
+        let op = Op::parse(request.api, request.operation);
+        let observation = Observation::default();
+        let started = request.received;
+        self.finish(engine, request, op, &observation, started, result)
+    }
+
+    async fn execute(
+        &self,
+        engine: &Engine,
+        op: Op,
+        request: &Request<'_>,
+        observation: &Observation,
+    ) -> Result<Vec<u8>, ApiError> {
+        if request.origin == Origin::Api
+            && let Some(controls) = &self.controls
+            && controls.faults.armed()
+            && let Some(error) = inject(controls, engine, op, &request.body, observation).await
+        {
+            return Err(error);
+        }
+        let principal = request.verified.as_ref().map(|v| &v.principal);
+        if op.api() == Api::DynamoDb {
+            crate::authz::accounts::own_account(&request.body, principal, op.name())?;
+        }
+        let call = Call {
+            engine,
+            ctx: RequestContext {
+                region: request.region.clone(),
+            },
+            host: request.host.to_owned(),
+            body: request.body.clone(),
+            principal: principal.cloned(),
+            source_ip: request.source_ip,
+            observation,
+        };
+        if op.guard() == Guard::Control {
+            crate::authz::control(&call, op.name())?;
+        }
+        crate::ops::dispatch(op, call).await
+    }
+
+    fn metrics(&self) -> Option<&Metrics> {
+        self.metrics.as_deref().filter(|m| m.enabled())
+    }
+
+    /// Metrics, then the audit line; a line that cannot be written fails the request
+    /// (InternalServerError), so nothing acknowledged goes unrecorded.
+    fn finish(
+        &self,
+        engine: &Engine,
+        request: &Request<'_>,
+        op: Option<Op>,
+        observation: &Observation,
+        started: Option<Instant>,
+        result: Result<Vec<u8>, ApiError>,
+    ) -> Result<Vec<u8>, ApiError> {
+        if let (Some(metrics), Some(started), Some(op)) = (self.metrics(), started, op) {
+            metrics.record(op, observation, started.elapsed(), result.as_ref().err());
+        }
+        let Some(log) = &self.audit else {
+            return result;
+        };
+        let verified = request.verified.as_ref();
+        let event = crate::audit::Event {
+            operation: request.operation,
+            streams: request.api == Api::Streams,
+            region: &request.region,
+            source_ip: request
+                .source_ip
+                .map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string()),
+            user_agent: request.user_agent,
+            identity: crate::audit::Identity {
+                principal: verified.map(|v| &v.principal),
+                access_key_id: verified.map(|v| v.access_key_id.as_str()),
+            },
+            body: &request.body,
+            request_id: request.request_id,
+            error: result
+                .as_ref()
+                .err()
+                .map(|e| (e.name(), e.message.as_deref())),
+            engine: Some(engine),
+        };
+        log.record(&event).and(result)
+    }
+}
+
+/// Applies a fault injection rule that matches the request: waits its latency, then
+/// answers its error (None: the request runs).
+async fn inject(
+    controls: &TestControls,
+    engine: &Engine,
+    op: Op,
+    body: &[u8],
+    observation: &Observation,
+) -> Option<ApiError> {
+    let request = crate::controls::faults::describe(op.name(), body, |table| {
+        engine.partition_key_names(table, None)?.into_iter().next()
+    });
+    let injection = controls.faults.decide(&request)?;
+    if !injection.latency.is_zero() {
+        tokio::time::sleep(injection.latency).await;
+    }
+    if injection.error.is_some() {
+        for table in &request.tables {
+            observation.table(table);
+        }
+    }
+    injection.error
+}
+
+/// A new request id, as DynamoDB writes them (32 upper-case hex digits).
+pub(crate) fn request_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string().to_uppercase()
+}
