@@ -270,6 +270,7 @@ fn authz(c: &mut Criterion) {
 /// (labels, latency histogram), and the engine's always-on counters (capacity, traffic).
 fn metrics(c: &mut Criterion) {
     use kura_server::metrics::{Metrics, Observation};
+    use kura_server::operation::Op;
     let engine = kura_engine::Engine::in_memory();
     let metrics = Metrics::new(
         kura_server::controls::EngineSlot::new(engine.clone()),
@@ -283,7 +284,7 @@ fn metrics(c: &mut Criterion) {
             b.iter(|| {
                 let observation = Observation::default();
                 observation.table(black_box("prod-shop-order"));
-                metrics.record(black_box("GetItem"), &observation, elapsed, None);
+                metrics.record(black_box(Op::GetItem), &observation, elapsed, None);
             })
         },
     );

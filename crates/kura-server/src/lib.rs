@@ -26,7 +26,7 @@ pub mod error;
 mod kura_api;
 pub mod metrics;
 pub use kura_auth::{Authenticator, Credentials};
-mod operation;
+pub mod operation;
 mod ops;
 mod pipeline;
 mod protocol;

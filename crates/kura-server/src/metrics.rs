@@ -169,7 +169,7 @@ impl Metrics {
 
     /// Records one request's outcome. Only operations Kura serves have figures (a client
     /// cannot grow the label set without bound).
-    pub(crate) fn record(
+    pub fn record(
         &self,
         op: Op,
         observation: &Observation,

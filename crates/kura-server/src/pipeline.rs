@@ -88,8 +88,12 @@ impl Pipeline {
         let result = match op {
             Some(op) => {
                 let span = match request.api {
-                    Api::DynamoDb => tracing::debug_span!("request", op = op.name(), id = request.request_id),
-                    Api::Streams => tracing::debug_span!("streams", op = op.name(), id = request.request_id),
+                    Api::DynamoDb => {
+                        tracing::debug_span!("request", op = op.name(), id = request.request_id)
+                    }
+                    Api::Streams => {
+                        tracing::debug_span!("streams", op = op.name(), id = request.request_id)
+                    }
                 };
                 self.execute(engine, op, &request, &observation)
                     .instrument(span)

@@ -40,7 +40,10 @@ fn modules(src: &Path) -> BTreeMap<Module, String> {
     let mut found = BTreeMap::new();
     let mut dirs = vec![src.to_path_buf()];
     while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src dir").filter_map(|e| e.ok()) {
+        for entry in std::fs::read_dir(&dir)
+            .expect("src dir")
+            .filter_map(|e| e.ok())
+        {
             let path = entry.path();
             if path.is_dir() {
                 dirs.push(path);
@@ -213,9 +216,7 @@ fn cyclic(graph: &BTreeMap<Module, BTreeSet<Module>>) -> BTreeMap<String, Vec<St
         let imported: BTreeSet<&Module> = left.values().flatten().collect();
         let outside: Vec<Module> = left
             .iter()
-            .filter(|(m, deps)| {
-                deps.iter().all(|d| !left.contains_key(d)) || !imported.contains(m)
-            })
+            .filter(|(m, deps)| deps.iter().all(|d| !left.contains_key(d)) || !imported.contains(m))
             .map(|(m, _)| m.clone())
             .collect();
         if outside.is_empty() {

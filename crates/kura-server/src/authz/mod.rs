@@ -28,8 +28,8 @@ use kura_engine::Engine;
 use kura_model::messages;
 use serde::Deserialize;
 
-use crate::error::ApiError;
 use crate::call::Call;
+use crate::error::ApiError;
 
 /// One action on one resource, with the request's condition keys for it.
 #[derive(Debug, Clone)]

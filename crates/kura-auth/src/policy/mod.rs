@@ -1,0 +1,510 @@
+//! IAM identity policies: parsing and evaluation as AWS evaluates them.
+//!
+//! A [`Policy`] is an IAM policy document (`Version`, `Statement` as an object or a list,
+//! `Sid`, `Effect`, `Action`/`NotAction`, `Resource`/`NotResource`, `Condition`).
+//! [`evaluate`] answers one request — an action (`dynamodb:GetItem`), a resource ARN and
+//! the request's condition keys ([`RequestContext`]) — against a principal's policies:
+//! an explicit `Deny` wins, otherwise an `Allow` is needed, and nothing matching is an
+//! implicit deny.
+//!
+//! Matching follows IAM: action names are compared without regard to case, resources
+//! and `StringLike` values with case; `*` matches any run of characters and `?` any one;
+//! condition operators are AND-ed, the keys of one operator AND-ed, the values of one key
+//! OR-ed. Policy variables (`${aws:username}`, `${aws:PrincipalTag/tenant}`, `${*}`,
+//! `${?}`, `${$}`) are replaced in `Resource`/`NotResource` and in condition values of
+//! documents with `"Version": "2012-10-17"`; a variable whose key the request lacks makes
+//! the resource or the condition value match nothing.
+//!
+//! Resource-based policies ([`Policy::resource_from_json`]) are the same documents with a
+//! `Principal` in every statement; a statement applies only when its principal names the
+//! requester (`aws:PrincipalArn`, or its account by id or `:root` ARN, or `*`).
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+mod conditions;
+
+use conditions::{Condition, Op, SetOp};
+
+/// A policy that does not parse: the reason, for the credentials file's error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyError(pub String);
+
+impl std::fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err<T>(message: impl Into<String>) -> Result<T, PolicyError> {
+    Err(PolicyError(message.into()))
+}
+
+/// One parsed IAM policy document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    statements: Vec<Statement>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    Allow,
+    Deny,
+}
+
+/// A list of patterns, or its negation (`NotAction`, `NotResource`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Patterns {
+    negated: bool,
+    patterns: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Statement {
+    effect: Effect,
+    actions: Patterns,
+    /// None: the statement names no resource (AWS refuses that for identity policies;
+    /// Kura refuses it at parse time too).
+    resources: Patterns,
+    conditions: Vec<Condition>,
+    variables: bool,
+    /// The `Principal` of a resource-based policy statement (`*`, or the `AWS` values);
+    /// None in an identity policy, whose principal is the one it is attached to.
+    principals: Option<Vec<String>>,
+}
+
+/// `*` any run, `?` any one character; `ignore_case` for action names.
+pub fn glob(pattern: &str, text: &str, ignore_case: bool) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let eq = |a: char, b: char| {
+        if ignore_case {
+            a.to_lowercase().eq(b.to_lowercase())
+        } else {
+            a == b
+        }
+    };
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || (p[pi] != '*' && eq(p[pi], t[ti]))) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+/// A JSON value that IAM reads as one string or a list of strings (numbers and booleans
+/// stand for their text).
+fn strings(value: &Value, what: &str) -> Result<Vec<String>, PolicyError> {
+    fn one(v: &Value, what: &str) -> Result<String, PolicyError> {
+        match v {
+            Value::String(s) => Ok(s.clone()),
+            Value::Bool(b) => Ok(b.to_string()),
+            Value::Number(n) => Ok(n.to_string()),
+            _ => err(format!("{what} must be a string or a list of strings")),
+        }
+    }
+    match value {
+        Value::Array(items) => items.iter().map(|v| one(v, what)).collect(),
+        v => Ok(vec![one(v, what)?]),
+    }
+}
+
+impl Policy {
+    /// Parses an identity policy document given as JSON text.
+    pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| PolicyError(format!("not JSON: {e}")))?;
+        Policy::from_value(&value)
+    }
+
+    /// Parses an identity policy document given as a JSON value.
+    pub fn from_value(value: &Value) -> Result<Policy, PolicyError> {
+        Policy::parse(value, false)
+    }
+
+    /// Parses a resource-based policy (PutResourcePolicy's `Policy`): every statement names
+    /// its `Principal`.
+    pub fn resource_from_json(text: &str) -> Result<Policy, PolicyError> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| PolicyError(format!("not JSON: {e}")))?;
+        Policy::parse(&value, true)
+    }
+
+    fn parse(value: &Value, resource_based: bool) -> Result<Policy, PolicyError> {
+        let Value::Object(doc) = value else {
+            return err("a policy must be a JSON object");
+        };
+        let mut variables = false;
+        let mut statements = Vec::new();
+        for (name, v) in doc {
+            match name.as_str() {
+                "Version" => match v.as_str() {
+                    Some("2012-10-17") => variables = true,
+                    Some("2008-10-17") => variables = false,
+                    _ => return err("Version must be \"2012-10-17\" or \"2008-10-17\""),
+                },
+                "Id" => {}
+                "Statement" => match v {
+                    Value::Array(list) => {
+                        for s in list {
+                            statements.push(Statement::parse(s, resource_based)?);
+                        }
+                    }
+                    s => statements.push(Statement::parse(s, resource_based)?),
+                },
+                other => return err(format!("unknown policy element {other:?}")),
+            }
+        }
+        if !doc.contains_key("Statement") {
+            return err("a policy needs a Statement");
+        }
+        for s in &mut statements {
+            s.variables = variables;
+        }
+        Ok(Policy { statements })
+    }
+}
+
+impl Statement {
+    fn parse(value: &Value, resource_based: bool) -> Result<Statement, PolicyError> {
+        let Value::Object(s) = value else {
+            return err("a Statement must be an object");
+        };
+        let mut principals = None;
+        let mut effect = None;
+        let mut actions = None;
+        let mut resources = None;
+        let mut conditions = Vec::new();
+        for (name, v) in s {
+            match name.as_str() {
+                "Sid" => {
+                    if !v.is_string() {
+                        return err("Sid must be a string");
+                    }
+                }
+                "Effect" => {
+                    effect = Some(match v.as_str() {
+                        Some("Allow") => Effect::Allow,
+                        Some("Deny") => Effect::Deny,
+                        _ => return err("Effect must be \"Allow\" or \"Deny\""),
+                    })
+                }
+                "Action" | "NotAction" => {
+                    if actions.is_some() {
+                        return err("give one of Action and NotAction");
+                    }
+                    let patterns = strings(v, name)?;
+                    for p in &patterns {
+                        if p != "*" && !p.contains(':') {
+                            return err(format!("action {p:?} must be service:Name"));
+                        }
+                    }
+                    actions = Some(Patterns {
+                        negated: name == "NotAction",
+                        patterns,
+                    });
+                }
+                "Resource" | "NotResource" => {
+                    if resources.is_some() {
+                        return err("give one of Resource and NotResource");
+                    }
+                    resources = Some(Patterns {
+                        negated: name == "NotResource",
+                        patterns: strings(v, name)?,
+                    });
+                }
+                "Condition" => {
+                    let Value::Object(ops) = v else {
+                        return err("Condition must be an object");
+                    };
+                    for (op_name, keys) in ops {
+                        let (set, rest) = if let Some(r) = op_name.strip_prefix("ForAllValues:") {
+                            (SetOp::ForAllValues, r)
+                        } else if let Some(r) = op_name.strip_prefix("ForAnyValue:") {
+                            (SetOp::ForAnyValue, r)
+                        } else {
+                            (SetOp::None, op_name.as_str())
+                        };
+                        let (if_exists, base) = match rest.strip_suffix("IfExists") {
+                            Some(base) => (true, base),
+                            None => (false, rest),
+                        };
+                        let Some(op) = Op::parse(base) else {
+                            return err(format!("unknown condition operator {op_name:?}"));
+                        };
+                        if op == Op::Null && (if_exists || set != SetOp::None) {
+                            return err(format!("unknown condition operator {op_name:?}"));
+                        }
+                        let Value::Object(keys) = keys else {
+                            return err(format!("{op_name} must map condition keys to values"));
+                        };
+                        for (key, values) in keys {
+                            conditions.push(Condition {
+                                op,
+                                set,
+                                if_exists,
+                                key: key.to_lowercase(),
+                                values: strings(values, key)?,
+                            });
+                        }
+                    }
+                }
+                "Principal" if resource_based => principals = Some(parse_principal(v)?),
+                "NotPrincipal" if resource_based => {
+                    return err("NotPrincipal is not supported; name the Principal");
+                }
+                "Principal" | "NotPrincipal" => {
+                    return err("an identity policy names no Principal");
+                }
+                other => return err(format!("unknown statement element {other:?}")),
+            }
+        }
+        let Some(effect) = effect else {
+            return err("a Statement needs an Effect");
+        };
+        let Some(actions) = actions else {
+            return err("a Statement needs an Action or NotAction");
+        };
+        let Some(resources) = resources else {
+            return err("a Statement needs a Resource or NotResource");
+        };
+        if resource_based && principals.is_none() {
+            return err("a resource-based policy Statement needs a Principal");
+        }
+        Ok(Statement {
+            effect,
+            actions,
+            resources,
+            conditions,
+            variables: true,
+            principals,
+        })
+    }
+
+    /// Whether the statement's `Principal` names the requester (`aws:PrincipalArn`,
+    /// `aws:PrincipalAccount` of `ctx`); always true for an identity policy.
+    fn names_principal(&self, ctx: &RequestContext) -> bool {
+        let Some(principals) = &self.principals else {
+            return true;
+        };
+        let arn = ctx.get("aws:PrincipalArn").and_then(|v| v.first());
+        let account = ctx.get("aws:PrincipalAccount").and_then(|v| v.first());
+        principals.iter().any(|p| {
+            p == "*"
+                || arn.is_some_and(|a| a == p)
+                || account.is_some_and(|a| p == a || *p == format!("arn:aws:iam::{a}:root"))
+        })
+    }
+}
+
+/// A resource policy's `Principal`: `"*"`, or `{"AWS": ...}` with account ids, account
+/// root ARNs, user and role ARNs, or `"*"`. Other principal types (`Service`,
+/// `Federated`, `CanonicalUser`) are accepted and name no Kura principal. Anything else is
+/// DynamoDB's "Invalid principal in policy document." (hashicorp/terraform-provider-aws
+/// issue #42933 quotes it).
+fn parse_principal(value: &Value) -> Result<Vec<String>, PolicyError> {
+    const INVALID: &str = "Invalid principal in policy document.";
+    match value {
+        Value::String(s) if s == "*" => Ok(vec!["*".to_owned()]),
+        Value::Object(map) => {
+            let mut out = Vec::new();
+            for (kind, v) in map {
+                match kind.as_str() {
+                    "AWS" => {
+                        let values =
+                            strings(v, "Principal AWS").map_err(|_| PolicyError(INVALID.into()))?;
+                        if !values.iter().all(|p| aws_principal(p)) {
+                            return err(INVALID);
+                        }
+                        out.extend(values);
+                    }
+                    "Service" | "Federated" | "CanonicalUser" => {
+                        strings(v, kind)?;
+                    }
+                    _ => return err(INVALID),
+                }
+            }
+            Ok(out)
+        }
+        _ => err(INVALID),
+    }
+}
+
+/// `*`, a 12-digit account id, or `arn:aws:iam::<account>:root|user/...|role/...`.
+fn aws_principal(p: &str) -> bool {
+    let account = |a: &str| a.len() == 12 && a.bytes().all(|b| b.is_ascii_digit());
+    if p == "*" || account(p) {
+        return true;
+    }
+    let Some(rest) = p.strip_prefix("arn:aws:iam::") else {
+        return false;
+    };
+    let Some((acct, resource)) = rest.split_once(':') else {
+        return false;
+    };
+    account(acct)
+        && (resource == "root"
+            || resource
+                .strip_prefix("user/")
+                .is_some_and(|n| !n.is_empty())
+            || resource
+                .strip_prefix("role/")
+                .is_some_and(|n| !n.is_empty()))
+}
+
+/// The condition keys of one request, by lower-cased name; a key holds one or more values
+/// (`dynamodb:LeadingKeys` and `dynamodb:Attributes` are multi-valued). A key that is
+/// absent is absent: no entry, which is not the same as an empty set for `Null`.
+#[derive(Debug, Clone, Default)]
+pub struct RequestContext {
+    keys: HashMap<String, Vec<String>>,
+}
+
+impl RequestContext {
+    pub fn new() -> RequestContext {
+        RequestContext::default()
+    }
+
+    /// Sets a single-valued key.
+    pub fn set(&mut self, key: &str, value: impl Into<String>) {
+        self.keys.insert(key.to_lowercase(), vec![value.into()]);
+    }
+
+    /// Sets a multi-valued key. An empty list removes the key: AWS leaves out a
+    /// multi-valued key with no values (a Scan has no `dynamodb:LeadingKeys`).
+    pub fn set_all(&mut self, key: &str, values: Vec<String>) {
+        if values.is_empty() {
+            self.keys.remove(&key.to_lowercase());
+        } else {
+            self.keys.insert(key.to_lowercase(), values);
+        }
+    }
+
+    /// Sets `aws:CurrentTime` (RFC 3339) and `aws:EpochTime` (seconds) to `now`.
+    pub fn set_current_time(&mut self, now: std::time::SystemTime) {
+        let now = OffsetDateTime::from(now);
+        if let Ok(text) = now.format(&Rfc3339) {
+            self.set("aws:CurrentTime", text);
+        }
+        self.set("aws:EpochTime", now.unix_timestamp().to_string());
+    }
+
+    pub fn get(&self, key: &str) -> Option<&[String]> {
+        self.keys.get(&key.to_lowercase()).map(Vec::as_slice)
+    }
+}
+
+/// The outcome of evaluating a request against a principal's policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    /// A `Deny` statement matched.
+    ExplicitDeny,
+    /// No `Allow` matched.
+    ImplicitDeny,
+}
+
+/// Replaces `${...}` policy variables; None when one names a key the request lacks.
+fn substitute(text: &str, ctx: &RequestContext) -> Option<String> {
+    if !text.contains("${") {
+        return Some(text.to_owned());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Some(out);
+        };
+        let name = &after[..end];
+        match name {
+            "*" => out.push('*'),
+            "?" => out.push('?'),
+            "$" => out.push('$'),
+            key => {
+                // `${key, 'default'}`
+                let (key, default) = match key.split_once(',') {
+                    Some((k, d)) => (k.trim(), Some(d.trim().trim_matches('\'').to_owned())),
+                    None => (key.trim(), None),
+                };
+                match ctx.get(key) {
+                    Some([value]) => out.push_str(value),
+                    _ => out.push_str(&default?),
+                }
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+impl Statement {
+    fn applies(&self, action: &str, resource: &str, ctx: &RequestContext) -> bool {
+        if !self.names_principal(ctx) {
+            return false;
+        }
+        let action_hit = self.actions.patterns.iter().any(|p| glob(p, action, true));
+        if action_hit == self.actions.negated {
+            return false;
+        }
+        let resource_hit = self.resources.patterns.iter().any(|p| {
+            if self.variables {
+                substitute(p, ctx).is_some_and(|p| glob(&p, resource, false))
+            } else {
+                glob(p, resource, false)
+            }
+        });
+        if resource_hit == self.resources.negated {
+            return false;
+        }
+        self.conditions.iter().all(|c| c.holds(ctx, self.variables))
+    }
+}
+
+/// Evaluates one action on one resource against `policies`: an explicit deny wins, then
+/// an allow; nothing matching is an implicit deny.
+pub fn evaluate(
+    policies: &[Policy],
+    action: &str,
+    resource: &str,
+    ctx: &RequestContext,
+) -> Decision {
+    let mut allowed = false;
+    for statement in policies.iter().flat_map(|p| &p.statements) {
+        if statement.applies(action, resource, ctx) {
+            match statement.effect {
+                Effect::Deny => return Decision::ExplicitDeny,
+                Effect::Allow => allowed = true,
+            }
+        }
+    }
+    if allowed {
+        Decision::Allow
+    } else {
+        Decision::ImplicitDeny
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,217 @@
+//! The checks that read what Kura saw: index use, request shapes, hot partitions.
+
+use kura_engine::counters::TrafficSnapshot;
+
+use kura_engine::catalog::IndexKind;
+
+use super::{Check, SCAN_PAGE_BYTES};
+
+impl Check<'_> {
+    /// Index use: GSIs nothing reads, LSIs never read with strong consistency.
+    pub(super) fn index_use(&mut self, counters: &kura_engine::counters::TableCounters) {
+        use kura_engine::counters::IndexScope;
+        let requests = counters.requests.load(std::sync::atomic::Ordering::Relaxed);
+        let used = counters.index_consumption();
+        let pages = |scope: IndexScope, name: &str| {
+            used.iter()
+                .find(|(s, n, _)| *s == scope && n == name)
+                .map_or((0, 0), |(_, _, c)| {
+                    (
+                        c.pages.load(std::sync::atomic::Ordering::Relaxed),
+                        c.consistent_pages
+                            .load(std::sync::atomic::Ordering::Relaxed),
+                    )
+                })
+        };
+        // Index pages that had to read the table as well.
+        for (scope, name, c) in &used {
+            let all = c.pages.load(std::sync::atomic::Ordering::Relaxed);
+            let followed = c.followed_pages.load(std::sync::atomic::Ordering::Relaxed);
+            if followed >= 10 && followed * 10 >= all {
+                let how = match scope {
+                    IndexScope::Local => {
+                        "fetched attributes the LSI does not project from the table"
+                    }
+                    IndexScope::Global => {
+                        "were followed within 10 s by a GetItem or BatchGetItem of a key they returned"
+                    }
+                };
+                self.found(
+                    "projection.index-not-covered",
+                    Some(name),
+                    format!("{followed} of {all} Query/Scan pages on {name} {how}"),
+                );
+            }
+        }
+        for index in &self.table.indexes {
+            match index.kind {
+                IndexKind::Global => {
+                    let (read, _) = pages(IndexScope::Global, &index.name);
+                    if read == 0 && requests >= 1000 {
+                        self.found(
+                            "index.unused-gsi",
+                            Some(&index.name),
+                            format!("no Query or Scan read {} while the table served {requests} requests", index.name),
+                        );
+                    }
+                }
+                IndexKind::Local => {
+                    let (read, consistent) = pages(IndexScope::Local, &index.name);
+                    let evidence = if read >= 100 && consistent == 0 {
+                        Some(format!(
+                            "{read} Query/Scan pages on {}, none strongly consistent",
+                            index.name
+                        ))
+                    } else if read == 0 && requests >= 1000 {
+                        Some(format!(
+                            "no Query or Scan read {} while the table served {requests} requests",
+                            index.name
+                        ))
+                    } else {
+                        None
+                    };
+                    if let Some(evidence) = evidence {
+                        self.found("index.lsi-conditions", Some(&index.name), evidence);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn traffic(&mut self, t: &TrafficSnapshot, size_bytes: u64) {
+        let waiting = t.unprocessed_returned.saturating_sub(t.unprocessed_retried);
+        if waiting > 0 {
+            self.found(
+                "api.unprocessed-retry",
+                None,
+                format!(
+                    "{} unprocessed key(s) answered, {} sent again",
+                    t.unprocessed_returned, t.unprocessed_retried
+                ),
+            );
+        }
+        if t.scans > 0 && size_bytes > SCAN_PAGE_BYTES {
+            let discarded = t.filter_evaluated_items.saturating_sub(t.filter_kept_items);
+            self.found(
+                "api.scan",
+                None,
+                format!(
+                    "{} Scan page(s) of a {size_bytes}-byte table: {} items read, {} returned ({discarded} discarded by filters)",
+                    t.scans, t.scanned_items, t.scan_returned_items
+                ),
+            );
+        }
+        if t.pages_with_more > t.pages_continued {
+            self.found(
+                "api.pagination-followed",
+                None,
+                format!(
+                    "{} page(s) cut at 1 MB answered a LastEvaluatedKey; {} request(s) continued one",
+                    t.pages_with_more, t.pages_continued
+                ),
+            );
+        }
+        if t.unprojected_gsi_reads > 0 {
+            self.found(
+                "projection.gsi-read-without-projection-expression",
+                None,
+                format!(
+                    "{} GSI Query/Scan page(s) without a ProjectionExpression",
+                    t.unprojected_gsi_reads
+                ),
+            );
+        }
+        if t.unprojected_queries > 0 {
+            self.found(
+                "api.query-projection-expression",
+                None,
+                format!(
+                    "{} Query page(s) without a ProjectionExpression",
+                    t.unprojected_queries
+                ),
+            );
+        }
+        if t.unprojected_scans > 0 {
+            self.found(
+                "api.scan-projection-expression",
+                None,
+                format!(
+                    "{} Scan page(s) without a ProjectionExpression",
+                    t.unprojected_scans
+                ),
+            );
+        }
+        if t.unguarded_updates > 0 {
+            self.found(
+                "api.update-existence-condition",
+                None,
+                format!(
+                    "{} of {} UpdateItem requests had no attribute_exists/attribute_not_exists on the key",
+                    t.unguarded_updates, t.updates
+                ),
+            );
+        }
+        if t.read_modify_writes >= 10 && t.read_modify_writes * 10 >= t.replacing_puts {
+            self.found(
+                "api.read-modify-write",
+                None,
+                format!(
+                    "{} of {} PutItems that replaced an item came within 5 s of a read of its key",
+                    t.read_modify_writes, t.replacing_puts
+                ),
+            );
+        }
+        if t.bulk_windows > 0 {
+            self.found(
+                "api.batch-write-for-bulk",
+                None,
+                format!(
+                    "{} time(s) {} or more unconditional PutItem/DeleteItem within 10 s",
+                    t.bulk_windows,
+                    kura_engine::counters::traffic::BULK_WRITES
+                ),
+            );
+        }
+        if t.reads >= 100 && t.consistent_reads * 2 >= t.reads {
+            self.found(
+                "api.consistent-reads",
+                None,
+                format!(
+                    "{} of {} reads were strongly consistent",
+                    t.consistent_reads, t.reads
+                ),
+            );
+        }
+    }
+
+    /// From Contributor Insights, where it is on: one partition key taking a fifth or more
+    /// of at least 1,000 accesses in the last hour (after its error bound).
+    pub(super) fn hot_partitions(&mut self, insights: &kura_engine::counters::Insights, now_ms: i64) {
+        let globals = self
+            .table
+            .indexes
+            .iter()
+            .filter(|i| i.kind == IndexKind::Global)
+            .map(|i| Some(i.name.clone()));
+        for index in std::iter::once(None).chain(globals) {
+            let Some(report) = insights.report(index.as_deref(), now_ms, 60, 1) else {
+                continue;
+            };
+            let top = &report.most_accessed_partition_keys;
+            let Some(hottest) = top.keys.first() else {
+                continue;
+            };
+            let sure = hottest.count.saturating_sub(top.error_bound);
+            if top.events >= 1000 && sure * 5 >= top.events {
+                self.found(
+                    "keys.hot-partition",
+                    index.as_deref(),
+                    format!(
+                        "partition key {:?} took {} of {} accesses in the last hour (±{})",
+                        hottest.key, hottest.count, top.events, top.error_bound
+                    ),
+                );
+            }
+        }
+    }
+}
