@@ -28,6 +28,9 @@ pub enum Kind {
     /// `target/static/kura-dist` (`scripts/build-static.sh dist`), beside `kura` (the
     /// `release` build) to show what whole-program optimisation buys per request.
     KuraDist,
+    /// `target/static/kura-baseline`: any kura binary put there, typically the main
+    /// branch's before a change, served the same way, for a before/after ratio in one run.
+    KuraBaseline,
     /// The same engine in this process, called with the same JSON bodies, without HTTP.
     KuraEmbedded,
     /// dynalite from npm (`benches/peers/install.sh`), on LevelDB on disk (not synced).
@@ -47,6 +50,7 @@ impl Kind {
             Kind::KuraCapacity => "kura-capacity",
             Kind::KuraConsoleOff => "kura-console-off",
             Kind::KuraDist => "kura-dist",
+            Kind::KuraBaseline => "kura-baseline",
             Kind::KuraEmbedded => "kura-embedded",
             Kind::Dynalite => "dynalite",
             Kind::Moto => "moto",
@@ -54,12 +58,13 @@ impl Kind {
         }
     }
 
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Echo,
         Kind::KuraMetricsOff,
         Kind::KuraCapacity,
         Kind::KuraConsoleOff,
         Kind::KuraDist,
+        Kind::KuraBaseline,
         Kind::Kura,
         Kind::KuraEmbedded,
         Kind::Dynalite,
@@ -223,7 +228,8 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
         | Kind::KuraMetricsOff
         | Kind::KuraCapacity
         | Kind::KuraConsoleOff
-        | Kind::KuraDist => {
+        | Kind::KuraDist
+        | Kind::KuraBaseline => {
             command = match kind {
                 Kind::KuraDist => {
                     let dist = root.join("target/static/kura-dist");
@@ -231,6 +237,13 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
                         return Err("target/static/kura-dist not found (scripts/build-static.sh dist builds it)".into());
                     }
                     Command::new(dist)
+                }
+                Kind::KuraBaseline => {
+                    let baseline = root.join("target/static/kura-baseline");
+                    if !baseline.exists() {
+                        return Err("target/static/kura-baseline not found (copy a kura binary built before your change there)".into());
+                    }
+                    Command::new(baseline)
                 }
                 _ => Command::new(kura_binary()?),
             };
