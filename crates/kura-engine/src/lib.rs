@@ -39,6 +39,7 @@ mod capacity;
 pub mod catalog;
 pub mod clock;
 pub mod counters;
+pub mod design;
 pub mod error;
 mod exports;
 pub mod imports;

@@ -121,40 +121,6 @@ impl Engine {
         self.catalog.get(name).is_some()
     }
 
-    /// Every table's definition (the design advisor reads them).
-    pub fn table_records(&self) -> Vec<Arc<TableRecord>> {
-        self.catalog.all().values().cloned().collect()
-    }
-
-    /// Up to `limit` of a table's items in storage order, and at most `max_bytes` of them,
-    /// read without counting as traffic (the design advisor's sample).
-    pub fn sample_items(
-        &self,
-        table: &TableRecord,
-        limit: usize,
-        max_bytes: usize,
-    ) -> Result<Vec<kura_model::Item>> {
-        let snapshot = self.store.snapshot()?;
-        let prefix = keys::table_prefix(table.id);
-        let rows = snapshot.range(
-            Space::Items,
-            crate::storage::KeyRange::prefix(&prefix),
-            crate::storage::Direction::Forward,
-        );
-        let mut items = Vec::new();
-        let mut bytes = 0;
-        for row in rows.take(limit) {
-            let (_, value) = row?;
-            let item = crate::items::decode_stored(&value)?;
-            bytes += kura_model::size::item_size(&item);
-            items.push(item);
-            if bytes >= max_bytes {
-                break;
-            }
-        }
-        Ok(items)
-    }
-
     /// The store's use of disk and memory.
     pub fn footprint(&self) -> crate::storage::Footprint {
         self.store.footprint()

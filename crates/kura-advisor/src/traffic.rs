@@ -2,7 +2,7 @@
 
 use kura_engine::counters::TrafficSnapshot;
 
-use kura_engine::catalog::IndexKind;
+use kura_engine::design::IndexKind;
 
 use super::{Check, SCAN_PAGE_BYTES};
 
@@ -186,7 +186,11 @@ impl Check<'_> {
 
     /// From Contributor Insights, where it is on: one partition key taking a fifth or more
     /// of at least 1,000 accesses in the last hour (after its error bound).
-    pub(super) fn hot_partitions(&mut self, insights: &kura_engine::counters::Insights, now_ms: i64) {
+    pub(super) fn hot_partitions(
+        &mut self,
+        insights: &kura_engine::counters::Insights,
+        now_ms: i64,
+    ) {
         let globals = self
             .table
             .indexes

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kura_engine::catalog::{IndexKind, TableRecord};
+use kura_engine::design::{IndexKind, TableDesign};
 use kura_model::keycode::ScalarType;
 use kura_model::{AttributeValue, Item};
 
@@ -274,7 +274,7 @@ impl Check<'_> {
     }
 
     pub(super) fn key_values(&mut self, sample: &[Item]) {
-        let table: &TableRecord = self.table;
+        let table: &TableDesign = self.table;
         let hash = &table.key_schema.hash;
         let partitions = key_values(sample, &hash.name);
         // Single-table design: several entity types share the partition key.

@@ -2,7 +2,7 @@
 
 use kura_model::Item;
 
-use kura_engine::catalog::IndexKind;
+use kura_engine::design::IndexKind;
 
 use super::{Check, attribute_names, listed};
 
@@ -115,4 +115,3 @@ pub(super) fn is_sequential_gsi_name(name: &str) -> bool {
             && n.bytes().all(|b| b.is_ascii_digit())
     })
 }
-

@@ -5,18 +5,25 @@
 //! It reads table definitions, a sample of each table's first items (read without
 //! counting as traffic), the engine's traffic counters, and Contributor Insights where it
 //! is on. Each finding names the table, the evidence, the rule and its section, and the fix.
+//!
+//! It reads the engine only through its public, read-only views
+//! ([`kura_engine::design`], [`kura_engine::counters`]) and has no HTTP in it: the server
+//! serves its [`Advice`] as JSON (`GET /kura/advise`) and the console draws it.
+
+// Library code reports failures as errors; tests may unwrap.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 mod keys;
 mod naming;
-mod traffic;
 pub mod rules;
+mod traffic;
 mod values;
 
 use std::collections::BTreeSet;
 
 use kura_engine::Engine;
-use kura_engine::catalog::{BillingMode, IndexKind, IndexProjection, TableRecord};
 use kura_engine::counters::TrafficSnapshot;
+use kura_engine::design::{BillingMode, IndexKind, IndexProjection, TableDesign};
 use kura_model::{AttributeValue, Item};
 
 use rules::{RULES, Rule, Severity};
@@ -57,12 +64,11 @@ pub const CHECKABLE: usize = 49;
 
 /// Advice on every table of `engine`.
 pub fn advise(engine: &Engine) -> Advice {
-    let sizes = engine.table_sizes().unwrap_or_default();
-    let tables = engine.table_records();
+    let tables = engine.table_designs();
     let mut findings = Vec::new();
     let mut zones = BTreeSet::new();
     for table in &tables {
-        let size = sizes.iter().find(|s| s.table == table.name);
+        let size = table.size.as_ref();
         let sample = engine
             .sample_items(table, SAMPLE, SAMPLE_BYTES)
             .unwrap_or_default();
@@ -123,7 +129,7 @@ pub fn advise(engine: &Engine) -> Advice {
 }
 
 pub(crate) struct Check<'a> {
-    table: &'a TableRecord,
+    table: &'a TableDesign,
     findings: &'a mut Vec<Finding>,
     /// Time-zone designators of the key date-times seen so far, across tables.
     zones: &'a mut BTreeSet<keys::Zone>,
@@ -468,18 +474,16 @@ impl Check<'_> {
     }
 
     fn ttl(&mut self, sample: &[Item]) {
-        let Some(ttl) = self.table.ttl.as_ref().filter(|t| t.enabled) else {
+        let Some(attribute) = self.table.ttl_attribute.as_deref() else {
             return;
         };
-        let with_ttl: Vec<&AttributeValue> = sample
-            .iter()
-            .filter_map(|i| i.get(&ttl.attribute))
-            .collect();
-        if ttl.attribute != "ttl" {
+        let with_ttl: Vec<&AttributeValue> =
+            sample.iter().filter_map(|i| i.get(attribute)).collect();
+        if attribute != "ttl" {
             self.found(
                 "ttl.attribute-name",
                 None,
-                format!("the TTL attribute is {:?}, not \"ttl\"", ttl.attribute),
+                format!("the TTL attribute is {attribute:?}, not \"ttl\""),
             );
         } else if sample.len() >= 100 && with_ttl.is_empty() {
             self.found(
@@ -512,8 +516,7 @@ impl Check<'_> {
 
     fn settings(&mut self, size: Option<(u64, u64)>) {
         let table = self.table;
-        if let Some(stream) = table.stream.as_ref().filter(|s| s.enabled) {
-            let view = stream.view_type.wire();
+        if let Some(view) = table.stream_view_type {
             let average = size.map_or(0, |(items, bytes)| bytes.checked_div(items).unwrap_or(0));
             if view != "NEW_AND_OLD_IMAGES" && average < 100 * 1024 {
                 self.found(
@@ -544,21 +547,21 @@ impl Check<'_> {
                 "deletion protection is off".to_owned(),
             );
         }
-        match &table.pitr {
+        match table.pitr_recovery_days {
             None => self.found(
                 "availability.pitr",
                 None,
                 "point-in-time recovery is off".to_owned(),
             ),
-            Some(pitr) if pitr.recovery_days < 35 => self.found(
+            Some(days) if days < 35 => self.found(
                 "availability.pitr-recovery-period",
                 None,
-                format!("RecoveryPeriodInDays is {}", pitr.recovery_days),
+                format!("RecoveryPeriodInDays is {days}"),
             ),
             Some(_) => {}
         }
         if let Some(policy) = &table.resource_policy
-            && let Some(statement) = public_statement(&policy.policy)
+            && let Some(statement) = public_statement(policy)
         {
             self.found(
                 "security.resource-policy-public",
@@ -580,7 +583,7 @@ impl Check<'_> {
 const CODE_SUFFIXES: &[&str] = &["_code", "_cd", "_status", "_type", "_kind"];
 
 /// Every key attribute of the table and its indexes.
-fn key_attribute_names(table: &TableRecord) -> BTreeSet<&str> {
+fn key_attribute_names(table: &TableDesign) -> BTreeSet<&str> {
     std::iter::once(&table.key_schema)
         .chain(table.indexes.iter().map(|i| &i.key_schema))
         .flat_map(|k| std::iter::once(&k.hash).chain(k.range.as_ref()))
@@ -611,7 +614,7 @@ fn is_epoch_seconds(value: &AttributeValue) -> bool {
 }
 
 /// Attribute names the table defines or its sampled items carry.
-fn attribute_names(table: &TableRecord, sample: &[Item]) -> BTreeSet<String> {
+fn attribute_names(table: &TableDesign, sample: &[Item]) -> BTreeSet<String> {
     let mut names: BTreeSet<String> = table
         .attribute_definitions
         .iter()
