@@ -199,7 +199,7 @@ const CONDITION_CASES: &[(&str, &str, &str, &str)] = &[
 fn condition_params(expression: &str, names: &str, values: &str) -> String {
     let mut members = vec![format!(
         "\"ConditionExpression\": {}",
-        serde_json::to_string(expression).unwrap()
+        serde_json::to_string(expression).expect("a string")
     )];
     if !names.is_empty() {
         members.push(format!("\"ExpressionAttributeNames\": {names}"));

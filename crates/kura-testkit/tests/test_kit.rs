@@ -19,14 +19,14 @@ async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str, capacity: O
                 .attribute_name("pk")
                 .key_type(KeyType::Hash)
                 .build()
-                .unwrap(),
+                .expect("a complete builder"),
         )
         .attribute_definitions(
             AttributeDefinition::builder()
                 .attribute_name("pk")
                 .attribute_type(ScalarAttributeType::S)
                 .build()
-                .unwrap(),
+                .expect("a complete builder"),
         );
     request = match capacity {
         Some((read, write)) => request.provisioned_throughput(
@@ -34,11 +34,11 @@ async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str, capacity: O
                 .read_capacity_units(read)
                 .write_capacity_units(write)
                 .build()
-                .unwrap(),
+                .expect("a complete builder"),
         ),
         None => request.billing_mode(BillingMode::PayPerRequest),
     };
-    request.send().await.unwrap();
+    request.send().await.expect("CreateTable");
 }
 
 async fn put(client: &aws_sdk_dynamodb::Client, table: &str, key: &str) -> Result<(), String> {

@@ -165,25 +165,27 @@ async fn key_conditions(client: &Client, table: &str) {
         out.items().iter().map(sk_of).collect()
     };
     assert_eq!(
-        sks(range("pk = :p AND sk = :a", 5, None).await.unwrap()),
+        sks(range("pk = :p AND sk = :a", 5, None).await.expect("query")),
         vec![5]
     );
     assert_eq!(
-        sks(range("pk = :p AND sk < :a", 3, None).await.unwrap()),
+        sks(range("pk = :p AND sk < :a", 3, None).await.expect("query")),
         vec![0, 1, 2]
     );
     assert_eq!(
-        sks(range("pk = :p AND sk >= :a", 297, None).await.unwrap()),
+        sks(range("pk = :p AND sk >= :a", 297, None)
+            .await
+            .expect("query")),
         vec![297, 298, 299]
     );
     assert_eq!(
-        sks(range(":a >= sk AND pk = :p", 1, None).await.unwrap()),
+        sks(range(":a >= sk AND pk = :p", 1, None).await.expect("query")),
         vec![0, 1]
     );
     assert_eq!(
         sks(range("pk = :p AND sk BETWEEN :a AND :b", 7, Some(9))
             .await
-            .unwrap()),
+            .expect("query")),
         vec![7, 8, 9]
     );
 }
