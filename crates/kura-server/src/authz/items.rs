@@ -128,68 +128,59 @@ fn table_of(name: &Option<String>) -> &str {
     name.as_deref().unwrap_or_default()
 }
 
+/// The check of an operation on one item: the partition key values and the top-level
+/// names of `item` (a key or a whole item), with the `attributes` it reads or writes
+/// besides.
+fn one_item(
+    scope: &Scope<'_>,
+    action: &'static str,
+    table: &Option<String>,
+    item: &Option<ItemJson>,
+    mut attributes: BTreeSet<String>,
+) -> Check {
+    let table = table_of(table);
+    names_of(item, &mut attributes);
+    Check::new(action, scope.table(table))
+        .key(LEADING_KEYS, leading_keys(scope, table, item))
+        .key(ATTRIBUTES, attributes.into_iter().collect())
+}
+
 pub(crate) fn get_item(scope: &Scope<'_>, input: &GetItemInput) -> Vec<Check> {
-    let table = table_of(&input.table_name);
-    let mut attributes = BTreeSet::new();
-    names_of(&input.key, &mut attributes);
-    projected(&input.expressions, &mut attributes);
+    let mut read = BTreeSet::new();
+    projected(&input.expressions, &mut read);
+    let capacity = input.return_consumed_capacity.as_deref();
     vec![
-        Check::new("GetItem", scope.table(table))
-            .key(LEADING_KEYS, leading_keys(scope, table, &input.key))
-            .key(ATTRIBUTES, attributes.into_iter().collect())
-            .opt(
-                RETURN_CONSUMED_CAPACITY,
-                input.return_consumed_capacity.as_deref(),
-            ),
+        one_item(scope, "GetItem", &input.table_name, &input.key, read)
+            .opt(RETURN_CONSUMED_CAPACITY, capacity),
     ]
 }
 
 pub(crate) fn put_item(scope: &Scope<'_>, input: &PutItemInput) -> Vec<Check> {
-    let table = table_of(&input.table_name);
-    let mut attributes = BTreeSet::new();
-    names_of(&input.item, &mut attributes);
+    let capacity = input.return_consumed_capacity.as_deref();
     vec![
-        Check::new("PutItem", scope.table(table))
-            .key(LEADING_KEYS, leading_keys(scope, table, &input.item))
-            .key(ATTRIBUTES, attributes.into_iter().collect())
+        one_item(scope, "PutItem", &input.table_name, &input.item, BTreeSet::new())
             .opt(RETURN_VALUES, input.return_values.as_deref())
-            .opt(
-                RETURN_CONSUMED_CAPACITY,
-                input.return_consumed_capacity.as_deref(),
-            ),
+            .opt(RETURN_CONSUMED_CAPACITY, capacity),
     ]
 }
 
 pub(crate) fn delete_item(scope: &Scope<'_>, input: &DeleteItemInput) -> Vec<Check> {
-    let table = table_of(&input.table_name);
-    let mut attributes = BTreeSet::new();
-    names_of(&input.key, &mut attributes);
+    let capacity = input.return_consumed_capacity.as_deref();
     vec![
-        Check::new("DeleteItem", scope.table(table))
-            .key(LEADING_KEYS, leading_keys(scope, table, &input.key))
-            .key(ATTRIBUTES, attributes.into_iter().collect())
+        one_item(scope, "DeleteItem", &input.table_name, &input.key, BTreeSet::new())
             .opt(RETURN_VALUES, input.return_values.as_deref())
-            .opt(
-                RETURN_CONSUMED_CAPACITY,
-                input.return_consumed_capacity.as_deref(),
-            ),
+            .opt(RETURN_CONSUMED_CAPACITY, capacity),
     ]
 }
 
 pub(crate) fn update_item(scope: &Scope<'_>, input: &UpdateItemInput) -> Vec<Check> {
-    let table = table_of(&input.table_name);
-    let mut attributes = BTreeSet::new();
-    names_of(&input.key, &mut attributes);
-    updated(&input.expressions, &mut attributes);
+    let mut written = BTreeSet::new();
+    updated(&input.expressions, &mut written);
+    let capacity = input.return_consumed_capacity.as_deref();
     vec![
-        Check::new("UpdateItem", scope.table(table))
-            .key(LEADING_KEYS, leading_keys(scope, table, &input.key))
-            .key(ATTRIBUTES, attributes.into_iter().collect())
+        one_item(scope, "UpdateItem", &input.table_name, &input.key, written)
             .opt(RETURN_VALUES, input.return_values.as_deref())
-            .opt(
-                RETURN_CONSUMED_CAPACITY,
-                input.return_consumed_capacity.as_deref(),
-            ),
+            .opt(RETURN_CONSUMED_CAPACITY, capacity),
     ]
 }
 
