@@ -13,6 +13,8 @@
 
 use aws_sdk_dynamodb::types::CancellationReason;
 
+use crate::error::CqrsError;
+
 /// The meaning of a cancelled transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cancellation {
@@ -23,6 +25,20 @@ pub enum Cancellation {
     Retry(String),
     /// DynamoDB refuses the request itself: retrying cannot help. Carries the reasons.
     Invalid(String),
+}
+
+impl Cancellation {
+    /// The error a cancellation is, unless it is a version conflict (None), whose meaning
+    /// depends on the writer: a taken version for a command, nothing left to do for the
+    /// projector.
+    pub fn failure(self) -> Option<CqrsError> {
+        let (reasons, retryable) = match self {
+            Cancellation::VersionConflict => return None,
+            Cancellation::Retry(reasons) => (reasons, true),
+            Cancellation::Invalid(reasons) => (reasons, false),
+        };
+        Some(CqrsError::TransactionCanceled { reasons, retryable })
+    }
 }
 
 /// Codes that refuse the request itself.

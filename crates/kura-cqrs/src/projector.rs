@@ -35,7 +35,7 @@ use aws_sdk_dynamodbstreams::types::{
     AttributeValue as StreamValue, OperationType, Record, ShardIteratorType,
 };
 
-use crate::cancellation::{Cancellation, classify};
+use crate::cancellation::classify;
 use crate::command::{CommandModel, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SEQUENCE, STATUS, VERSION};
@@ -599,19 +599,12 @@ impl Projector {
             Ok(_) => Ok(()),
             Err(e) => match e.as_service_error() {
                 Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
-                    match classify(cancelled.cancellation_reasons()) {
-                        // This or a later version was applied meanwhile: nothing left to do.
-                        Cancellation::VersionConflict => Ok(()),
-                        // Contention or throttling: retried (the retry reads the row again).
-                        Cancellation::Retry(reasons) => Err(CqrsError::TransactionCanceled {
-                            reasons,
-                            retryable: true,
-                        }),
-                        Cancellation::Invalid(reasons) => Err(CqrsError::TransactionCanceled {
-                            reasons,
-                            retryable: false,
-                        }),
-                    }
+                    // A version conflict: this or a later version was applied meanwhile,
+                    // nothing left to do. Contention or throttling is retried (the retry
+                    // reads the row again).
+                    classify(cancelled.cancellation_reasons())
+                        .failure()
+                        .map_or(Ok(()), Err)
                 }
                 _ => Err(CqrsError::dynamo(e)),
             },

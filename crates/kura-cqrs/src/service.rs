@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 
-use crate::cancellation::{Cancellation, classify};
+use crate::cancellation::classify;
 use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
@@ -177,9 +177,9 @@ impl CommandService {
             }
             Err(e) => match e.as_service_error() {
                 Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
-                    match classify(cancelled.cancellation_reasons()) {
+                    match classify(cancelled.cancellation_reasons()).failure() {
                         // Another writer took this version, or moved the data row on.
-                        Cancellation::VersionConflict => {
+                        None => {
                             let actual = self
                                 .data_row(&input.pk, &input.sk)
                                 .await?
@@ -189,14 +189,7 @@ impl CommandService {
                                 actual,
                             })
                         }
-                        Cancellation::Retry(reasons) => Err(CqrsError::TransactionCanceled {
-                            reasons,
-                            retryable: true,
-                        }),
-                        Cancellation::Invalid(reasons) => Err(CqrsError::TransactionCanceled {
-                            reasons,
-                            retryable: false,
-                        }),
+                        Some(failure) => Err(failure),
                     }
                 }
                 _ => Err(CqrsError::dynamo(e)),

@@ -158,18 +158,30 @@ pub(crate) fn get_item(scope: &Scope<'_>, input: &GetItemInput) -> Vec<Check> {
 pub(crate) fn put_item(scope: &Scope<'_>, input: &PutItemInput) -> Vec<Check> {
     let capacity = input.return_consumed_capacity.as_deref();
     vec![
-        one_item(scope, "PutItem", &input.table_name, &input.item, BTreeSet::new())
-            .opt(RETURN_VALUES, input.return_values.as_deref())
-            .opt(RETURN_CONSUMED_CAPACITY, capacity),
+        one_item(
+            scope,
+            "PutItem",
+            &input.table_name,
+            &input.item,
+            BTreeSet::new(),
+        )
+        .opt(RETURN_VALUES, input.return_values.as_deref())
+        .opt(RETURN_CONSUMED_CAPACITY, capacity),
     ]
 }
 
 pub(crate) fn delete_item(scope: &Scope<'_>, input: &DeleteItemInput) -> Vec<Check> {
     let capacity = input.return_consumed_capacity.as_deref();
     vec![
-        one_item(scope, "DeleteItem", &input.table_name, &input.key, BTreeSet::new())
-            .opt(RETURN_VALUES, input.return_values.as_deref())
-            .opt(RETURN_CONSUMED_CAPACITY, capacity),
+        one_item(
+            scope,
+            "DeleteItem",
+            &input.table_name,
+            &input.key,
+            BTreeSet::new(),
+        )
+        .opt(RETURN_VALUES, input.return_values.as_deref())
+        .opt(RETURN_CONSUMED_CAPACITY, capacity),
     ]
 }
 
