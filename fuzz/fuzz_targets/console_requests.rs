@@ -24,7 +24,13 @@ static WORLD: LazyLock<World> = LazyLock::new(|| {
         .build()
         .expect("runtime");
     let engine = kura_engine::Engine::in_memory();
-    let router = kura_server::router(Arc::clone(&engine));
+    let router = kura_server::router_with(
+        Arc::clone(&engine),
+        kura_server::ServerOptions {
+            front_ends: vec![kura_console::front_end(false)],
+            ..kura_server::ServerOptions::default()
+        },
+    );
     let (cookie, csrf) = rt.block_on(async {
         let call = |op: &'static str, body: serde_json::Value| {
             let engine = Arc::clone(&engine);

@@ -18,18 +18,19 @@ pub mod audit;
 mod authz;
 mod body;
 mod call;
-mod console;
 pub mod controls;
 pub mod error;
+mod handle;
 mod kura_api;
 pub mod metrics;
 pub use kura_auth::{Authenticator, Credentials};
 pub mod operation;
 mod ops;
-mod pipeline;
+pub mod pipeline;
 mod protocol;
 mod slot;
 pub mod tls;
+pub use handle::{FrontEnd, ServerHandle};
 pub use tls::TlsConfig;
 
 use std::future::Future;
@@ -55,8 +56,6 @@ pub(crate) struct Shared {
     triggers: Option<Arc<kura_triggers::Triggers>>,
     trigger_admin: bool,
     controls: Option<Arc<controls::TestControls>>,
-    /// The web console's sessions and samples, when the console is on.
-    console: Option<Arc<console::Console>>,
     /// Who may read `GET /metrics` on the API's port.
     metrics_access: MetricsAccess,
 }
@@ -88,8 +87,9 @@ pub struct ServerOptions {
     /// (`--test-controls`). Their engine is the one served: the router's `engine`
     /// argument is then not used.
     pub controls: Option<Arc<controls::TestControls>>,
-    /// Serve the web console under `/console` (on by default; `--console false`).
-    pub console: bool,
+    /// Front ends served beside the API on its listener, over the same pipeline: the web
+    /// console (`kura_console::front_end`), unless `--console false`.
+    pub front_ends: Vec<FrontEnd>,
     /// Who may read `GET /metrics` on the API's port (docs/security.md).
     pub metrics_access: MetricsAccess,
     /// Also serve `GET /metrics`, and nothing else, unauthenticated on this address
@@ -120,7 +120,7 @@ impl Default for ServerOptions {
             triggers: None,
             trigger_admin: false,
             controls: None,
-            console: true,
+            front_ends: Vec::new(),
             metrics_access: MetricsAccess::Open,
             metrics_bind: None,
         }
@@ -153,7 +153,8 @@ pub fn router_with_auth(engine: Arc<Engine>, auth: Option<Arc<Authenticator>>) -
 
 /// [`router`] with authentication and auditing as `options` say.
 pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
-    routes(shared_state(engine, options))
+    let front_ends = options.front_ends.clone();
+    routes(shared_state(engine, options), &front_ends)
 }
 
 /// What every handler of one server shares (the API's and the metrics listener's).
@@ -180,7 +181,6 @@ fn shared_state(engine: Arc<Engine>, options: ServerOptions) -> Shared {
         triggers: options.triggers,
         trigger_admin: options.trigger_admin,
         controls: options.controls,
-        console: options.console.then(|| console::new(options.tls.is_some())),
         metrics_access: options.metrics_access,
     }
 }
@@ -192,7 +192,7 @@ fn metrics_routes(shared: Shared) -> Router {
         .with_state(shared)
 }
 
-fn routes(shared: Shared) -> Router {
+fn routes(shared: Shared, front_ends: &[FrontEnd]) -> Router {
     let mut router = Router::new();
     if shared.controls.is_some() {
         use controls::http as admin;
@@ -235,11 +235,11 @@ fn routes(shared: Shared) -> Router {
             get(kura_api::describe_trigger).delete(kura_api::delete_trigger),
         );
     let api = api.with_state(shared.clone()).layer(cors());
-    // The console answers no CORS request: its pages are its own origin's.
-    match shared.console {
-        Some(_) => api.merge(console::routes().with_state(shared)),
-        None => api,
-    }
+    // Front ends answer no CORS request: the console's pages are its own origin's.
+    let handle = ServerHandle::new(shared);
+    front_ends.iter().fold(api, |router, front_end| {
+        router.merge(front_end(handle.clone()))
+    })
 }
 
 /// Browser tools (NoSQL Workbench's web views, dynamodb-admin, a page's own SDK) call Kura
@@ -413,12 +413,13 @@ pub async fn serve_with(
     // With test controls, the engine to stop at the end is whichever serves then.
     let controls = options.controls.clone();
     let metrics_bind = options.metrics_bind;
+    let front_ends = options.front_ends.clone();
     let shared = shared_state(engine.clone(), options);
     let metrics_server = match metrics_bind {
         Some(addr) => Some(serve_metrics_on(addr, shared.clone()).await?),
         None => None,
     };
-    let app = routes(shared);
+    let app = routes(shared, &front_ends);
     match tls {
         Some(tls) => tls::serve(listener, app, &tls, shutdown).await?,
         None => {

@@ -38,7 +38,7 @@ pub(crate) struct Pipeline {
 
 /// Who sent a request, which decides the steps that apply to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Origin {
+pub enum Origin {
     /// A client of the API (`POST /`).
     Api,
     /// The web console, on behalf of its signed-in user.
@@ -48,7 +48,7 @@ pub(crate) enum Origin {
 }
 
 /// One request, as the pipeline takes it.
-pub(crate) struct Request<'a> {
+pub struct Request<'a> {
     pub api: Api,
     /// The operation's name as sent (after the dot of `X-Amz-Target`).
     pub operation: &'a str,
@@ -230,6 +230,6 @@ async fn inject(
 }
 
 /// A new request id, as DynamoDB writes them (32 upper-case hex digits).
-pub(crate) fn request_id() -> String {
+pub fn request_id() -> String {
     uuid::Uuid::new_v4().simple().to_string().to_uppercase()
 }

@@ -492,6 +492,10 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         if args.console {
             tracing::info!("console on {scheme}://{local}/console");
         }
+        let front_ends = match args.console {
+            true => vec![kura_console::front_end(tls.is_some())],
+            false => Vec::new(),
+        };
         let options = kura_server::ServerOptions {
             auth,
             audit,
@@ -500,7 +504,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             triggers: Some(triggers),
             trigger_admin,
             controls,
-            console: args.console,
+            front_ends,
             metrics_access: metrics_access(&args),
             metrics_bind: args.metrics_bind,
         };

@@ -16,7 +16,7 @@ use super::layout::{self, Section, Tab, table_path};
 use super::tables::describe;
 use super::values::{self, pack, unpack};
 use super::{Ctx, Fields, Posted, field};
-use crate::error::ApiError;
+use kura_server::error::ApiError;
 
 /// Records one poll returns at most.
 const MAX_RECORDS: usize = 200;

@@ -1,8 +1,10 @@
 //! The web console under `/console`: server-rendered pages (maud) with a little
-//! JavaScript, every asset compiled into the binary (docs/adr/0017-console.md).
+//! JavaScript, every asset compiled into the binary (docs/adr/0017-console.md). A front
+//! end of `kura-server` ([`front_end`]): it reaches the server only through its
+//! [`ServerHandle`].
 //!
 //! Every page acts through [`Ctx::call`], which runs the DynamoDB operation through the
-//! same dispatch as `POST /`, as the signed-in principal: what the console may do is what
+//! server's one request pipeline, as `POST /` does, as the signed-in principal: what the console may do is what
 //! that principal's policies allow. Forms carry the session's CSRF token, cookies are
 //! `SameSite=Lax`, a POST from another origin is refused, and the pages' content
 //! security policy allows no inline script, so a stored value can never run as code.
@@ -33,16 +35,16 @@ use bytes::Bytes;
 use maud::Markup;
 use serde_json::Value;
 
-use crate::Shared;
-use crate::error::ApiError;
-use crate::operation::Api;
-use crate::pipeline::Origin;
+use kura_server::error::ApiError;
+use kura_server::operation::Api;
+use kura_server::pipeline::{Origin, Request};
+use kura_server::{FrontEnd, ServerHandle};
 pub(crate) use layout::Tab;
 
 /// The console's own state: sessions, the metrics samples its charts draw, and the
 /// advisor's last findings.
 #[derive(Default)]
-pub(crate) struct Console {
+struct Console {
     sessions: session::Sessions,
     samples: metrics::Sampler,
     advice: metrics::AdviceCache,
@@ -50,8 +52,30 @@ pub(crate) struct Console {
     secure: bool,
 }
 
-/// The console's routes (merged into the server's router when the console is on).
-pub(crate) fn routes() -> Router<Shared> {
+/// What every console handler shares: its server and its own state.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    server: ServerHandle,
+    console: Arc<Console>,
+}
+
+/// The console as a front end of a server: `secure` when the server speaks HTTPS (the
+/// session cookie is then `Secure`).
+pub fn front_end(secure: bool) -> FrontEnd {
+    Arc::new(move |server| {
+        let shared = Shared {
+            server,
+            console: Arc::new(Console {
+                secure,
+                ..Console::default()
+            }),
+        };
+        routes().with_state(shared)
+    })
+}
+
+/// The console's routes.
+fn routes() -> Router<Shared> {
     Router::new()
         .route("/console", get(tables::list))
         .route("/console/", get(tables::list))
@@ -94,7 +118,7 @@ pub(crate) fn routes() -> Router<Shared> {
 /// One console request: the shared server state, the visitor's session, and when the
 /// request started (pages report their server time in `Server-Timing`).
 pub(crate) struct Ctx {
-    shared: Shared,
+    server: ServerHandle,
     console: Arc<Console>,
     session: session::Session,
     /// Set when this request started the session (the response sets the cookie).
@@ -110,9 +134,7 @@ impl FromRequestParts<Shared> for Ctx {
 
     async fn from_request_parts(parts: &mut Parts, shared: &Shared) -> Result<Ctx, Response> {
         let started = Instant::now();
-        let Some(console) = shared.console.clone() else {
-            return Err((StatusCode::NOT_FOUND, "the console is off").into_response());
-        };
+        let console = shared.console.clone();
         if parts.method != axum::http::Method::GET && !same_origin(&parts.headers) {
             return Err((
                 StatusCode::FORBIDDEN,
@@ -122,7 +144,7 @@ impl FromRequestParts<Shared> for Ctx {
         }
         let (session, new_session) = console.sessions.open(
             session::cookie(&parts.headers, session::COOKIE),
-            shared.auth.as_deref(),
+            shared.server.auth().map(|a| a.as_ref()),
         );
         let header = |name: header::HeaderName| {
             parts
@@ -132,7 +154,7 @@ impl FromRequestParts<Shared> for Ctx {
                 .map(str::to_owned)
         };
         let ctx = Ctx {
-            shared: shared.clone(),
+            server: shared.server.clone(),
             console,
             session,
             new_session,
@@ -145,7 +167,9 @@ impl FromRequestParts<Shared> for Ctx {
             user_agent: header(header::USER_AGENT),
         };
         let path = parts.uri.path();
-        if ctx.shared.auth.is_some() && ctx.session.signed_in.is_none() && path != "/console/signin"
+        if ctx.server.auth().is_some()
+            && ctx.session.signed_in.is_none()
+            && path != "/console/signin"
         {
             // A script's fetch (the tail, the charts) gets a status it can tell apart.
             let answer = if path.ends_with("/poll") || path.ends_with("/charts") {
@@ -221,7 +245,7 @@ pub(crate) fn raw<'a>(fields: &'a Fields, name: &str) -> &'a str {
 
 impl Ctx {
     fn engine(&self) -> Arc<kura_engine::Engine> {
-        self.shared.engine()
+        self.server.engine()
     }
 
     /// Runs a DynamoDB operation as the session's principal, through the API's dispatch.
@@ -243,8 +267,8 @@ impl Ctx {
         streams: bool,
     ) -> Result<Value, ApiError> {
         let engine = self.engine();
-        let request_id = crate::pipeline::request_id();
-        let request = crate::pipeline::Request {
+        let request_id = kura_server::pipeline::request_id();
+        let request = Request {
             api: if streams { Api::Streams } else { Api::DynamoDb },
             operation,
             body: Bytes::from(serde_json::to_vec(&body).unwrap_or_default()),
@@ -257,7 +281,7 @@ impl Ctx {
             origin: Origin::Console,
             received: None,
         };
-        let bytes = self.shared.pipeline.run(&engine, request).await?;
+        let bytes = self.server.run(&engine, request).await?;
         serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
     }
@@ -274,20 +298,9 @@ impl Ctx {
     /// server runs open). For what the console shows from outside the API (hot keys, the
     /// advisor's evidence): key values are data, so they need a read of the table.
     pub fn allowed(&self, operation: &'static str, table: &str) -> bool {
-        let engine = self.engine();
-        let observation = crate::metrics::Observation::default();
-        let call = crate::call::Call {
-            engine: &engine,
-            ctx: kura_engine::RequestContext {
-                region: self.region().to_owned(),
-            },
-            host: self.host.clone(),
-            body: Bytes::from(serde_json::json!({ "TableName": table }).to_string()),
-            principal: self.session.signed_in.as_ref().map(|v| v.principal.clone()),
-            source_ip: self.source_ip,
-            observation: &observation,
-        };
-        crate::authz::control(&call, operation).is_ok()
+        let verified = self.session.signed_in.as_ref();
+        self.server
+            .allows(verified, self.region(), self.source_ip, operation, table)
     }
 
     /// Refuses a form whose CSRF token is not this session's.
@@ -376,14 +389,14 @@ impl Ctx {
 }
 
 async fn sign_in_form(ctx: Ctx) -> Response {
-    if ctx.shared.auth.is_none() {
+    if ctx.server.auth().is_none() {
         return ctx.redirect("/console/tables");
     }
     ctx.page("Sign in", Tab::None, layout::sign_in(&ctx, None))
 }
 
 async fn sign_in(Posted { ctx, fields }: Posted) -> Response {
-    let Some(auth) = ctx.shared.auth.clone() else {
+    let Some(auth) = ctx.server.auth().cloned() else {
         return ctx.redirect("/console/tables");
     };
     let secret = raw(&fields, "secret_access_key");
@@ -416,12 +429,4 @@ async fn sign_in(Posted { ctx, fields }: Posted) -> Response {
 async fn sign_out(Posted { ctx, .. }: Posted) -> Response {
     ctx.console.sessions.sign_out(&ctx.session.token);
     ctx.redirect("/console/signin")
-}
-
-/// The console state for a server whose console is on.
-pub(crate) fn new(secure: bool) -> Arc<Console> {
-    Arc::new(Console {
-        secure,
-        ..Console::default()
-    })
 }

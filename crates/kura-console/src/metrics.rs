@@ -20,8 +20,8 @@ use serde_json::json;
 
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::{Console, Ctx, Fields, field};
-use crate::controls::EngineSlot;
-use crate::metrics::Metrics;
+use kura_server::controls::EngineSlot;
+use kura_server::metrics::Metrics;
 
 /// How often the background task samples.
 const EVERY: Duration = Duration::from_secs(5);
@@ -99,8 +99,8 @@ impl Sampler {
     /// Starts sampling (once per server), and takes a sample now when the last one is
     /// older than [`FRESH`], so a chart always ends at the present.
     fn refresh(&self, ctx: &Ctx) {
-        let metrics = &ctx.shared.metrics;
-        let slot = &ctx.shared.slot;
+        let metrics = ctx.server.metrics();
+        let slot = ctx.server.slot();
         self.started.get_or_init(|| {
             let console: Weak<Console> = Arc::downgrade(&ctx.console);
             let (metrics, slot) = (metrics.clone(), slot.clone());
@@ -368,7 +368,7 @@ pub(crate) async fn charts(ctx: Ctx, Path(table): Path<String>) -> Response {
 /// reloaded in a loop should not make it do so each time.
 #[derive(Default)]
 pub(crate) struct AdviceCache {
-    last: Mutex<Option<(Instant, Arc<crate::advisor::Advice>)>>,
+    last: Mutex<Option<(Instant, Arc<kura_advisor::Advice>)>>,
 }
 
 /// How long the advisor's findings are reused.
@@ -378,14 +378,14 @@ impl AdviceCache {
     async fn get(
         &self,
         engine: Arc<kura_engine::Engine>,
-    ) -> Result<Arc<crate::advisor::Advice>, String> {
+    ) -> Result<Arc<kura_advisor::Advice>, String> {
         if let Some((at, advice)) = &*self.last.lock()
             && at.elapsed() < ADVICE_FOR
         {
             return Ok(advice.clone());
         }
         // It samples every table: off the async workers.
-        let advice = tokio::task::spawn_blocking(move || crate::advisor::advise(&engine))
+        let advice = tokio::task::spawn_blocking(move || kura_advisor::advise(&engine))
             .await
             .map_err(|e| e.to_string())?;
         let advice = Arc::new(advice);

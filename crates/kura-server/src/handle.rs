@@ -1,0 +1,86 @@
+//! What a front end served beside the API (the web console) may use of its server: the
+//! engine, the authenticator, the metrics, and the one request pipeline, through which it
+//! runs every operation as its signed-in user. A front end is its own crate; it reaches
+//! the server only through this handle.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use kura_auth::{Authenticator, Verified};
+use kura_engine::{Engine, RequestContext};
+
+use crate::Shared;
+use crate::call::Call;
+use crate::error::ApiError;
+use crate::metrics::{Metrics, Observation};
+use crate::pipeline::Request;
+use crate::slot::EngineSlot;
+
+/// Builds a front end's routes over its server (called once per router the server
+/// builds). The routes are merged beside the API's, outside its CORS layer.
+pub type FrontEnd = Arc<dyn Fn(ServerHandle) -> Router + Send + Sync>;
+
+/// A server, as a front end sees it.
+#[derive(Clone)]
+pub struct ServerHandle {
+    shared: Shared,
+}
+
+impl ServerHandle {
+    pub(crate) fn new(shared: Shared) -> ServerHandle {
+        ServerHandle { shared }
+    }
+
+    /// The engine now; a request keeps the one it started with.
+    pub fn engine(&self) -> Arc<Engine> {
+        self.shared.engine()
+    }
+
+    /// The swappable engine (the metrics sampler reads through it).
+    pub fn slot(&self) -> &Arc<EngineSlot> {
+        &self.shared.slot
+    }
+
+    /// The authenticator, when `--auth` is on.
+    pub fn auth(&self) -> Option<&Arc<Authenticator>> {
+        self.shared.auth.as_ref()
+    }
+
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.shared.metrics
+    }
+
+    /// Runs `request` on `engine` through the server's pipeline: metered, audited and
+    /// authorized as any API request.
+    pub async fn run(&self, engine: &Engine, request: Request<'_>) -> Result<Vec<u8>, ApiError> {
+        self.shared.pipeline.run(engine, request).await
+    }
+
+    /// Whether `verified` (anyone, when the server runs open) may call the control-plane
+    /// `operation` on `table`: for what a front end shows from outside the API (hot keys,
+    /// the advisor's evidence).
+    pub fn allows(
+        &self,
+        verified: Option<&Verified>,
+        region: &str,
+        source_ip: Option<IpAddr>,
+        operation: &'static str,
+        table: &str,
+    ) -> bool {
+        let engine = self.engine();
+        let observation = Observation::default();
+        let call = Call {
+            engine: &engine,
+            ctx: RequestContext {
+                region: region.to_owned(),
+            },
+            host: String::new(),
+            body: bytes::Bytes::from(serde_json::json!({ "TableName": table }).to_string()),
+            principal: verified.map(|v| v.principal.clone()),
+            source_ip,
+            observation: &observation,
+        };
+        crate::authz::control(&call, operation).is_ok()
+    }
+}
