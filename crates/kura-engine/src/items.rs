@@ -221,8 +221,7 @@ impl Engine {
     pub(crate) fn table_for_items(&self, name: &str) -> Result<Arc<TableRecord>> {
         // A table being restored is CREATING, and DynamoDB does not find those.
         self.catalog
-            .get(name)
-            .filter(|t| !t.creating())
+            .ready(name)
             .ok_or_else(|| EngineError::ResourceNotFound(messages::RESOURCE_NOT_FOUND.into()))
     }
 

@@ -66,8 +66,7 @@ impl Engine {
         // A table still being created is not found, as on DynamoDB.
         let table = self
             .catalog
-            .get(&name)
-            .filter(|t| !t.creating())
+            .ready(&name)
             .ok_or_else(|| EngineError::TableNotFound(msg::table_not_found(&name)))?;
         Ok(DescribeContinuousBackupsOutput {
             continuous_backups_description: description(&table, self.clock.now_ms()),
@@ -111,8 +110,7 @@ impl Engine {
             .writer
             .submit(true, move |w| {
                 let table = catalog
-                    .get(&name)
-                    .filter(|t| !t.creating())
+                    .ready(&name)
                     .ok_or_else(|| EngineError::TableNotFound(msg::table_not_found(&name)))?;
                 let mut next = table.as_ref().clone();
                 if enable {

@@ -311,6 +311,12 @@ impl Catalog {
         self.tables.read().get(name).cloned()
     }
 
+    /// Table `name` unless a restore or an import is still filling it: DynamoDB finds no
+    /// CREATING table for data operations, backups and exports.
+    pub fn ready(&self, name: &str) -> Option<Arc<TableRecord>> {
+        self.get(name).filter(|t| !t.creating())
+    }
+
     pub fn all(&self) -> Arc<BTreeMap<String, Arc<TableRecord>>> {
         self.tables.read().clone()
     }

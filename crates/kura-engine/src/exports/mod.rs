@@ -307,8 +307,7 @@ impl Engine {
         };
         let table = self
             .catalog
-            .get(table_name)
-            .filter(|t| !t.creating())
+            .ready(table_name)
             .ok_or_else(|| EngineError::TableNotFound(msg::table_not_found(&table_arn)))?;
         let now = self.clock.now_ms();
         let mut record = ExportRecord {
