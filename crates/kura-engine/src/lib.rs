@@ -42,6 +42,7 @@ mod exports;
 pub mod imports;
 mod indexes;
 mod items;
+mod jobs;
 pub mod keys;
 pub mod objects;
 mod paging;
@@ -283,12 +284,14 @@ impl Engine {
         }
         // Jobs cut short by a stop, resumed below: restores, exports, imports.
         let restores = backups::records::all_restores(snapshot.as_ref())?;
-        let unfinished_exports: Vec<String> = exports::all(snapshot.as_ref())?
+        let unfinished_exports: Vec<String> = exports::RECORDS
+            .all(snapshot.as_ref())?
             .into_iter()
             .filter(|e| e.status == "IN_PROGRESS")
             .map(|e| e.id)
             .collect();
-        let unfinished_imports: Vec<String> = imports::all(snapshot.as_ref())?
+        let unfinished_imports: Vec<String> = imports::RECORDS
+            .all(snapshot.as_ref())?
             .into_iter()
             .filter(|i| i.status == "IN_PROGRESS")
             .map(|i| i.id)

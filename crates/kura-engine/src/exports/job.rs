@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use kura_model::Item;
 
 use super::format::{self, Change, DataFile, Format, ManifestFile, ManifestSummary};
-use super::{ExportRecord, decode, encode, record_key};
+use super::{ExportRecord, RECORDS};
 use crate::background::{Worker, stopping};
 use crate::backups::history::{Reconstruction, split_entry_key};
 use crate::backups::records as holds;
@@ -116,11 +116,7 @@ fn run(
     stop: &AtomicBool,
 ) -> Result<()> {
     let snapshot = store.snapshot()?;
-    let Some(record) = snapshot
-        .get(Space::Meta, &record_key(id))?
-        .map(|b| decode(&b))
-        .transpose()?
-    else {
+    let Some(record) = RECORDS.read(snapshot.as_ref(), id)? else {
         return Ok(());
     };
     if record.status != "IN_PROGRESS" {
@@ -134,11 +130,7 @@ fn run(
     let end = clock.now_ms();
     let id = id.to_owned();
     writer.submit_blocking(false, move |w| {
-        let Some(mut record) = w
-            .get(Space::Meta, &record_key(&id))?
-            .map(|b| decode(&b))
-            .transpose()?
-        else {
+        let Some(mut record) = RECORDS.read_in(w, &id)? else {
             return Ok(());
         };
         if record.status != "IN_PROGRESS" {
@@ -159,7 +151,7 @@ fn run(
                 record.failure_message = Some(e.message);
             }
         }
-        w.put(Space::Meta, record_key(&id), encode(&record)?);
+        RECORDS.write(w, &id, &record)?;
         holds::add_holds(w, record.table_id, -1)
     })?;
     Ok(())

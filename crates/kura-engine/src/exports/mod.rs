@@ -19,10 +19,13 @@ use crate::api::*;
 use crate::backups::records as holds;
 use crate::backups::{DAY_MS, pitr};
 use crate::error::{EngineError, Result};
-use crate::storage::{Direction, KeyRange, Snapshot, Space};
+use crate::jobs::JobRecords;
+use crate::storage::Snapshot;
 use crate::{Engine, RequestContext, arn, paging};
 
 const EXPORT: &[u8] = b"export/";
+/// The export records, under `export/` ‖ id in `Meta`.
+pub(crate) const RECORDS: JobRecords<ExportRecord> = JobRecords::new(EXPORT, "export");
 const RECORD_VERSION: u32 = 1;
 /// ListExports' page when MaxResults is not given, and its bound (API Reference: 1–25).
 const LIST_DEFAULT: i64 = 10;
@@ -88,32 +91,11 @@ pub struct ExportRecord {
     pub failure_message: Option<String>,
 }
 
-pub(crate) fn record_key(id: &str) -> Vec<u8> {
-    [EXPORT, id.as_bytes()].concat()
-}
-
-pub(crate) fn encode(record: &ExportRecord) -> Result<Vec<u8>> {
-    serde_json::to_vec(record)
-        .map_err(|e| EngineError::Internal(format!("cannot encode export: {e}")))
-}
-
-pub(crate) fn decode(bytes: &[u8]) -> Result<ExportRecord> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| EngineError::Internal(format!("corrupt export record: {e}")))
-}
-
-/// Every export record, oldest id first.
-pub(crate) fn all(snapshot: &dyn Snapshot) -> Result<Vec<ExportRecord>> {
-    snapshot
-        .range(Space::Meta, KeyRange::prefix(EXPORT), Direction::Forward)
-        .map(|row| decode(&row?.1))
-        .collect()
-}
-
 /// The history positions running exports read from: (table id, stamp they need entries
 /// after).
 pub(crate) fn readers(snapshot: &dyn Snapshot) -> Result<Vec<(u64, u64)>> {
-    Ok(all(snapshot)?
+    Ok(RECORDS
+        .all(snapshot)?
         .into_iter()
         .filter(|e| e.status == "IN_PROGRESS")
         .map(|e| (e.table_id, e.from.unwrap_or(e.at)))
@@ -429,7 +411,8 @@ impl Engine {
             }
         }
         let snapshot = self.store.snapshot()?;
-        let earlier = all(snapshot.as_ref())?
+        let earlier = RECORDS
+            .all(snapshot.as_ref())?
             .into_iter()
             .find(|e| input.client_token.is_some() && e.client_token == record.client_token);
         drop(snapshot);
@@ -462,7 +445,7 @@ impl Engine {
                         None => w.next_stamp(),
                     };
                 }
-                w.put(Space::Meta, record_key(&record.id), encode(&record)?);
+                RECORDS.write(w, &record.id, &record)?;
                 holds::add_holds(w, record.table_id, 1)?;
                 let id = record.id.clone();
                 w.after_commit(move || exporter.submit(id));
@@ -483,10 +466,8 @@ impl Engine {
         let (table, id) = arn::parse_export(&export_arn)
             .ok_or_else(|| EngineError::validation(msg::INVALID_EXPORT_ARN))?;
         let snapshot = self.store.snapshot()?;
-        let record = snapshot
-            .get(Space::Meta, &record_key(id))?
-            .map(|b| decode(&b))
-            .transpose()?
+        let record = RECORDS
+            .read(snapshot.as_ref(), id)?
             .filter(|r| r.table_name == table)
             .ok_or_else(|| EngineError::ExportNotFound(msg::export_not_found(&export_arn)))?;
         Ok(DescribeExportOutput {
@@ -511,7 +492,7 @@ impl Engine {
             .as_deref()
             .and_then(|t| self.catalog.get(t))
             .map(|t| t.uuid.clone());
-        let records = all(self.store.snapshot()?.as_ref())?;
+        let records = RECORDS.all(self.store.snapshot()?.as_ref())?;
         let (page, next_token) = paging::newest_first(
             &records,
             |r| &r.id,

@@ -11,7 +11,7 @@ use kura_model::wire::item_from_json;
 use kura_model::{Item, limits, messages};
 
 use super::parse::{self, CsvSpec};
-use super::{ImportRecord, decode, encode, record_key};
+use super::{ImportRecord, RECORDS};
 use crate::background::{Worker, stopping};
 use crate::catalog::{Catalog, TableRecord};
 use crate::clock::Clock;
@@ -95,11 +95,7 @@ fn checked(
 
 fn run(parts: &Parts, id: &str, stop: &AtomicBool) -> Result<()> {
     let snapshot = parts.store.snapshot()?;
-    let Some(record) = snapshot
-        .get(Space::Meta, &record_key(id))?
-        .map(|b| decode(&b))
-        .transpose()?
-    else {
+    let Some(record) = RECORDS.read(snapshot.as_ref(), id)? else {
         return Ok(());
     };
     drop(snapshot);
@@ -211,16 +207,12 @@ fn write(parts: &Parts, record: &ImportRecord, items: Vec<Item>, tally: &Tally) 
                 Err(e) => return Err(e),
             }
         }
-        if let Some(mut progress) = w
-            .get(Space::Meta, &record_key(&record.id))?
-            .map(|b| decode(&b))
-            .transpose()?
-        {
+        if let Some(mut progress) = RECORDS.read_in(w, &record.id)? {
             progress.processed = processed;
             progress.imported = imported + written;
             progress.processed_bytes = bytes;
             progress.errors = errors;
-            w.put(Space::Meta, record_key(&record.id), encode(&progress)?);
+            RECORDS.write(w, &record.id, &progress)?;
         }
         Ok(written)
     })
@@ -239,7 +231,7 @@ fn finish(
     let purger = parts.purger.clone();
     let id = record.id.clone();
     parts.writer.submit_blocking(true, move |w| {
-        let Some(mut current) = w.get(Space::Meta, &record_key(&id))?.map(|b| decode(&b)).transpose()? else {
+        let Some(mut current) = RECORDS.read_in(w, &id)? else {
             return Ok(());
         };
         current.end_ms = Some(end);
@@ -277,7 +269,7 @@ fn finish(
             }
         }
         tracing::info!(import = %current.id, status = %current.status, imported = current.imported, errors = current.errors, "import finished");
-        w.put(Space::Meta, record_key(&id), encode(&current)?);
+        RECORDS.write(w, &id, &current)?;
         Ok(())
     })
 }

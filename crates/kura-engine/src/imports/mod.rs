@@ -22,11 +22,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::*;
 use crate::error::{EngineError, Result};
-use crate::storage::{Direction, KeyRange, Snapshot, Space};
+use crate::jobs::JobRecords;
 use crate::tables::allocate_table_id;
 use crate::{Engine, RequestContext, arn, paging};
 
 const IMPORT: &[u8] = b"import/";
+/// The import records, under `import/` ‖ id in `Meta`.
+pub(crate) const RECORDS: JobRecords<ImportRecord> = JobRecords::new(IMPORT, "import");
 const RECORD_VERSION: u32 = 1;
 const LIST_DEFAULT: i64 = 10;
 const LIST_MAX: i64 = 25;
@@ -102,27 +104,6 @@ pub fn object_records(
             )
         })
         .collect())
-}
-
-pub(crate) fn record_key(id: &str) -> Vec<u8> {
-    [IMPORT, id.as_bytes()].concat()
-}
-
-pub(crate) fn encode(record: &ImportRecord) -> Result<Vec<u8>> {
-    serde_json::to_vec(record)
-        .map_err(|e| EngineError::Internal(format!("cannot encode import: {e}")))
-}
-
-pub(crate) fn decode(bytes: &[u8]) -> Result<ImportRecord> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| EngineError::Internal(format!("corrupt import record: {e}")))
-}
-
-pub(crate) fn all(snapshot: &dyn Snapshot) -> Result<Vec<ImportRecord>> {
-    snapshot
-        .range(Space::Meta, KeyRange::prefix(IMPORT), Direction::Forward)
-        .map(|row| decode(&row?.1))
-        .collect()
 }
 
 fn seconds(ms: i64) -> f64 {
@@ -272,7 +253,8 @@ impl Engine {
         let snapshot = self.store.snapshot()?;
         let earlier = match input.client_token.as_deref() {
             None => None,
-            Some(token) => all(snapshot.as_ref())?
+            Some(token) => RECORDS
+                .all(snapshot.as_ref())?
                 .into_iter()
                 .find(|r| r.client_token.as_deref() == Some(token)),
         };
@@ -336,7 +318,7 @@ impl Engine {
                 }
                 table.id = allocate_table_id(w)?;
                 record.table_id = table.id;
-                w.put(Space::Meta, record_key(&record.id), encode(&record)?);
+                RECORDS.write(w, &record.id, &record)?;
                 catalog.stage(w, Arc::new(table))?;
                 let id = record.id.clone();
                 w.after_commit(move || importer.submit(id));
@@ -356,12 +338,9 @@ impl Engine {
         let import_arn = input.import_arn.unwrap_or_default();
         let (table, id) = arn::parse_import(&import_arn)
             .ok_or_else(|| EngineError::validation(msg::INVALID_IMPORT_ARN))?;
-        let record = self
-            .store
-            .snapshot()?
-            .get(Space::Meta, &record_key(id))?
-            .map(|b| decode(&b))
-            .transpose()?
+        let snapshot = self.store.snapshot()?;
+        let record = RECORDS
+            .read(snapshot.as_ref(), id)?
             .filter(|r| r.table_name == table)
             .ok_or_else(|| EngineError::ImportNotFound(msg::import_not_found(&import_arn)))?;
         Ok(DescribeImportOutput {
@@ -380,7 +359,7 @@ impl Engine {
             .table_arn
             .as_deref()
             .map(|a| arn::parse_table(a).unwrap_or(a).to_owned());
-        let records = all(self.store.snapshot()?.as_ref())?;
+        let records = RECORDS.all(self.store.snapshot()?.as_ref())?;
         // Imports outlive their tables: listed by the name in the ARN.
         let (page, next_token) = paging::newest_first(
             &records,
