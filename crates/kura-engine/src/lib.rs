@@ -50,6 +50,7 @@ mod partiql;
 mod purge;
 mod query_scan;
 mod resource_policy;
+mod state;
 pub mod storage;
 pub mod streams;
 mod sweeper;
@@ -66,6 +67,7 @@ use std::sync::Arc;
 pub use error::{EngineError, Result};
 /// The expression crate, for the server's authorization step (key conditions, PartiQL).
 pub use kura_expr as expr;
+pub use state::StateSnapshot;
 pub use streams::StreamLag;
 pub use tables::TableSize;
 

@@ -88,6 +88,10 @@ impl Snapshot for MemorySnapshot {
 }
 
 impl Store for MemoryStore {
+    fn freeze(&self) -> Option<Frozen> {
+        Some(MemoryStore::freeze(self))
+    }
+
     fn snapshot(&self) -> Result<Box<dyn Snapshot>, StoreError> {
         Ok(Box::new(MemorySnapshot(self.current.read().clone())))
     }

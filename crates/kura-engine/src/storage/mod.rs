@@ -239,6 +239,11 @@ pub trait Store: Send + Sync + 'static {
     fn footprint(&self) -> Footprint {
         Footprint::default()
     }
+    /// The whole state at the last commit, in O(1), for a store that can freeze one (the
+    /// in-memory store); None otherwise.
+    fn freeze(&self) -> Option<Frozen> {
+        None
+    }
 }
 
 /// What a store occupies.

@@ -17,18 +17,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use kura_engine::clock::ManualClock;
-use kura_engine::storage::{Frozen, MemoryStore};
-use kura_engine::{Engine, EngineOptions};
+use kura_engine::{Engine, EngineOptions, StateSnapshot};
 use parking_lot::Mutex;
 
 pub use crate::slot::EngineSlot;
-
-/// The in-memory engine's parts that snapshots need: the store to freeze, and the options
-/// to open a new engine with.
-struct Memory {
-    store: Arc<MemoryStore>,
-    options: EngineOptions,
-}
 
 /// A snapshot as listed.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -42,8 +34,12 @@ pub struct SnapshotInfo {
 /// Snapshots, reset, the manual clock and fault injection of one server.
 pub struct TestControls {
     slot: Arc<EngineSlot>,
-    memory: Mutex<Option<Memory>>,
-    snapshots: Mutex<BTreeMap<String, (Frozen, SnapshotInfo)>>,
+    /// The options a restored or reset in-memory engine opens with (None: a durable
+    /// engine, which snapshots never stand in for).
+    memory: Option<EngineOptions>,
+    /// Serialises restores and resets, so the last one asked is the one served.
+    swapping: Mutex<()>,
+    snapshots: Mutex<BTreeMap<String, (StateSnapshot, SnapshotInfo)>>,
     clock: Option<Arc<ManualClock>>,
     pub faults: faults::Faults,
 }
@@ -63,11 +59,11 @@ impl TestControls {
         options: EngineOptions,
         manual_clock: Option<Arc<ManualClock>>,
     ) -> Result<Arc<TestControls>, kura_engine::EngineError> {
-        let store = Arc::new(MemoryStore::new());
-        let engine = Engine::with_options(store.clone(), options.clone())?;
+        let engine = Engine::in_memory_from(None, options.clone())?;
         Ok(Arc::new(TestControls {
             slot: EngineSlot::new(engine),
-            memory: Mutex::new(Some(Memory { store, options })),
+            memory: Some(options),
+            swapping: Mutex::new(()),
             snapshots: Mutex::new(BTreeMap::new()),
             clock: manual_clock,
             faults: faults::Faults::default(),
@@ -79,7 +75,8 @@ impl TestControls {
     pub fn over(engine: Arc<Engine>, manual_clock: Option<Arc<ManualClock>>) -> Arc<TestControls> {
         Arc::new(TestControls {
             slot: EngineSlot::new(engine),
-            memory: Mutex::new(None),
+            memory: None,
+            swapping: Mutex::new(()),
             snapshots: Mutex::new(BTreeMap::new()),
             clock: manual_clock,
             faults: faults::Faults::default(),
@@ -99,16 +96,17 @@ impl TestControls {
 
     /// Whether snapshots, restore and reset work here (an in-memory engine).
     pub fn can_snapshot(&self) -> bool {
-        self.memory.lock().is_some()
+        self.memory.is_some()
     }
 
     /// Freezes the whole state under `name` (replacing an older snapshot of that name).
     pub fn snapshot(&self, name: &str) -> Result<Timed, String> {
         check_name(name)?;
         let started = Instant::now();
-        let memory = self.memory.lock();
-        let memory = memory.as_ref().ok_or(Self::DURABLE)?;
-        let frozen = memory.store.freeze();
+        if self.memory.is_none() {
+            return Err(Self::DURABLE.to_owned());
+        }
+        let frozen = self.engine().snapshot_state().ok_or(Self::DURABLE)?;
         let millis = elapsed_ms(started);
         let items = frozen.items();
         let info = SnapshotInfo {
@@ -174,16 +172,10 @@ impl TestControls {
 
     /// Opens a new engine over `from` (thawed) or an empty store, and serves it from now
     /// on; the old engine stops in the background once its requests are done.
-    fn swap(&self, from: Option<&Frozen>) -> Result<(), String> {
-        let mut memory = self.memory.lock();
-        let memory = memory.as_mut().ok_or(Self::DURABLE)?;
-        let store = Arc::new(match from {
-            Some(frozen) => MemoryStore::thaw(frozen),
-            None => MemoryStore::new(),
-        });
-        let engine = Engine::with_options(store.clone(), memory.options.clone())
-            .map_err(|e| e.to_string())?;
-        memory.store = store;
+    fn swap(&self, from: Option<&StateSnapshot>) -> Result<(), String> {
+        let options = self.memory.as_ref().ok_or(Self::DURABLE)?;
+        let _one_at_a_time = self.swapping.lock();
+        let engine = Engine::in_memory_from(from, options.clone()).map_err(|e| e.to_string())?;
         let old = self.slot.replace(engine);
         // The old engine stops once the requests that took it are done (each holds it),
         // or after 10 seconds; joining its threads blocks, so not on the caller's thread.
