@@ -92,10 +92,7 @@ pub fn endpoint_client_with<C>(
 where
     C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
 {
-    client(
-        endpoint,
-        SharedHttpClient::new(Fixed(SharedHttpConnector::new(PlainHttp { hyper }))),
-    )
+    client(endpoint, kura_cqrs::endpoint::sdk_http_client(hyper))
 }
 
 /// A DynamoDB Streams client whose requests are served in-process by `engine`.
@@ -115,10 +112,7 @@ pub fn in_process_streams_client(
 /// one port).
 pub fn endpoint_streams_client(endpoint: &str) -> aws_sdk_dynamodbstreams::Client {
     let hyper = HyperClient::builder(TokioExecutor::new()).build(HyperHttpConnector::new());
-    streams_client(
-        endpoint,
-        SharedHttpClient::new(Fixed(SharedHttpConnector::new(PlainHttp { hyper }))),
-    )
+    streams_client(endpoint, kura_cqrs::endpoint::sdk_http_client(hyper))
 }
 
 fn streams_client(endpoint: &str, http: SharedHttpClient) -> aws_sdk_dynamodbstreams::Client {
@@ -205,35 +199,6 @@ impl HttpConnector for InProcess {
                 .oneshot(request)
                 .await
                 .map_err(|e| ConnectorError::other(e.into(), None))?;
-            from_http1(response).await
-        })
-    }
-}
-
-/// The SDK's connector over a hyper client (plain HTTP, or whatever `C` connects with).
-#[derive(Clone)]
-struct PlainHttp<C> {
-    hyper: HyperClient<C, Full<Bytes>>,
-}
-
-impl<C> std::fmt::Debug for PlainHttp<C> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PlainHttp")
-    }
-}
-
-impl<C> HttpConnector for PlainHttp<C>
-where
-    C: hyper_util::client::legacy::connect::Connect + Clone + Send + Sync + 'static,
-{
-    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
-        let hyper = self.hyper.clone();
-        HttpConnectorFuture::new(async move {
-            let request = to_http1(request)?.map(Full::new);
-            let response = hyper
-                .request(request)
-                .await
-                .map_err(|e| ConnectorError::io(e.into()))?;
             from_http1(response).await
         })
     }
