@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::*;
 use crate::backups::records as holds;
 use crate::backups::{DAY_MS, pitr};
+use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::jobs::JobRecords;
 use crate::storage::Snapshot;
@@ -256,160 +257,14 @@ impl Engine {
         input: ExportTableToPointInTimeInput,
     ) -> Result<ExportTableToPointInTimeOutput> {
         constraints(&input)?;
-        let table_arn = input.table_arn.clone().unwrap_or_default();
-        if !table_arn.starts_with("arn:") {
-            return Err(EngineError::validation(msg::TABLE_ARN_NOT_ARN));
-        }
-        let Some(table_name) = arn::parse_table(&table_arn) else {
-            return Err(EngineError::validation(msg::TABLE_ARN_INVALID));
-        };
-        if input.s3_sse_kms_key_id.is_some() && input.s3_sse_algorithm.as_deref() != Some("KMS") {
-            return Err(EngineError::validation(msg::KMS_KEY_WITHOUT_KMS));
-        }
-        let incremental = match (
-            input.export_type.as_deref(),
-            &input.incremental_export_specification,
-        ) {
-            (None, Some(_)) => {
-                return Err(EngineError::validation(msg::SPEC_WITHOUT_INCREMENTAL_TYPE));
-            }
-            (Some("FULL_EXPORT"), Some(_)) => {
-                return Err(EngineError::validation(msg::SPEC_WITH_FULL_TYPE));
-            }
-            (Some("INCREMENTAL_EXPORT"), None) => {
-                return Err(EngineError::validation(msg::INCREMENTAL_WITHOUT_SPEC));
-            }
-            (Some("INCREMENTAL_EXPORT"), Some(spec)) => {
-                if spec.export_from_time.is_none() {
-                    return Err(EngineError::validation(msg::FROM_TIME_MISSING));
-                }
-                Some(spec.clone())
-            }
-            _ => None,
-        };
+        let (table_arn, table_name, incremental) = checked_request(&input)?;
         let table = self
             .catalog
             .ready(table_name)
             .ok_or_else(|| EngineError::TableNotFound(msg::table_not_found(&table_arn)))?;
         let now = self.clock.now_ms();
-        let mut record = ExportRecord {
-            v: RECORD_VERSION,
-            id: String::new(),
-            table_name: table.name.clone(),
-            table_id: table.id,
-            table_uuid: table.uuid.clone(),
-            key_names: table
-                .key_schema
-                .attributes()
-                .map(|a| a.name.clone())
-                .collect(),
-            region: ctx.region.clone(),
-            status: "IN_PROGRESS".into(),
-            start_ms: now,
-            end_ms: None,
-            export_time_ms: None,
-            at: 0,
-            from: None,
-            from_ms: None,
-            to_ms: None,
-            view_type: None,
-            asked_times_ms: (
-                input.export_time.map(ms_of),
-                input
-                    .incremental_export_specification
-                    .as_ref()
-                    .and_then(|s| s.export_to_time)
-                    .map(ms_of),
-            ),
-            client_token: input
-                .client_token
-                .clone()
-                .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
-            s3_bucket: input.s3_bucket.clone().unwrap_or_default(),
-            s3_bucket_owner: input.s3_bucket_owner.clone(),
-            s3_prefix: input.s3_prefix.clone(),
-            s3_sse_algorithm: input
-                .s3_sse_algorithm
-                .clone()
-                .unwrap_or_else(|| "AES256".into()),
-            s3_sse_kms_key_id: input.s3_sse_kms_key_id.clone(),
-            format: input
-                .export_format
-                .clone()
-                .unwrap_or_else(|| "DYNAMODB_JSON".into()),
-            export_type: if incremental.is_some() {
-                "INCREMENTAL_EXPORT"
-            } else {
-                "FULL_EXPORT"
-            }
-            .into(),
-            item_count: None,
-            billed_size_bytes: None,
-            manifest: None,
-            failure_code: None,
-            failure_message: None,
-        };
-        // The window: a full export's time, an incremental export's from and to.
-        match &incremental {
-            None => {
-                let Some(pitr) = &table.pitr else {
-                    return Err(EngineError::PointInTimeRecoveryUnavailable(
-                        backup_msg::pitr_not_enabled(&table.name),
-                    ));
-                };
-                let at = input.export_time.map(ms_of);
-                let (earliest, _) = pitr::window(pitr, now);
-                match at {
-                    Some(t) if t > now || t < pitr.enabled_ms => {
-                        return Err(EngineError::InvalidExportTime(
-                            msg::EXPORT_TIME_INVALID.into(),
-                        ));
-                    }
-                    Some(t) if t < earliest => {
-                        return Err(EngineError::InvalidExportTime(
-                            msg::EXPORT_TIME_OUTSIDE_WINDOW.into(),
-                        ));
-                    }
-                    _ => {}
-                }
-                record.export_time_ms = Some(at.unwrap_or(now));
-            }
-            Some(spec) => {
-                let from = spec.export_from_time.map(ms_of).unwrap_or_default();
-                let to = spec.export_to_time.map_or(now, ms_of);
-                let iso = crate::backups::restore::iso_seconds;
-                let earliest = table.pitr.as_ref().map(|p| pitr::window(p, now).0);
-                if earliest.is_none_or(|e| from < e) || from >= to {
-                    return Err(EngineError::InvalidExportTime(msg::from_before_creation(
-                        &iso(from),
-                    )));
-                }
-                if to > now {
-                    return Err(EngineError::InvalidExportTime(msg::to_after_now(&iso(to))));
-                }
-                if to - from < 15 * MINUTE_MS {
-                    return Err(EngineError::InvalidExportTime(
-                        msg::WINDOW_UNDER_15_MINUTES.into(),
-                    ));
-                }
-                if to - from > DAY_MS {
-                    return Err(EngineError::InvalidExportTime(
-                        msg::WINDOW_OVER_24_HOURS.into(),
-                    ));
-                }
-                record.from_ms = Some(from);
-                record.to_ms = Some(to);
-                record.view_type = Some(
-                    spec.export_view_type
-                        .clone()
-                        .unwrap_or_else(|| "NEW_AND_OLD_IMAGES".into()),
-                );
-                // ExportFromTime is inclusive and ExportToTime exclusive (API Reference).
-                let stamp = |ms: i64| u64::try_from(ms).unwrap_or(0).saturating_mul(1000);
-                record.from = Some(stamp(from).saturating_sub(1));
-                record.at = stamp(to).saturating_sub(1);
-            }
-        }
+        let mut record = new_record(ctx, &table, &input, incremental.is_some(), now);
+        set_window(&mut record, &table, &input, incremental.as_ref(), now)?;
         let snapshot = self.store.snapshot()?;
         let earlier = RECORDS
             .all(snapshot.as_ref())?
@@ -512,4 +367,182 @@ impl Engine {
             next_token,
         })
     }
+}
+
+/// The table ARN and name an export names, and its incremental specification, once the
+/// request's members agree with each other (DynamoDB's order of checks).
+fn checked_request(
+    input: &ExportTableToPointInTimeInput,
+) -> Result<(String, &str, Option<IncrementalExportSpecification>)> {
+    let table_arn = input.table_arn.clone().unwrap_or_default();
+    if !table_arn.starts_with("arn:") {
+        return Err(EngineError::validation(msg::TABLE_ARN_NOT_ARN));
+    }
+    let Some(table_name) = input.table_arn.as_deref().and_then(arn::parse_table) else {
+        return Err(EngineError::validation(msg::TABLE_ARN_INVALID));
+    };
+    if input.s3_sse_kms_key_id.is_some() && input.s3_sse_algorithm.as_deref() != Some("KMS") {
+        return Err(EngineError::validation(msg::KMS_KEY_WITHOUT_KMS));
+    }
+    let incremental = match (
+        input.export_type.as_deref(),
+        &input.incremental_export_specification,
+    ) {
+        (None, Some(_)) => {
+            return Err(EngineError::validation(msg::SPEC_WITHOUT_INCREMENTAL_TYPE));
+        }
+        (Some("FULL_EXPORT"), Some(_)) => {
+            return Err(EngineError::validation(msg::SPEC_WITH_FULL_TYPE));
+        }
+        (Some("INCREMENTAL_EXPORT"), None) => {
+            return Err(EngineError::validation(msg::INCREMENTAL_WITHOUT_SPEC));
+        }
+        (Some("INCREMENTAL_EXPORT"), Some(spec)) => {
+            if spec.export_from_time.is_none() {
+                return Err(EngineError::validation(msg::FROM_TIME_MISSING));
+            }
+            Some(spec.clone())
+        }
+        _ => None,
+    };
+    Ok((table_arn, table_name, incremental))
+}
+
+/// A new export's record as the request asks for it (the window is set apart).
+fn new_record(
+    ctx: &RequestContext,
+    table: &TableRecord,
+    input: &ExportTableToPointInTimeInput,
+    incremental: bool,
+    now: i64,
+) -> ExportRecord {
+    ExportRecord {
+        v: RECORD_VERSION,
+        id: String::new(),
+        table_name: table.name.clone(),
+        table_id: table.id,
+        table_uuid: table.uuid.clone(),
+        key_names: table
+            .key_schema
+            .attributes()
+            .map(|a| a.name.clone())
+            .collect(),
+        region: ctx.region.clone(),
+        status: "IN_PROGRESS".into(),
+        start_ms: now,
+        end_ms: None,
+        export_time_ms: None,
+        at: 0,
+        from: None,
+        from_ms: None,
+        to_ms: None,
+        view_type: None,
+        asked_times_ms: (
+            input.export_time.map(ms_of),
+            input
+                .incremental_export_specification
+                .as_ref()
+                .and_then(|s| s.export_to_time)
+                .map(ms_of),
+        ),
+        client_token: input
+            .client_token
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+        s3_bucket: input.s3_bucket.clone().unwrap_or_default(),
+        s3_bucket_owner: input.s3_bucket_owner.clone(),
+        s3_prefix: input.s3_prefix.clone(),
+        s3_sse_algorithm: input
+            .s3_sse_algorithm
+            .clone()
+            .unwrap_or_else(|| "AES256".into()),
+        s3_sse_kms_key_id: input.s3_sse_kms_key_id.clone(),
+        format: input
+            .export_format
+            .clone()
+            .unwrap_or_else(|| "DYNAMODB_JSON".into()),
+        export_type: if incremental {
+            "INCREMENTAL_EXPORT"
+        } else {
+            "FULL_EXPORT"
+        }
+        .into(),
+        item_count: None,
+        billed_size_bytes: None,
+        manifest: None,
+        failure_code: None,
+        failure_message: None,
+    }
+}
+
+/// The window: a full export's time, an incremental export's from and to, checked
+/// against the table's recovery window and the clock.
+fn set_window(
+    record: &mut ExportRecord,
+    table: &TableRecord,
+    input: &ExportTableToPointInTimeInput,
+    incremental: Option<&IncrementalExportSpecification>,
+    now: i64,
+) -> Result<()> {
+    match incremental {
+        None => {
+            let Some(pitr) = &table.pitr else {
+                return Err(EngineError::PointInTimeRecoveryUnavailable(
+                    backup_msg::pitr_not_enabled(&table.name),
+                ));
+            };
+            let at = input.export_time.map(ms_of);
+            let (earliest, _) = pitr::window(pitr, now);
+            match at {
+                Some(t) if t > now || t < pitr.enabled_ms => {
+                    return Err(EngineError::InvalidExportTime(
+                        msg::EXPORT_TIME_INVALID.into(),
+                    ));
+                }
+                Some(t) if t < earliest => {
+                    return Err(EngineError::InvalidExportTime(
+                        msg::EXPORT_TIME_OUTSIDE_WINDOW.into(),
+                    ));
+                }
+                _ => {}
+            }
+            record.export_time_ms = Some(at.unwrap_or(now));
+        }
+        Some(spec) => {
+            let from = spec.export_from_time.map(ms_of).unwrap_or_default();
+            let to = spec.export_to_time.map_or(now, ms_of);
+            let iso = crate::backups::restore::iso_seconds;
+            let earliest = table.pitr.as_ref().map(|p| pitr::window(p, now).0);
+            if earliest.is_none_or(|e| from < e) || from >= to {
+                return Err(EngineError::InvalidExportTime(msg::from_before_creation(
+                    &iso(from),
+                )));
+            }
+            if to > now {
+                return Err(EngineError::InvalidExportTime(msg::to_after_now(&iso(to))));
+            }
+            if to - from < 15 * MINUTE_MS {
+                return Err(EngineError::InvalidExportTime(
+                    msg::WINDOW_UNDER_15_MINUTES.into(),
+                ));
+            }
+            if to - from > DAY_MS {
+                return Err(EngineError::InvalidExportTime(
+                    msg::WINDOW_OVER_24_HOURS.into(),
+                ));
+            }
+            record.from_ms = Some(from);
+            record.to_ms = Some(to);
+            record.view_type = Some(
+                spec.export_view_type
+                    .clone()
+                    .unwrap_or_else(|| "NEW_AND_OLD_IMAGES".into()),
+            );
+            // ExportFromTime is inclusive and ExportToTime exclusive (API Reference).
+            let stamp = |ms: i64| u64::try_from(ms).unwrap_or(0).saturating_mul(1000);
+            record.from = Some(stamp(from).saturating_sub(1));
+            record.at = stamp(to).saturating_sub(1);
+        }
+    }
+    Ok(())
 }
