@@ -328,38 +328,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let options = EngineOptions {
-        limits: WriteLimits {
-            shards: kura_engine::streams::ShardShape {
-                initial: args.stream_shards,
-                split_after_records: args.stream_split_records,
-                max_open: args.stream_max_shards.max(args.stream_shards),
-                max_age_ms: (args.stream_shard_seconds * 1000.0) as i64,
-            },
-            ..WriteLimits::default()
-        },
-        sweep_interval: Duration::from_secs_f64(args.ttl_interval),
-        store: kura_engine::storage::StoreOptions {
-            cache_bytes: args.cache_mb << 20,
-            memtable_bytes: args.memtable_mb << 20,
-        },
-        objects: match (&args.s3_endpoint, &args.buckets_dir) {
-            (Some(endpoint), _) => Some(Arc::new(s3::S3Buckets::new(
-                endpoint,
-                &args.s3_region,
-                runtime.handle().clone(),
-            )?) as Arc<dyn kura_engine::objects::Objects>),
-            (None, Some(dir)) => Some(Arc::new(kura_engine::objects::LocalBuckets::new(dir)) as _),
-            (None, None) => None,
-        },
-        throttle: args
-            .enforce_capacity
-            .then_some(kura_engine::throttle::ThrottleOptions {
-                burst_seconds: args.burst_seconds,
-                ..kura_engine::throttle::ThrottleOptions::default()
-            }),
-        ..EngineOptions::default()
-    };
+    let options = engine_options(&args, &runtime)?;
     let manual_clock = (args.clock == "manual").then(|| {
         Arc::new(kura_engine::clock::ManualClock::new(
             kura_engine::clock::now_ms(),
@@ -373,48 +342,8 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         None => options,
     };
     let with_controls = args.test_controls || manual_clock.is_some() || dev.is_some();
-    let auth = match &args.auth {
-        None => {
-            if !args.bind.is_loopback() {
-                let warning = format!(
-                    "WARNING: listening on {} without --auth: anyone who can reach the port can read and write everything",
-                    args.bind
-                );
-                tracing::warn!("{warning}");
-                eprintln!("{warning}");
-            }
-            None
-        }
-        Some(path) => {
-            let credentials = kura_server::Credentials::load(path).map_err(|e| e.to_string())?;
-            tracing::info!(
-                "authentication on: {} access keys from {}",
-                credentials.len(),
-                path.display()
-            );
-            Some(Arc::new(kura_server::Authenticator::new(credentials)))
-        }
-    };
-    let audit = match &args.audit {
-        None => None,
-        Some(path) => {
-            let mut options = kura_server::audit::AuditOptions::new(path);
-            options.data_events = args.audit_data_events;
-            options.max_bytes = args.audit_max_bytes;
-            let log = kura_server::audit::AuditLog::open(options)
-                .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))?;
-            tracing::info!(
-                "audit log on: {} ({})",
-                path.display(),
-                if args.audit_data_events {
-                    "control and data plane"
-                } else {
-                    "control plane"
-                }
-            );
-            Some(Arc::new(log))
-        }
-    };
+    let auth = authenticator(&args)?;
+    let audit = audit_log(&args)?;
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => Some(kura_server::TlsConfig::from_pem_files(cert, key)?),
         _ => None,
@@ -513,6 +442,97 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             .map_err(|e| format!("server error: {e}"))?;
         tracing::info!("kura stopped");
         Ok(())
+    })
+}
+
+/// The engine's options from `kura serve`'s flags; S3 buckets use `runtime` for their
+/// client.
+fn engine_options(
+    args: &ServeArgs,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<EngineOptions, String> {
+    Ok(EngineOptions {
+        limits: WriteLimits {
+            shards: kura_engine::streams::ShardShape {
+                initial: args.stream_shards,
+                split_after_records: args.stream_split_records,
+                max_open: args.stream_max_shards.max(args.stream_shards),
+                max_age_ms: (args.stream_shard_seconds * 1000.0) as i64,
+            },
+            ..WriteLimits::default()
+        },
+        sweep_interval: Duration::from_secs_f64(args.ttl_interval),
+        store: kura_engine::storage::StoreOptions {
+            cache_bytes: args.cache_mb << 20,
+            memtable_bytes: args.memtable_mb << 20,
+        },
+        objects: match (&args.s3_endpoint, &args.buckets_dir) {
+            (Some(endpoint), _) => Some(Arc::new(s3::S3Buckets::new(
+                endpoint,
+                &args.s3_region,
+                runtime.handle().clone(),
+            )?) as Arc<dyn kura_engine::objects::Objects>),
+            (None, Some(dir)) => Some(Arc::new(kura_engine::objects::LocalBuckets::new(dir)) as _),
+            (None, None) => None,
+        },
+        throttle: args
+            .enforce_capacity
+            .then_some(kura_engine::throttle::ThrottleOptions {
+                burst_seconds: args.burst_seconds,
+                ..kura_engine::throttle::ThrottleOptions::default()
+            }),
+        ..EngineOptions::default()
+    })
+}
+
+/// The authenticator of `--auth`, or a warning when the server listens beyond loopback
+/// without one.
+fn authenticator(args: &ServeArgs) -> Result<Option<Arc<kura_server::Authenticator>>, String> {
+    Ok(match &args.auth {
+        None => {
+            if !args.bind.is_loopback() {
+                let warning = format!(
+                    "WARNING: listening on {} without --auth: anyone who can reach the port can read and write everything",
+                    args.bind
+                );
+                tracing::warn!("{warning}");
+                eprintln!("{warning}");
+            }
+            None
+        }
+        Some(path) => {
+            let credentials = kura_server::Credentials::load(path).map_err(|e| e.to_string())?;
+            tracing::info!(
+                "authentication on: {} access keys from {}",
+                credentials.len(),
+                path.display()
+            );
+            Some(Arc::new(kura_server::Authenticator::new(credentials)))
+        }
+    })
+}
+
+/// The audit log of `--audit`, opened for appending.
+fn audit_log(args: &ServeArgs) -> Result<Option<Arc<kura_server::audit::AuditLog>>, String> {
+    Ok(match &args.audit {
+        None => None,
+        Some(path) => {
+            let mut options = kura_server::audit::AuditOptions::new(path);
+            options.data_events = args.audit_data_events;
+            options.max_bytes = args.audit_max_bytes;
+            let log = kura_server::audit::AuditLog::open(options)
+                .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))?;
+            tracing::info!(
+                "audit log on: {} ({})",
+                path.display(),
+                if args.audit_data_events {
+                    "control and data plane"
+                } else {
+                    "control plane"
+                }
+            );
+            Some(Arc::new(log))
+        }
     })
 }
 
