@@ -45,6 +45,7 @@ mod items;
 mod jobs;
 pub mod keys;
 pub mod objects;
+mod open;
 mod paging;
 mod partiql;
 mod purge;
@@ -71,11 +72,11 @@ pub use state::StateSnapshot;
 pub use streams::StreamLag;
 pub use tables::TableSize;
 
-use crate::catalog::{Catalog, TableRecord};
+use crate::catalog::Catalog;
 use crate::clock::{Clock, SystemClock};
-use crate::indexes::backfill::{BackfillJob, Backfiller};
-use crate::purge::{PurgeTarget, Purger};
-use crate::storage::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store, WriteBatch};
+use crate::indexes::backfill::Backfiller;
+use crate::purge::Purger;
+use crate::storage::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store};
 use crate::sweeper::Sweeper;
 use crate::writer::{WriteLimits, Writer};
 
@@ -243,76 +244,14 @@ impl Engine {
             throttle,
         } = options;
         let objects = objects.unwrap_or_else(|| Arc::new(objects::MemoryBuckets::new()));
-        let snapshot = store.snapshot()?;
-        match snapshot.get(Space::Meta, keys::META_FORMAT)? {
-            None => {
-                let mut batch = WriteBatch::default();
-                let version = keys::STORE_FORMAT_VERSION.to_be_bytes().to_vec();
-                batch.put(Space::Meta, keys::META_FORMAT.to_vec(), version);
-                store.commit(batch)?;
-            }
-            Some(bytes) => {
-                let version = <[u8; 4]>::try_from(bytes.as_slice())
-                    .map(u32::from_be_bytes)
-                    .ok();
-                if version != Some(keys::STORE_FORMAT_VERSION) {
-                    return Err(EngineError::Internal(format!(
-                        "the data directory has store format {version:?}; this build reads format {}",
-                        keys::STORE_FORMAT_VERSION
-                    )));
-                }
-            }
-        }
-        let mut tables = BTreeMap::new();
-        for row in snapshot.range(Space::Catalog, KeyRange::prefix(b""), Direction::Forward) {
-            let (_, bytes) = row?;
-            let record = TableRecord::decode(&bytes).map_err(EngineError::Internal)?;
-            tables.insert(record.name.clone(), Arc::new(record));
-        }
-        let mut purges = Vec::new();
-        let markers = KeyRange::prefix(keys::purge_prefix());
-        for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
-            let (key, _) = row?;
-            let id = keys::table_id_of_purge_key(&key)
-                .ok_or_else(|| EngineError::Internal("corrupt purge marker".into()))?;
-            purges.push(PurgeTarget::Table(id));
-        }
-        let markers = KeyRange::prefix(keys::index_purge_prefix());
-        for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
-            let (key, _) = row?;
-            let (id, number) = keys::index_of_purge_key(&key)
-                .ok_or_else(|| EngineError::Internal("corrupt index purge marker".into()))?;
-            purges.push(PurgeTarget::Index(id, number));
-        }
-        // Jobs cut short by a stop, resumed below: restores, exports, imports.
-        let restores = backups::records::all_restores(snapshot.as_ref())?;
-        let unfinished_exports: Vec<String> = exports::RECORDS
-            .all(snapshot.as_ref())?
-            .into_iter()
-            .filter(|e| e.status == "IN_PROGRESS")
-            .map(|e| e.id)
-            .collect();
-        let unfinished_imports: Vec<String> = imports::RECORDS
-            .all(snapshot.as_ref())?
-            .into_iter()
-            .filter(|i| i.status == "IN_PROGRESS")
-            .map(|i| i.id)
-            .collect();
-        drop(snapshot);
-
-        let backfills: Vec<BackfillJob> = tables
-            .values()
-            .flat_map(|t| {
-                t.indexes
-                    .iter()
-                    .filter(|i| i.backfilling)
-                    .map(|i| BackfillJob {
-                        table: t.name.clone(),
-                        table_id: t.id,
-                        index_number: i.number,
-                    })
-            })
-            .collect();
+        let open::Recovered {
+            tables,
+            purges,
+            backfills,
+            restores,
+            exports: unfinished_exports,
+            imports: unfinished_imports,
+        } = open::recover(store.as_ref())?;
         let catalog = Arc::new(Catalog::new(tables));
         let throttle = throttle.map(|o| Arc::new(throttle::Throttle::new(o)));
         let counters = Arc::new(counters::Counters::with_charge(throttle.clone().map(

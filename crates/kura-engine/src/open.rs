@@ -1,0 +1,107 @@
+//! What opening an engine reads from its store before anything runs: the format version
+//! (written on a new store, checked on an old one), the catalog, and the work a stop cut
+//! short (purges, index backfills, restores, exports, imports), which the engine's workers
+//! resume.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::backups::records::RestoreJob;
+use crate::catalog::TableRecord;
+use crate::error::{EngineError, Result};
+use crate::indexes::backfill::BackfillJob;
+use crate::purge::PurgeTarget;
+use crate::storage::{Direction, KeyRange, Space, Store, WriteBatch};
+use crate::{backups, exports, imports, keys};
+
+/// A store's state as opening finds it.
+pub(crate) struct Recovered {
+    pub tables: BTreeMap<String, Arc<TableRecord>>,
+    pub purges: Vec<PurgeTarget>,
+    pub backfills: Vec<BackfillJob>,
+    pub restores: Vec<RestoreJob>,
+    /// Ids of the exports and imports still IN_PROGRESS.
+    pub exports: Vec<String>,
+    pub imports: Vec<String>,
+}
+
+/// Checks (or writes) the store's format and reads what the engine resumes.
+pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
+    let snapshot = store.snapshot()?;
+    match snapshot.get(Space::Meta, keys::META_FORMAT)? {
+        None => {
+            let mut batch = WriteBatch::default();
+            let version = keys::STORE_FORMAT_VERSION.to_be_bytes().to_vec();
+            batch.put(Space::Meta, keys::META_FORMAT.to_vec(), version);
+            store.commit(batch)?;
+        }
+        Some(bytes) => {
+            let version = <[u8; 4]>::try_from(bytes.as_slice())
+                .map(u32::from_be_bytes)
+                .ok();
+            if version != Some(keys::STORE_FORMAT_VERSION) {
+                return Err(EngineError::Internal(format!(
+                    "the data directory has store format {version:?}; this build reads format {}",
+                    keys::STORE_FORMAT_VERSION
+                )));
+            }
+        }
+    }
+    let mut tables = BTreeMap::new();
+    for row in snapshot.range(Space::Catalog, KeyRange::prefix(b""), Direction::Forward) {
+        let (_, bytes) = row?;
+        let record = TableRecord::decode(&bytes).map_err(EngineError::Internal)?;
+        tables.insert(record.name.clone(), Arc::new(record));
+    }
+    let mut purges = Vec::new();
+    let markers = KeyRange::prefix(keys::purge_prefix());
+    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
+        let (key, _) = row?;
+        let id = keys::table_id_of_purge_key(&key)
+            .ok_or_else(|| EngineError::Internal("corrupt purge marker".into()))?;
+        purges.push(PurgeTarget::Table(id));
+    }
+    let markers = KeyRange::prefix(keys::index_purge_prefix());
+    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
+        let (key, _) = row?;
+        let (id, number) = keys::index_of_purge_key(&key)
+            .ok_or_else(|| EngineError::Internal("corrupt index purge marker".into()))?;
+        purges.push(PurgeTarget::Index(id, number));
+    }
+    // Jobs cut short by a stop, resumed below: restores, exports, imports.
+    let restores = backups::records::all_restores(snapshot.as_ref())?;
+    let unfinished_exports: Vec<String> = exports::RECORDS
+        .all(snapshot.as_ref())?
+        .into_iter()
+        .filter(|e| e.status == "IN_PROGRESS")
+        .map(|e| e.id)
+        .collect();
+    let unfinished_imports: Vec<String> = imports::RECORDS
+        .all(snapshot.as_ref())?
+        .into_iter()
+        .filter(|i| i.status == "IN_PROGRESS")
+        .map(|i| i.id)
+        .collect();
+    drop(snapshot);
+    let backfills: Vec<BackfillJob> = tables
+        .values()
+        .flat_map(|t| {
+            t.indexes
+                .iter()
+                .filter(|i| i.backfilling)
+                .map(|i| BackfillJob {
+                    table: t.name.clone(),
+                    table_id: t.id,
+                    index_number: i.number,
+                })
+        })
+        .collect();
+    Ok(Recovered {
+        tables,
+        purges,
+        backfills,
+        restores,
+        exports: unfinished_exports,
+        imports: unfinished_imports,
+    })
+}
