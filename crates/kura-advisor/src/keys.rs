@@ -337,6 +337,7 @@ impl Check<'_> {
 
     /// Zero padding of S sort keys and of key segments; separators other than `#`.
     fn padding_and_separators(&mut self, sample: &[Item]) {
+        // Long: one pass over the sampled keys feeds three rules.
         let table = self.table;
         let mut keys: Vec<(Option<&str>, &kura_model::schema::KeyAttribute, bool)> = Vec::new();
         keys.push((None, &table.key_schema.hash, false));

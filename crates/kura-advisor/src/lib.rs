@@ -249,6 +249,7 @@ impl Check<'_> {
     /// Sampled values: large binaries and collections, compressed strings, non-ISO
     /// date-times, epoch numbers in sort keys.
     fn values(&mut self, sample: &[Item]) {
+        // Long: one pass over the sample feeds five rules.
         let mut large_binary = BTreeSet::new();
         let mut large_collection = BTreeSet::new();
         let mut compressed_text = BTreeSet::new();

@@ -79,6 +79,7 @@ impl Check<'_> {
     }
 
     pub(super) fn traffic(&mut self, t: &TrafficSnapshot, size_bytes: u64) {
+        // Long: one finding per API-use rule, each a few lines over the same traffic snapshot.
         let waiting = t.unprocessed_returned.saturating_sub(t.unprocessed_retried);
         if waiting > 0 {
             self.found(

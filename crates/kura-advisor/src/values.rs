@@ -28,6 +28,7 @@ pub fn is_compressed_base64(text: &str) -> bool {
 /// A date or date-time in one of the non-ISO forms docs/advisor.md lists for
 /// `types.datetime-iso8601`.
 pub fn is_non_iso_datetime(text: &str) -> bool {
+    // Long: one pattern per non-ISO form the catalogue lists.
     let time = |c: &mut Cursor| {
         let mut t = *c;
         if (t.lit(" ") || t.lit("T")) && t.digits(1, 2) && t.lit(":") && t.digits(2, 2) {

@@ -145,6 +145,7 @@ impl Authenticator {
         parts: &Parts<'_>,
         now: OffsetDateTime,
     ) -> Result<Verified, AuthError> {
+        // Long: SigV4's steps in the order AWS documents them, each with its own error.
         let date = PrimitiveDateTime::parse(&parts.date, BASIC)
             .map_err(|_| AuthError::IncompleteSignature(msg::date_format(&parts.date)))?
             .assume_utc();

@@ -161,6 +161,7 @@ fn backup_list(ctx: &Ctx, path: &str, list: &Value) -> Markup {
 /// Exports with what DescribeExport tells of each: status, items, bytes, the S3 place,
 /// and the failure when there is one.
 async fn exports_list(ctx: &Ctx, list: &Value) -> Markup {
+    // Long: one table's markup, each row's cells from one DescribeExport answer.
     let mut rows = Vec::new();
     for summary in list.as_array().into_iter().flatten() {
         let arn = summary["ExportArn"].as_str().unwrap_or("").to_owned();

@@ -474,6 +474,7 @@ fn overview_body(
     notice: Option<&str>,
     failed: Option<&ApiError>,
 ) -> Markup {
+    // Long: the page's markup, one section per API answer.
     let update = table_path(table, Section::Overview) + "/update";
     let definitions = &t["AttributeDefinitions"];
     let mode = t["BillingModeSummary"]["BillingMode"]
@@ -637,6 +638,7 @@ pub(crate) async fn update(
 
 /// Makes the change; Ok is the notice to show.
 async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiError> {
+    // Long: one UpdateTable request built from the form's optional sections.
     let enable = field(f, "enable") == "true";
     match field(f, "action") {
         "capacity" => {

@@ -242,6 +242,7 @@ impl Engine {
         &self,
         input: BatchWriteItemInput,
     ) -> Result<BatchWriteItemOutput> {
+        // Long: BatchWriteItem's checks in DynamoDB's order, then one write.
         write_constraints(&input)?;
         let request_items = input.request_items.unwrap_or_default();
         for requests in request_items.values() {

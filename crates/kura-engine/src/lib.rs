@@ -235,6 +235,7 @@ impl Engine {
     /// [`Engine::with_store`] with options other than the defaults (tests lower limits and
     /// drive time by hand).
     pub fn with_options(store: Arc<dyn Store>, options: EngineOptions) -> Result<Arc<Engine>> {
+        // Long: starts the engine's workers in order, handing each the work recovered for it.
         let EngineOptions {
             limits,
             clock,

@@ -162,6 +162,7 @@ impl From<kura_auth::AuthError> for ApiError {
 
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
+        // Long: one arm per engine error, each with its wire name, status and message.
         use StatusCode as S;
         let message = e.to_string();
         match e {

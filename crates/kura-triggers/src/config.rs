@@ -179,6 +179,7 @@ impl TriggerInput {
     /// Checks the definition as Lambda checks CreateEventSourceMapping, and fills in its
     /// defaults.
     pub fn validate(self) -> Result<Trigger, TriggerError> {
+        // Long: Lambda's CreateEventSourceMapping checks in its order, one per field.
         let mut f = Failures::default();
         f.required("name", self.name.as_ref());
         f.required("table", self.table.as_ref());

@@ -454,6 +454,7 @@ impl Runner {
         batch: Vec<Pending>,
         stop: &watch::Receiver<bool>,
     ) -> bool {
+        // Long: Lambda's retry rules (bisection, attempts, record age, failure destination) act on one batch's state.
         // (records, failed invocations so far); the first half of a split goes first.
         let mut work: Vec<(Vec<Pending>, u64)> = vec![(batch, 0)];
         while let Some((mut batch, failures)) = work.pop() {

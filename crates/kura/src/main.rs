@@ -319,6 +319,7 @@ fn client_command(
 
 /// Runs the server; with `dev`, `kura dev`'s stack beside it.
 fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
+    // Long: the server's start in order: runtime, engine, controls, listener, triggers, kura dev's stack, serving.
     let started = std::time::Instant::now();
     let trigger_admin = args.trigger_admin || dev.is_some();
     if dev.is_some() && args.tls_cert.is_some() {

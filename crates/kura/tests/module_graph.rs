@@ -292,3 +292,27 @@ fn the_reader_finds_a_planted_cycle() {
     std::fs::write(src.join("authz.rs"), "pub struct Check;\n").expect("write");
     assert!(cyclic(&self::graph(src)).is_empty());
 }
+
+/// Every source file can be read in one sitting: none is over 800 lines (issue 30). Unit
+/// tests that outgrow their file move to a `tests.rs` beside it.
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let mut long = Vec::new();
+    for (name, src) in crates() {
+        let mut dirs = vec![src];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("dir").filter_map(|e| e.ok()) {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let lines = std::fs::read_to_string(&path).expect("read").lines().count();
+                    if lines > 800 {
+                        long.push(format!("{name}: {} ({lines} lines)", path.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(long.is_empty(), "files over 800 lines: {long:#?}");
+}

@@ -185,6 +185,7 @@ impl Policy {
 
 impl Statement {
     fn parse(value: &Value, resource_based: bool) -> Result<Statement, PolicyError> {
+        // Long: IAM's statement grammar, element by element, each with its own error.
         let Value::Object(s) = value else {
             return err("a Statement must be an object");
         };

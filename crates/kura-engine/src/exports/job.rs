@@ -165,6 +165,7 @@ fn write_objects(
     record: &ExportRecord,
     stop: &AtomicBool,
 ) -> Result<(String, u64, u64), ObjectError> {
+    // Long: one pass over the snapshot writes the data files, the manifest and the summary, with running totals.
     let internal = |e: EngineError| ObjectError::new("UNKNOWN", e.to_string());
     let base = base(record);
     let export_dir = format!("{base}{}/", record.id);

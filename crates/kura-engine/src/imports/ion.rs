@@ -159,6 +159,7 @@ impl<'a> Reader<'a> {
     }
 
     fn bare_value(&mut self, depth: usize) -> Result<Value, Error> {
+        // Long: one arm per Ion value type.
         let json = |v: serde_json::Value| Ok(Value::Json(v));
         match self.peek() {
             None => Err(self.error("unexpected end")),

@@ -369,6 +369,7 @@ impl Engine {
     }
 
     pub fn query(&self, input: QueryInput) -> Result<QueryOutput> {
+        // Long: Query's checks in DynamoDB's order, which decides the error a bad request gets.
         // A ConditionalOperator outside its enum comes first, bare and on its own.
         if let Some(operator) = input.expressions.conditional_operator.as_deref()
             && !kura_expr::legacy::CONDITIONAL_OPERATORS.contains(&operator)
@@ -603,6 +604,7 @@ impl Engine {
     }
 
     fn read_page(&self, table_name: &str, page: Page<'_>) -> Result<PageOutput> {
+        // Long: one loop over the key range whose steps (fetch, filter, project, count, the Limit and 1 MB stops, LastEvaluatedKey) share the page's state.
         let snapshot = self.store.snapshot()?;
         let target = &page.target;
         let mut out = PageOutput::default();

@@ -59,6 +59,7 @@ pub(crate) fn new_table_record(
     ctx: &RequestContext,
     input: CreateTableInput,
 ) -> Result<(TableRecord, Option<stream_control::StreamChange>)> {
+    // Long: CreateTable's checks in DynamoDB's order, which decides the error a bad request gets.
     let mut c = Constraints::new();
     c.name("tableName", input.table_name.as_deref());
     c.not_null("attributeDefinitions", input.attribute_definitions.as_ref());

@@ -29,6 +29,7 @@ impl Engine {
         ctx: &RequestContext,
         input: UpdateTableInput,
     ) -> Result<UpdateTableOutput> {
+        // Long: UpdateTable's checks in DynamoDB's order, then one catalog change.
         let mut c = Constraints::new();
         c.name("tableName", input.table_name.as_deref());
         c.one_of("billingMode", input.billing_mode.as_deref(), &BILLING_MODES);

@@ -206,6 +206,7 @@ impl Engine {
         &self,
         input: TransactWriteItemsInput,
     ) -> Result<TransactWriteItemsOutput> {
+        // Long: TransactWriteItems' checks in DynamoDB's order, then its two phases.
         // DynamoDB's order (dynalite `validations/transactWriteItems.js`, `types`):
         // ReturnConsumedCapacity, ReturnItemCollectionMetrics, ClientRequestToken,
         // TransactItems, then each entry's actions.
@@ -369,6 +370,7 @@ impl Engine {
         &self,
         input: TransactGetItemsInput,
     ) -> Result<TransactGetItemsOutput> {
+        // Long: TransactGetItems' checks in DynamoDB's order, then one snapshot read.
         // As TransactWriteItems: ReturnConsumedCapacity, TransactItems, then each entry.
         let mut c = Constraints::new();
         c.one_of(
