@@ -306,7 +306,10 @@ fn no_source_file_is_over_800_lines() {
                 if path.is_dir() {
                     dirs.push(path);
                 } else if path.extension().is_some_and(|e| e == "rs") {
-                    let lines = std::fs::read_to_string(&path).expect("read").lines().count();
+                    let lines = std::fs::read_to_string(&path)
+                        .expect("read")
+                        .lines()
+                        .count();
                     if lines > 800 {
                         long.push(format!("{name}: {} ({lines} lines)", path.display()));
                     }

@@ -11,7 +11,7 @@ use kura_model::constraint::Constraints;
 use kura_model::messages::partiql as msg;
 
 use super::write::key_and_rest;
-use super::{RETURN_ON_CONDITION_FAILURE, consumed_of, item_json, prepare, statement_constraints};
+use super::{RETURN_ON_CONDITION_FAILURE, consumed_of, item_json, statement_constraints};
 use crate::Engine;
 use crate::api::*;
 use crate::error::{EngineError, Result};
@@ -70,16 +70,9 @@ impl Engine {
             &ReturnConsumedCapacity::VALUES,
         );
         c.finish()?;
-        let requests = input.statements.unwrap_or_default();
-        let prepared: Vec<Result<Lowered>> = requests
-            .iter()
-            .map(|r| {
-                prepare(
-                    r.statement.as_deref().unwrap_or_default(),
-                    r.parameters.clone(),
-                )
-            })
-            .collect();
+        let mut requests = input.statements.unwrap_or_default();
+        let prepared: Vec<Result<Lowered>> =
+            requests.iter_mut().map(|r| r.take_prepared()).collect();
         let reads = prepared
             .iter()
             .filter(|p| matches!(p, Ok(Lowered::Select(_))))

@@ -18,8 +18,8 @@ mod write;
 
 use std::collections::BTreeMap;
 
-use kura_expr::partiql::lower::{Lowered, lower};
-use kura_expr::partiql::{MAX_STATEMENT_LENGTH, parse};
+use kura_expr::partiql::MAX_STATEMENT_LENGTH;
+use kura_expr::partiql::lower::Lowered;
 use kura_model::constraint::Constraints;
 use kura_model::messages::partiql as msg;
 use kura_model::wire::{AttributeValueJson, ItemJson};
@@ -30,17 +30,6 @@ use crate::api::*;
 use crate::error::{EngineError, Result};
 
 const RETURN_ON_CONDITION_FAILURE: [&str; 2] = ["ALL_OLD", "NONE"];
-
-/// Parses and lowers one statement with its parameters.
-fn prepare(statement: &str, parameters: Option<Vec<AttributeValueJson>>) -> Result<Lowered> {
-    let parsed = parse(statement)?;
-    let params = parameters
-        .unwrap_or_default()
-        .into_iter()
-        .map(AttributeValueJson::into_value)
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(lower(&parsed, &params)?)
-}
 
 /// The checks on one statement's own members.
 fn statement_constraints(
@@ -109,7 +98,7 @@ fn consumed_of(report: Option<&ConsumedCapacity>) -> Consumed {
 impl Engine {
     pub async fn execute_statement(
         &self,
-        input: ExecuteStatementInput,
+        mut input: ExecuteStatementInput,
     ) -> Result<ExecuteStatementOutput> {
         let mut c = Constraints::new();
         statement_constraints(
@@ -133,9 +122,8 @@ impl Engine {
             &RETURN_ON_CONDITION_FAILURE,
         );
         c.finish()?;
-        let statement = input.statement.unwrap_or_default();
-        let fingerprint = select::fingerprint(&statement, &input.parameters);
-        let lowered = prepare(&statement, input.parameters)?;
+        let fingerprint = select::fingerprint(input.text(), &input.parameters);
+        let lowered = input.take_prepared()?;
         let mode = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         match lowered {
             Lowered::Select(s) => self.partiql_select(

@@ -9,7 +9,7 @@ use kura_model::constraint::Constraints;
 use kura_model::messages::partiql as msg;
 
 use super::write::{Kind, key_and_rest};
-use super::{RETURN_ON_CONDITION_FAILURE, item_json, prepare, statement_constraints};
+use super::{RETURN_ON_CONDITION_FAILURE, item_json, statement_constraints};
 use crate::Engine;
 use crate::api::*;
 use crate::error::{EngineError, Result};
@@ -57,13 +57,10 @@ impl Engine {
             &ReturnConsumedCapacity::VALUES,
         );
         c.finish()?;
-        let statements = input.transact_statements.unwrap_or_default();
+        let mut statements = input.transact_statements.unwrap_or_default();
         let mut lowered = Vec::with_capacity(statements.len());
-        for s in &statements {
-            lowered.push(prepare(
-                s.statement.as_deref().unwrap_or_default(),
-                s.parameters.clone(),
-            )?);
+        for s in &mut statements {
+            lowered.push(s.take_prepared()?);
         }
         let reads = lowered
             .iter()

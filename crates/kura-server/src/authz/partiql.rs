@@ -3,36 +3,27 @@
 //! index, with `dynamodb:LeadingKeys` (the partition key values the statement names:
 //! the inserted item's, or the WHERE clause's equalities on the partition key) and
 //! `dynamodb:EnclosingOperation` (ExecuteStatement, BatchExecuteStatement or
-//! ExecuteTransaction). A statement that does not parse or bind gets no check: the engine
-//! parses it with the same parser and refuses it without running it.
+//! ExecuteTransaction). Each statement is the one the handler prepared (parsed and bound
+//! once, then run by the engine); one that does not parse or bind gets no check: the
+//! engine refuses it without running it.
 
 use std::collections::BTreeSet;
 
+use kura_engine::EngineError;
 use kura_engine::api::{
     BatchExecuteStatementInput, ExecuteStatementInput, ExecuteTransactionInput,
 };
-use kura_engine::expr::partiql::lower::{Lowered, conjuncts, equality, lower};
-use kura_engine::expr::partiql::parse;
-use kura_model::AttributeValue;
-use kura_model::wire::AttributeValueJson;
+use kura_engine::expr::partiql::lower::{Lowered, conjuncts, equality};
 
 use super::items::value_text;
 use super::{Check, Scope};
 
 fn statement(
     scope: &Scope<'_>,
-    text: &str,
-    parameters: Option<&[AttributeValueJson]>,
+    lowered: Option<&Lowered>,
     enclosing: &'static str,
 ) -> Option<Check> {
-    let parsed = parse(text).ok()?;
-    let params: Vec<AttributeValue> = parameters
-        .unwrap_or_default()
-        .iter()
-        .map(|p| p.clone().into_value())
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let lowered = lower(&parsed, &params).ok()?;
+    let lowered = lowered?;
     let source = lowered.source().clone();
     let names = scope
         .engine
@@ -67,14 +58,9 @@ fn statement(
 }
 
 pub(crate) fn execute_statement(scope: &Scope<'_>, input: &ExecuteStatementInput) -> Vec<Check> {
-    statement(
-        scope,
-        input.statement.as_deref().unwrap_or_default(),
-        input.parameters.as_deref(),
-        "ExecuteStatement",
-    )
-    .into_iter()
-    .collect()
+    statement(scope, prepared(&input.prepared), "ExecuteStatement")
+        .into_iter()
+        .collect()
 }
 
 pub(crate) fn batch_execute_statement(
@@ -85,14 +71,7 @@ pub(crate) fn batch_execute_statement(
         .statements
         .iter()
         .flatten()
-        .filter_map(|s| {
-            statement(
-                scope,
-                s.statement.as_deref().unwrap_or_default(),
-                s.parameters.as_deref(),
-                "BatchExecuteStatement",
-            )
-        })
+        .filter_map(|s| statement(scope, prepared(&s.prepared), "BatchExecuteStatement"))
         .collect()
 }
 
@@ -104,13 +83,11 @@ pub(crate) fn execute_transaction(
         .transact_statements
         .iter()
         .flatten()
-        .filter_map(|s| {
-            statement(
-                scope,
-                s.statement.as_deref().unwrap_or_default(),
-                s.parameters.as_deref(),
-                "ExecuteTransaction",
-            )
-        })
+        .filter_map(|s| statement(scope, prepared(&s.prepared), "ExecuteTransaction"))
         .collect()
+}
+
+/// A statement as the handler prepared it, when it parsed and bound.
+fn prepared(slot: &Option<Result<Lowered, EngineError>>) -> Option<&Lowered> {
+    slot.as_ref().and_then(|p| p.as_ref().ok())
 }

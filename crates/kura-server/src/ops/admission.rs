@@ -33,32 +33,21 @@ pub(crate) fn one(
         .map_err(ApiError::from)
 }
 
-/// Admits a PartiQL statement on the table (or index) it names: a SELECT reads, the others
-/// write. A statement that does not parse passes (the engine refuses it).
+/// Admits a PartiQL statement (as the handler prepared it) on the table or index it names:
+/// a SELECT reads, the others write. A statement that does not parse passes (the engine
+/// refuses it).
 pub(crate) fn statement(
     call: &Call<'_>,
-    text: Option<&str>,
-    parameters: Option<&[kura_model::wire::AttributeValueJson]>,
+    prepared: Option<&Result<kura_engine::expr::partiql::lower::Lowered, kura_engine::EngineError>>,
 ) -> Result<(), ApiError> {
-    use kura_engine::expr::partiql::lower::{Lowered, lower};
+    use kura_engine::expr::partiql::lower::Lowered;
     if !call.engine.enforces_capacity() {
         return Ok(());
     }
-    let Ok(parsed) = kura_engine::expr::partiql::parse(text.unwrap_or_default()) else {
+    let Some(Ok(lowered)) = prepared else {
         return Ok(());
     };
-    let Ok(params) = parameters
-        .unwrap_or_default()
-        .iter()
-        .map(|p| p.clone().into_value())
-        .collect::<Result<Vec<_>, _>>()
-    else {
-        return Ok(());
-    };
-    let Ok(lowered) = lower(&parsed, &params) else {
-        return Ok(());
-    };
-    let access = match &lowered {
+    let access = match lowered {
         Lowered::Select(_) | Lowered::Exists(_) => Access::Read,
         _ => Access::Write,
     };
