@@ -148,7 +148,8 @@ pub(crate) struct Event<'a> {
     /// `(errorCode, errorMessage)` when the request failed.
     pub error: Option<(&'a str, Option<&'a str>)>,
     /// To split a Put's key out of its item (None: the key is not split out).
-    pub engine: Option<&'a kura_engine::Engine>,
+    /// Key schemas, for the keys of a Put's items (None: keys are not split out).
+    pub keys: Option<&'a crate::schemas::Schemas<'a>>,
 }
 
 /// CloudTrail's data events for DynamoDB: item-level operations, PartiQL, and the Streams
@@ -227,7 +228,7 @@ pub(crate) fn record(event: &Event<'_>) -> Value {
     }
     out.insert(
         "requestParameters".into(),
-        request_parameters(event.operation, &body, data, event.engine),
+        request_parameters(event.operation, &body, data, event.keys),
     );
     out.insert("responseElements".into(), Value::Null);
     out.insert("requestID".into(), json!(event.request_id));
@@ -307,11 +308,11 @@ fn names_of(item: Option<&Value>) -> Option<Value> {
 
 /// The key attributes of a Put's item, by the table's key schema.
 fn key_of(
-    engine: Option<&kura_engine::Engine>,
+    keys: Option<&crate::schemas::Schemas<'_>>,
     table: Option<&Value>,
     item: &Value,
 ) -> Option<Value> {
-    let names = engine?.key_names(table?.as_str()?)?;
+    let names = keys?.primary_keys(table?.as_str()?)?;
     let item = item.as_object()?;
     let key: Map<String, Value> = names
         .into_iter()
@@ -325,7 +326,7 @@ fn action(
     operation: &str,
     table: Option<&Value>,
     request: &Map<String, Value>,
-    engine: Option<&kura_engine::Engine>,
+    keys: Option<&crate::schemas::Schemas<'_>>,
 ) -> Value {
     let mut out = Map::new();
     out.insert("operation".into(), json!(operation));
@@ -337,7 +338,7 @@ fn action(
         out.insert("key".into(), key.clone());
     }
     if let Some(item) = request.get("Item") {
-        if let Some(key) = key_of(engine, table, item) {
+        if let Some(key) = key_of(keys, table, item) {
             out.insert("key".into(), key);
         }
         if let Some(names) = names_of(Some(item)) {
@@ -351,7 +352,7 @@ fn request_parameters(
     operation: &str,
     body: &Map<String, Value>,
     data: bool,
-    engine: Option<&kura_engine::Engine>,
+    keys: Option<&crate::schemas::Schemas<'_>>,
 ) -> Value {
     let mut out = Map::new();
     copy_names(body, &mut out);
@@ -366,7 +367,7 @@ fn request_parameters(
         out.insert("key".into(), key.clone());
     }
     if let Some(item) = body.get("Item") {
-        if let Some(key) = key_of(engine, body.get("TableName"), item) {
+        if let Some(key) = key_of(keys, body.get("TableName"), item) {
             out.insert("key".into(), key);
         }
         if let Some(names) = names_of(Some(item)) {
@@ -394,7 +395,7 @@ fn request_parameters(
                         };
                         for (kind, op) in [("PutRequest", "Put"), ("DeleteRequest", "Delete")] {
                             if let Some(r) = request.get(kind).and_then(Value::as_object) {
-                                items.push(action(op, Some(&table), r, engine));
+                                items.push(action(op, Some(&table), r, keys));
                             }
                         }
                     }
@@ -413,7 +414,7 @@ fn request_parameters(
                 };
                 for (op, request) in entry {
                     if let Some(request) = request.as_object() {
-                        items.push(action(op, None, request, engine));
+                        items.push(action(op, None, request, keys));
                     }
                 }
             }
@@ -444,7 +445,7 @@ mod tests {
             body,
             request_id: "RID",
             error: None,
-            engine: None,
+            keys: None,
         }
     }
 
@@ -470,7 +471,8 @@ mod tests {
         let body =
             br#"{"TableName":"Tbl","Item":{"pk":{"S":"a"},"sk":{"N":"1"},"v":{"S":"hush"}}}"#;
         let mut e = event("PutItem", body);
-        e.engine = Some(&engine);
+        let schemas = crate::schemas::Schemas::new(&engine);
+        e.keys = Some(&schemas);
         let r = record(&e);
         assert_eq!(
             r["requestParameters"]["key"],

@@ -21,6 +21,8 @@ pub struct Call<'a> {
     pub source_ip: Option<std::net::IpAddr>,
     /// What the metrics are labelled with (the table, items returned).
     pub observation: &'a crate::metrics::Observation,
+    /// The key schemas of the tables the request names, looked up once.
+    pub schemas: &'a crate::schemas::Schemas<'a>,
 }
 
 impl Call<'_> {

@@ -70,6 +70,7 @@ impl ServerHandle {
     ) -> bool {
         let engine = self.engine();
         let observation = Observation::default();
+        let schemas = crate::schemas::Schemas::new(&engine);
         let call = Call {
             engine: &engine,
             ctx: RequestContext {
@@ -80,6 +81,7 @@ impl ServerHandle {
             principal: verified.map(|v| v.principal.clone()),
             source_ip,
             observation: &observation,
+            schemas: &schemas,
         };
         crate::authz::control(&call, operation).is_ok()
     }

@@ -28,6 +28,7 @@ pub mod operation;
 mod ops;
 pub mod pipeline;
 mod protocol;
+mod schemas;
 mod slot;
 pub mod tls;
 pub use handle::{FrontEnd, ServerHandle};

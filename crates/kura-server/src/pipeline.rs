@@ -27,6 +27,7 @@ use crate::controls::TestControls;
 use crate::error::ApiError;
 use crate::metrics::{Metrics, Observation};
 use crate::operation::{Api, Guard, LATER, Op};
+use crate::schemas::Schemas;
 
 /// What a server turns on around the handlers; [`Pipeline::bare`] for none of it.
 #[derive(Clone, Default)]
@@ -84,6 +85,7 @@ impl Pipeline {
     pub async fn run(&self, engine: &Engine, request: Request<'_>) -> Result<Vec<u8>, ApiError> {
         let started = request.received.or_else(|| self.timing());
         let observation = Observation::default();
+        let schemas = Schemas::new(engine);
         let op = Op::parse(request.api, request.operation);
         let result = match op {
             Some(op) => {
@@ -95,7 +97,7 @@ impl Pipeline {
                         tracing::debug_span!("streams", op = op.name(), id = request.request_id)
                     }
                 };
-                self.execute(engine, op, &request, &observation)
+                self.execute(&schemas, op, &request, &observation)
                     .instrument(span)
                     .await
             }
@@ -107,7 +109,7 @@ impl Pipeline {
             }
             None => Err(ApiError::unknown_operation()),
         };
-        self.finish(engine, &request, op, &observation, started, result)
+        self.finish(&schemas, &request, op, &observation, started, result)
     }
 
     /// Records a request the HTTP edge answered itself (a body it could not read, a
@@ -121,12 +123,19 @@ impl Pipeline {
         let op = Op::parse(request.api, request.operation);
         let observation = Observation::default();
         let started = request.received;
-        self.finish(engine, request, op, &observation, started, result)
+        self.finish(
+            &Schemas::new(engine),
+            request,
+            op,
+            &observation,
+            started,
+            result,
+        )
     }
 
     async fn execute(
         &self,
-        engine: &Engine,
+        schemas: &Schemas<'_>,
         op: Op,
         request: &Request<'_>,
         observation: &Observation,
@@ -134,7 +143,7 @@ impl Pipeline {
         if request.origin == Origin::Api
             && let Some(controls) = &self.controls
             && controls.faults.armed()
-            && let Some(error) = inject(controls, engine, op, &request.body, observation).await
+            && let Some(error) = inject(controls, schemas, op, &request.body, observation).await
         {
             return Err(error);
         }
@@ -143,7 +152,7 @@ impl Pipeline {
             crate::authz::accounts::own_account(&request.body, principal, op.name())?;
         }
         let call = Call {
-            engine,
+            engine: schemas.engine(),
             ctx: RequestContext {
                 region: request.region.clone(),
             },
@@ -152,6 +161,7 @@ impl Pipeline {
             principal: principal.cloned(),
             source_ip: request.source_ip,
             observation,
+            schemas,
         };
         if op.guard() == Guard::Control {
             crate::authz::control(&call, op.name())?;
@@ -167,7 +177,7 @@ impl Pipeline {
     /// (InternalServerError), so nothing acknowledged goes unrecorded.
     fn finish(
         &self,
-        engine: &Engine,
+        schemas: &Schemas<'_>,
         request: &Request<'_>,
         op: Option<Op>,
         observation: &Observation,
@@ -199,7 +209,7 @@ impl Pipeline {
                 .as_ref()
                 .err()
                 .map(|e| (e.name(), e.message.as_deref())),
-            engine: Some(engine),
+            keys: Some(schemas),
         };
         log.record(&event).and(result)
     }
@@ -209,13 +219,13 @@ impl Pipeline {
 /// answers its error (None: the request runs).
 async fn inject(
     controls: &TestControls,
-    engine: &Engine,
+    schemas: &Schemas<'_>,
     op: Op,
     body: &[u8],
     observation: &Observation,
 ) -> Option<ApiError> {
     let request = crate::controls::faults::describe(op.name(), body, |table| {
-        engine.partition_key_names(table, None)?.into_iter().next()
+        schemas.partition_keys(table, None)?.into_iter().next()
     });
     let injection = controls.faults.decide(&request)?;
     if !injection.latency.is_zero() {

@@ -32,7 +32,7 @@ fn leading_keys<'a>(
     table: &str,
     items: impl IntoIterator<Item = &'a ItemJson>,
 ) -> Vec<String> {
-    let Some(names) = scope.engine.partition_key_names(table, None) else {
+    let Some(names) = scope.schemas.partition_keys(table, None) else {
         return Vec::new();
     };
     let mut out = BTreeSet::new();
@@ -201,8 +201,8 @@ pub(crate) fn update_item(scope: &Scope<'_>, input: &UpdateItemInput) -> Vec<Che
 fn query_leading_keys(scope: &Scope<'_>, input: &QueryInput) -> Vec<String> {
     let table = table_of(&input.table_name);
     let Some(names) = scope
-        .engine
-        .partition_key_names(table, input.index_name.as_deref())
+        .schemas
+        .partition_keys(table, input.index_name.as_deref())
     else {
         return Vec::new();
     };

@@ -70,6 +70,8 @@ impl Check {
 /// resources.
 pub(crate) struct Scope<'a> {
     pub engine: &'a Engine,
+    /// Key schemas, looked up once per request.
+    pub schemas: &'a crate::schemas::Schemas<'a>,
     region: &'a str,
     account: &'a str,
 }
@@ -124,6 +126,7 @@ pub(crate) fn authorize(
     };
     let scope = Scope {
         engine: call.engine,
+        schemas: call.schemas,
         region: &call.ctx.region,
         account: &principal.account,
     };

@@ -26,8 +26,8 @@ fn statement(
     let lowered = lowered?;
     let source = lowered.source().clone();
     let names = scope
-        .engine
-        .partition_key_names(&source.table, source.index.as_deref())
+        .schemas
+        .partition_keys(&source.table, source.index.as_deref())
         .unwrap_or_default();
     let mut keys = BTreeSet::new();
     let (action, filter) = match &lowered {
