@@ -134,10 +134,10 @@ pub trait Statement {
 
     /// The prepared statement, for the engine to run (parsed now if no one did).
     fn take_prepared(&mut self) -> Result<Lowered, EngineError> {
-        self.prepare();
-        self.prepared_slot()
-            .take()
-            .unwrap_or_else(|| Err(EngineError::Internal("statement not prepared".into())))
+        match self.prepared_slot().take() {
+            Some(prepared) => prepared,
+            None => prepare(self.text(), self.parameters().cloned()),
+        }
     }
 }
 

@@ -22,11 +22,6 @@ impl MemoryStore {
         Self::default()
     }
 
-    /// The whole committed state, in O(1): later commits do not change it.
-    pub fn freeze(&self) -> Frozen {
-        Frozen(self.current.read().clone())
-    }
-
     /// A store that starts from a frozen state (which stays as it is).
     pub fn thaw(frozen: &Frozen) -> Self {
         MemoryStore {
@@ -88,8 +83,9 @@ impl Snapshot for MemorySnapshot {
 }
 
 impl Store for MemoryStore {
+    /// The whole committed state, in O(1): later commits do not change it.
     fn freeze(&self) -> Option<Frozen> {
-        Some(MemoryStore::freeze(self))
+        Some(Frozen(self.current.read().clone()))
     }
 
     fn snapshot(&self) -> Result<Box<dyn Snapshot>, StoreError> {

@@ -1,5 +1,6 @@
-//! The operation registry: `X-Amz-Target` name → handler. Handlers are grouped by family
-//! (`tables`, `items`); each parses its input, calls the engine, serialises its output.
+//! The handlers, grouped by family (`tables`, `items`, ...), and [`dispatch`] from an
+//! [`Op`] of the operation table to its handler. Each parses its input, authorizes and
+//! admits it, calls the engine, and serialises its output; the pipeline does the rest.
 
 mod admission;
 mod backups;
