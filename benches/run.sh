@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash benches/peers/install.sh
-cargo build --release --locked -p kura -p kura-bench --bin kura --bin kura-load
+cargo build --release --locked -p kura -p kura-bench --features kura/full --bin kura --bin kura-load
 mkdir -p target/bench
 load=./target/release/kura-load
 args=(--seconds "${SECONDS_PER_RUN:-5}" --concurrency "${CONCURRENCY:-16}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the `kura` binary statically linked (glibc with crt-static: nothing downloaded,
 # no Rust and no shared library needed where it runs) and copies it to target/static/kura.
+# It has every feature (`full`: the SDK-client commands, S3 buckets, jemalloc; ADR 0020).
 #   scripts/build-static.sh            # the release profile: what the tests and image use
 #   scripts/build-static.sh dist       # fat LTO, stripped: what a release ships (README)
 # Prints the binary's path on its last line.
@@ -10,7 +11,7 @@ profile="${1:-release}"
 target="$(rustc -vV | sed -n 's/^host: //p')"
 # crt-static only for the target: build scripts and proc macros stay dynamic.
 RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
-  cargo build --locked -p kura --profile "$profile" --target "$target" >&2
+  cargo build --locked -p kura --no-default-features --features full --profile "$profile" --target "$target" >&2
 built="target/$target/$profile/kura"
 mkdir -p target/static
 # The copy ships without symbols (the build keeps them, for debugging a core dump);

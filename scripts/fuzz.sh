@@ -5,12 +5,17 @@
 # partiql_parse, auth_header, policy_parse, backup_requests, import_records, insights_requests,
 # trigger_filter, test_controls, console_requests.
 # `-s none` builds with coverage but without a sanitizer, which works on the stable toolchain.
+# FUZZ_BUILD=dev builds the targets without optimisation (the same debug assertions and
+# overflow checks): several minutes less to build, fewer inputs per second; the test
+# command's smoke run uses it, long runs keep the default optimised build.
 # libFuzzer's progress lines (thousands per target) go to fuzz/logs/<target>.log, not to the
 # terminal: CI keeps a bounded log, and a failure further on must stay visible in it. A
 # target that fails prints the end of its log, with the crashing input's path.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds="${FUZZ_SECONDS:-60}"
+build=()
+[ "${FUZZ_BUILD:-}" = dev ] && build=(--dev)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 mkdir -p logs
 targets=$(cargo fuzz list)
@@ -20,7 +25,7 @@ for target in $targets; do
     mkdir -p "corpus/$target" && { cp -n "seeds/$target"/* "corpus/$target/" 2>/dev/null || true; }
   fi
   log="logs/$target.log"
-  if cargo fuzz run -s none "$target" -- -max_total_time="$seconds" >"$log" 2>&1; then
+  if cargo fuzz run -s none "${build[@]}" "$target" -- -max_total_time="$seconds" >"$log" 2>&1; then
     printf '== fuzzed %-22s %s\n' "$target" "$(grep -E '^Done [0-9]+ runs' "$log" | tail -n 1)"
   else
     printf '== fuzz target %s FAILED; the end of %s:\n' "$target" "fuzz/$log"

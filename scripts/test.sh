@@ -4,8 +4,8 @@
 # chromedriver; Debian's docker.io; Amazon DynamoDB Local), runs the Rust tests, builds
 # the static release binary once and from it the container image, the Python wheel and
 # the npm package, then runs the interop suite against that binary as a real `kura serve`
-# on a durable data directory, as the image, the wheel (with its pytest plugin) and the
-# npm package (with Jest and Vitest), and the
+# on a durable data directory, as the image (also through the Rust testcontainers image),
+# the wheel (with its pytest plugin) and the npm package (with Jest and Vitest), and the
 # kura-cqrs suite against that server and against DynamoDB Local.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,10 +42,14 @@ export PATH="$PWD/.venv/bin:$PATH"
 
 log "cargo fmt --check and clippy"
 cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked --features kura/full,kura-testkit/testcontainers -- -D warnings
+# The README's serve command builds kura without its SDK-client commands (ADR 0020).
+cargo clippy -p kura --all-targets --locked -- -D warnings
 
 log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)"
-cargo test --workspace --locked
+# With the SDK-client commands; jemalloc is left to the static binary below, which the
+# interop suite runs (it would only add its C build to this one).
+cargo test --workspace --locked --features kura/clients
 
 log "Chromium and chromedriver for the console's browser tests"
 ./scripts/browser.sh
@@ -70,6 +74,9 @@ fi
 KURA_NPM=$(./scripts/npm-package.sh "$KURA_BIN" | tail -n 1)
 export KURA_NPM
 
+log "The Rust testcontainers image (kura_testkit::container) against that image"
+cargo test --locked -p kura-testkit --features testcontainers --test container
+
 log "Interop tests: boto3, the AWS CLI, the container and the console in headless Chromium against kura serve"
 data_dir=$(mktemp -d)
 server_log=$(mktemp)
@@ -93,11 +100,15 @@ KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
 log "Console page server times on a small table (short form of benches/console_pages.py)"
 python benches/console_pages.py --items 20000 --repeat 5 --binary "$KURA_BIN"
 
+log "Size and start-to-ready of each channel: binary, image, wheel, npm (short form of benches/channels.py)"
+python benches/channels.py --rounds 3 --binary "$KURA_BIN" --image "$KURA_IMAGE" \
+  --wheel "$KURA_WHEEL" --npm "$KURA_NPM"
+
 log "kura-cqrs suite against kura serve ($endpoint)"
 cqrs_suite "kura serve" "$endpoint"
 
 log "Fuzz smoke run: every fuzz target for ${FUZZ_SMOKE_SECONDS:-10}s from its committed seeds"
-FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" ./scripts/fuzz.sh
+FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" FUZZ_BUILD=dev ./scripts/fuzz.sh
 
 log "kura-cqrs examples against the same server"
 KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items

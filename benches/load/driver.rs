@@ -23,6 +23,9 @@ pub struct Outcome {
     pub body: Bytes,
 }
 
+// One per client task, built once; the hyper client's size depends on the features other
+// crates of the same build turn on (testcontainers' Docker client adds HTTP/2).
+#[allow(clippy::large_enum_variant)]
 pub enum Driver {
     Http {
         client: Client<HttpConnector, Full<Bytes>>,

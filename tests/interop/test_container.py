@@ -1,8 +1,8 @@
 """The container image (packaging/docker/Dockerfile, built by scripts/image.sh from the
 static binary) through the AWS CLI and boto3: it serves on port 8000 as a non-root user,
 keeps its data in the /data volume across a restart, reports healthy through its own
-HEALTHCHECK, serves the documented in-memory mode, and refuses a read-only volume with a
-plain error and a non-zero exit. scripts/test.sh builds the image and sets KURA_IMAGE."""
+HEALTHCHECK, serves the documented in-memory mode, and refuses a read-only or full volume
+with a plain error and a non-zero exit. scripts/test.sh builds the image and sets KURA_IMAGE."""
 
 import json
 import os
@@ -39,10 +39,11 @@ def free_port():
 class Container:
     """A `docker run -d` of the image, removed at the end."""
 
-    def __init__(self, *args, volume=None, port=None):
+    def __init__(self, *args, volume=None, port=None, tmpfs=None):
         self.name = "kura-test-" + uuid.uuid4().hex[:10]
         self.port = port or free_port()
         mounts = ["-v", volume] if volume else []
+        mounts += ["--tmpfs", tmpfs] if tmpfs else []
         docker("run", "-d", "--name", self.name, "-p", f"127.0.0.1:{self.port}:8000",
                *mounts, IMAGE, *args)
         self.endpoint = f"http://127.0.0.1:{self.port}"
@@ -146,6 +147,30 @@ def test_in_memory_mode_and_a_failing_healthcheck():
         lines = proc.stderr.strip().splitlines()
         assert lines == ["kura healthcheck: cannot connect to http://127.0.0.1:1: "
                          "is `kura serve` running?"], proc.stderr
+    finally:
+        box.remove()
+
+
+def exited(box, seconds=30):
+    """The container's final state, once it has stopped running."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        state = json.loads(docker("inspect", box.name).stdout)[0]["State"]
+        if not state["Running"]:
+            return state
+        time.sleep(0.2)
+    raise AssertionError(f"{box.name} still runs: {box.logs()}")
+
+
+def test_a_full_volume_is_refused_plainly():
+    # A 4 KiB tmpfs at /data: the store's first file does not fit.
+    box = Container(tmpfs="/data:size=4k,uid=65532,gid=65532")
+    try:
+        state = exited(box)
+        assert state["ExitCode"] != 0
+        logs = box.logs()
+        assert "cannot open /data: storage: No space left on device" in logs, logs
+        assert "FjallError" not in logs, logs
     finally:
         box.remove()
 

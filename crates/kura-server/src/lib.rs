@@ -410,6 +410,18 @@ pub async fn serve_with(
     options: ServerOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_until(listener, engine, options, Box::pin(shutdown)).await
+}
+
+/// [`serve_with`] on a boxed shutdown future: not generic, so the HTTP server's code is
+/// compiled here, with this crate, not again in every binary that serves (a clean build's
+/// last, serial step was the binary; ADR 0020).
+async fn serve_until(
+    listener: tokio::net::TcpListener,
+    engine: Arc<Engine>,
+    options: ServerOptions,
+    shutdown: std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'static>>,
+) -> std::io::Result<()> {
     let tls = options.tls.clone();
     // With test controls, the engine to stop at the end is whichever serves then.
     let controls = options.controls.clone();

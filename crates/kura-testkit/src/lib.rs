@@ -26,6 +26,8 @@
 //! # });
 //! ```
 //!
+//! - `container` (feature `testcontainers`) runs Kura's container image as a
+//!   testcontainers image, for suites that run their services in containers.
 //! - [`in_process_client`] plugs a Kura router into the SDK as its HTTP client: the real
 //!   SDK serialises and parses the real wire format, with no sockets (as s3s does for S3).
 //! - [`endpoint_client`] talks plain HTTP to any endpoint (a spawned `kura serve`,
@@ -41,6 +43,8 @@
 //! # });
 //! ```
 
+#[cfg(feature = "testcontainers")]
+pub mod container;
 pub mod faults;
 mod server;
 

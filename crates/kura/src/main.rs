@@ -11,21 +11,37 @@ use kura_engine::writer::WriteLimits;
 use kura_engine::{Engine, EngineOptions};
 use tracing_subscriber::EnvFilter;
 
+#[cfg(feature = "clients")]
 mod admin;
+#[cfg(feature = "clients")]
 mod dev;
 mod fault;
 mod health;
 mod observe;
+#[cfg(feature = "clients")]
 mod s3;
+#[cfg(not(feature = "clients"))]
+mod without_clients;
+#[cfg(not(feature = "clients"))]
+use without_clients as dev;
 
 /// jemalloc, not glibc's malloc. glibc gave each allocating thread an arena and kept what
 /// was freed in them: after a bulk load the server held twice its live heap (92 MB of RSS
 /// for a 46 MB heap peak at 100,000 items). jemalloc, with the settings in
 /// `.cargo/config.toml`, gives freed pages back within a second (46 MB after the same
 /// load) and loads faster. mimalloc was tried too, and held more (101 MB).
-#[cfg(not(target_env = "msvc"))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// mimalloc in a build without jemalloc (the README's quick source build): per request
+/// about as fast as jemalloc, where glibc's malloc cost a quarter more CPU per GetItem.
+#[cfg(all(
+    feature = "mimalloc",
+    not(all(feature = "jemalloc", not(target_env = "msvc")))
+))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// `kura --version`: the crate version, the commit and the Cargo profile it was built
 /// from (build.rs), so a bug report names exactly what ran.
@@ -49,6 +65,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per process: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the DynamoDB API over HTTP, or HTTPS with --tls-cert and --tls-key (use it
@@ -56,19 +74,25 @@ enum Command {
     Serve(ServeArgs),
     /// Run an application's local stack in one process: the server, the kura-cqrs
     /// projectors of its modules, and its stream triggers (--config, docs/triggers.md).
+    #[cfg(feature = "clients")]
     Dev(dev::DevArgs),
     /// The kura-cqrs framework's tools.
+    #[cfg(feature = "clients")]
     #[command(subcommand)]
     Cqrs(CqrsCommand),
     /// Back up a table (CreateBackup).
+    #[cfg(feature = "clients")]
     Backup(admin::BackupArgs),
     /// Restore a backup, or a table with point-in-time recovery, into a new table, and
     /// follow it until the table is ACTIVE.
+    #[cfg(feature = "clients")]
     Restore(admin::RestoreArgs),
     /// Export a table to a bucket (ExportTableToPointInTime, full or incremental) and
     /// follow it to its end.
+    #[cfg(feature = "clients")]
     Export(admin::ExportArgs),
     /// Import a bucket's objects into a new table (ImportTable) and follow it to its end.
+    #[cfg(feature = "clients")]
     Import(admin::ImportArgs),
     /// Show a table's Contributor Insights: its most accessed and most throttled keys
     /// (enable it first with UpdateContributorInsights).
@@ -82,8 +106,13 @@ enum Command {
     /// Exit 0 when the server answers GET /ready (for Docker HEALTHCHECK and Kubernetes
     /// probes), else print why and exit 1.
     Healthcheck(health::HealthcheckArgs),
+    /// A command this build does not have (see `without_clients`).
+    #[cfg(not(feature = "clients"))]
+    #[command(external_subcommand)]
+    Missing(Vec<String>),
 }
 
+#[cfg(feature = "clients")]
 #[derive(Subcommand)]
 enum CqrsCommand {
     /// Run a module's projector: apply the command table's stream to the data table (and
@@ -91,6 +120,7 @@ enum CqrsCommand {
     Project(ProjectArgs),
 }
 
+#[cfg(feature = "clients")]
 #[derive(Args)]
 struct ProjectArgs {
     /// The DynamoDB endpoint (plain HTTP), e.g. a `kura serve`.
@@ -276,13 +306,24 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Serve(args) => serve(args, None),
+        #[cfg(feature = "clients")]
         Command::Dev(args) => dev::DevConfig::load(args.config.as_deref())
             .and_then(|config| serve(args.serve, Some(config))),
+        #[cfg(feature = "clients")]
         Command::Cqrs(CqrsCommand::Project(args)) => project(args),
+        #[cfg(feature = "clients")]
         Command::Backup(args) => client_command(admin::backup(args)),
+        #[cfg(feature = "clients")]
         Command::Restore(args) => client_command(admin::restore(args)),
+        #[cfg(feature = "clients")]
         Command::Export(args) => client_command(admin::export(args)),
+        #[cfg(feature = "clients")]
         Command::Import(args) => client_command(admin::import(args)),
+        #[cfg(not(feature = "clients"))]
+        Command::Missing(words) => {
+            eprintln!("kura: {}", without_clients::missing(&words));
+            return ExitCode::from(2);
+        }
         Command::Insights(args) => client_command(observe::insights(args)),
         Command::Advise(args) => client_command(observe::advise(args)),
         Command::Fault(args) => client_command(fault::fault(args)),
@@ -468,11 +509,17 @@ fn engine_options(
             memtable_bytes: args.memtable_mb << 20,
         },
         objects: match (&args.s3_endpoint, &args.buckets_dir) {
+            #[cfg(feature = "clients")]
             (Some(endpoint), _) => Some(Arc::new(s3::S3Buckets::new(
                 endpoint,
                 &args.s3_region,
                 runtime.handle().clone(),
             )?) as Arc<dyn kura_engine::objects::Objects>),
+            #[cfg(not(feature = "clients"))]
+            (Some(_), _) => {
+                let _only_s3_uses_it = runtime;
+                return Err(without_clients::missing(&["--s3-endpoint".into()]));
+            }
             (None, Some(dir)) => Some(Arc::new(kura_engine::objects::LocalBuckets::new(dir)) as _),
             (None, None) => None,
         },
@@ -580,6 +627,7 @@ fn start_triggers(
     Ok(triggers)
 }
 
+#[cfg(feature = "clients")]
 fn project(args: ProjectArgs) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -80,7 +80,7 @@ impl FjallStore {
             .max_journaling_size(64 << 20)
             .worker_threads(background_workers())
             .open()
-            .map_err(StoreError::new)?;
+            .map_err(plain)?;
         let mut spaces: OpenSpaces = Default::default();
         for space in Space::ALL {
             if db.keyspace_exists(space.name()) {
@@ -137,7 +137,7 @@ fn open_keyspace(
             _ => opts,
         }
     };
-    db.keyspace(space.name(), create).map_err(StoreError::new)
+    db.keyspace(space.name(), create).map_err(plain)
 }
 
 struct FjallSnapshot {
@@ -161,7 +161,7 @@ impl Snapshot for FjallSnapshot {
         Ok(self
             .snapshot
             .get(ks, key)
-            .map_err(StoreError::new)?
+            .map_err(plain)?
             .map(|v| v.to_vec()))
     }
 
@@ -178,7 +178,7 @@ impl Snapshot for FjallSnapshot {
             guard
                 .into_inner()
                 .map(|(k, v)| (k.to_vec(), v.to_vec()))
-                .map_err(StoreError::new)
+                .map_err(plain)
         };
         match direction {
             Direction::Forward => Box::new(iter.map(to_pair)),
@@ -213,7 +213,7 @@ impl Store for FjallStore {
                 None => fb.remove(ks, key),
             }
         }
-        fb.commit().map_err(StoreError::new)
+        fb.commit().map_err(plain)
     }
 
     fn is_durable(&self) -> bool {
@@ -226,6 +226,22 @@ impl Store for FjallStore {
             cache_bytes: self.db.cache_size(),
             cache_capacity_bytes: self.db.cache_capacity(),
             write_buffer_bytes: self.db.write_buffer_size(),
+        }
+    }
+}
+
+/// A storage error in plain words: the operating system's own message when an I/O error is
+/// at its root ("No space left on device (os error 28)"), not fjall's nested debug form, so
+/// a full or read-only volume is named as such in the one line an operator reads.
+fn plain(error: impl std::error::Error + 'static) -> StoreError {
+    let mut cause: &(dyn std::error::Error + 'static) = &error;
+    loop {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return StoreError::new(io);
+        }
+        match cause.source() {
+            Some(next) => cause = next,
+            None => return StoreError::new(&error),
         }
     }
 }
@@ -290,6 +306,15 @@ mod tests {
         assert_eq!(
             snap.get(Space::Items, b"k").expect("get"),
             Some(b"v".to_vec())
+        );
+    }
+
+    #[test]
+    fn storage_errors_name_their_io_cause_plainly() {
+        let full = fjall::Error::Io(std::io::Error::from_raw_os_error(28));
+        assert_eq!(
+            super::plain(full).to_string(),
+            "storage: No space left on device (os error 28)"
         );
     }
 }

@@ -1,0 +1,62 @@
+//! A `kura` built without the `clients` feature (a plain `cargo build`, made for a fast
+//! first build; ADR 0020) has no commands that are AWS SDK clients and no S3 buckets.
+//! Asking for one gets a line that says how to get a build that has it. `kura dev`'s
+//! types exist here only as empty enums, so the server's start needs no cfg of its own.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The commands and flags only a build with `clients` (`full`) has.
+const CLIENT_COMMANDS: [&str; 6] = ["backup", "restore", "export", "import", "dev", "cqrs"];
+
+/// What to say when `words` (the command line after `kura`) asks for something this build
+/// does not have.
+pub fn missing(words: &[String]) -> String {
+    let first = words.first().map(String::as_str).unwrap_or_default();
+    if first == "--s3-endpoint" || CLIENT_COMMANDS.contains(&first) {
+        format!(
+            "`{first}` is not in this build of kura: build it with \
+             `cargo build --release -p kura --features full` (the static binary, the \
+             container image and the packages have it)"
+        )
+    } else {
+        format!("unrecognized subcommand '{first}'; see `kura --help`")
+    }
+}
+
+/// `kura dev`'s configuration: none can exist in this build.
+pub enum DevConfig {}
+
+/// `kura dev`'s stack: none can run in this build.
+pub enum Stack {}
+
+impl Stack {
+    pub async fn start(
+        config: DevConfig,
+        _triggers: &Arc<kura_triggers::Triggers>,
+        _endpoint: &str,
+        _started: Instant,
+    ) -> Result<Stack, String> {
+        match config {}
+    }
+
+    pub async fn stop(self) {
+        match self {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing;
+
+    #[test]
+    fn client_commands_say_how_to_get_them() {
+        let line = missing(&["backup".into(), "Users".into()]);
+        assert!(line.contains("`backup` is not in this build"), "{line}");
+        assert!(line.contains("--features full"), "{line}");
+        assert_eq!(
+            missing(&["bakup".into()]),
+            "unrecognized subcommand 'bakup'; see `kura --help`"
+        );
+    }
+}
