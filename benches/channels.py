@@ -16,6 +16,7 @@ import argparse
 import glob
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -42,14 +43,17 @@ def ready(port):
 def time_to_ready(command, port, stop, cwd=None, limit=30.0):
     """Seconds from starting `command` to /ready answering 200 on `port`."""
     started = time.perf_counter()
+    # A session of its own, so that stopping it reaches every process it started
+    # (npx runs npm, a shell, node, then kura).
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd,
+        start_new_session=True,
     )
     try:
         while time.perf_counter() - started < limit:
             if ready(port):
                 return time.perf_counter() - started
-            if process.poll() is not None and not command[0].endswith("docker"):
+            if process.poll() is not None:
                 raise RuntimeError(f"{command} exited with {process.returncode}")
             time.sleep(0.001)
         raise RuntimeError(f"{command} was not ready in {limit} s")
@@ -58,11 +62,14 @@ def time_to_ready(command, port, stop, cwd=None, limit=30.0):
 
 
 def kill(process):
-    process.terminate()
+    """Stops the process and everything it started (its process group)."""
     try:
+        os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        process.kill()
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    except ProcessLookupError:
         process.wait()
 
 
@@ -129,8 +136,10 @@ def main():
                 port = free_port()
                 command, stop, cwd = start(port)
                 times[name].append(time_to_ready(command, port, stop, cwd))
+        # The ratios are to the first channel: the binary when it is given.
         base = statistics.median(times[found[0][0]]) if found else 1.0
-        print(f"{'channel':32} {'size MB':>8} {'ready ms (median)':>18} {'min–max':>14} {'÷ binary':>9}")
+        first = found[0][0] if found else "-"
+        print(f"{'channel':32} {'size MB':>8} {'ready ms (median)':>18} {'min–max':>14} {'÷ ' + first[:8]:>9}")
         for name, size, _ in found:
             t = times[name]
             median = statistics.median(t)

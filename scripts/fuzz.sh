@@ -25,7 +25,7 @@ for target in $targets; do
     mkdir -p "corpus/$target" && { cp -n "seeds/$target"/* "corpus/$target/" 2>/dev/null || true; }
   fi
   log="logs/$target.log"
-  if cargo fuzz run -s none "${build[@]}" "$target" -- -max_total_time="$seconds" >"$log" 2>&1; then
+  if cargo fuzz run -s none ${build[@]+"${build[@]}"} "$target" -- -max_total_time="$seconds" >"$log" 2>&1; then
     printf '== fuzzed %-22s %s\n' "$target" "$(grep -E '^Done [0-9]+ runs' "$log" | tail -n 1)"
   else
     printf '== fuzz target %s FAILED; the end of %s:\n' "$target" "fuzz/$log"

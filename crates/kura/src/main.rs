@@ -38,7 +38,8 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// about as fast as jemalloc, where glibc's malloc cost a quarter more CPU per GetItem.
 #[cfg(all(
     feature = "mimalloc",
-    not(all(feature = "jemalloc", not(target_env = "msvc")))
+    not(feature = "jemalloc"),
+    not(target_env = "msvc")
 ))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -42,15 +42,41 @@ pub fn decompress(kind: &str, body: Vec<u8>) -> Result<Vec<u8>, String> {
 }
 
 /// Every zstd frame of `body`, one after another (a compressor may write several), into
-/// `out`, stopping past [`MAX_OBJECT_BYTES`]. ruzstd decodes in pure Rust: the C library
-/// cost a clean build a minute of CPU for this one call.
+/// `out`, stopping past [`MAX_OBJECT_BYTES`]. Skippable frames (metadata) are stepped over
+/// and content checksums are checked, as the zstd tool does. ruzstd decodes in pure Rust:
+/// the C library cost a clean build a minute of CPU for this one call.
 fn zstd_frames(body: &[u8], out: &mut Vec<u8>) -> std::io::Result<usize> {
+    use ruzstd::decoding::StreamingDecoder;
+    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+    let invalid = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidData, why);
     let mut rest = body;
     while !rest.is_empty() && (out.len() as u64) <= MAX_OBJECT_BYTES {
-        let frame = ruzstd::decoding::StreamingDecoder::new(&mut rest)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
+        let mut frame = match StreamingDecoder::new(&mut rest) {
+            Ok(frame) => frame,
+            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                length,
+                ..
+            })) => {
+                rest = rest
+                    .get(length as usize..)
+                    .ok_or_else(|| invalid("a skippable frame is cut short".into()))?;
+                continue;
+            }
+            Err(e) => return Err(invalid(e.to_string())),
+        };
         let room = MAX_OBJECT_BYTES + 1 - out.len() as u64;
-        frame.take(room).read_to_end(out)?;
+        (&mut frame).take(room).read_to_end(out)?;
+        let frame = frame.into_frame_decoder();
+        let checksums = (
+            frame.get_checksum_from_data(),
+            frame.get_calculated_checksum(),
+        );
+        if let (Some(stored), Some(computed)) = checksums
+            && stored != computed
+            && (out.len() as u64) <= MAX_OBJECT_BYTES
+        {
+            return Err(invalid("a frame's content checksum does not match".into()));
+        }
     }
     Ok(out.len())
 }
@@ -211,6 +237,24 @@ mod tests {
         assert!(decompress("GZIP", b"not gzip".to_vec()).is_err());
         assert!(decompress("ZSTD", b"not zstd".to_vec()).is_err());
         assert_eq!(decompress("NONE", b"x".to_vec()).expect("plain"), b"x");
+    }
+
+    #[test]
+    fn zstd_skippable_frames_are_stepped_over_and_checksums_checked() {
+        use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+        let frame = compress_to_vec(&b"data\n"[..], CompressionLevel::Fastest);
+        // A skippable frame: magic 0x184D2A50, a little-endian length, that many bytes.
+        let mut body = 0x184D_2A50_u32.to_le_bytes().to_vec();
+        body.extend(3_u32.to_le_bytes());
+        body.extend(b"abc");
+        body.extend(&frame);
+        assert_eq!(decompress("ZSTD", body).expect("skipped"), b"data\n");
+
+        let mut corrupt = frame.clone();
+        let last = corrupt.len() - 1;
+        corrupt[last] ^= 0xFF;
+        let error = decompress("ZSTD", corrupt).expect_err("checksum");
+        assert!(error.contains("checksum"), "{error}");
     }
 
     #[test]
