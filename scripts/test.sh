@@ -52,6 +52,8 @@ log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill
 # With the SDK-client commands; jemalloc is left to the static binary below, which the
 # interop suite runs (it would only add its C build to this one).
 cargo test --workspace --locked --features kura/clients
+# The README's quick build (default features) on the commands it leaves out.
+cargo test --locked -p kura --test without_clients
 
 log "Chromium and chromedriver for the console's browser tests"
 ./scripts/browser.sh
