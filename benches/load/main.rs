@@ -299,7 +299,7 @@ async fn run_all(target: &targets::Target, load: &LoadArgs, out: &mut Vec<RunRes
             )
             .await;
             eprintln!(
-                "{:<16}{:<22}C={:<4}{:>10.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  errors {}  server CPU {}",
+                "{:<22}{:<22}C={:<4}{:>10.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  errors {}  server CPU {}",
                 result.target,
                 w.0.label(),
                 c,
@@ -377,7 +377,7 @@ fn cpu_label(us: Option<f64>) -> String {
 
 fn print_results(results: &[RunResult]) {
     println!(
-        "\n{:<16}{:<22}{:>5}{:>11}{:>9}{:>9}{:>9}{:>12}  errors",
+        "\n{:<22}{:<22}{:>5}{:>11}{:>9}{:>9}{:>9}{:>12}  errors",
         "target", "workload", "C", "ops/s", "p50 ms", "p99 ms", "max ms", "server CPU"
     );
     for r in results {
@@ -391,7 +391,7 @@ fn print_results(results: &[RunResult]) {
                 .join(", ")
         };
         println!(
-            "{:<16}{:<22}{:>5}{:>11.0}{:>9.2}{:>9.2}{:>9.2}{:>12}  {errors}",
+            "{:<22}{:<22}{:>5}{:>11.0}{:>9.2}{:>9.2}{:>9.2}{:>12}  {errors}",
             r.target,
             r.workload.label(),
             r.concurrency,
@@ -526,7 +526,12 @@ fn print_ratios(results: &[RunResult], load: &LoadArgs) {
 /// interleaved and repeated (`--targets kura-memory,dynoxide-memory,kura-memory,...`) and
 /// each round's ratio is printed beside the mean, so the spread shows.
 fn print_pairs(results: &[RunResult], load: &LoadArgs) {
-    let pairs = [("kura-memory", "dynoxide-memory"), ("kura", "dynoxide")];
+    let pairs = [
+        ("kura-memory", "dynoxide-memory"),
+        ("kura-dist-memory", "dynoxide-memory"),
+        ("kura", "dynoxide"),
+        ("kura-dist", "dynoxide"),
+    ];
     let runs = |target: &str, w: Workload, c: usize| -> Vec<&RunResult> {
         results
             .iter()
@@ -543,7 +548,7 @@ fn print_pairs(results: &[RunResult], load: &LoadArgs) {
                 }
                 if !header {
                     println!(
-                        "\n{:<34}{:<22}{:>5}{:>11}{:>11}{:>9}  {:<24}{:>15}",
+                        "\n{:<38}{:<22}{:>5}{:>11}{:>11}{:>9}  {:<24}{:>15}",
                         "kura / dynoxide",
                         "workload",
                         "C",
@@ -565,7 +570,7 @@ fn print_pairs(results: &[RunResult], load: &LoadArgs) {
                     .map(|(x, y)| format!("{:.2}", x.ops_per_sec / y.ops_per_sec.max(1e-9)))
                     .collect();
                 println!(
-                    "{:<34}{:<22}{:>5}{:>11.0}{:>11.0}{:>9.2}  {:<24}{:>15}",
+                    "{:<38}{:<22}{:>5}{:>11.0}{:>11.0}{:>9.2}  {:<24}{:>15}",
                     format!("{ours} / {theirs}"),
                     w.0.label(),
                     c,

@@ -35,6 +35,9 @@ pub enum Kind {
     KuraMemory,
     /// `target/static/kura-baseline --in-memory`, for a before/after ratio in memory.
     KuraBaselineMemory,
+    /// `target/static/kura-dist --in-memory`: what the image, the wheel and the npm
+    /// package run for a test suite.
+    KuraDistMemory,
     /// The same engine in this process, called with the same JSON bodies, without HTTP.
     KuraEmbedded,
     /// dynalite from npm (`benches/peers/install.sh`), on LevelDB on disk (not synced).
@@ -62,6 +65,7 @@ impl Kind {
             Kind::KuraBaseline => "kura-baseline",
             Kind::KuraMemory => "kura-memory",
             Kind::KuraBaselineMemory => "kura-baseline-memory",
+            Kind::KuraDistMemory => "kura-dist-memory",
             Kind::KuraEmbedded => "kura-embedded",
             Kind::Dynalite => "dynalite",
             Kind::Moto => "moto",
@@ -71,7 +75,7 @@ impl Kind {
         }
     }
 
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Echo,
         Kind::KuraMetricsOff,
         Kind::KuraCapacity,
@@ -81,6 +85,7 @@ impl Kind {
         Kind::Kura,
         Kind::KuraMemory,
         Kind::KuraBaselineMemory,
+        Kind::KuraDistMemory,
         Kind::KuraEmbedded,
         Kind::Dynalite,
         Kind::Moto,
@@ -260,9 +265,10 @@ pub(crate) fn command(
         | Kind::KuraDist
         | Kind::KuraBaseline
         | Kind::KuraMemory
-        | Kind::KuraBaselineMemory => {
+        | Kind::KuraBaselineMemory
+        | Kind::KuraDistMemory => {
             command = match kind {
-                Kind::KuraDist => {
+                Kind::KuraDist | Kind::KuraDistMemory => {
                     let dist = root.join("target/static/kura-dist");
                     if !dist.exists() {
                         return Err("target/static/kura-dist not found (scripts/build-static.sh dist builds it)".into());
@@ -279,7 +285,10 @@ pub(crate) fn command(
                 _ => Command::new(kura_binary()?),
             };
             command.arg("serve").args(["--port", &port_s]);
-            if matches!(kind, Kind::KuraMemory | Kind::KuraBaselineMemory) {
+            if matches!(
+                kind,
+                Kind::KuraMemory | Kind::KuraBaselineMemory | Kind::KuraDistMemory
+            ) {
                 command.arg("--in-memory");
             } else {
                 command.arg("--data-dir").arg(&data);
