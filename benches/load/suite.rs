@@ -61,6 +61,7 @@ pub async fn run(
         args.push("--test-controls".into());
     }
     let target = targets::start(kind, &args).await?;
+    let workers = workers.max(1);
     let started = Instant::now();
     let mut handles = Vec::new();
     for worker in 0..workers {
@@ -234,8 +235,14 @@ fn median(values: &mut [f64]) -> f64 {
 
 /// Times a reset of Kura (`--test-controls`, in memory) holding `items` items: the median
 /// of `rounds` resets, each after the table is loaded again.
-pub async fn reset_cost(items: usize, rounds: usize) -> Result<(f64, Vec<f64>), String> {
-    let target = targets::start(Kind::KuraMemory, &["--test-controls".to_owned()]).await?;
+pub async fn reset_cost(
+    items: usize,
+    rounds: usize,
+    kura_args: &[String],
+) -> Result<(f64, Vec<f64>), String> {
+    let mut args = kura_args.to_vec();
+    args.push("--test-controls".to_owned());
+    let target = targets::start(Kind::KuraMemory, &args).await?;
     let mut times = Vec::new();
     for round in 0..rounds {
         let table = format!("reset_{round}");

@@ -130,14 +130,15 @@ impl WriteContext<'_> {
         self.stamps.next(self.clock)
     }
 
-    /// Runs `f` on the writer thread once this job's writes are durable, before the next
-    /// group starts (used to publish catalog changes).
+    /// Runs `f` once this job's writes are durable, before the next group starts (used to
+    /// publish catalog changes): on the writer thread, or in memory under the writer's lock.
     pub fn after_commit(&mut self, f: impl FnOnce() + Send + 'static) {
         self.after_commit.push(Box::new(f));
     }
 }
 
-/// The handle through which every write reaches the writer thread.
+/// The handle through which every write reaches the writer thread (or, in memory, runs
+/// under the writer's lock).
 pub struct Writer {
     queue: Mutex<Option<mpsc::Sender<Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
@@ -164,15 +165,24 @@ impl Inline {
             refuse(job, EngineError::ShuttingDown);
             return;
         }
-        run_group(
-            self.store.as_ref(),
-            vec![job],
-            poisoned,
-            self.limits,
-            self.clock.as_ref(),
-            stamps,
-            &self.counters.writer,
-        );
+        // As on the writer thread, a panic is a bug that leaves the state of the job's
+        // write unknown: refuse every later write. The job's reply is dropped while
+        // unwinding, so its caller gets ShuttingDown, not a panic of its own.
+        let run = std::panic::AssertUnwindSafe(|| {
+            run_group(
+                self.store.as_ref(),
+                vec![job],
+                poisoned,
+                self.limits,
+                self.clock.as_ref(),
+                stamps,
+                &self.counters.writer,
+            );
+        });
+        if std::panic::catch_unwind(run).is_err() {
+            poisoned.store(true, Ordering::SeqCst);
+            tracing::error!("a write job panicked; refusing all further writes");
+        }
     }
 }
 
@@ -237,7 +247,8 @@ impl Writer {
         self.poisoned.load(Ordering::SeqCst)
     }
 
-    /// Runs `f` on the writer thread and waits until its writes are durable.
+    /// Runs `f` as a write job (on the writer thread, or in memory on this thread) and
+    /// waits until its writes are durable.
     pub async fn submit<R, F>(&self, exclusive: bool, f: F) -> Result<R>
     where
         R: Send + 'static,
@@ -295,7 +306,8 @@ impl Writer {
         Ok(rx)
     }
 
-    /// Finishes every queued job, then stops the thread.
+    /// Finishes every queued job, then stops the thread. In memory: waits for the job that
+    /// runs now and refuses every later one.
     pub fn shutdown(&self) {
         if let Some(inline) = &self.inline {
             // Waits for the job that runs now; later ones are refused.
@@ -475,6 +487,19 @@ mod tests {
         writer.shutdown();
         let refused = writer.submit_blocking(false, |_| Ok(()));
         assert!(matches!(refused, Err(crate::EngineError::ShuttingDown)));
+    }
+
+    #[test]
+    fn an_in_memory_job_that_panics_poisons_the_writer_instead_of_the_caller() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let writer = writer(store);
+        let panicked = writer.submit_blocking(false, |_| -> crate::Result<()> {
+            panic!("a bug in a write job")
+        });
+        assert!(matches!(panicked, Err(crate::EngineError::ShuttingDown)));
+        assert!(writer.is_poisoned());
+        let refused = writer.submit_blocking(false, |_| Ok(()));
+        assert!(matches!(refused, Err(crate::EngineError::Poisoned)));
     }
 
     #[test]
