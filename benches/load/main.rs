@@ -656,14 +656,19 @@ async fn start_command(
             }
         }
     }
-    if let Some(path) = json {
-        let text = serde_json::to_string_pretty(&serde_json::json!({
-            "machine": machine(), "starts": starts, "loads": loads,
-        }))
-        .map_err(|e| e.to_string())?;
-        std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    }
-    Ok(())
+    save_json(
+        json,
+        &serde_json::json!({"machine": machine(), "starts": starts, "loads": loads}),
+    )
+}
+
+/// Writes `report` as pretty JSON to `path`, when one was given.
+fn save_json(path: Option<std::path::PathBuf>, report: &serde_json::Value) -> Result<(), String> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text).map_err(|e| e.to_string())
 }
 
 async fn suite_command(
@@ -780,14 +785,10 @@ async fn suite_command(
         );
         resets.push(serde_json::json!({"items": items, "median_ms": median_ms, "times_ms": times}));
     }
-    if let Some(path) = json {
-        let text = serde_json::to_string_pretty(&serde_json::json!({
-            "machine": machine(), "runs": runs, "resets": resets,
-        }))
-        .map_err(|e| e.to_string())?;
-        std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    }
-    Ok(())
+    save_json(
+        json,
+        &serde_json::json!({"machine": machine(), "runs": runs, "resets": resets}),
+    )
 }
 
 fn print_footprint(f: &footprint::Footprint) {

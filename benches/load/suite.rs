@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::driver::Driver;
 use crate::targets::{self, Kind};
-use crate::workload::Request;
+use crate::workload::{self, Request};
 
 /// Requests of one test, by kind.
 const PUTS: usize = 200;
@@ -179,28 +179,22 @@ async fn one_test(
     })
 }
 
+/// The bench's pk/sk table with a GSI on `status` (sort key `sk`), as a test fixture
+/// would declare it.
 fn create_table(table: &str) -> Value {
-    json!({
-        "TableName": table,
-        "BillingMode": "PAY_PER_REQUEST",
-        "AttributeDefinitions": [
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-            {"AttributeName": "status", "AttributeType": "S"},
-        ],
+    let mut definition = workload::table_definition(table);
+    if let Some(attributes) = definition["AttributeDefinitions"].as_array_mut() {
+        attributes.push(json!({"AttributeName": "status", "AttributeType": "S"}));
+    }
+    definition["GlobalSecondaryIndexes"] = json!([{
+        "IndexName": "by_status",
         "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "status", "KeyType": "HASH"},
             {"AttributeName": "sk", "KeyType": "RANGE"},
         ],
-        "GlobalSecondaryIndexes": [{
-            "IndexName": "by_status",
-            "KeySchema": [
-                {"AttributeName": "status", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            "Projection": {"ProjectionType": "ALL"},
-        }],
-    })
+        "Projection": {"ProjectionType": "ALL"},
+    }]);
+    definition
 }
 
 fn key(i: usize) -> Value {

@@ -234,7 +234,7 @@ pub fn create_table_with_gsi(table: &str) -> Request {
     Request::new("CreateTable", &definition)
 }
 
-fn table_definition(table: &str) -> Value {
+pub(crate) fn table_definition(table: &str) -> Value {
     json!({
         "TableName": table,
         "BillingMode": "PAY_PER_REQUEST",
