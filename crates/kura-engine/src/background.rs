@@ -57,15 +57,15 @@ impl<J: Debug + Send + 'static> Worker<J> {
     /// Queues a job (called once the write that made it necessary has committed).
     pub fn submit(&self, job: J) {
         let mut state = self.state.lock();
-        if matches!(*state, State::Idle(_)) {
-            let State::Idle(run) = std::mem::replace(&mut *state, State::Stopped) else {
-                return;
-            };
+        if let State::Idle(_) = &*state
+            && let State::Idle(run) = std::mem::replace(&mut *state, State::Stopped)
+        {
+            // A thread that cannot start leaves the worker stopped: its jobs are dropped
+            // and resume on the next start from their durable markers.
             match self.spawn(run) {
                 Ok(running) => *state = running,
                 Err(e) => {
                     tracing::error!(worker = %self.name, error = %e, "cannot start the thread; {}", self.unavailable);
-                    return;
                 }
             }
         }

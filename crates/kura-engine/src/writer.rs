@@ -140,11 +140,18 @@ impl WriteContext<'_> {
 /// The handle through which every write reaches the writer thread (or, in memory, runs
 /// under the writer's lock).
 pub struct Writer {
-    queue: Mutex<Option<mpsc::Sender<Job>>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    /// Set for a store that is not durable: jobs run on the caller's thread instead.
-    inline: Option<Inline>,
+    mode: Mode,
     poisoned: Arc<AtomicBool>,
+}
+
+enum Mode {
+    /// A durable store: jobs queue for the writer thread, which groups them per sync.
+    Thread {
+        queue: Mutex<Option<mpsc::Sender<Job>>>,
+        thread: Mutex<Option<JoinHandle<()>>>,
+    },
+    /// A store that is not durable: jobs run on the caller's thread.
+    Inline(Inline),
 }
 
 /// The writer of a store without syncs: what the thread would hold, behind one lock.
@@ -153,14 +160,19 @@ struct Inline {
     limits: WriteLimits,
     clock: Arc<dyn Clock>,
     counters: Arc<Counters>,
-    /// The change stamps, and whether jobs are still taken (false after shutdown).
-    state: Mutex<(ChangeStamps, bool)>,
+    state: Mutex<InlineState>,
+}
+
+struct InlineState {
+    stamps: ChangeStamps,
+    /// Whether jobs are still taken (false after shutdown).
+    open: bool,
 }
 
 impl Inline {
     fn run(&self, job: Job, poisoned: &AtomicBool) {
         let mut state = self.state.lock();
-        let (stamps, open) = &mut *state;
+        let InlineState { stamps, open } = &mut *state;
         if !*open {
             refuse(job, EngineError::ShuttingDown);
             return;
@@ -196,14 +208,15 @@ impl Writer {
         let poisoned = Arc::new(AtomicBool::new(false));
         if !store.is_durable() {
             return Writer {
-                queue: Mutex::new(None),
-                thread: Mutex::new(None),
-                inline: Some(Inline {
+                mode: Mode::Inline(Inline {
                     store,
                     limits,
                     clock,
                     counters,
-                    state: Mutex::new((ChangeStamps::default(), true)),
+                    state: Mutex::new(InlineState {
+                        stamps: ChangeStamps::default(),
+                        open: true,
+                    }),
                 }),
                 poisoned,
             };
@@ -236,9 +249,10 @@ impl Writer {
             poisoned.store(true, Ordering::SeqCst);
         }
         Writer {
-            queue: Mutex::new(Some(tx)),
-            thread: Mutex::new(thread),
-            inline: None,
+            mode: Mode::Thread {
+                queue: Mutex::new(Some(tx)),
+                thread: Mutex::new(thread),
+            },
             poisoned,
         }
     }
@@ -293,15 +307,14 @@ impl Writer {
             }
         });
         let job = Job { exclusive, run };
-        if let Some(inline) = &self.inline {
+        match &self.mode {
             // The reply is in `rx` when this returns.
-            inline.run(job, &self.poisoned);
-            return Ok(rx);
-        }
-        {
-            let queue = self.queue.lock();
-            let sender = queue.as_ref().ok_or(EngineError::ShuttingDown)?;
-            sender.send(job).map_err(|_| EngineError::ShuttingDown)?;
+            Mode::Inline(inline) => inline.run(job, &self.poisoned),
+            Mode::Thread { queue, .. } => {
+                let queue = queue.lock();
+                let sender = queue.as_ref().ok_or(EngineError::ShuttingDown)?;
+                sender.send(job).map_err(|_| EngineError::ShuttingDown)?;
+            }
         }
         Ok(rx)
     }
@@ -309,15 +322,17 @@ impl Writer {
     /// Finishes every queued job, then stops the thread. In memory: waits for the job that
     /// runs now and refuses every later one.
     pub fn shutdown(&self) {
-        if let Some(inline) = &self.inline {
+        match &self.mode {
             // Waits for the job that runs now; later ones are refused.
-            inline.state.lock().1 = false;
-        }
-        drop(self.queue.lock().take());
-        if let Some(handle) = self.thread.lock().take()
-            && handle.join().is_err()
-        {
-            tracing::error!("the writer thread panicked");
+            Mode::Inline(inline) => inline.state.lock().open = false,
+            Mode::Thread { queue, thread } => {
+                drop(queue.lock().take());
+                if let Some(handle) = thread.lock().take()
+                    && handle.join().is_err()
+                {
+                    tracing::error!("the writer thread panicked");
+                }
+            }
         }
     }
 }

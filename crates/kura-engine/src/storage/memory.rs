@@ -16,6 +16,11 @@ use super::{Direction, KeyRange, KvIter, Snapshot, Space, Store, StoreError, Wri
 type Bytes = Arc<[u8]>;
 type Map = OrdMap<(Space, Bytes), Bytes>;
 
+/// The smallest key: with a space, the start of that space.
+fn first() -> Bytes {
+    Bytes::from(&[][..])
+}
+
 /// Everything in memory, lost on exit.
 #[derive(Default)]
 pub struct MemoryStore {
@@ -46,7 +51,7 @@ impl Frozen {
     /// The items stored.
     pub fn items(&self) -> usize {
         self.0
-            .range((Space::Items, Bytes::from(&[][..]))..(Space::Indexes, Bytes::from(&[][..])))
+            .range((Space::Items, first())..(Space::Indexes, first()))
             .count()
     }
 }
@@ -71,11 +76,11 @@ impl Snapshot for MemorySnapshot {
         };
         // Unbounded ends are clamped to `space`, so no other space's keys are visited.
         let start = match &range.start {
-            Bound::Unbounded => Bound::Included((space, Bytes::from(&[][..]))),
+            Bound::Unbounded => Bound::Included((space, first())),
             b => within(b),
         };
         let end = match (&range.end, space.next()) {
-            (Bound::Unbounded, Some(next)) => Bound::Excluded((next, Bytes::from(&[][..]))),
+            (Bound::Unbounded, Some(next)) => Bound::Excluded((next, first())),
             (b, _) => within(b),
         };
         let iter = self
