@@ -6,6 +6,8 @@
 # active).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/workspace-build.sh
+source "$root/scripts/workspace-build.sh"
 work=$(mktemp -d)
 log_file="$work/kura-dev.log"
 # The README's configuration, between `cat > kura.dev.json <<'JSON'` and `JSON`.
@@ -26,7 +28,7 @@ for _ in $(seq 1 300); do
 done
 [ -n "$endpoint" ] || { cat "$log_file"; echo "kura dev did not become ready" >&2; exit 1; }
 grep "kura dev ready in" "$log_file" | sed 's/.*INFO //'
-(cd "$root" && KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items)
+KURA_ENDPOINT="$endpoint" workspace_example order_items
 python - "$endpoint" "$work/order-events.jsonl" <<'PY'
 import json, sys, time, urllib.request
 import boto3

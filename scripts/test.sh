@@ -11,16 +11,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/dynamodb-local.sh
 source scripts/dynamodb-local.sh
+# shellcheck source=scripts/workspace-build.sh
+source scripts/workspace-build.sh
 
-# Each step's line carries the seconds since the start, so a CI log shows where time went.
-log() { printf '\n== [%ds] %s\n' "$SECONDS" "$*"; }
+# Each step's line carries the seconds since the start and the disk left, so a CI log shows
+# where time and space went.
+log() {
+  local free
+  free=$(df -Pm . | awk 'NR == 2 {printf "%.1f GB", $4 / 1024}')
+  printf '\n== [%ds, %s free] %s\n' "$SECONDS" "$free" "$*"
+}
 
 # The whole kura-cqrs suite (every test file, unit tests included) against the DynamoDB
 # endpoint $2, named $1 in the summary line.
 cqrs_suite() {
   local out passed
   out=$(mktemp)
-  KURA_ENDPOINT="$2" cargo test --locked -p kura-cqrs --features sqlite 2>&1 | tee "$out"
+  KURA_ENDPOINT="$2" workspace_tests kura-cqrs 2>&1 | tee "$out"
   passed=$(awk '/^test result: ok\./ {n += $4} END {print n + 0}' "$out")
   rm -f "$out"
   printf '\nkura-cqrs suite against %s: %s passed\n' "$1" "$passed"
@@ -44,14 +51,14 @@ log "cargo fmt --check and clippy"
 cargo fmt --all -- --check
 # `clients`, not `full`: jemalloc's two-minute C build would add nothing to check (its
 # allocator line is compiled by the static build below).
-cargo clippy --workspace --all-targets --locked --features kura/clients,kura-testkit/testcontainers -- -D warnings
+cargo clippy --workspace --all-targets --locked --features "$WORKSPACE_FEATURES" -- -D warnings
 # The README's serve command builds kura without its SDK-client commands (ADR 0020).
 cargo clippy -p kura --all-targets --locked -- -D warnings
 
 log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)"
-# With the SDK-client commands; jemalloc is left to the static binary below, which the
-# interop suite runs (it would only add its C build to this one).
-cargo test --workspace --locked --features kura/clients
+# Every later cargo step reuses this build (scripts/workspace-build.sh): the container
+# test is ignored here and run once the image exists.
+cargo test --workspace --locked --features "$WORKSPACE_FEATURES"
 # The README's quick build (default features) on the commands it leaves out.
 cargo test --locked -p kura --test without_clients
 
@@ -62,6 +69,9 @@ log "The static release binary: the one the interop tests run and the image ship
 KURA_BIN="$PWD/$(./scripts/build-static.sh release | tail -n 1)"
 export KURA_BIN
 "$KURA_BIN" --version
+# Its build tree (gigabytes, with line tables) is not used again by this run; a CI machine
+# may need the space.
+if [ -n "${CI:-}" ]; then rm -rf "target/$(rustc -vV | sed -n 's/^host: //p')/release"; fi
 
 log "The container image (Debian's docker.io; dockerd started when none runs)"
 KURA_IMAGE=$(./scripts/image.sh "$KURA_BIN" | tail -n 1)
@@ -79,7 +89,7 @@ KURA_NPM=$(./scripts/npm-package.sh "$KURA_BIN" | tail -n 1)
 export KURA_NPM
 
 log "The Rust testcontainers image (kura_testkit::container) against that image"
-cargo test --locked -p kura-testkit --features testcontainers --test container
+cargo test --workspace --locked --features "$WORKSPACE_FEATURES" --test container -- --ignored
 
 log "Interop tests: boto3, the AWS CLI, the container and the console in headless Chromium against kura serve"
 data_dir=$(mktemp -d)
@@ -113,10 +123,11 @@ cqrs_suite "kura serve" "$endpoint"
 
 log "Fuzz smoke run: every fuzz target for ${FUZZ_SMOKE_SECONDS:-10}s from its committed seeds"
 FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" FUZZ_BUILD=dev ./scripts/fuzz.sh
+if [ -n "${CI:-}" ]; then rm -rf fuzz/target; fi
 
 log "kura-cqrs examples against the same server"
-KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items
-KURA_ENDPOINT="$endpoint" cargo run --locked -q -p kura-cqrs --features sqlite --example single_table
+KURA_ENDPOINT="$endpoint" workspace_example order_items
+KURA_ENDPOINT="$endpoint" workspace_example single_table
 
 log "The README's kura dev example: server, projector and trigger in one process"
 ./scripts/dev-example.sh
@@ -124,7 +135,7 @@ log "The README's kura dev example: server, projector and trigger in one process
 log "kura-cqrs suite and examples against Amazon DynamoDB Local"
 dynamodb_local_start
 cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
-KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" cargo run --locked -q -p kura-cqrs --features sqlite --example order_items
-KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" cargo run --locked -q -p kura-cqrs --features sqlite --example single_table
+KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example order_items
+KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example single_table
 dynamodb_local_stop
 log "all tests passed"
