@@ -15,13 +15,11 @@ use serde_json::{Map, Value, json};
 use super::layout::{self, Section, Tab, csrf, encode, table_path};
 use super::tables::{attribute_type, describe};
 use super::values::{self, pack, unpack};
-use super::{Ctx, Fields, Posted, field, paging, raw};
+use super::{Ctx, Fields, Posted, code, field, grid, paging, raw};
 use kura_server::error::ApiError;
 
 /// Items on a page unless the form says otherwise.
 const PAGE: usize = 25;
-/// Columns shown at most (the editor shows every attribute).
-const MAX_COLUMNS: usize = 14;
 /// Separates the start keys of the pages before this one in `back` (base64url has no dot).
 const BACK_SEPARATOR: char = '.';
 
@@ -162,6 +160,15 @@ fn request(table: &str, t: &Value, f: &Fields) -> Result<(&'static str, Value), 
 
 /// The browse page's URL with `changes` applied to its query.
 fn browse_url(table: &str, f: &Fields, changes: &[(&str, &str)]) -> String {
+    format!(
+        "{}?{}",
+        table_path(table, Section::Items),
+        browse_query(f, changes)
+    )
+}
+
+/// The browse page's query string for `f` with `changes`.
+fn browse_query(f: &Fields, changes: &[(&str, &str)]) -> String {
     let mut query = f.clone();
     query.remove("notice");
     for (k, v) in changes {
@@ -176,7 +183,28 @@ fn browse_url(table: &str, f: &Fields, changes: &[(&str, &str)]) -> String {
         .filter(|(_, v)| !v.is_empty())
         .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
         .collect();
-    format!("{}?{}", table_path(table, Section::Items), text.join("&"))
+    text.join("&")
+}
+
+/// The items page the editor came from: the list with its query (the editor's `list`
+/// field, the browse page's query string), so "Back to items" and a delete return to
+/// it, not to a fresh Scan (issue 36).
+fn items_url(table: &str, list: &str) -> String {
+    let path = table_path(table, Section::Items);
+    if list.is_empty() {
+        path
+    } else {
+        format!("{path}?{list}")
+    }
+}
+
+/// An editor `url` that carries the `list` it came from.
+fn with_list(url: String, list: &str) -> String {
+    if list.is_empty() {
+        url
+    } else {
+        format!("{url}&list={}", encode(list))
+    }
 }
 
 /// The editor's URL for an item with `key`.
@@ -201,12 +229,14 @@ pub(crate) async fn browse(
     };
     let start = field(&f, "start");
     let asked = !(field(&f, "op") == "query" && raw(&f, "pk").is_empty());
+    let mut sent = None;
     let result = if asked {
         match request(&table, &t, &f) {
             Ok((operation, mut request)) => {
                 if let Some(key) = unpack(start) {
                     request["ExclusiveStartKey"] = key;
                 }
+                sent = Some((operation, request.clone()));
                 ctx.call(operation, request).await.map(Some)
             }
             Err(e) => Err(e),
@@ -221,6 +251,9 @@ pub(crate) async fn browse(
             Err(e) => (layout::error(e)),
             Ok(None) => p.empty { "Enter the partition key value to query." },
             Ok(Some(page)) => (results(&table, &t, &f, page)),
+        }
+        @if let Some((operation, request)) = &sent {
+            (code::section(operation, request, &ctx.endpoint()))
         }
     };
     ctx.page(&table, Tab::Table(&table, Section::Items), body)
@@ -245,10 +278,14 @@ fn builder(table: &str, t: &Value, f: &Fields) -> Markup {
                     }
                 }
                 label { "Table or index"
+                    // Each target's key names, for the labels below when the choice
+                    // changes (console.js).
                     select name="index" {
-                        option value="" selected[index.is_empty()] { (table) " (table)" }
+                        @let (table_pk, table_sk) = keys_of(t, "").unwrap_or_default();
+                        option value="" selected[index.is_empty()] data-pk=(table_pk) data-sk=[table_sk] { (table) " (table)" }
                         @for name in index_names(t) {
-                            option value=(name) selected[name == index] { (name) }
+                            @let (index_pk, index_sk) = keys_of(t, &name).unwrap_or_default();
+                            option value=(name) selected[name == index] data-pk=(index_pk) data-sk=[index_sk] { (name) }
                         }
                     }
                 }
@@ -262,9 +299,11 @@ fn builder(table: &str, t: &Value, f: &Fields) -> Markup {
                 label.check { input type="checkbox" name="consistent" value="on" checked[field(f, "consistent") == "on"]; "Strongly consistent" }
             }
             div.row.querykeys {
-                label { (pk) " = " input name="pk" value=(raw(f, "pk")) placeholder="partition key value (Query)"; }
-                @if let Some(sk) = &sk {
-                    label { (sk)
+                label { span.pk-name { (pk) } " = " input name="pk" value=(raw(f, "pk")) placeholder="partition key value (Query)"; }
+                // Drawn for every target, hidden where it has no sort key, so that choosing
+                // another index shows its own key names at once.
+                span.sort-keys hidden[sk.is_none()] {
+                    label { span.sk-name { (sk.as_deref().unwrap_or("")) }
                         select name="sk_op" {
                             @for (value, text) in KEY_OPERATORS {
                                 option value=(value) selected[value == sk_op] { (text) }
@@ -280,6 +319,9 @@ fn builder(table: &str, t: &Value, f: &Fields) -> Markup {
                         }
                     }
                 }
+            }
+            @if op == "scan" && !raw(f, "pk").is_empty() {
+                p.hint.scan-keys { "A Scan reads the whole table or index: key values are used by a Query only. Choose Query to use them." }
             }
             details open[!field(f, "filter").is_empty() || !field(f, "projection").is_empty()] {
                 summary { "Filter and projection" }
@@ -309,28 +351,19 @@ fn results(table: &str, t: &Value, f: &Fields, page: &Value) -> Markup {
         .filter_map(Value::as_object)
         .collect();
     let (table_pk, table_sk) = keys_of(t, "").unwrap_or_default();
-    let (index_pk, index_sk) = keys_of(t, field(f, "index")).unwrap_or_default();
-    let mut columns: Vec<String> = Vec::new();
-    for name in [
-        Some(table_pk.clone()),
-        table_sk.clone(),
-        Some(index_pk),
-        index_sk,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        if !columns.contains(&name) {
-            columns.push(name);
-        }
-    }
-    for item in &items {
-        for name in item.keys() {
-            if columns.len() < MAX_COLUMNS && !columns.contains(name) {
-                columns.push(name.clone());
-            }
-        }
-    }
+    let index_keys = keys_of(t, field(f, "index")).unwrap_or_default();
+    let keys = [
+        Some(table_pk.as_str()),
+        table_sk.as_deref(),
+        Some(index_keys.0.as_str()),
+        index_keys.1.as_deref(),
+    ];
+    let keys: Vec<&str> = keys
+        .into_iter()
+        .flatten()
+        .filter(|k| !k.is_empty())
+        .collect();
+    let columns = grid::columns(&keys, &items);
     let start = field(f, "start");
     let back = field(f, "back");
     let next = page["LastEvaluatedKey"]
@@ -343,6 +376,10 @@ fn results(table: &str, t: &Value, f: &Fields, page: &Value) -> Markup {
     });
     let page_number = paging::number(back, BACK_SEPARATOR);
     let key_names = [Some(table_pk.as_str()), table_sk.as_deref()];
+    let list = browse_query(f, &[]);
+    let editor_link = |item: &Map<String, Value>| {
+        key_of(item, &key_names).map(|key| with_list(item_url(table, &key), &list))
+    };
     html! {
         div.pager {
             span.counts {
@@ -358,23 +395,7 @@ fn results(table: &str, t: &Value, f: &Fields, page: &Value) -> Markup {
             }
         }
         @if !items.is_empty() {
-            div.scroll {
-                table.grid.items {
-                    thead { tr { th {} @for c in &columns { th { (c) } } } }
-                    tbody {
-                        @for item in &items {
-                            tr {
-                                td { @if let Some(key) = key_of(item, &key_names) { a href=(item_url(table, &key)) { "edit" } } }
-                                @for c in &columns {
-                                    td title=[item.get(c).map(|v| values::type_of(v).to_owned())] {
-                                        @if let Some(v) = item.get(c) { (values::cell(v, 60)) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            (grid::grid(table, &columns, &items, Some(&editor_link)))
         }
     }
 }
@@ -460,8 +481,16 @@ fn editor(
     failed: Option<&ApiError>,
     notice: &str,
 ) -> Markup {
-    let base = key.map(|k| item_url(table, k)).unwrap_or_default();
-    let condition = field(f, "condition");
+    let list = field(f, "list");
+    let base = key
+        .map(|k| with_list(item_url(table, k), list))
+        .unwrap_or_default();
+    // A new item is put only where no item has its key unless the user chooses otherwise:
+    // a typo in a key must not overwrite another item (issue 36).
+    let condition = match f.get("condition") {
+        None if key.is_none() => "not_exists",
+        _ => field(f, "condition"),
+    };
     html! {
         (layout::notice(Some(notice)))
         @if let Some(e) = failed { (layout::error(e)) }
@@ -479,17 +508,19 @@ fn editor(
             (csrf(ctx))
             input type="hidden" name="format" value=(if plain { "plain" } else { "dynamodb" });
             @if let Some(key) = key { input type="hidden" name="key" value=(pack(key)); }
+            @if !list.is_empty() { input type="hidden" name="list" value=(list); }
             textarea name="item" rows="18" spellcheck="false" { (text) }
             (condition_fields(f, condition))
             div.row {
                 button type="submit" { "Save item" }
-                a.button.secondary href=(table_path(table, Section::Items)) { "Back to items" }
+                a.button.secondary href=(items_url(table, list)) { "Back to items" }
             }
         }
         @if let Some(key) = key {
             form.delete method="post" action=(format!("{}/delete", item_path(table))) data-confirm="Delete this item?" {
                 (csrf(ctx))
                 input type="hidden" name="key" value=(pack(key));
+                @if !list.is_empty() { input type="hidden" name="list" value=(list); }
                 (condition_fields(&Fields::new(), ""))
                 button.danger type="submit" { "Delete item" }
             }
@@ -579,7 +610,10 @@ pub(crate) async fn save(Path(table): Path<String>, Posted { ctx, fields: f }: P
                 }
                 _ => "Saved",
             };
-            ctx.redirect_notice(&item_url(&table, &key), notice)
+            ctx.redirect_notice(
+                &with_list(item_url(&table, &key), field(&f, "list")),
+                notice,
+            )
         }
         Err(e) => {
             let key = unpack(field(&f, "key"));
@@ -603,7 +637,7 @@ pub(crate) async fn delete(
     }
     .await;
     match result {
-        Ok(_) => ctx.redirect_notice(&table_path(&table, Section::Items), "Deleted the item"),
+        Ok(_) => ctx.redirect_notice(&items_url(&table, field(&f, "list")), "Deleted the item"),
         Err(e) => {
             let body = html! {
                 (layout::error(&e))

@@ -10,6 +10,8 @@
 //! security policy allows no inline script, so a stored value can never run as code.
 
 mod assets;
+mod code;
+mod grid;
 mod items;
 mod layout;
 mod load;
@@ -63,13 +65,12 @@ pub(crate) struct Shared {
 /// session cookie is then `Secure`).
 pub fn front_end(secure: bool) -> FrontEnd {
     Arc::new(move |server| {
-        let shared = Shared {
-            server,
-            console: Arc::new(Console {
-                secure,
-                ..Console::default()
-            }),
-        };
+        let console = Arc::new(Console {
+            secure,
+            ..Console::default()
+        });
+        console.samples.start(&server, &console);
+        let shared = Shared { server, console };
         routes().with_state(shared)
     })
 }
@@ -284,6 +285,13 @@ impl Ctx {
         let bytes = self.server.run(&engine, request).await?;
         serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
+    }
+
+    /// The API's endpoint as this browser reaches it (the console shares its port), for
+    /// the code the pages show.
+    pub fn endpoint(&self) -> String {
+        let scheme = if self.console.secure { "https" } else { "http" };
+        format!("{scheme}://{}", self.host)
     }
 
     /// The region the session acts in: the one signed in with (`us-east-1` when open).

@@ -52,27 +52,43 @@ fn page(ctx: &Ctx, table: &str, f: &Fields, failed: Option<&ApiError>) -> Markup
     }
 }
 
+/// The items of a load, each with where it came from ("line 7", "item 3"), so that an
+/// item DynamoDB refuses is named by its place in what the user pasted.
+struct Parsed {
+    items: Vec<Map<String, Value>>,
+    places: Vec<String>,
+}
+
 /// The items of the text: a JSON array, or one JSON object per line.
-fn parse(text: &str, format: &str) -> Result<Vec<Map<String, Value>>, ApiError> {
+fn parse(text: &str, format: &str) -> Result<Parsed, ApiError> {
     let trimmed = text.trim();
-    let list: Vec<Value> = if trimmed.starts_with('[') {
-        serde_json::from_str(trimmed)
-            .map_err(|e| ApiError::validation(format!("The items are not a JSON array: {e}")))?
+    let (list, places): (Vec<Value>, Vec<String>) = if trimmed.starts_with('[') {
+        let list: Vec<Value> = serde_json::from_str(trimmed)
+            .map_err(|e| ApiError::validation(format!("The items are not a JSON array: {e}")))?;
+        let places = (1..=list.len()).map(|n| format!("Item {n}")).collect();
+        (list, places)
     } else {
+        // Numbered as the text's lines, blank ones included, as an editor shows them.
+        let start = text.len() - text.trim_start().len();
+        let skipped = text[..start].matches('\n').count();
         trimmed
             .lines()
             .enumerate()
             .filter(|(_, line)| !line.trim().is_empty())
             .map(|(n, line)| {
-                serde_json::from_str(line).map_err(|e| {
-                    ApiError::validation(format!("Line {} is not a JSON object: {e}", n + 1))
-                })
+                let place = format!("Line {}", n + 1 + skipped);
+                serde_json::from_str(line)
+                    .map(|value| (value, place.clone()))
+                    .map_err(|e| ApiError::validation(format!("{place} is not a JSON object: {e}")))
             })
-            .collect::<Result<_, _>>()?
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .unzip()
     };
-    list.into_iter()
-        .enumerate()
-        .map(|(n, item)| match item {
+    let items = list
+        .into_iter()
+        .zip(&places)
+        .map(|(item, place)| match item {
             Value::Object(map) => {
                 // Detected: DynamoDB JSON when every attribute is one typed value.
                 let typed = match format {
@@ -87,23 +103,23 @@ fn parse(text: &str, format: &str) -> Result<Vec<Map<String, Value>>, ApiError> 
                 })
             }
             _ => Err(ApiError::validation(format!(
-                "Item {} is not a JSON object",
-                n + 1
+                "{place} is not a JSON object"
             ))),
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok(Parsed { items, places })
 }
 
 /// The most text a load takes (DynamoDB's own request limit).
 const MAX_TEXT: usize = 16 << 20;
 
-/// The items in BatchWriteItem's groups: 25 at most, and a key never twice in one group
-/// (BatchWriteItem refuses that; the later item goes in the next group and replaces the
-/// earlier one, as two puts would).
-fn batches<'a>(items: &'a [Map<String, Value>], key: &[&str]) -> Vec<Vec<&'a Map<String, Value>>> {
-    let mut groups: Vec<Vec<&Map<String, Value>>> = Vec::new();
+/// The items in BatchWriteItem's groups, as indexes into `items`: 25 at most, and a key
+/// never twice in one group (BatchWriteItem refuses that; the later item goes in the next
+/// group and replaces the earlier one, as two puts would).
+fn batches(items: &[Map<String, Value>], key: &[&str]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut keys: Vec<String> = Vec::new();
-    for item in items {
+    for (n, item) in items.iter().enumerate() {
         let this = key
             .iter()
             .map(|k| item.get(*k).map(Value::to_string).unwrap_or_default())
@@ -116,10 +132,50 @@ fn batches<'a>(items: &'a [Map<String, Value>], key: &[&str]) -> Vec<Vec<&'a Map
         }
         keys.push(this);
         if let Some(group) = groups.last_mut() {
-            group.push(item);
+            group.push(n);
         }
     }
     groups
+}
+
+/// Writes one group, adding to `written` as items are written; when DynamoDB refuses the
+/// group (a missing or mistyped key, an item too large), writes its items one at a time
+/// to name the one refused by its place.
+async fn write_placed(
+    ctx: &Ctx,
+    table: &str,
+    parsed: &Parsed,
+    group: &[usize],
+    written: &mut usize,
+) -> Result<(), ApiError> {
+    let items: Vec<&Map<String, Value>> = group.iter().map(|&n| &parsed.items[n]).collect();
+    match write_group(ctx, table, &items).await {
+        Ok(n) => {
+            *written += n;
+            Ok(())
+        }
+        Err(e) if e.name() == "ValidationException" && group.len() > 1 => {
+            for &n in group {
+                *written += write_group(ctx, table, &[&parsed.items[n]])
+                    .await
+                    .map_err(|e| placed(e, &parsed.places[n]))?;
+            }
+            Ok(())
+        }
+        Err(e) => Err(match group {
+            [n] => placed(e, &parsed.places[*n]),
+            _ => e,
+        }),
+    }
+}
+
+/// `e` with the place of the item it refused before its message.
+fn placed(e: ApiError, place: &str) -> ApiError {
+    let message = format!("{place}: {}", e.message.as_deref().unwrap_or(""));
+    ApiError {
+        message: Some(message),
+        ..e
+    }
 }
 
 /// Writes one group, sending unprocessed or throttled items again with a growing pause
@@ -186,8 +242,8 @@ pub(crate) async fn load(Path(table): Path<String>, Posted { ctx, fields: f }: P
                 text.len()
             )));
         }
-        let items = parse(text, field(&f, "format"))?;
-        if items.is_empty() {
+        let parsed = parse(text, field(&f, "format"))?;
+        if parsed.items.is_empty() {
             return Err(ApiError::validation(
                 "There are no items to load".to_owned(),
             ));
@@ -199,8 +255,8 @@ pub(crate) async fn load(Path(table): Path<String>, Posted { ctx, fields: f }: P
             .flatten()
             .filter_map(|k| k["AttributeName"].as_str())
             .collect();
-        for group in batches(&items, &key) {
-            written += write_group(&ctx, &table, &group).await?;
+        for group in batches(&parsed.items, &key) {
+            write_placed(&ctx, &table, &parsed, &group, &mut written).await?;
         }
         Ok(())
     }
@@ -237,12 +293,18 @@ mod tests {
     fn items_come_as_an_array_or_lines_in_either_json() {
         let array = parse(r#"[{"id": "a", "n": 1}, {"id": {"S": "b"}}]"#, "auto").expect("array");
         assert_eq!(
-            Value::Object(array[0].clone()),
+            Value::Object(array.items[0].clone()),
             json!({"id": {"S": "a"}, "n": {"N": "1"}})
         );
-        assert_eq!(Value::Object(array[1].clone()), json!({"id": {"S": "b"}}));
-        let lines = parse("{\"id\": \"a\"}\n\n{\"id\": \"b\"}\n", "plain").expect("lines");
-        assert_eq!(lines.len(), 2);
+        assert_eq!(
+            Value::Object(array.items[1].clone()),
+            json!({"id": {"S": "b"}})
+        );
+        assert_eq!(array.places, ["Item 1", "Item 2"]);
+        let lines = parse("\n{\"id\": \"a\"}\n\n{\"id\": \"b\"}\n", "plain").expect("lines");
+        assert_eq!(lines.items.len(), 2);
+        // Places are the text's own line numbers, blank lines counted.
+        assert_eq!(lines.places, ["Line 2", "Line 4"]);
         assert!(parse("[1]", "auto").is_err());
         // A key twice starts a new group; 25 fill one.
         let many: Vec<Map<String, Value>> = (0..30)
@@ -256,6 +318,16 @@ mod tests {
             .collect();
         let sizes: Vec<usize> = batches(&many, &["id"]).iter().map(Vec::len).collect();
         assert_eq!(sizes, vec![3, 25, 2]);
-        assert!(parse("{\"id\": 1}\nnot json", "auto").is_err());
+        let refused = parse("{\"id\": 1}\nnot json", "auto")
+            .err()
+            .expect("refused");
+        assert!(
+            refused
+                .message
+                .as_deref()
+                .unwrap_or("")
+                .starts_with("Line 2 is not a JSON object: "),
+            "{refused:?}"
+        );
     }
 }

@@ -3,8 +3,9 @@
 //! keys; and the design advisor's findings.
 //!
 //! The figures are the server's own counters (the ones `/metrics` exports), sampled every
-//! five seconds (and when a page asks) over the last ten minutes once the console has been
-//! opened; the charts are SVG drawn on the server, refreshed in place by the page's script.
+//! five seconds (and when a page asks) over the last ten minutes from the server's start;
+//! the charts are SVG drawn on the server, with their axes, refreshed in place by the
+//! page's script.
 //! Hot keys and the advisor's evidence hold key values: they are shown only to a principal
 //! its policies let scan the table.
 
@@ -20,6 +21,7 @@ use serde_json::json;
 
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::{Console, Ctx, Fields, field};
+use kura_server::ServerHandle;
 use kura_server::controls::EngineSlot;
 use kura_server::metrics::Metrics;
 
@@ -96,14 +98,16 @@ impl Sampler {
         }
     }
 
-    /// Starts sampling (once per server), and takes a sample now when the last one is
-    /// older than [`FRESH`], so a chart always ends at the present.
-    fn refresh(&self, ctx: &Ctx) {
-        let metrics = ctx.server.metrics();
-        let slot = ctx.server.slot();
+    /// Starts sampling, once per server: when the console is mounted (so the charts hold
+    /// the traffic from before the page was first opened, issue 36), else at the first
+    /// page. Needs a Tokio runtime; without one it waits for that first page.
+    pub(crate) fn start(&self, server: &ServerHandle, console: &Arc<Console>) {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return;
+        }
         self.started.get_or_init(|| {
-            let console: Weak<Console> = Arc::downgrade(&ctx.console);
-            let (metrics, slot) = (metrics.clone(), slot.clone());
+            let console: Weak<Console> = Arc::downgrade(console);
+            let (metrics, slot) = (server.metrics().clone(), server.slot().clone());
             tokio::spawn(async move {
                 let mut tick = tokio::time::interval(EVERY);
                 loop {
@@ -115,7 +119,13 @@ impl Sampler {
                 }
             });
         });
-        self.sample(metrics, slot, FRESH);
+    }
+
+    /// Takes a sample now when the last one is older than [`FRESH`], so a chart always
+    /// ends at the present.
+    fn refresh(&self, ctx: &Ctx) {
+        self.start(&ctx.server, &ctx.console);
+        self.sample(ctx.server.metrics(), ctx.server.slot(), FRESH);
     }
 
     /// Per-second rates between consecutive samples of `table`: (seconds ago, value) per
@@ -218,13 +228,25 @@ impl Chart {
         html! {
             figure.chart {
                 figcaption { (self.title) }
-                svg viewBox=(format!("0 0 {W} {H}")) preserveAspectRatio="none" role="img" aria-label=(self.title) {
-                    line.axis x1="0" y1=(H) x2=(W) y2=(H) {}
-                    @for (i, (_, points)) in self.series.iter().enumerate() {
-                        polyline class=(format!("s{}", i % 6)) fill="none" points=(
-                            points.iter().map(|(t, v)| format!("{:.1},{:.1}", x(*t), y(*v))).collect::<Vec<_>>().join(" ")
-                        ) {}
+                div.plot {
+                    // The value axis: the top, the middle and zero.
+                    div.yaxis aria-hidden="true" {
+                        span { (axis_number(top)) } span { (axis_number(top / 2.0)) } span { "0" }
                     }
+                    svg viewBox=(format!("0 0 {W} {H}")) preserveAspectRatio="none" role="img" aria-label=(self.title) {
+                        line.axis x1="0" y1="0" x2="0" y2=(H) {}
+                        line.axis x1="0" y1=(H) x2=(W) y2=(H) {}
+                        line.grid x1="0" y1=(H / 2.0) x2=(W) y2=(H / 2.0) {}
+                        @for (i, (_, points)) in self.series.iter().enumerate() {
+                            polyline class=(format!("s{}", i % 6)) fill="none" points=(
+                                points.iter().map(|(t, v)| format!("{:.1},{:.1}", x(*t), y(*v))).collect::<Vec<_>>().join(" ")
+                            ) {}
+                        }
+                    }
+                }
+                // The time axis: how long ago, to now.
+                div.xaxis aria-hidden="true" {
+                    span { "−" (window_text(span)) } span { "−" (window_text(span / 2.0)) } span { "now" }
                 }
                 div.legend {
                     span.max { "max " (format!("{max:.2}")) }
@@ -235,6 +257,17 @@ impl Chart {
                 }
             }
         }
+    }
+}
+
+/// A value axis label: short, with the precision its size needs.
+fn axis_number(value: f64) -> String {
+    if value >= 100.0 {
+        format!("{value:.0}")
+    } else if value >= 1.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
     }
 }
 
@@ -333,15 +366,31 @@ async fn insights(ctx: &Ctx, table: &str, index: Option<&str>) -> Markup {
     }
 }
 
+/// One list of hot keys. The counts come from a bounded heavy-hitters sketch: each may
+/// exceed the true count by up to the list's error bound, so they are shown as estimates
+/// (`≈ 120 ± 4`), as `kura insights` prints them.
 fn top_keys(title: &str, top: &kura_engine::counters::TopKeys) -> Markup {
     html! {
         section.top {
             h3 { (title) }
             @if top.keys.is_empty() { p.empty { "none in the last hour" } } @else {
                 table.grid {
-                    thead { tr { th { "Key" } th { "Requests" } } }
-                    tbody { @for k in &top.keys { tr { td { code { (k.key) } } td.num { (k.count) } } } }
+                    thead { tr { th { "Key" } th { "Requests (estimate)" } } }
+                    tbody {
+                        @for k in &top.keys {
+                            tr {
+                                td { code { (k.key) } }
+                                td.num {
+                                    @if top.error_bound == 0 { (k.count) }
+                                    @else { "≈ " (k.count) " ± " (top.error_bound) }
+                                }
+                            }
+                        }
+                    }
                 }
+                p.hint { (top.events) " events in the window; "
+                    @if top.error_bound == 0 { "every count is exact." }
+                    @else { "a count may exceed the true one by up to " (top.error_bound) "." } }
             }
         }
     }

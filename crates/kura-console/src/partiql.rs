@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::layout::{self, Tab, csrf};
 use super::values;
-use super::{Ctx, Fields, Posted, field, paging};
+use super::{Ctx, Fields, Posted, code, field, grid, paging};
 use kura_server::error::ApiError;
 
 /// Separates the NextTokens of the pages before (tokens are base64: no spaces).
@@ -45,12 +45,19 @@ pub(crate) async fn run(Posted { ctx, fields: mut f }: Posted) -> Response {
             f.remove("back");
         }
     }
-    let result = execute(&ctx, &f).await;
+    let result = match statement_request(&f) {
+        Ok(request) => ctx
+            .call("ExecuteStatement", request.clone())
+            .await
+            .map(|out| (out, request)),
+        Err(e) => Err(e),
+    };
     let body = editor(&ctx, &f, Some(&result));
     ctx.page("PartiQL", Tab::PartiQl, body)
 }
 
-async fn execute(ctx: &Ctx, f: &Fields) -> Result<Value, ApiError> {
+/// The ExecuteStatement request the form describes.
+fn statement_request(f: &Fields) -> Result<Value, ApiError> {
     let mut request =
         json!({ "Statement": field(f, "statement"), "ReturnConsumedCapacity": "TOTAL" });
     let parameters = field(f, "parameters");
@@ -76,10 +83,11 @@ async fn execute(ctx: &Ctx, f: &Fields) -> Result<Value, ApiError> {
     if !token.is_empty() {
         request["NextToken"] = json!(token);
     }
-    ctx.call("ExecuteStatement", request).await
+    Ok(request)
 }
 
-fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<Value, ApiError>>) -> Markup {
+/// The form, and the outcome of the request it ran: the answer and the request itself.
+fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<(Value, Value), ApiError>>) -> Markup {
     html! {
         h1 { "PartiQL" }
         form.partiql method="post" action="/console/partiql" {
@@ -96,7 +104,7 @@ fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<Value, ApiError>>) -> Ma
             input type="hidden" name="ran_statement" value=(field(f, "statement"));
             input type="hidden" name="ran_parameters" value=(field(f, "parameters"));
             input type="hidden" name="back" value=(field(f, "back"));
-            @if let Some(Ok(out)) = result {
+            @if let Some(Ok((out, _))) = result {
                 input type="hidden" name="next" value=(out["NextToken"].as_str().unwrap_or(""));
             }
             div.row {
@@ -104,7 +112,7 @@ fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<Value, ApiError>>) -> Ma
                 @if !field(f, "back").is_empty() {
                     button.secondary type="submit" name="go" value="previous" { "← Previous" }
                 }
-                @if let Some(Ok(out)) = result {
+                @if let Some(Ok((out, _))) = result {
                     @if out["NextToken"].is_string() {
                         button.secondary type="submit" name="go" value="next" { "Next →" }
                     }
@@ -114,7 +122,10 @@ fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<Value, ApiError>>) -> Ma
         @match result {
             None => {}
             Some(Err(e)) => (layout::error(e)),
-            Some(Ok(out)) => (items(out)),
+            Some(Ok((out, request))) => {
+                (items(out))
+                (code::section("ExecuteStatement", request, &ctx.endpoint()))
+            }
         }
     }
 }
@@ -126,30 +137,14 @@ fn items(out: &Value) -> Markup {
         .flatten()
         .filter_map(Value::as_object)
         .collect();
-    let mut columns: Vec<&String> = Vec::new();
-    for item in &items {
-        for name in item.keys() {
-            if !columns.contains(&name) {
-                columns.push(name);
-            }
-        }
-    }
+    let columns = grid::columns(&[], &items);
     html! {
         p.counts {
             strong { (items.len()) } " items"
             @if let Some(units) = out["ConsumedCapacity"]["CapacityUnits"].as_f64() { " · " (units) " capacity units" }
         }
         @if !items.is_empty() {
-            div.scroll {
-                table.grid.items {
-                    thead { tr { @for c in &columns { th { (c) } } } }
-                    tbody {
-                        @for item in &items {
-                            tr { @for c in &columns { td { @if let Some(v) = item.get(*c) { (values::cell(v, 60)) } } } }
-                        }
-                    }
-                }
-            }
+            (grid::grid("partiql", &columns, &items, None))
         }
     }
 }

@@ -143,7 +143,8 @@ fn backup_list(ctx: &Ctx, path: &str, list: &Value) -> Markup {
                                 }
                             }
                             td {
-                                form.inline method="post" action=(path) {
+                                form.inline method="post" action=(path)
+                                    data-confirm=(format!("Delete the backup {}? It cannot be restored afterwards.", b["BackupName"].as_str().unwrap_or(""))) {
                                     (csrf(ctx))
                                     input type="hidden" name="action" value="delete_backup";
                                     input type="hidden" name="arn" value=(arn);
@@ -305,15 +306,18 @@ async fn action(ctx: &Ctx, table: &str, f: &Fields) -> Result<(String, Section),
             Ok(("Export started".to_owned(), here))
         }
         "insights" => {
-            ctx.call(
-                "UpdateContributorInsights",
-                json!({ "TableName": table, "ContributorInsightsAction": "ENABLE" }),
-            )
-            .await?;
-            Ok((
-                "Turned Contributor Insights on".to_owned(),
-                Section::Metrics,
-            ))
+            let mut request = json!({ "TableName": table, "ContributorInsightsAction": "ENABLE" });
+            let index = field(f, "index");
+            if !index.is_empty() {
+                request["IndexName"] = json!(index);
+            }
+            ctx.call("UpdateContributorInsights", request).await?;
+            let notice = if index.is_empty() {
+                "Turned Contributor Insights on".to_owned()
+            } else {
+                format!("Turned Contributor Insights on for index {index}")
+            };
+            Ok((notice, Section::Metrics))
         }
         other => Err(ApiError::validation(format!(
             "unknown console action {other:?}"

@@ -18,8 +18,12 @@ use super::values::{self, pack, unpack};
 use super::{Ctx, Fields, Posted, field};
 use kura_server::error::ApiError;
 
-/// Records one poll returns at most.
-const MAX_RECORDS: usize = 200;
+/// Records one poll returns at most (GetRecords' own most per call). A poll that fills it
+/// is followed at once by the next, so a replay from the oldest record catches up at
+/// thousands of records a second instead of one page a second.
+const MAX_RECORDS: usize = 1000;
+/// Characters of an image the tail shows; the item editor has the rest.
+const MAX_IMAGE: usize = 4096;
 
 /// Where the tail is in one shard.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -101,8 +105,24 @@ pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>) -> Response {
                         option value="trim_horizon" { "the oldest record kept (24 hours)" }
                     }
                 }
+                label { "Events"
+                    select #tail-event {
+                        option value="" { "all" }
+                        option value="INSERT" { "INSERT" }
+                        option value="MODIFY" { "MODIFY" }
+                        option value="REMOVE" { "REMOVE" }
+                    }
+                }
+                label { "Keys containing" input #tail-key type="search" placeholder="USER#1"; }
+                label { "Keep the newest"
+                    select #tail-keep {
+                        option value="100" { "100 rows" }
+                        option value="500" selected { "500 rows" }
+                        option value="2000" { "2,000 rows" }
+                    }
+                }
                 button #tail-pause type="button" { "Pause" }
-                span #tail-status { "connecting…" }
+                span #tail-status role="status" { "connecting…" }
             }
             table #tail.grid.tail {
                 thead { tr { th { "Time" } th { "Event" } th { "Keys" } th { "Old image" } th { "New image" } th { "Shard · sequence" } } }
@@ -178,23 +198,31 @@ async fn read(ctx: &Ctx, table: &str, q: &Fields) -> Result<Value, ApiError> {
         .map(|(id, _)| id.clone())
         .collect();
     let mut records = Vec::new();
+    let mut more = false;
     for id in active {
         if records.len() >= MAX_RECORDS {
+            more = true;
             break;
         }
         let stream = cursor.stream.clone();
         let Some(position) = cursor.shards.get_mut(&id) else {
             continue;
         };
-        read_shard(ctx, &stream, &id, position, &mut records).await?;
+        more |= read_shard(ctx, &stream, &id, position, &mut records).await?;
         if position.done {
             // Its children (if any) are listed from now: read them next poll.
             position.start.clear();
             cursor.relist = true;
         }
     }
+    // Time order across shards (sequence numbers grow with time); the page keeps its rows
+    // in this order across polls too.
+    records.sort_by(|a, b| a["order"].as_str().cmp(&b["order"].as_str()));
     let value = serde_json::to_value(&cursor).unwrap_or(Value::Null);
-    Ok(json!({ "records": records, "cursor": pack(&value), "shards": cursor.listed }))
+    Ok(
+        json!({ "records": records, "cursor": pack(&value), "shards": cursor.listed,
+               "more": more || cursor.relist }),
+    )
 }
 
 /// Lists the stream's shards and gives a position to each one a consumer should read
@@ -253,14 +281,15 @@ async fn relist(ctx: &Ctx, cursor: &mut Cursor, from_start: bool) -> Result<(), 
     Ok(())
 }
 
-/// Reads one shard's next records into `records`, moving its position on.
+/// Reads one shard's next records into `records`, moving its position on; true when the
+/// shard has more to read now (the page was full).
 async fn read_shard(
     ctx: &Ctx,
     arn: &str,
     shard: &str,
     position: &mut ShardPosition,
     records: &mut Vec<Value>,
-) -> Result<(), ApiError> {
+) -> Result<bool, ApiError> {
     let iterator = match position.iterator.take() {
         Some(it) => it,
         None => fresh_iterator(ctx, arn, shard, position).await?,
@@ -302,22 +331,20 @@ async fn read_shard(
         }
         Err(e) => return Err(e),
     };
+    let got = out["Records"].as_array().map_or(0, Vec::len);
     for r in out["Records"].as_array().into_iter().flatten() {
         let d = &r["dynamodb"];
-        let plain = |v: &Value| {
-            v.as_object().map(|m| {
-                serde_json::to_string_pretty(&values::item_to_plain(m)).unwrap_or_default()
-            })
-        };
         let seq = d["SequenceNumber"].as_str().unwrap_or("").to_owned();
         records.push(json!({
             "shard": shard,
             "sequence": seq,
+            "order": order_key(&seq),
             "event": r["eventName"],
             "time": values::time_text(&d["ApproximateCreationDateTime"]),
-            "keys": plain(&d["Keys"]),
-            "old": plain(&d["OldImage"]),
-            "new": plain(&d["NewImage"]),
+            "keys": image(&d["Keys"]),
+            "old": image(&d["OldImage"]),
+            "new": image(&d["NewImage"]),
+            "changed": changed(&d["OldImage"], &d["NewImage"]),
         }));
         position.after = Some(seq);
     }
@@ -325,7 +352,43 @@ async fn read_shard(
         Some(next) => position.iterator = Some(next.to_owned()),
         None => position.done = true,
     }
-    Ok(())
+    Ok(got >= limit && !position.done)
+}
+
+/// A sequence number as a key that sorts as the number does (they differ in length).
+fn order_key(sequence: &str) -> String {
+    format!("{sequence:0>40}")
+}
+
+/// An image as plain JSON, cut to [`MAX_IMAGE`] characters with what was left out said.
+fn image(value: &Value) -> Option<String> {
+    let map = value.as_object()?;
+    let text = serde_json::to_string_pretty(&values::item_to_plain(map)).unwrap_or_default();
+    let total = text.chars().count();
+    Some(if total > MAX_IMAGE {
+        format!(
+            "{}\n… {} more characters (the item editor shows all of it)",
+            values::cut(&text, MAX_IMAGE).trim_end_matches('…'),
+            total - MAX_IMAGE
+        )
+    } else {
+        text
+    })
+}
+
+/// The attributes a MODIFY changed, added or removed, by name.
+fn changed(old: &Value, new: &Value) -> Vec<String> {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = old
+        .iter()
+        .filter(|(name, value)| new.get(*name) != Some(*value))
+        .map(|(name, _)| name.clone())
+        .chain(new.keys().filter(|name| !old.contains_key(*name)).cloned())
+        .collect();
+    names.sort();
+    names
 }
 
 async fn fresh_iterator(
@@ -344,4 +407,39 @@ async fn fresh_iterator(
     }
     let out = ctx.call_streams("GetShardIterator", request).await?;
     Ok(out["ShardIterator"].as_str().unwrap_or("").to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_keys_sort_as_the_numbers_do() {
+        let mut keys = ["100", "99", "000000000000000000101"].map(order_key);
+        keys.sort();
+        assert_eq!(
+            keys.map(|k| k.trim_start_matches('0').to_owned()),
+            ["99", "100", "101"]
+        );
+    }
+
+    #[test]
+    fn a_modify_names_what_it_changed() {
+        let old = json!({"pk": {"S": "a"}, "n": {"N": "1"}, "gone": {"S": "x"}});
+        let new = json!({"pk": {"S": "a"}, "n": {"N": "2"}, "added": {"BOOL": true}});
+        assert_eq!(changed(&old, &new), ["added", "gone", "n"]);
+        assert!(changed(&Value::Null, &new).is_empty());
+    }
+
+    #[test]
+    fn a_large_image_is_cut_and_says_so() {
+        let big = json!({"v": {"S": "x".repeat(300_000)}});
+        let text = image(&big).unwrap_or_default();
+        assert!(text.chars().count() < MAX_IMAGE + 100);
+        assert!(
+            text.ends_with("more characters (the item editor shows all of it)"),
+            "{}",
+            &text[text.len() - 80..]
+        );
+    }
 }

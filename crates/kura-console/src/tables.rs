@@ -529,7 +529,8 @@ fn overview_body(
                             td { (i["IndexStatus"].as_str().unwrap_or("ACTIVE")) }
                             td.num { (i["ItemCount"]) }
                             td { @if *kind == "GSI" {
-                                form.inline method="post" action=(update) {
+                                form.inline method="post" action=(update)
+                                    data-confirm=(format!("Delete the index {name}? Queries on it fail until it is created and backfilled again.")) {
                                     (csrf(ctx))
                                     input type="hidden" name="action" value="delete_gsi";
                                     input type="hidden" name="index" value=(name);

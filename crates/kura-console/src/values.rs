@@ -80,10 +80,10 @@ pub(crate) fn item_to_plain(item: &Map<String, Value>) -> Value {
     Value::Object(item.iter().map(|(k, v)| (k.clone(), to_plain(v))).collect())
 }
 
-/// A value as a table cell shows it: text as is, sets in braces, documents as compact
-/// JSON, cut to `max` characters.
-pub(crate) fn cell(value: &Value, max: usize) -> String {
-    let text = match value {
+/// A value as text: strings, numbers and binary as they are, sets in braces, documents as
+/// compact plain JSON.
+pub(crate) fn text(value: &Value) -> String {
+    match value {
         Value::Object(map) => match map.iter().next().map(|(k, v)| (k.as_str(), v)) {
             Some(("S" | "N" | "B", Value::String(s))) => s.clone(),
             Some(("BOOL", Value::Bool(b))) => b.to_string(),
@@ -98,8 +98,7 @@ pub(crate) fn cell(value: &Value, max: usize) -> String {
             _ => to_plain(value).to_string(),
         },
         other => other.to_string(),
-    };
-    cut(&text, max)
+    }
 }
 
 /// The type descriptor of a DynamoDB JSON value (`S`, `M`, ...).
@@ -110,7 +109,8 @@ pub(crate) fn type_of(value: &Value) -> &str {
         .map_or("", String::as_str)
 }
 
-fn cut(text: &str, max: usize) -> String {
+/// `text` cut to `max` characters, with an ellipsis when cut.
+pub(crate) fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
@@ -186,9 +186,9 @@ mod tests {
 
     #[test]
     fn cells_are_short_and_keys_survive_the_url() {
-        assert_eq!(cell(&json!({"S": "héllo"}), 2), "hé…");
-        assert_eq!(cell(&json!({"SS": ["a", "b"]}), 40), "{a, b}");
-        assert_eq!(cell(&json!({"M": {"k": {"N": "1"}}}), 40), "{\"k\":1}");
+        assert_eq!(cut(&text(&json!({"S": "héllo"})), 2), "hé…");
+        assert_eq!(text(&json!({"SS": ["a", "b"]})), "{a, b}");
+        assert_eq!(text(&json!({"M": {"k": {"N": "1"}}})), "{\"k\":1}");
         let key = json!({"pk": {"S": "a/b?c"}});
         assert_eq!(unpack(&pack(&key)), Some(key));
         assert_eq!(unpack("%%%"), None);

@@ -25,6 +25,12 @@ use hyper_util::rt::TokioExecutor;
 
 /// A DynamoDB client for `endpoint`, e.g. `http://127.0.0.1:8000`.
 pub fn dynamodb_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
+    dynamodb_client_over(endpoint, plain_http())
+}
+
+/// A DynamoDB client for `endpoint` over the caller's HTTP client (for HTTPS, one made
+/// with [`sdk_http_client`] over a TLS connector), with the same credentials and region.
+pub fn dynamodb_client_over(endpoint: &str, http: SharedHttpClient) -> aws_sdk_dynamodb::Client {
     use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
     let (key, secret, token, region) = credentials();
     let config = aws_sdk_dynamodb::Config::builder()
@@ -32,7 +38,7 @@ pub fn dynamodb_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
         .region(Region::new(region))
         .credentials_provider(Credentials::new(key, secret, token, None, "kura-cqrs"))
         .endpoint_url(endpoint)
-        .http_client(plain_http())
+        .http_client(http)
         .build();
     aws_sdk_dynamodb::Client::from_conf(config)
 }

@@ -166,7 +166,13 @@ impl Pipeline {
         if op.guard() == Guard::Control {
             crate::authz::control(&call, op.name())?;
         }
-        crate::ops::dispatch(op, call).await
+        // The console's browsing is the user's, not the application's traffic: the engine
+        // counts it apart (advisor, Contributor Insights, consumed capacity; issue 36).
+        if request.origin == Origin::Console {
+            kura_engine::counters::counted_apart(crate::ops::dispatch(op, call)).await
+        } else {
+            crate::ops::dispatch(op, call).await
+        }
     }
 
     fn metrics(&self) -> Option<&Metrics> {
@@ -184,7 +190,10 @@ impl Pipeline {
         started: Option<Instant>,
         result: Result<Vec<u8>, ApiError>,
     ) -> Result<Vec<u8>, ApiError> {
-        if let (Some(metrics), Some(started), Some(op)) = (self.metrics(), started, op) {
+        // CloudWatch's request figures are the application's: the console's are left out.
+        if let (Some(metrics), Some(started), Some(op)) = (self.metrics(), started, op)
+            && request.origin != Origin::Console
+        {
             metrics.record(op, observation, started.elapsed(), result.as_ref().err());
         }
         let Some(log) = &self.audit else {

@@ -22,14 +22,29 @@ use serde_json::json;
 /// Where the DynamoDB API is.
 #[derive(Args)]
 pub struct Endpoint {
-    /// The DynamoDB endpoint, e.g. a `kura serve`.
-    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT")]
+    /// The DynamoDB endpoint: a `kura serve` (http:// or https://), or DynamoDB itself.
+    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT",
+          value_parser = crate::endpoint::parse)]
     endpoint: String,
 }
 
 impl Endpoint {
     fn client(&self) -> Client {
-        kura_cqrs::endpoint::dynamodb_client(&self.endpoint)
+        let hyper =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .build(crate::observe::https_or_http());
+        kura_cqrs::endpoint::dynamodb_client_over(
+            &self.endpoint,
+            kura_cqrs::endpoint::sdk_http_client(hyper),
+        )
+    }
+
+    /// The plain line for an SDK error of a request to this endpoint.
+    fn error<E>(&self, error: aws_sdk_dynamodb::error::SdkError<E>) -> String
+    where
+        E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + 'static,
+    {
+        crate::endpoint::sdk_error(&self.endpoint, &error)
     }
 }
 
@@ -133,20 +148,10 @@ fn parse_time(text: &str) -> Result<DateTime, String> {
     ))
 }
 
-fn error<E: std::fmt::Debug + aws_sdk_dynamodb::error::ProvideErrorMetadata>(
-    e: &aws_sdk_dynamodb::error::SdkError<E>,
-) -> String {
-    match e.as_service_error() {
-        Some(s) => format!(
-            "{}: {}",
-            s.code().unwrap_or("error"),
-            s.message().unwrap_or_default()
-        ),
-        None => format!("{e:?}"),
-    }
-}
-
-/// Reports a running job: a bar on a terminal, JSON lines otherwise.
+/// Reports a running job: on a terminal a bar (or, for a job whose answers carry no item
+/// count until its end, a spinner with the time) and a last plain sentence that says what
+/// was done and where the result is; otherwise one JSON line per second and a last one with
+/// the outcome, for scripts.
 struct Progress {
     bar: Option<ProgressBar>,
     started: Instant,
@@ -155,23 +160,32 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(what: &'static str, total: Option<u64>) -> Progress {
+    /// A job whose item count grows as it runs, towards `total` when known.
+    fn items(what: &'static str, total: Option<u64>) -> Progress {
+        let template = match total {
+            Some(_) => "{msg} [{bar:40}] {pos}/{len} items, {per_sec}, ETA {eta}",
+            None => "{spinner} {msg} {pos} items, {per_sec}, {elapsed}",
+        };
+        Progress::start(what, what.to_owned(), template, total)
+    }
+
+    /// A job that says nothing until it ends (DescribeExport has no item count while
+    /// IN_PROGRESS): the time it has taken, never a count that stays at 0.
+    fn waiting(what: &'static str, message: String) -> Progress {
+        Progress::start(what, message, "{spinner} {msg} ({elapsed})", None)
+    }
+
+    fn start(what: &'static str, message: String, template: &str, total: Option<u64>) -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = match total {
-                Some(total) => ProgressBar::new(total).with_style(
-                    ProgressStyle::with_template(
-                        "{msg} [{bar:40}] {pos}/{len} items, {per_sec}, ETA {eta}",
-                    )
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-                ),
-                None => ProgressBar::new_spinner().with_style(
-                    ProgressStyle::with_template(
-                        "{spinner} {msg} {pos} items, {per_sec}, {elapsed}",
-                    )
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                ),
+                Some(total) => ProgressBar::new(total),
+                None => ProgressBar::new_spinner(),
             };
-            bar.set_message(what);
+            let style = ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            bar.set_style(style);
+            bar.set_message(message);
+            bar.enable_steady_tick(Duration::from_millis(100));
             bar
         });
         Progress {
@@ -182,33 +196,52 @@ impl Progress {
         }
     }
 
-    fn update(&mut self, items: u64, detail: serde_json::Value) {
+    /// The job's state: its item count when its answers carry one.
+    fn update(&mut self, items: Option<u64>, detail: serde_json::Value) {
         match &self.bar {
-            Some(bar) => {
-                bar.set_position(items);
-                bar.tick();
-            }
+            Some(bar) => bar.set_position(items.unwrap_or(0)),
             None if self.last_line.elapsed() >= Duration::from_secs(1) => {
                 self.last_line = Instant::now();
                 let elapsed = self.started.elapsed().as_secs_f64();
-                line(
-                    &json!({"job": self.what, "state": "running", "items": items,
-                    "items_per_second": (items as f64 / elapsed.max(1e-3)).round(),
-                    "elapsed_seconds": (elapsed * 10.0).round() / 10.0, "detail": detail}),
-                );
+                let mut record = json!({"job": self.what, "state": "running",
+                    "elapsed_seconds": (elapsed * 10.0).round() / 10.0, "detail": detail});
+                if let Some(items) = items {
+                    record["items"] = json!(items);
+                    record["items_per_second"] = json!((items as f64 / elapsed.max(1e-3)).round());
+                }
+                line(&record);
             }
             None => {}
         }
     }
 
-    fn done(self, outcome: serde_json::Value) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
+    /// An end that is a failure: the caller's error is the terminal's last line; scripts
+    /// still get the outcome's JSON line.
+    fn failed(self, outcome: serde_json::Value) {
+        match &self.bar {
+            Some(bar) => bar.finish_and_clear(),
+            None => {
+                let elapsed = (self.started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+                line(
+                    &json!({"job": self.what, "state": "done", "elapsed_seconds": elapsed, "outcome": outcome}),
+                );
+            }
         }
+    }
+
+    /// The end: `summary` (a sentence without the time) on a terminal, the outcome's JSON
+    /// line otherwise.
+    fn done(self, outcome: serde_json::Value, summary: &str) {
         let elapsed = (self.started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-        line(
-            &json!({"job": self.what, "state": "done", "elapsed_seconds": elapsed, "outcome": outcome}),
-        );
+        match &self.bar {
+            Some(bar) => {
+                bar.finish_and_clear();
+                say(&format!("{summary}, in {elapsed} s"));
+            }
+            None => line(
+                &json!({"job": self.what, "state": "done", "elapsed_seconds": elapsed, "outcome": outcome}),
+            ),
+        }
     }
 }
 
@@ -217,48 +250,89 @@ fn line(value: &serde_json::Value) {
     println!("{value}");
 }
 
+#[allow(clippy::print_stdout)]
+fn say(sentence: &str) {
+    println!("{sentence}");
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
 const POLL: Duration = Duration::from_millis(250);
 
 pub async fn backup(args: BackupArgs) -> Result<(), String> {
-    let client = args.endpoint.client();
+    let endpoint = &args.endpoint;
+    let client = endpoint.client();
     let name = args.name.unwrap_or_else(|| {
         let now = time::OffsetDateTime::now_utc();
         format!("{}-{}", args.table, now.unix_timestamp())
     });
+    let progress = Progress::waiting("backup", format!("backing up {}", args.table));
     let out = client
         .create_backup()
         .table_name(&args.table)
         .backup_name(&name)
         .send()
         .await
-        .map_err(|e| error(&e))?;
+        .map_err(|e| endpoint.error(e))?;
     let details = out
         .backup_details()
         .ok_or("no BackupDetails in the answer")?;
-    line(&json!({"job": "backup", "state": "done", "outcome": {
-        "BackupArn": details.backup_arn(), "BackupName": details.backup_name(),
-        "BackupSizeBytes": details.backup_size_bytes()}}));
+    let outcome = json!({"BackupArn": details.backup_arn(), "BackupName": details.backup_name(),
+        "BackupSizeBytes": details.backup_size_bytes()});
+    let size = details.backup_size_bytes().unwrap_or(0);
+    progress.done(
+        outcome,
+        &format!(
+            "backed up {} as {name} ({} bytes); restore it with `kura restore --backup-arn {} \
+             --target NEW_TABLE`",
+            args.table,
+            thousands(size),
+            details.backup_arn()
+        ),
+    );
     Ok(())
 }
 
 /// Follows a restore until the table is ACTIVE.
-async fn follow_table(client: &Client, table: &str, total: Option<u64>) -> Result<(), String> {
-    let mut progress = Progress::new("restore", total);
+async fn follow_table(
+    endpoint: &Endpoint,
+    client: &Client,
+    table: &str,
+    total: Option<u64>,
+) -> Result<(), String> {
+    let mut progress = Progress::items("restore", total);
     loop {
         let d = client
             .describe_table()
             .table_name(table)
             .send()
             .await
-            .map_err(|e| error(&e))?;
+            .map_err(|e| endpoint.error(e))?;
         let t = d.table().ok_or("no Table in the answer")?;
         let items = t.item_count().unwrap_or(0).max(0) as u64;
         if t.table_status() == Some(&TableStatus::Active) {
-            progress.done(json!({"TableName": table, "TableStatus": "ACTIVE", "ItemCount": items}));
+            progress.done(
+                json!({"TableName": table, "TableStatus": "ACTIVE", "ItemCount": items}),
+                &format!(
+                    "restored {} items into {table}, ACTIVE",
+                    thousands(items as i64)
+                ),
+            );
             return Ok(());
         }
         progress.update(
-            items,
+            Some(items),
             json!({"TableStatus": t.table_status().map(|s| s.as_str())}),
         );
         tokio::time::sleep(POLL).await;
@@ -266,7 +340,8 @@ async fn follow_table(client: &Client, table: &str, total: Option<u64>) -> Resul
 }
 
 pub async fn restore(args: RestoreArgs) -> Result<(), String> {
-    let client = args.endpoint.client();
+    let endpoint = &args.endpoint;
+    let client = endpoint.client();
     let total = match (&args.backup_arn, &args.source) {
         (Some(arn), _) => {
             let total = client
@@ -274,7 +349,7 @@ pub async fn restore(args: RestoreArgs) -> Result<(), String> {
                 .backup_arn(arn)
                 .send()
                 .await
-                .map_err(|e| error(&e))?
+                .map_err(|e| endpoint.error(e))?
                 .backup_description()
                 .and_then(|d| d.source_table_details())
                 .and_then(|s| s.item_count());
@@ -284,7 +359,7 @@ pub async fn restore(args: RestoreArgs) -> Result<(), String> {
                 .target_table_name(&args.target)
                 .send()
                 .await
-                .map_err(|e| error(&e))?;
+                .map_err(|e| endpoint.error(e))?;
             total
         }
         (None, Some(source)) => {
@@ -303,23 +378,30 @@ pub async fn restore(args: RestoreArgs) -> Result<(), String> {
                 Some(t) => request.restore_date_time(parse_time(t)?),
                 None => request.use_latest_restorable_time(true),
             };
-            request.send().await.map_err(|e| error(&e))?;
+            request.send().await.map_err(|e| endpoint.error(e))?;
             // The table's count now, as an estimate of the count then.
             total
         }
         (None, None) => return Err("give --backup-arn or --source".into()),
     };
-    follow_table(&client, &args.target, total.map(|t| t.max(0) as u64)).await
+    follow_table(
+        endpoint,
+        &client,
+        &args.target,
+        total.map(|t| t.max(0) as u64),
+    )
+    .await
 }
 
 pub async fn export(args: ExportArgs) -> Result<(), String> {
-    let client = args.endpoint.client();
+    let endpoint = &args.endpoint;
+    let client = endpoint.client();
     let table = client
         .describe_table()
         .table_name(&args.table)
         .send()
         .await
-        .map_err(|e| error(&e))?;
+        .map_err(|e| endpoint.error(e))?;
     let arn = table
         .table()
         .and_then(|t| t.table_arn())
@@ -347,40 +429,60 @@ pub async fn export(args: ExportArgs) -> Result<(), String> {
             .export_type(ExportType::IncrementalExport)
             .incremental_export_specification(spec.build());
     }
-    let started = request.send().await.map_err(|e| error(&e))?;
+    let started = request.send().await.map_err(|e| endpoint.error(e))?;
     let export_arn = started
         .export_description()
         .and_then(|d| d.export_arn())
         .ok_or("no ExportArn")?
         .to_owned();
-    let total = table
-        .table()
-        .and_then(|t| t.item_count())
-        .map(|t| t.max(0) as u64);
-    let mut progress = Progress::new("export", total.filter(|_| args.from.is_none()));
+    let kind = if args.from.is_some() {
+        "incremental export"
+    } else {
+        "export"
+    };
+    let mut progress = Progress::waiting(
+        "export",
+        format!("{kind} of {} to bucket {}", args.table, args.bucket),
+    );
     loop {
         let d = client
             .describe_export()
             .export_arn(&export_arn)
             .send()
             .await
-            .map_err(|e| error(&e))?;
+            .map_err(|e| endpoint.error(e))?;
         let d = d.export_description().ok_or("no ExportDescription")?;
         match d.export_status().map(|s| s.as_str()) {
-            Some("IN_PROGRESS") | None => progress.update(0, json!({"ExportArn": export_arn})),
+            Some("IN_PROGRESS") | None => progress.update(None, json!({"ExportArn": export_arn})),
             Some(status) => {
                 let outcome = json!({"ExportArn": export_arn, "ExportStatus": status,
-                    "ItemCount": d.item_count(), "ExportManifest": d.export_manifest(),
+                    "ItemCount": d.item_count(), "S3Bucket": d.s3_bucket(),
+                    "ExportManifest": d.export_manifest(),
                     "FailureCode": d.failure_code(), "FailureMessage": d.failure_message()});
-                progress.done(outcome);
-                return if status == "COMPLETED" {
-                    Ok(())
-                } else {
-                    Err(format!(
+                if status != "COMPLETED" {
+                    progress.failed(outcome);
+                    return Err(format!(
                         "export {status}: {}",
                         d.failure_message().unwrap_or_default()
-                    ))
-                };
+                    ));
+                }
+                let manifest = d.export_manifest().unwrap_or_default();
+                let data = manifest
+                    .rsplit_once('/')
+                    .map(|(dir, _)| format!("{dir}/data/"))
+                    .unwrap_or_default();
+                progress.done(
+                    outcome,
+                    &format!(
+                        "exported {} items of {} to bucket {bucket}: data files under {data}, \
+                         manifest {manifest} (a kura serve keeps bucket {bucket} in its \
+                         --buckets-dir, by default <data dir>/buckets/{bucket})",
+                        thousands(d.item_count().unwrap_or(0)),
+                        args.table,
+                        bucket = args.bucket,
+                    ),
+                );
+                return Ok(());
             }
         }
         tokio::time::sleep(POLL).await;
@@ -402,7 +504,8 @@ fn key_attribute(text: &str) -> Result<(String, ScalarAttributeType), String> {
 }
 
 pub async fn import(args: ImportArgs) -> Result<(), String> {
-    let client = args.endpoint.client();
+    let endpoint = &args.endpoint;
+    let client = endpoint.client();
     let mut creation = TableCreationParameters::builder()
         .table_name(&args.table)
         .billing_mode(BillingMode::PayPerRequest);
@@ -452,20 +555,20 @@ pub async fn import(args: ImportArgs) -> Result<(), String> {
                 .build(),
         );
     }
-    let started = request.send().await.map_err(|e| error(&e))?;
+    let started = request.send().await.map_err(|e| endpoint.error(e))?;
     let import_arn = started
         .import_table_description()
         .and_then(|d| d.import_arn())
         .ok_or("no ImportArn")?
         .to_owned();
-    let mut progress = Progress::new("import", None);
+    let mut progress = Progress::items("import", None);
     loop {
         let d = client
             .describe_import()
             .import_arn(&import_arn)
             .send()
             .await
-            .map_err(|e| error(&e))?;
+            .map_err(|e| endpoint.error(e))?;
         let d = d
             .import_table_description()
             .ok_or("no ImportTableDescription")?;
@@ -481,21 +584,30 @@ pub async fn import(args: ImportArgs) -> Result<(), String> {
                         d.error_count()
                     ));
                 }
-                progress.update(d.imported_item_count().max(0) as u64, counts)
+                progress.update(Some(d.imported_item_count().max(0) as u64), counts)
             }
             Some(status) => {
-                progress.done(
-                    json!({"ImportArn": import_arn, "ImportStatus": status, "counts": counts,
-                    "FailureCode": d.failure_code(), "FailureMessage": d.failure_message()}),
-                );
-                return if status == "COMPLETED" {
-                    Ok(())
-                } else {
-                    Err(format!(
+                let outcome = json!({"ImportArn": import_arn, "ImportStatus": status,
+                    "counts": counts, "FailureCode": d.failure_code(),
+                    "FailureMessage": d.failure_message()});
+                if status != "COMPLETED" {
+                    progress.failed(outcome);
+                    return Err(format!(
                         "import {status}: {}",
                         d.failure_message().unwrap_or_default()
-                    ))
-                };
+                    ));
+                }
+                progress.done(
+                    outcome,
+                    &format!(
+                        "imported {} items into {} from bucket {} ({:.1} MB read)",
+                        thousands(d.imported_item_count()),
+                        args.table,
+                        args.bucket,
+                        d.processed_size_bytes().unwrap_or(0) as f64 / 1e6,
+                    ),
+                );
+                return Ok(());
             }
         }
         tokio::time::sleep(POLL).await;

@@ -16,7 +16,8 @@ pub struct FaultArgs {
         long,
         default_value = "http://127.0.0.1:8000",
         env = "KURA_ENDPOINT",
-        global = true
+        global = true,
+        value_parser = crate::endpoint::parse
     )]
     endpoint: String,
     #[command(subcommand)]

@@ -12,7 +12,7 @@ use http_body_util::{BodyExt, Empty};
 pub struct HealthcheckArgs {
     /// The server to check. Default: this host's `kura serve` as its own environment
     /// configures it (http://127.0.0.1:$KURA_PORT, https with $KURA_TLS_CERT).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::endpoint::parse)]
     endpoint: Option<String>,
     /// Seconds to wait for the answer.
     #[arg(long, default_value_t = 3)]
@@ -50,7 +50,7 @@ async fn ready(endpoint: &str) -> Result<(), String> {
     let response = crate::observe::http_client::<Empty<Bytes>>()
         .get(uri)
         .await
-        .map_err(|_| format!("cannot connect to {endpoint}: is `kura serve` running?"))?;
+        .map_err(|e| crate::endpoint::unreachable(endpoint, &e))?;
     let status = response.status();
     let body = response
         .into_body()

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use kura_engine::writer::WriteLimits;
 use kura_engine::{Engine, EngineOptions};
 use tracing_subscriber::EnvFilter;
@@ -15,6 +15,7 @@ use tracing_subscriber::EnvFilter;
 mod admin;
 #[cfg(feature = "clients")]
 mod dev;
+mod endpoint;
 mod fault;
 mod health;
 mod observe;
@@ -62,6 +63,9 @@ const VERSION: &str = concat!(
     about = "A DynamoDB-compatible database: one binary, durable embedded storage"
 )]
 struct Cli {
+    /// A failure's last line as a log record (time, level) instead of one plain line.
+    #[arg(long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -125,7 +129,8 @@ enum CqrsCommand {
 #[derive(Args)]
 struct ProjectArgs {
     /// The DynamoDB endpoint (plain HTTP), e.g. a `kura serve`.
-    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT")]
+    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT",
+          value_parser = endpoint::parse)]
     endpoint: String,
     /// The environment part of the table names (`{env}-{app}-{module}-command`, ...).
     #[arg(long)]
@@ -304,7 +309,13 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let name = matches.subcommand_name().unwrap_or("kura").to_owned();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let verbose = cli.verbose;
     let result = match cli.command {
         Command::Serve(args) => serve(args, None),
         #[cfg(feature = "clients")]
@@ -341,8 +352,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(message) if verbose => {
             tracing::error!("{message}");
+            ExitCode::FAILURE
+        }
+        // One plain line a user reads (docs/cli.md): the command, what failed, what to try.
+        Err(message) => {
+            eprintln!("kura {name}: {message}");
             ExitCode::FAILURE
         }
     }

@@ -17,7 +17,8 @@ use serde_json::Value;
 #[derive(Args)]
 pub struct KuraEndpoint {
     /// The `kura serve` to ask (its DynamoDB endpoint).
-    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT")]
+    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT",
+          value_parser = crate::endpoint::parse)]
     endpoint: String,
     /// Print the server's JSON instead of a report.
     #[arg(long)]
@@ -48,12 +49,16 @@ where
     B: hyper::body::Body + Send,
     B::Data: Send,
 {
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+    Client::builder(TokioExecutor::new()).build(https_or_http())
+}
+
+/// The connector of every client command: https:// with the web PKI roots, or http://.
+pub fn https_or_http() -> HttpsConnector<HttpConnector> {
+    hyper_rustls::HttpsConnectorBuilder::new()
         .with_webpki_roots()
         .https_or_http()
         .enable_http1()
-        .build();
-    Client::builder(TokioExecutor::new()).build(connector)
+        .build()
 }
 
 /// GETs `path` from the server; the body as JSON, or the server's message as the error.
@@ -82,13 +87,18 @@ pub async fn request_json(
     let response = client
         .request(request)
         .await
-        .map_err(|e| format!("cannot reach {endpoint}: {e}"))?;
+        .map_err(|e| crate::endpoint::unreachable(endpoint, &e))?;
     let status = response.status();
     let body = response
         .into_body()
         .collect()
         .await
-        .map_err(|e| format!("cannot read the answer of {endpoint}: {e}"))?
+        .map_err(|e| {
+            format!(
+                "cannot read the answer of {endpoint}: {}",
+                crate::endpoint::root_cause(&e)
+            )
+        })?
         .to_bytes();
     let value: Value = serde_json::from_slice(&body).map_err(|_| {
         format!(

@@ -125,8 +125,76 @@ async fn the_data_movement_commands_follow_their_jobs() {
         &["restore", "--source", "NoSuchTable", "--target", "CliNever"],
     );
     assert!(!ok);
-    assert!(
-        err.contains("TableNotFoundException: Table not found: NoSuchTable"),
-        "{err}"
+    assert_eq!(
+        err.trim_end(),
+        "kura restore: TableNotFoundException: Table not found: NoSuchTable"
     );
+
+    // On a terminal: a spinner with the time while the export runs (its answers carry no
+    // item count until the end, so no bar stuck at 0/N), then one sentence that says what
+    // was exported and where the files are, not the JSON line scripts get.
+    let screen = on_a_terminal(
+        endpoint,
+        &[
+            "export",
+            "CliSrc",
+            "--bucket",
+            "cli-bucket",
+            "--prefix",
+            "tty",
+        ],
+    );
+    assert!(
+        screen.contains(
+            "exported 120 items of CliSrc to bucket cli-bucket: data files under tty/AWSDynamoDB/"
+        ),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("/data/, manifest tty/AWSDynamoDB/"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("<data dir>/buckets/cli-bucket)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("\"job\""), "{screen}");
+    assert!(!screen.contains("0/120"), "{screen}");
+
+    let screen = on_a_terminal(endpoint, &["backup", "CliSrc", "--name", "tty-backup"]);
+    assert!(
+        screen.contains("backed up CliSrc as tty-backup ("),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("restore it with `kura restore --backup-arn arn:"),
+        "{screen}"
+    );
+
+    let screen = on_a_terminal(
+        endpoint,
+        &["restore", "--source", "CliSrc", "--target", "CliTty"],
+    );
+    assert!(
+        screen.contains("restored 120 items into CliTty, ACTIVE, in "),
+        "{screen}"
+    );
+}
+
+/// Runs `kura ARGS` on a pseudo-terminal (util-linux's `script`, in every Debian); what
+/// the terminal showed, both streams.
+fn on_a_terminal(endpoint: &str, args: &[&str]) -> String {
+    let command = std::iter::once(env!("CARGO_BIN_EXE_kura"))
+        .chain(args.iter().copied())
+        .map(|word| format!("'{word}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env("KURA_ENDPOINT", endpoint)
+        .output()
+        .expect("run script");
+    let screen = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{screen}");
+    screen
 }

@@ -2,14 +2,22 @@
 // confirmations. Values are shown with textContent only, never parsed as HTML.
 "use strict";
 
+// The stream's live tail. Rows are kept in time order across shards and polls (newest on
+// top, by sequence number), the newest N only (the page says so), filtered by event and
+// key as they come; a poll that came back full is followed at once, so a replay from the
+// oldest record catches up at thousands of records a second.
 function tail(controls) {
   const body = document.querySelector("#tail tbody");
   const status = document.getElementById("tail-status");
   const from = document.getElementById("tail-from");
   const pause = document.getElementById("tail-pause");
+  const event = document.getElementById("tail-event");
+  const key = document.getElementById("tail-key");
+  const keep = document.getElementById("tail-keep");
   let cursor = "";
   let paused = false;
-  let shown = 0;
+  let seen = 0;
+  let shards = 0;
   // Bumped when the start changes: an answer to a poll sent before is dropped.
   let generation = 0;
   const cell = (row, text, cls) => {
@@ -20,8 +28,60 @@ function tail(controls) {
       pre.textContent = text;
       td.appendChild(pre);
     }
+    return td;
+  };
+  const shows = (row) =>
+    (!event.value || row.dataset.event === event.value) &&
+    (!key.value || row.dataset.keys.includes(key.value));
+  const filter = () => {
+    for (const row of body.rows) row.hidden = !shows(row);
+    say();
+  };
+  const say = () => {
+    const limit = Number(keep.value);
+    const shown = [...body.rows].filter((r) => !r.hidden).length;
+    status.textContent = (paused ? "paused" : "live") + " · " + seen + " records read · " +
+      shown + " shown (the newest " + limit.toLocaleString("en") + " are kept) · " + shards + " shards";
+  };
+  // The row's place: after every row with a later sequence (rows run newest first).
+  const place = (order) => {
+    let low = 0;
+    let high = body.rows.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (body.rows[mid].dataset.order > order) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  };
+  const add = (r) => {
+    const row = body.insertRow(place(r.order));
+    row.className = "event " + String(r.event).toLowerCase();
+    row.dataset.order = r.order;
+    row.dataset.event = r.event;
+    row.dataset.keys = r.keys || "";
+    cell(row, r.time);
+    cell(row, r.event, "eventname");
+    cell(row, r.keys);
+    cell(row, r.old, "image old");
+    const image = cell(row, r.new, "image new");
+    if (r.changed && r.changed.length) {
+      const list = document.createElement("div");
+      list.className = "changed";
+      list.append("changed: ");
+      r.changed.forEach((attribute, i) => {
+        if (i) list.append(", ");
+        const mark = document.createElement("mark");
+        mark.textContent = attribute;
+        list.appendChild(mark);
+      });
+      image.prepend(list);
+    }
+    cell(row, r.shard + " · " + r.sequence, "seq");
+    row.hidden = !shows(row);
   };
   async function poll() {
+    let again = 1000;
     if (!paused) {
       try {
         const sent = generation;
@@ -34,57 +94,138 @@ function tail(controls) {
         }
         const answer = await response.json();
         if (sent !== generation) {
-          // The start changed while this poll was out: its records are from the old one.
+          again = 0;
         } else if (answer.error) {
           status.textContent = answer.error;
         } else {
           cursor = answer.cursor;
-          for (const r of answer.records) {
-            const row = body.insertRow(0);
-            row.className = "event " + String(r.event).toLowerCase();
-            cell(row, r.time);
-            cell(row, r.event, "eventname");
-            cell(row, r.keys);
-            cell(row, r.old, "image old");
-            cell(row, r.new, "image new");
-            cell(row, r.shard + " · " + r.sequence, "seq");
-            shown += 1;
-          }
-          while (body.rows.length > 500) body.deleteRow(-1);
-          status.textContent = "live · " + shown + " records · " + answer.shards + " shards";
+          shards = answer.shards;
+          for (const r of answer.records) add(r);
+          seen += answer.records.length;
+          const limit = Number(keep.value);
+          while (body.rows.length > limit) body.deleteRow(-1);
+          say();
+          if (answer.more) again = 0;
         }
       } catch (e) {
         status.textContent = "cannot reach the server: " + e;
       }
     }
-    setTimeout(poll, 1000);
+    setTimeout(poll, again);
   }
   from.addEventListener("change", () => {
     generation += 1;
     cursor = "";
     body.replaceChildren();
-    shown = 0;
+    seen = 0;
+  });
+  event.addEventListener("change", filter);
+  key.addEventListener("input", filter);
+  keep.addEventListener("change", () => {
+    while (body.rows.length > Number(keep.value)) body.deleteRow(-1);
+    say();
   });
   pause.addEventListener("click", () => {
     paused = !paused;
     pause.textContent = paused ? "Resume" : "Pause";
-    status.textContent = paused ? "paused" : "resuming…";
+    say();
   });
   poll();
 }
 
-function refreshCharts(charts) {
-  setInterval(async () => {
-    try {
-      const answer = await fetch(charts.dataset.refresh,
-        { credentials: "same-origin", redirect: "error" });
-      // The fragment is the server's own markup, every value in it escaped.
-      if (answer.ok) charts.innerHTML = await answer.text();
-    } catch (e) { /* the next refresh tries again */ }
-  }, 5000);
+// The items grid's column picker: unticked columns are hidden, and the browser remembers
+// them per table (localStorage), so a wide single-table design stays readable.
+function columnPicker(picker) {
+  const grid = picker.nextElementSibling.querySelector("table.items");
+  const offset = Number(picker.dataset.offset) || 0;
+  const memory = "kura.columns." + picker.dataset.columnsOf;
+  let hidden;
+  try {
+    hidden = new Set(JSON.parse(localStorage.getItem(memory) || "[]"));
+  } catch {
+    hidden = new Set();
+  }
+  const boxes = [...picker.querySelectorAll("input[type=checkbox]")];
+  const apply = () => {
+    boxes.forEach((box, i) => {
+      for (const row of grid.rows) {
+        const cell = row.cells[i + offset];
+        if (cell) cell.style.display = box.checked ? "" : "none";
+      }
+    });
+    picker.querySelector(".shown").textContent = boxes.filter((b) => b.checked).length;
+  };
+  for (const box of boxes) {
+    box.checked = !hidden.has(box.value);
+    box.addEventListener("change", () => {
+      if (box.checked) hidden.delete(box.value);
+      else hidden.add(box.value);
+      try {
+        localStorage.setItem(memory, JSON.stringify([...hidden]));
+      } catch {
+        // Private windows may refuse storage: the choice then lasts for this page.
+      }
+      apply();
+    });
+  }
+  apply();
+}
+
+// The query builder: choosing another index shows its key names (and its sort key's
+// fields only where it has one), and a partition key value typed while Scan is chosen
+// makes the request a Query, since a Scan has no use for it.
+function queryBuilder(form) {
+  const index = form.querySelector("select[name=index]");
+  const op = form.querySelector("select[name=op]");
+  const pk = form.querySelector("input[name=pk]");
+  index.addEventListener("change", () => {
+    const chosen = index.selectedOptions[0];
+    form.querySelector(".pk-name").textContent = chosen.dataset.pk || "";
+    form.querySelector(".sk-name").textContent = chosen.dataset.sk || "";
+    form.querySelector(".sort-keys").hidden = !chosen.dataset.sk;
+  });
+  pk.addEventListener("input", () => {
+    if (pk.value) op.value = "query";
+  });
+}
+
+// The item editor: leaving the page (another view, back to the list, any link) with
+// edits not saved asks first; saving does not.
+function guardEdits(form) {
+  const text = form.querySelector("textarea[name=item]");
+  const saved = text.value;
+  let saving = false;
+  form.addEventListener("submit", () => {
+    saving = true;
+  });
+  window.addEventListener("beforeunload", (event) => {
+    if (!saving && text.value !== saved) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  for (const picker of document.querySelectorAll("details.columns")) columnPicker(picker);
+  const editor = document.querySelector("form.editor");
+  if (editor) guardEdits(editor);
+  // "Copy" beside each code snippet: the clipboard where the browser allows it (a secure
+  // context: https or localhost), else the code is selected for the user to copy.
+  for (const button of document.querySelectorAll("div.snippet button.copy")) {
+    button.addEventListener("click", async () => {
+      const code = button.closest("div.snippet").querySelector("pre code");
+      try {
+        await navigator.clipboard.writeText(code.textContent);
+        button.textContent = "Copied";
+      } catch {
+        window.getSelection().selectAllChildren(code);
+        button.textContent = "Selected: press Ctrl+C";
+      }
+    });
+  }
+  const builder = document.querySelector("form.builder");
+  if (builder) queryBuilder(builder);
   const controls = document.getElementById("tail-controls");
   if (controls) tail(controls);
   const charts = document.getElementById("charts");

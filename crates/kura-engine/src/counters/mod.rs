@@ -206,10 +206,30 @@ impl Default for WriterCounters {
     }
 }
 
+tokio::task_local! {
+    /// Set while a request of the web console runs (see [`counted_apart`]).
+    static CONSOLE: ();
+}
+
+/// Runs `request` with its traffic counted apart from the application's: the web
+/// console's browsing must not raise the design advisor's findings, fill Contributor
+/// Insights' top keys or add to the application's consumed capacity (issue 36). The
+/// engine records on the request's own task, so a task-local marks it.
+pub async fn counted_apart<F: std::future::Future>(request: F) -> F::Output {
+    CONSOLE.scope((), request).await
+}
+
+/// Whether the running task is a request [`counted_apart`].
+fn apart() -> bool {
+    CONSOLE.try_with(|_| ()).is_ok()
+}
+
 /// Every counter of one engine.
 #[derive(Default)]
 pub struct Counters {
     tables: RwLock<HashMap<String, Arc<TableCounters>>>,
+    /// The console's requests, by table: never read as the application's.
+    console: RwLock<HashMap<String, Arc<TableCounters>>>,
     pub writer: WriterCounters,
     /// Capacity emulation, when on: consumed capacity is also taken from its buckets.
     pub(crate) charge: Option<Charge>,
@@ -230,16 +250,31 @@ impl Counters {
         }
     }
 
-    /// The counters of `table`, created on first use.
+    /// The counters the running request records into for `table`, created on first use:
+    /// the application's, or the console's for a request [`counted_apart`].
     pub fn table(&self, table: &str) -> Arc<TableCounters> {
-        if let Some(found) = self.tables.read().get(table) {
+        if apart() {
+            return Counters::entry(&self.console, table);
+        }
+        self.application(table)
+    }
+
+    /// The application's counters of `table`, whoever asks (turning Contributor Insights
+    /// on from the console turns it on for the application's traffic).
+    pub fn application(&self, table: &str) -> Arc<TableCounters> {
+        Counters::entry(&self.tables, table)
+    }
+
+    /// The console's own traffic on `table`, if it has any.
+    pub fn console(&self, table: &str) -> Option<Arc<TableCounters>> {
+        self.console.read().get(table).cloned()
+    }
+
+    fn entry(map: &RwLock<HashMap<String, Arc<TableCounters>>>, table: &str) -> Arc<TableCounters> {
+        if let Some(found) = map.read().get(table) {
             return found.clone();
         }
-        self.tables
-            .write()
-            .entry(table.to_owned())
-            .or_default()
-            .clone()
+        map.write().entry(table.to_owned()).or_default().clone()
     }
 
     /// The counters of `table` if it has any yet.
@@ -297,12 +332,14 @@ impl Counters {
     /// table was deleted can bring an entry back; a scrape drops it again).
     pub fn retain(&self, exists: impl Fn(&str) -> bool) {
         self.tables.write().retain(|name, _| exists(name));
+        self.console.write().retain(|name, _| exists(name));
     }
 
     /// Drops a deleted table's counters (a table created later under the name starts
     /// from zero, as a new CloudWatch dimension would).
     pub fn forget(&self, table: &str) {
         self.tables.write().remove(table);
+        self.console.write().remove(table);
     }
 }
 

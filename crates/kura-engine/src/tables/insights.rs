@@ -228,7 +228,7 @@ pub(crate) fn follow_record(counters: &Counters, table: &TableRecord) {
     if enabled.is_empty() && counters.existing(&table.name).is_none() {
         return;
     }
-    let insights = &counters.table(&table.name).insights;
+    let insights = &counters.application(&table.name).insights;
     for target in insights.targets() {
         if !enabled.iter().any(|r| r.index == target) {
             insights.disable(target.as_deref());

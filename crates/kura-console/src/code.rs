@@ -1,0 +1,339 @@
+//! The request a console page sent (the items builder's Query or Scan, a PartiQL
+//! statement), as code to paste: the AWS CLI, boto3, the JavaScript SDK v3 and the Rust
+//! SDK. Written from the request's own JSON, so what is shown is what ran.
+
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use maud::{Markup, html};
+use serde_json::{Map, Value};
+
+/// One language's code.
+pub(crate) struct Snippet {
+    pub language: &'static str,
+    pub code: String,
+}
+
+/// `request` (a DynamoDB JSON request of `operation`) against `endpoint` in each language.
+/// Members only the console needs (ReturnConsumedCapacity) are left out.
+pub(crate) fn snippets(operation: &str, request: &Value, endpoint: &str) -> Vec<Snippet> {
+    let mut members = request.as_object().cloned().unwrap_or_default();
+    members.remove("ReturnConsumedCapacity");
+    vec![
+        Snippet {
+            language: "AWS CLI",
+            code: cli(operation, &members, endpoint),
+        },
+        Snippet {
+            language: "Python (boto3)",
+            code: boto3(operation, &members, endpoint),
+        },
+        Snippet {
+            language: "JavaScript (SDK v3)",
+            code: javascript(operation, &members, endpoint),
+        },
+        Snippet {
+            language: "Rust (aws-sdk-dynamodb)",
+            code: rust(operation, &members),
+        },
+    ]
+}
+
+/// The snippets as a closed section under the page's results, each with a copy button.
+pub(crate) fn section(operation: &str, request: &Value, endpoint: &str) -> Markup {
+    html! {
+        details.code {
+            summary { "Code for this request" }
+            @for snippet in snippets(operation, request, endpoint) {
+                div.snippet {
+                    div.row {
+                        h4 { (snippet.language) }
+                        button.secondary.copy type="button" { "Copy" }
+                    }
+                    pre { code { (snippet.code) } }
+                }
+            }
+        }
+    }
+}
+
+/// `KeyConditionExpression` as `key-condition-expression`.
+fn kebab(name: &str) -> String {
+    snake(name).replace('_', "-")
+}
+
+/// `KeyConditionExpression` as `key_condition_expression`.
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A word for a POSIX shell, in single quotes.
+fn shell(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+fn cli(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
+    let mut code = format!(
+        "aws dynamodb {} \\\n  --endpoint-url {}",
+        kebab(operation),
+        shell(endpoint)
+    );
+    for (name, value) in members {
+        let flag = kebab(name);
+        let arg = match value {
+            Value::Bool(true) => format!("--{flag}"),
+            Value::Bool(false) => format!("--no-{flag}"),
+            Value::String(s) => format!("--{flag} {}", shell(s)),
+            Value::Number(n) => format!("--{flag} {n}"),
+            other => format!("--{flag} {}", shell(&other.to_string())),
+        };
+        let _ = write!(code, " \\\n  {arg}");
+    }
+    code
+}
+
+/// A JSON value as a Python literal.
+fn python(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Number(n) => n.to_string(),
+        // JSON's string syntax is Python's.
+        Value::String(_) => value.to_string(),
+        Value::Array(list) => format!(
+            "[{}]",
+            list.iter().map(python).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), python(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn boto3(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
+    let mut code = format!(
+        "import boto3\n\nclient = boto3.client(\"dynamodb\", endpoint_url={})\nresponse = client.{}(\n",
+        Value::String(endpoint.to_owned()),
+        snake(operation)
+    );
+    for (name, value) in members {
+        let _ = writeln!(code, "    {name}={},", python(value));
+    }
+    code.push_str(")\n");
+    code
+}
+
+fn javascript(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
+    let body = serde_json::to_string_pretty(&Value::Object(members.clone())).unwrap_or_default();
+    format!(
+        "import {{ DynamoDBClient, {operation}Command }} from \"@aws-sdk/client-dynamodb\";\n\n\
+         const client = new DynamoDBClient({{ endpoint: {} }});\n\
+         const response = await client.send(new {operation}Command({body}));\n",
+        Value::String(endpoint.to_owned())
+    )
+}
+
+/// A DynamoDB JSON value as the Rust SDK's `AttributeValue`.
+fn attribute(value: &Value) -> String {
+    let Some((kind, inner)) = value.as_object().and_then(|m| m.iter().next()) else {
+        return "AttributeValue::Null(true)".to_owned();
+    };
+    let string = |v: &Value| format!("{:?}.to_owned()", v.as_str().unwrap_or_default());
+    let strings = |v: &Value| {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .map(string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let blob = |v: &Value| {
+        let bytes = STANDARD
+            .decode(v.as_str().unwrap_or_default())
+            .unwrap_or_default();
+        format!("Blob::new(vec!{bytes:?})")
+    };
+    match kind.as_str() {
+        "S" => format!("AttributeValue::S({})", string(inner)),
+        "N" => format!("AttributeValue::N({})", string(inner)),
+        "B" => format!("AttributeValue::B({})", blob(inner)),
+        "BOOL" => format!("AttributeValue::Bool({})", inner.as_bool().unwrap_or(false)),
+        "NULL" => "AttributeValue::Null(true)".to_owned(),
+        "SS" => format!("AttributeValue::Ss(vec![{}])", strings(inner)),
+        "NS" => format!("AttributeValue::Ns(vec![{}])", strings(inner)),
+        "BS" => format!(
+            "AttributeValue::Bs(vec![{}])",
+            inner
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(blob)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "L" => format!(
+            "AttributeValue::L(vec![{}])",
+            inner
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(attribute)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "M" => format!(
+            "AttributeValue::M(HashMap::from([{}]))",
+            inner
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| format!("({k:?}.to_owned(), {})", attribute(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "AttributeValue::Null(true)".to_owned(),
+    }
+}
+
+fn rust(operation: &str, members: &Map<String, Value>) -> String {
+    let mut code = format!(
+        "use aws_sdk_dynamodb::types::AttributeValue;\n\nlet response = client\n    .{}()\n",
+        snake(operation)
+    );
+    for (name, value) in members {
+        let setter = snake(name);
+        match (name.as_str(), value) {
+            ("ExpressionAttributeNames", Value::Object(map)) => {
+                for (k, v) in map {
+                    let _ = writeln!(
+                        code,
+                        "    .{setter}({k:?}, {:?})",
+                        v.as_str().unwrap_or_default()
+                    );
+                }
+            }
+            ("ExpressionAttributeValues" | "ExclusiveStartKey", Value::Object(map)) => {
+                for (k, v) in map {
+                    let _ = writeln!(code, "    .{setter}({k:?}, {})", attribute(v));
+                }
+            }
+            ("Parameters", Value::Array(list)) => {
+                for v in list {
+                    let _ = writeln!(code, "    .{setter}({})", attribute(v));
+                }
+            }
+            ("Select", Value::String(s)) => {
+                let variant = match s.as_str() {
+                    "COUNT" => "Count",
+                    "ALL_PROJECTED_ATTRIBUTES" => "AllProjectedAttributes",
+                    "SPECIFIC_ATTRIBUTES" => "SpecificAttributes",
+                    _ => "AllAttributes",
+                };
+                let _ = writeln!(
+                    code,
+                    "    .select(aws_sdk_dynamodb::types::Select::{variant})"
+                );
+            }
+            (_, Value::String(s)) => {
+                let _ = writeln!(code, "    .{setter}({s:?})");
+            }
+            (_, Value::Bool(b)) => {
+                let _ = writeln!(code, "    .{setter}({b})");
+            }
+            (_, Value::Number(n)) => {
+                let _ = writeln!(code, "    .{setter}({n})");
+            }
+            _ => {}
+        }
+    }
+    code.push_str("    .send()\n    .await?;\n");
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn query() -> Value {
+        json!({
+            "TableName": "orders",
+            "IndexName": "by_status",
+            "KeyConditionExpression": "#kura_pk = :kura_pk",
+            "ExpressionAttributeNames": {"#kura_pk": "status"},
+            "ExpressionAttributeValues": {":kura_pk": {"S": "it's open"}, ":n": {"N": "3"},
+                                          ":m": {"M": {"b": {"B": "AAE="}, "l": {"L": [{"BOOL": true}]}}}},
+            "ScanIndexForward": false,
+            "ConsistentRead": true,
+            "Limit": 25,
+            "ReturnConsumedCapacity": "TOTAL"
+        })
+    }
+
+    #[test]
+    fn the_cli_quotes_for_the_shell_and_spells_flags() {
+        let code = cli(
+            "Query",
+            query().as_object().unwrap_or(&Map::new()),
+            "http://h:8000",
+        );
+        assert!(code.starts_with("aws dynamodb query \\\n  --endpoint-url 'http://h:8000'"));
+        assert!(code.contains("--key-condition-expression '#kura_pk = :kura_pk'"));
+        assert!(code.contains("--no-scan-index-forward"));
+        assert!(code.contains("--consistent-read"));
+        assert!(code.contains("--limit 25"));
+        assert!(code.contains(r#""S":"it'\''s open""#), "{code}");
+    }
+
+    #[test]
+    fn boto3_gets_python_literals() {
+        let snippets = snippets("Query", &query(), "http://h:8000");
+        let python = &snippets[1].code;
+        assert!(python.contains("response = client.query(\n"));
+        assert!(python.contains("    ScanIndexForward=False,\n"));
+        assert!(python.contains("    Limit=25,\n"));
+        assert!(!python.contains("ReturnConsumedCapacity"));
+        assert!(python.contains(r#"{"BOOL": True}"#), "{python}");
+    }
+
+    #[test]
+    fn javascript_sends_the_command() {
+        let code = &snippets("Scan", &json!({"TableName": "t"}), "http://h")[2].code;
+        assert!(code.contains("import { DynamoDBClient, ScanCommand }"));
+        assert!(code.contains("client.send(new ScanCommand({\n  \"TableName\": \"t\"\n}))"));
+    }
+
+    #[test]
+    fn rust_uses_the_builders_and_attribute_values() {
+        let code = &snippets("Query", &query(), "http://h")[3].code;
+        assert!(code.contains("    .query()\n"));
+        assert!(code.contains(r##"    .expression_attribute_names("#kura_pk", "status")"##));
+        assert!(code.contains(
+            r#"    .expression_attribute_values(":kura_pk", AttributeValue::S("it's open".to_owned()))"#
+        ));
+        assert!(code.contains("Blob::new(vec![0, 1])"), "{code}");
+        assert!(code.contains("AttributeValue::L(vec![AttributeValue::Bool(true)])"));
+        assert!(code.contains("    .scan_index_forward(false)\n"));
+        assert!(code.contains("    .limit(25)\n"));
+        assert!(code.ends_with("    .send()\n    .await?;\n"));
+        let count = &snippets("Scan", &json!({"TableName": "t", "Select": "COUNT"}), "h")[3].code;
+        assert!(count.contains(".select(aws_sdk_dynamodb::types::Select::Count)"));
+    }
+}
