@@ -311,9 +311,10 @@ def test_items_are_loaded_from_a_pasted_array_and_from_a_file(ui, server, tmp_pa
     ui.open("/console/tables/loaded/load")
     ui.fill("items", '{"id": "r1"}\n\n{"id": "r2"}\n{"id": 7}\n{"id": "r3"}\n')
     ui.submit("form.load")
+    # BatchWriteItem's own wording for a key of the wrong type, after the line.
     assert ui.error() == (
-        "ValidationException: Line 4: One or more parameter values were invalid: Type "
-        "mismatch for key id expected: S actual: N (2 items were written before it)"), ui.error()
+        "ValidationException: Line 4: The provided key element does not match the schema "
+        "(2 items were written before it)"), ui.error()
     assert "Item" in ddb.get_item(TableName="loaded", Key={"id": {"S": "r2"}})
     assert "Item" not in ddb.get_item(TableName="loaded", Key={"id": {"S": "r3"}})
 
@@ -931,10 +932,100 @@ def test_the_editor_returns_to_its_query_and_asks_before_dropping_edits(ui, serv
     area = ui.el("form.editor textarea")
     area.send_keys(" ")
     back.click()
-    ui.d.switch_to.alert.dismiss()
-    assert ui.el("form.editor textarea").get_attribute("value").startswith(" ")
+    alert = ui.d.switch_to.alert
+    assert alert.text == "Leave the editor? Your edits are not saved.", alert.text
+    alert.dismiss()
+    assert ui.el("form.editor textarea").get_attribute("value").endswith("} ")
     # Saving does not ask, and the list it returns to is the query it came from.
     ui.submit("form.editor")
     assert ui.notice() == "Saved", ui.text()
     ui.follow(ui.el("form.editor a.button.secondary"))
     assert [r["pk"] for r in rows(ui)] == ["USER#3"], ui.text()
+
+
+def test_the_tables_page_filters_by_name_and_follows_a_dark_system_setting(ui, server):
+    """Issue 36: a table filter on the tables page; dark mode following the system."""
+    single_table_with_a_gsi(client(server), "not-matched")
+    ui.open("/console/tables")
+    everything = len(ui.els("table.tables tbody tr"))
+    ui.el("#table-filter").send_keys("ORD")
+    shown = [r.find_element(By.TAG_NAME, "a").text
+             for r in ui.els("table.tables tbody tr") if r.is_displayed()]
+    assert shown == ["orders"], shown
+    # Without script, the form's GET does the same.
+    ui.open("/console/tables?filter=ORD")
+    assert [a.text for a in ui.els("table.tables tbody td:first-child a")] == ["orders"]
+    ui.open("/console/tables?filter=nothing-like-it")
+    assert "No table name contains nothing-like-it." in ui.text()
+    assert everything > 1
+    # The system's dark setting darkens the page.
+    ui.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    try:
+        ui.open("/console/tables")
+        background = ui.d.execute_script(
+            "return getComputedStyle(document.body).backgroundColor;")
+        assert background == "rgb(18, 22, 31)", background
+    finally:
+        ui.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+# Every form control has a name a screen reader says (a <label> around it or for it, or
+# aria-label), and every text's contrast with what is behind it is at least WCAG AA's
+# 4.5:1 (3:1 for large text), in the light and the dark scheme.
+ACCESSIBILITY = r"""
+const unlabelled = [];
+for (const c of document.querySelectorAll("input, select, textarea")) {
+  if (c.type === "hidden" || c.closest("[hidden]")) continue;
+  const named = c.closest("label") || (c.id && document.querySelector(`label[for="${c.id}"]`))
+    || c.getAttribute("aria-label") || c.getAttribute("aria-labelledby");
+  if (!named) unlabelled.push(c.outerHTML.slice(0, 120));
+}
+const rgb = (text) => (text.match(/[\d.]+/g) || []).map(Number);
+const luminance = ([r, g, b]) => {
+  const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+};
+const behind = (el) => {
+  for (let e = el; e; e = e.parentElement) {
+    const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) return c;
+  }
+  return [255, 255, 255];
+};
+const poor = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  const el = node.parentElement;
+  if (!node.textContent.trim() || !el || !el.offsetParent) continue;
+  const style = getComputedStyle(el);
+  if (el.closest("svg")) continue;
+  const fg = rgb(style.color), bg = behind(el);
+  const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+  const ratio = (a + 0.05) / (b + 0.05);
+  const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && Number(style.fontWeight) >= 700);
+  if (ratio < (large ? 3 : 4.5)) poor.push(`${ratio.toFixed(2)} ${el.tagName}.${el.className}: ${node.textContent.trim().slice(0, 40)}`);
+}
+return [unlabelled, [...new Set(poor)].slice(0, 20)];
+"""
+
+
+def test_every_page_labels_its_controls_and_has_readable_contrast(ui, server):
+    pages = ["/console/tables", "/console/new-table", "/console/tables/orders",
+             "/console/tables/orders/items", "/console/tables/orders/items?op=scan",
+             "/console/tables/orders/item?new=1", "/console/tables/orders/load",
+             "/console/tables/orders/stream", "/console/tables/orders/metrics",
+             "/console/tables/orders/protection", "/console/partiql", "/console/advisor"]
+    problems = {}
+    for scheme in ["light", "dark"]:
+        ui.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+            "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        try:
+            for page in pages:
+                ui.open(page)
+                unlabelled, poor = ui.d.execute_script(ACCESSIBILITY)
+                if unlabelled or poor:
+                    problems[f"{scheme} {page}"] = {"unlabelled": unlabelled, "contrast": poor}
+        finally:
+            ui.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    assert not problems, json.dumps(problems, indent=1)

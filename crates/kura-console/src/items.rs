@@ -509,7 +509,7 @@ fn editor(
             input type="hidden" name="format" value=(if plain { "plain" } else { "dynamodb" });
             @if let Some(key) = key { input type="hidden" name="key" value=(pack(key)); }
             @if !list.is_empty() { input type="hidden" name="list" value=(list); }
-            textarea name="item" rows="18" spellcheck="false" { (text) }
+            textarea name="item" rows="18" spellcheck="false" aria-label="The item" { (text) }
             (condition_fields(f, condition))
             div.row {
                 button type="submit" { "Save item" }

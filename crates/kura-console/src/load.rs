@@ -43,7 +43,7 @@ fn page(ctx: &Ctx, table: &str, f: &Fields, failed: Option<&ApiError>) -> Markup
                     }
                 }
             }
-            textarea #load-items name="items" rows="16" spellcheck="false" { (raw(f, "items")) }
+            textarea #load-items name="items" rows="16" spellcheck="false" aria-label="Items to load" { (raw(f, "items")) }
             div.row {
                 button type="submit" { "Load items" }
                 a.button.secondary href=(table_path(table, Section::Items)) { "Back to items" }

@@ -138,7 +138,7 @@ fn backup_list(ctx: &Ctx, path: &str, list: &Value) -> Markup {
                                     (csrf(ctx))
                                     input type="hidden" name="action" value="restore_backup";
                                     input type="hidden" name="arn" value=(arn);
-                                    input name="target" placeholder="new table name" required;
+                                    input name="target" placeholder="new table name" aria-label="Restore as table" required;
                                     button type="submit" { "Restore" }
                                 }
                             }

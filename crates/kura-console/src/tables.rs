@@ -45,18 +45,27 @@ pub(crate) async fn list(ctx: Ctx, Query(query): Query<Fields>) -> Response {
         Ok(names) => names,
         Err(e) => return ctx.page("Tables", Tab::Tables, layout::error(&e)),
     };
+    // `?filter=` keeps the tables whose name contains it (any case); the page's script
+    // filters the same way as the user types.
+    let filter = field(&query, "filter");
+    let wanted = filter.to_lowercase();
     let mut rows = Vec::with_capacity(names.len());
-    for name in &names {
+    for name in names.iter().filter(|n| n.to_lowercase().contains(&wanted)) {
         rows.push((name, describe(&ctx, name).await));
     }
     let body = html! {
         (layout::notice(query.get("notice").map(String::as_str)))
         div.bar {
             h1 { "Tables" }
+            form.table-filter method="get" action="/console/tables" {
+                label { "Filter tables" input #table-filter name="filter" type="search" value=(filter) placeholder="name contains…"; }
+            }
             a.button href="/console/new-table" { "Create table" }
         }
-        @if rows.is_empty() {
+        @if rows.is_empty() && filter.is_empty() {
             p.empty { "No tables yet. " a href="/console/new-table" { "Create one" } "." }
+        } @else if rows.is_empty() {
+            p.empty { "No table name contains " code { (filter) } "." }
         } @else {
             table.grid.tables {
                 thead { tr {
@@ -65,7 +74,7 @@ pub(crate) async fn list(ctx: Ctx, Query(query): Query<Fields>) -> Response {
                 } }
                 tbody {
                     @for (name, described) in &rows {
-                        tr {
+                        tr data-name=(name.to_lowercase()) {
                             td { a href=(table_path(name, Section::Items)) { (name) } }
                             @match described {
                                 Ok(t) => {
@@ -262,7 +271,7 @@ fn create_form(ctx: &Ctx, f: &Fields, failed: Option<&ApiError>) -> Markup {
             }
             details {
                 summary { "Or paste a CreateTable request (JSON): it is sent as it is" }
-                textarea name="json" rows="10" spellcheck="false" { (v("json")) }
+                textarea name="json" rows="10" spellcheck="false" aria-label="CreateTable request (JSON)" { (v("json")) }
             }
             button type="submit" { "Create table" }
         }

@@ -100,9 +100,10 @@ function tail(controls) {
         } else {
           cursor = answer.cursor;
           shards = answer.shards;
-          for (const r of answer.records) add(r);
-          seen += answer.records.length;
           const limit = Number(keep.value);
+          // Records come oldest first: those before the newest `limit` would be trimmed.
+          for (const r of answer.records.slice(-limit)) add(r);
+          seen += answer.records.length;
           while (body.rows.length > limit) body.deleteRow(-1);
           say();
           if (answer.more) again = 0;
@@ -189,17 +190,27 @@ function queryBuilder(form) {
   });
 }
 
-// The item editor: leaving the page (another view, back to the list, any link) with
-// edits not saved asks first; saving does not.
+// The item editor: leaving the page with edits not saved asks first (a link of the page,
+// another view or back to the list, with a confirmation; closing or reloading, with the
+// browser's own question); saving does not.
 function guardEdits(form) {
   const text = form.querySelector("textarea[name=item]");
   const saved = text.value;
   let saving = false;
+  const dirty = () => !saving && text.value !== saved;
   form.addEventListener("submit", () => {
     saving = true;
   });
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("a[href]");
+    if (link && dirty() && !window.confirm("Leave the editor? Your edits are not saved.")) {
+      event.preventDefault();
+    } else if (link) {
+      saving = true;
+    }
+  });
   window.addEventListener("beforeunload", (event) => {
-    if (!saving && text.value !== saved) {
+    if (dirty()) {
       event.preventDefault();
       event.returnValue = "";
     }
@@ -210,6 +221,16 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const picker of document.querySelectorAll("details.columns")) columnPicker(picker);
   const editor = document.querySelector("form.editor");
   if (editor) guardEdits(editor);
+  // The tables page's filter, as the user types (the form does the same without script).
+  const filter = document.getElementById("table-filter");
+  if (filter) {
+    filter.addEventListener("input", () => {
+      const wanted = filter.value.toLowerCase();
+      for (const row of document.querySelectorAll("table.tables tbody tr")) {
+        row.hidden = !row.dataset.name.includes(wanted);
+      }
+    });
+  }
   // "Copy" beside each code snippet: the clipboard where the browser allows it (a secure
   // context: https or localhost), else the code is selected for the user to copy.
   for (const button of document.querySelectorAll("div.snippet button.copy")) {
