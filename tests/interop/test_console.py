@@ -1014,6 +1014,7 @@ def test_every_page_labels_its_controls_and_has_readable_contrast(ui, server):
     pages = ["/console/tables", "/console/new-table", "/console/tables/orders",
              "/console/tables/orders/items", "/console/tables/orders/items?op=scan",
              "/console/tables/orders/item?new=1", "/console/tables/orders/load",
+             "/console/tables/orders/entities",
              "/console/tables/orders/stream", "/console/tables/orders/metrics",
              "/console/tables/orders/protection", "/console/partiql", "/console/advisor"]
     problems = {}
@@ -1029,3 +1030,36 @@ def test_every_page_labels_its_controls_and_has_readable_contrast(ui, server):
         finally:
             ui.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     assert not problems, json.dumps(problems, indent=1)
+
+
+def test_the_single_table_view_groups_items_by_entity_type_with_access_patterns(ui, server):
+    """Issue 36: a table's items grouped by entity type (the key prefix before #), each
+    type's attributes and counts, and the access patterns that serve it."""
+    ddb = client(server)
+    single_table_with_a_gsi(ddb, "shop")  # 20 ORDER items under USER#n, with status
+    ddb.batch_write_item(RequestItems={"shop": [
+        {"PutRequest": {"Item": {"pk": {"S": f"USER#{n}"}, "sk": {"S": "PROFILE"},
+                                 "name": {"S": f"user {n}"}}}} for n in range(5)]})
+    for _ in range(3):
+        ddb.query(TableName="shop", IndexName="by-status",
+                  KeyConditionExpression="#s = :s", ExpressionAttributeNames={"#s": "status"},
+                  ExpressionAttributeValues={":s": {"S": "open"}})
+    ui.open("/console/tables/shop")
+    ui.follow(ui.el("nav.tabs a[href$='/shop/entities']"))
+    assert "All 25 items of the table" in ui.el("p.hint").text, ui.text()
+    sections = {s.find_element(By.TAG_NAME, "h2").text: s for s in ui.els("section.entity")}
+    assert set(sections) == {"ORDER · 20 items", "USER · 5 items"}, list(sections)
+    order = sections["ORDER · 20 items"]
+    attributes = {r.find_elements(By.TAG_NAME, "td")[0].text: r.find_elements(By.TAG_NAME, "td")[2].text
+                  for r in order.find_elements(By.CSS_SELECTOR, "tbody tr")}
+    assert attributes == {"pk": "100%", "sk": "100%", "status": "100%"}, attributes
+    patterns = order.find_element(By.CSS_SELECTOR, "div.access").text
+    assert "Query the collection: pk = 'USER#…' AND begins_with(sk, 'ORDER#')" in patterns
+    assert "Query index by-status: status = :value [AND sk …]" in patterns, patterns
+    assert "its key is on 100% of ORDER items; 3 pages read by the application" in patterns
+    user = sections["USER · 5 items"].find_element(By.CSS_SELECTOR, "div.access").text
+    assert "by-status" not in user, user
+    # "browse them" is a Scan filtered to the type.
+    ui.follow(order.find_element(By.LINK_TEXT, "browse them (a filtered Scan)"))
+    found = rows(ui)
+    assert found and all(r["sk"].startswith("ORDER#") for r in found), found

@@ -21,15 +21,17 @@ pub(crate) enum Tab<'a> {
 pub(crate) enum Section {
     Overview,
     Items,
+    Entities,
     Stream,
     Metrics,
     Protection,
 }
 
 impl Section {
-    const ALL: [Section; 5] = [
+    const ALL: [Section; 6] = [
         Section::Overview,
         Section::Items,
+        Section::Entities,
         Section::Stream,
         Section::Metrics,
         Section::Protection,
@@ -39,6 +41,7 @@ impl Section {
         match self {
             Section::Overview => "Overview",
             Section::Items => "Items",
+            Section::Entities => "Entity types",
             Section::Stream => "Stream",
             Section::Metrics => "Metrics",
             Section::Protection => "Backups & PITR",
@@ -49,6 +52,7 @@ impl Section {
         match self {
             Section::Overview => "",
             Section::Items => "/items",
+            Section::Entities => "/entities",
             Section::Stream => "/stream",
             Section::Metrics => "/metrics",
             Section::Protection => "/protection",

@@ -11,6 +11,7 @@
 
 mod assets;
 mod code;
+mod entities;
 mod grid;
 mod items;
 mod layout;
@@ -101,6 +102,7 @@ fn routes() -> Router<Shared> {
                 .post(load::load)
                 .layer(axum::extract::DefaultBodyLimit::max(64 << 20)),
         )
+        .route("/console/tables/{table}/entities", get(entities::page))
         .route("/console/tables/{table}/stream", get(streams::page))
         .route("/console/tables/{table}/stream/poll", post(streams::poll))
         .route("/console/tables/{table}/metrics", get(metrics::table_page))
