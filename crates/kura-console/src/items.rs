@@ -495,7 +495,14 @@ fn editor(
         (layout::notice(Some(notice)))
         @if let Some(e) = failed { (layout::error(e)) }
         div.bar {
-            h2 { @if key.is_some() { "Edit item" } @else { "New item" } }
+            h2 {
+                @if let Some(key) = key {
+                    "Edit item "
+                    (key.as_object().into_iter().flatten()
+                        .map(|(name, value)| format!("{name} = {}", values::text(value)))
+                        .collect::<Vec<_>>().join(", "))
+                } @else { "New item" }
+            }
             nav.views {
                 @if key.is_some() {
                     a href=(base.clone()) class=[(!plain).then_some("on")] { "DynamoDB JSON" }

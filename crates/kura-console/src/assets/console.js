@@ -190,6 +190,129 @@ function queryBuilder(form) {
   });
 }
 
+// The item editor's text: line numbers in a gutter and JSON highlighted in a layer under
+// the textarea (whose own text is transparent, its caret not), kept in step as the user
+// types and scrolls. Built from text nodes only: an item's content is never parsed as HTML.
+const TYPE_NAMES = new Set(["S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"]);
+function codeEditor(text) {
+  const frame = document.createElement("div");
+  frame.className = "code-editor";
+  const gutter = document.createElement("pre");
+  gutter.className = "gutter";
+  gutter.setAttribute("aria-hidden", "true");
+  const layer = document.createElement("pre");
+  layer.className = "highlight";
+  layer.setAttribute("aria-hidden", "true");
+  text.parentNode.insertBefore(frame, text);
+  frame.append(gutter, layer, text);
+  const token = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
+  let pending = false;
+  const draw = () => {
+    pending = false;
+    const value = text.value;
+    const lines = value.split("\n").length;
+    gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join("\n");
+    const parts = document.createDocumentFragment();
+    let at = 0;
+    for (const m of value.matchAll(token)) {
+      if (m.index > at) parts.append(value.slice(at, m.index));
+      const span = document.createElement("span");
+      span.textContent = m[1] || m[0];
+      if (m[1] && m[2]) span.className = TYPE_NAMES.has(m[1].slice(1, -1)) ? "t" : "k";
+      else if (m[1]) span.className = "s";
+      else if (m[3]) span.className = "n";
+      else span.className = "b";
+      parts.append(span);
+      if (m[2]) parts.append(m[2]);
+      at = m.index + m[0].length;
+    }
+    parts.append(value.slice(at) + "\n");
+    layer.replaceChildren(parts);
+    sync();
+  };
+  const sync = () => {
+    layer.scrollTop = text.scrollTop;
+    layer.scrollLeft = text.scrollLeft;
+    gutter.scrollTop = text.scrollTop;
+  };
+  const later = () => {
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(draw);
+    }
+  };
+  text.addEventListener("input", later);
+  text.addEventListener("change", later);
+  text.addEventListener("scroll", sync);
+  draw();
+}
+
+// The lines that differ between two texts, with two lines of context: [" ", "-", "+"]
+// prefixed, from a longest common subsequence (a plain count when the texts are huge).
+function lineDiff(before, after) {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  if (a.length * b.length > 4000000) return null;
+  const lcs = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) {
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const out = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      out.push([" ", a[i]]);
+      i++;
+      j++;
+    } else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      out.push(["+", b[j++]]);
+    } else {
+      out.push(["-", a[i++]]);
+    }
+  }
+  const near = (k) => out.slice(Math.max(0, k - 2), k + 3).some(([mark]) => mark !== " ");
+  return out.filter((_, k) => near(k));
+}
+
+// Saving an existing item shows what changes first: the first Save draws the diff, the
+// second ("Save these changes") sends it. Unchanged text and new items save at once.
+function reviewBeforeSave(form) {
+  const text = form.querySelector("textarea[name=item]");
+  const save = form.querySelector("button[type=submit]");
+  const saved = text.value;
+  let reviewed = null;
+  form.addEventListener("submit", (event) => {
+    if (!form.querySelector("input[name=key]") || text.value === saved || reviewed === text.value) return;
+    event.preventDefault();
+    let view = form.querySelector("div.diff");
+    if (!view) {
+      view = document.createElement("div");
+      view.className = "diff";
+      save.parentElement.before(view);
+    }
+    const lines = lineDiff(saved, text.value);
+    const list = document.createElement("pre");
+    if (lines) {
+      for (const [mark, line] of lines) {
+        const row = document.createElement("span");
+        row.className = mark === "+" ? "added" : mark === "-" ? "removed" : "same";
+        row.textContent = mark + " " + line + "\n";
+        list.appendChild(row);
+      }
+    } else {
+      list.textContent = "The item changed (too large to show line by line).";
+    }
+    const heading = document.createElement("h3");
+    heading.textContent = "Changes to save";
+    view.replaceChildren(heading, list);
+    reviewed = text.value;
+    save.textContent = "Save these changes";
+  });
+}
+
 // The item editor: leaving the page with edits not saved asks first (a link of the page,
 // another view or back to the list, with a confirmation; closing or reloading, with the
 // browser's own question); saving does not.
@@ -220,7 +343,11 @@ function guardEdits(form) {
 document.addEventListener("DOMContentLoaded", () => {
   for (const picker of document.querySelectorAll("details.columns")) columnPicker(picker);
   const editor = document.querySelector("form.editor");
-  if (editor) guardEdits(editor);
+  if (editor) {
+    codeEditor(editor.querySelector("textarea[name=item]"));
+    reviewBeforeSave(editor);
+    guardEdits(editor);
+  }
   // The tables page's filter, as the user types (the form does the same without script).
   const filter = document.getElementById("table-filter");
   if (filter) {
