@@ -14,7 +14,8 @@ use crate::keys::{
 };
 use crate::names::{
     ATTRIBUTES, CODE, CREATED_AT, CREATED_BY, CREATED_IP, ID, IS_DELETED, NAME, PK, REQUEST_ID,
-    SEQ, SK, SOURCE, TENANT_CODE, TTL, TYPE, UPDATED_AT, UPDATED_BY, UPDATED_IP, VERSION,
+    SEQ, SK, SOURCE, TENANT_CODE, TTL, TTL_POLICY, TYPE, UPDATED_AT, UPDATED_BY, UPDATED_IP,
+    VERSION,
 };
 
 /// What a client publishes: one version of an entity.
@@ -164,7 +165,11 @@ pub struct CommandModel {
     pub kind: String,
     pub is_deleted: bool,
     pub seq: Option<i64>,
+    /// The entity's own `ttl`, as published.
     pub ttl: Option<i64>,
+    /// The `ttl` a retention policy gave the stored row, when it had none of its own
+    /// ([`crate::TtlPolicies`]); never written back as the entity's own.
+    pub policy_ttl: Option<i64>,
     pub attributes: Map<String, Value>,
     pub audit: Audit,
 }
@@ -261,6 +266,7 @@ impl CommandModel {
             is_deleted: input.is_deleted,
             seq: input.seq,
             ttl: input.ttl,
+            policy_ttl: None,
             // As DynamoDB gives them back.
             attributes: canonical_map(&input.attributes),
             audit,
@@ -282,6 +288,11 @@ impl CommandModel {
             ttl: self.ttl,
             attributes: self.attributes.clone(),
         }
+    }
+
+    /// When the stored row expires: its own `ttl`, else the one a policy gave it.
+    pub fn expires(&self) -> Option<i64> {
+        self.ttl.or(self.policy_ttl)
     }
 
     /// The base sort key (without version).
@@ -353,6 +364,7 @@ impl CommandModel {
             Some(AttributeValue::M(map)) => from_item(map),
             _ => Map::new(),
         };
+        let by_policy = matches!(item.get(TTL_POLICY), Some(AttributeValue::Bool(true)));
         Ok(CommandModel {
             version: number(VERSION).unwrap_or_else(|| get_sort_key_version(&sk).max(0)),
             id: text(ID),
@@ -362,7 +374,8 @@ impl CommandModel {
             kind: text(TYPE),
             is_deleted: matches!(item.get(IS_DELETED), Some(AttributeValue::Bool(true))),
             seq: number(SEQ),
-            ttl: number(TTL),
+            ttl: number(TTL).filter(|_| !by_policy),
+            policy_ttl: number(TTL).filter(|_| by_policy),
             attributes,
             audit: Audit {
                 created_at: text(CREATED_AT),

@@ -20,6 +20,10 @@ pub const IS_DELETED: &str = "isDeleted";
 pub const SEQ: &str = "seq";
 /// The TTL attribute of every table (epoch seconds).
 pub const TTL: &str = "ttl";
+/// `true` on a row whose `ttl` a retention policy set (not the entity's own), so that
+/// reading it back does not take the policy's expiry for the entity's: a re-publish is
+/// then not dirty, and a partial update gets a fresh expiry from the policy.
+pub const TTL_POLICY: &str = "ttlPolicy";
 /// The entity's own attributes, a map.
 pub const ATTRIBUTES: &str = "attributes";
 pub const CREATED_AT: &str = "createdAt";

@@ -3,8 +3,10 @@
 //! they write cannot drift apart; they differ only in the conditions they put on the
 //! writes (see each).
 
+use aws_sdk_dynamodb::types::AttributeValue;
+
 use crate::command::CommandModel;
-use crate::names::{CPK, CREATED_AT, CREATED_BY, CREATED_IP, CSK, SK, STATUS};
+use crate::names::{CPK, CREATED_AT, CREATED_BY, CREATED_IP, CSK, SK, STATUS, TTL, TTL_POLICY};
 use crate::rows::{Item, s};
 use crate::tables::TableKind;
 use crate::ttl::RowTtl;
@@ -88,9 +90,15 @@ pub fn data_row(command: &CommandModel) -> Item {
 }
 
 /// A data row (read back as a model, `sk` = base) as its history row, at `base@version`.
+/// A copy keeps the data row's expiry, a policy's included (the history policy, when
+/// there is one, replaces it in [`project`]).
 pub fn history_row(data: &CommandModel) -> Item {
     let versioned = crate::keys::add_sort_key_version(data.base_sk(), data.version);
     let mut row = data.to_item();
+    if let (None, Some(ttl)) = (data.ttl, data.policy_ttl) {
+        row.insert(TTL.into(), AttributeValue::N(ttl.to_string()));
+        row.insert(TTL_POLICY.into(), AttributeValue::Bool(true));
+    }
     row.insert(SK.into(), s(&versioned));
     row.insert(CPK.into(), s(&data.pk));
     row.insert(CSK.into(), s(&versioned));

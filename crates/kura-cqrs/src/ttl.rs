@@ -11,7 +11,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::Result;
 use crate::master::MasterService;
-use crate::names::TTL;
+use crate::names::{TTL, TTL_POLICY};
 use crate::rows::Item;
 use crate::tables::TableKind;
 
@@ -40,13 +40,15 @@ impl RowTtl {
         }
     }
 
-    /// Sets `ttl` on `item`, a row of a `kind` table, by the rule above.
+    /// Sets `ttl` on `item`, a row of a `kind` table, by the rule above, marked as the
+    /// policy's ([`TTL_POLICY`]) so that it is never read back as the entity's own.
     pub fn apply(&self, item: &mut Item, kind: TableKind) {
         if kind != TableKind::History && item.contains_key(TTL) {
             return;
         }
         if let Some(ttl) = self.of(kind) {
             item.insert(TTL.into(), AttributeValue::N(ttl.to_string()));
+            item.insert(TTL_POLICY.into(), AttributeValue::Bool(true));
         }
     }
 }

@@ -190,7 +190,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
             .await
             .expect("cmd")
             .expect("row")
-            .ttl,
+            .expires(),
         90,
     );
     near(
@@ -199,7 +199,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
             .await
             .expect("data")
             .expect("row")
-            .ttl,
+            .expires(),
         365,
     );
     near(
@@ -208,7 +208,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
             .await
             .expect("hist")
             .expect("row")
-            .ttl,
+            .expires(),
         30,
     );
     // A row with its own ttl keeps it.
@@ -225,6 +225,62 @@ async fn ttl_policies_apply_to_the_rows_written() {
             .ttl,
         Some(42)
     );
+    // A policy's expiry is the row's, not the entity's (issue 34): publishing the same
+    // input again writes nothing, and a partial update gets a fresh expiry from the
+    // policy instead of keeping the old one as its own.
+    let third = |version: i64| {
+        CommandInput::new("ORDER#t1", "ORDER#3", version)
+            .with_code("3")
+            .with_attribute("total", json!(3))
+    };
+    commands
+        .publish_sync(&third(0), &invoker)
+        .await
+        .expect("v1 of ORDER#3");
+    let stored = commands
+        .data_row("ORDER#t1", "ORDER#3")
+        .await
+        .expect("data")
+        .expect("row");
+    assert_eq!(stored.ttl, None, "the policy's expiry is not the entity's");
+    near(stored.policy_ttl, 365);
+    assert!(
+        commands
+            .publish_sync(&third(1), &invoker)
+            .await
+            .expect("again")
+            .is_none(),
+        "the same input once more is not dirty"
+    );
+    let patch = kura_cqrs::PartialUpdate {
+        pk: "ORDER#t1".into(),
+        sk: "ORDER#3".into(),
+        version: 1,
+        attributes: json!({"note": "gift"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+        ..kura_cqrs::PartialUpdate::default()
+    };
+    let patched = commands
+        .publish_partial_update_sync(&patch, &invoker)
+        .await
+        .expect("partial")
+        .expect("a new version");
+    assert_eq!((patched.version, patched.ttl), (2, None));
+    let command = commands
+        .command("ORDER#t1", "ORDER#3", 2)
+        .await
+        .expect("cmd")
+        .expect("row");
+    assert_eq!(command.ttl, None);
+    near(command.policy_ttl, 90);
+    let history = commands
+        .history_row("ORDER#t1", "ORDER#3", 1)
+        .await
+        .expect("hist")
+        .expect("row");
+    near(history.policy_ttl, 30);
     // The projector applies the same policies to what it writes.
     let async_commands = CommandService::new(client.clone(), orders.clone());
     let other = CommandInput::new("ORDER#t1", "ORDER#2", 0).with_attribute("total", json!(9));
@@ -246,7 +302,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
             .await
             .expect("data")
             .expect("row")
-            .ttl,
+            .expires(),
         365,
     );
 }
