@@ -1117,3 +1117,30 @@ def test_the_item_editor_numbers_lines_highlights_json_and_shows_the_diff_first(
     ui.submit("form.editor")
     assert ui.notice() == "Saved", ui.text()
     assert ddb.get_item(TableName="edited", Key=key)["Item"]["status"] == {"S": "returned"}
+
+
+def test_switching_the_editors_view_keeps_the_edits(ui, server):
+    """Issue 36: switching the editor between DynamoDB JSON and plain JSON threw away
+    the edits."""
+    ddb = client(server)
+    single_table_with_a_gsi(ddb, "switched")
+    key = {"pk": {"S": "USER#5"}, "sk": {"S": "ORDER#0005"}}
+    ui.open("/console/tables/switched/items?" + urllib.parse.urlencode(
+        {"op": "query", "pk": "USER#5"}))
+    ui.follow(ui.el("table.items tbody tr td a"))
+    area = ui.el("form.editor textarea")
+    edited = json.loads(area.get_attribute("value"))
+    edited["note"] = {"S": "fragile"}
+    ui.d.execute_script(
+        "arguments[0].value = arguments[1];"
+        "arguments[0].dispatchEvent(new Event('input'));", area, json.dumps(edited))
+    ui.follow(ui.el("nav.views a[data-view=plain]"))
+    assert ui.notice() == "Your edits, shown as plain JSON: not saved yet", ui.text()
+    plain = json.loads(ui.el("form.editor textarea").get_attribute("value"))
+    assert plain == {"pk": "USER#5", "sk": "ORDER#0005", "status": "open", "note": "fragile"}
+    assert "note" not in ddb.get_item(TableName="switched", Key=key)["Item"]
+    # Saving shows the change against the stored item, in this view, then saves it.
+    changes = ui.save_reviewed()
+    assert '+   "note": "fragile"' in changes, changes
+    assert ui.notice() == "Saved", ui.text()
+    assert ddb.get_item(TableName="switched", Key=key)["Item"]["note"] == {"S": "fragile"}

@@ -447,6 +447,7 @@ pub(crate) async fn edit(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fi
         &f,
         failed.as_ref(),
         field(&f, "notice"),
+        None,
     );
     ctx.page(&table, Tab::Table(&table, Section::Items), body)
 }
@@ -480,6 +481,7 @@ fn editor(
     f: &Fields,
     failed: Option<&ApiError>,
     notice: &str,
+    saved: Option<&str>,
 ) -> Markup {
     let list = field(f, "list");
     let base = key
@@ -505,8 +507,8 @@ fn editor(
             }
             nav.views {
                 @if key.is_some() {
-                    a href=(base.clone()) class=[(!plain).then_some("on")] { "DynamoDB JSON" }
-                    a href=(format!("{base}&view=plain")) class=[plain.then_some("on")] { "Plain JSON" }
+                    a href=(base.clone()) data-view="dynamodb" class=[(!plain).then_some("on")] { "DynamoDB JSON" }
+                    a href=(format!("{base}&view=plain")) data-view="plain" class=[plain.then_some("on")] { "Plain JSON" }
                 }
             }
         }
@@ -516,7 +518,12 @@ fn editor(
             input type="hidden" name="format" value=(if plain { "plain" } else { "dynamodb" });
             @if let Some(key) = key { input type="hidden" name="key" value=(pack(key)); }
             @if !list.is_empty() { input type="hidden" name="list" value=(list); }
-            textarea name="item" rows="18" spellcheck="false" aria-label="The item" { (text) }
+            // Set by the page's script when the view changes with edits not saved: the
+            // edits come back in the other view instead of being thrown away.
+            input type="hidden" name="switch" value="";
+            // The stored item in this view, when the text shown is not it (unsaved edits):
+            // what leaving warns about and the diff compares with.
+            textarea name="item" rows="18" spellcheck="false" aria-label="The item" data-saved=[saved] { (text) }
             (condition_fields(f, condition))
             div.row {
                 button type="submit" { "Save item" }
@@ -581,6 +588,9 @@ fn add_condition(t: &Value, f: &Fields, request: &mut Value) -> Result<(), ApiEr
 
 /// `POST /console/tables/{table}/item`: PutItem of the editor's text.
 pub(crate) async fn save(Path(table): Path<String>, Posted { ctx, fields: f }: Posted) -> Response {
+    if !field(&f, "switch").is_empty() {
+        return switch_view(ctx, table, f).await;
+    }
     let plain = field(&f, "format") == "plain";
     let text = f.get("item").map_or("", String::as_str);
     let result = async {
@@ -624,10 +634,87 @@ pub(crate) async fn save(Path(table): Path<String>, Posted { ctx, fields: f }: P
         }
         Err(e) => {
             let key = unpack(field(&f, "key"));
-            let body = editor(&ctx, &table, key.as_ref(), text, plain, &f, Some(&e), "");
+            let body = editor(
+                &ctx,
+                &table,
+                key.as_ref(),
+                text,
+                plain,
+                &f,
+                Some(&e),
+                "",
+                None,
+            );
             ctx.page(&table, Tab::Table(&table, Section::Items), body)
         }
     }
+}
+
+/// The editor's text, unsaved, shown in the other view (`switch`: `plain` or `dynamodb`),
+/// beside the stored item in that view for the diff. Text that does not parse stays as
+/// it is, with the parse error.
+async fn switch_view(ctx: Ctx, table: String, f: Fields) -> Response {
+    let plain = field(&f, "format") == "plain";
+    let to_plain = field(&f, "switch") == "plain";
+    let text = f.get("item").map_or("", String::as_str);
+    let key = unpack(field(&f, "key"));
+    let parsed = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) if plain => Ok(Value::Object(values::to_typed_map(&map))),
+        Ok(Value::Object(map)) => Ok(Value::Object(map)),
+        Ok(_) => Err(ApiError::validation(
+            "The item must be a JSON object".to_owned(),
+        )),
+        Err(e) => Err(ApiError::validation(format!("The item is not JSON: {e}"))),
+    };
+    let item = match parsed {
+        Ok(item) => item,
+        Err(e) => {
+            let body = editor(
+                &ctx,
+                &table,
+                key.as_ref(),
+                text,
+                plain,
+                &f,
+                Some(&e),
+                "",
+                None,
+            );
+            return ctx.page(&table, Tab::Table(&table, Section::Items), body);
+        }
+    };
+    let stored = match &key {
+        Some(key) => ctx
+            .call(
+                "GetItem",
+                json!({ "TableName": table, "Key": key, "ConsistentRead": true }),
+            )
+            .await
+            .ok()
+            .map(|out| out["Item"].clone())
+            .filter(Value::is_object),
+        None => None,
+    };
+    let saved = stored.map(|s| pretty(&s, to_plain));
+    let mut fields = f.clone();
+    fields.remove("condition");
+    let notice = if to_plain {
+        "Your edits, shown as plain JSON: not saved yet"
+    } else {
+        "Your edits, shown as DynamoDB JSON: not saved yet"
+    };
+    let body = editor(
+        &ctx,
+        &table,
+        key.as_ref(),
+        &pretty(&item, to_plain),
+        to_plain,
+        &fields,
+        None,
+        notice,
+        Some(saved.as_deref().unwrap_or("")),
+    );
+    ctx.page(&table, Tab::Table(&table, Section::Items), body)
 }
 
 /// `POST /console/tables/{table}/item/delete`.

@@ -282,7 +282,8 @@ function lineDiff(before, after) {
 function reviewBeforeSave(form) {
   const text = form.querySelector("textarea[name=item]");
   const save = form.querySelector("button[type=submit]");
-  const saved = text.value;
+  // The stored item in this view: the text, unless the page shows edits not saved yet.
+  const saved = text.dataset.saved ?? text.value;
   let reviewed = null;
   form.addEventListener("submit", (event) => {
     if (!form.querySelector("input[name=key]") || text.value === saved || reviewed === text.value) return;
@@ -318,7 +319,7 @@ function reviewBeforeSave(form) {
 // browser's own question); saving does not.
 function guardEdits(form) {
   const text = form.querySelector("textarea[name=item]");
-  const saved = text.value;
+  const saved = text.dataset.saved ?? text.value;
   let saving = false;
   const dirty = () => !saving && text.value !== saved;
   form.addEventListener("submit", () => {
@@ -326,6 +327,15 @@ function guardEdits(form) {
   });
   document.addEventListener("click", (event) => {
     const link = event.target.closest("a[href]");
+    // Another view with edits not saved: the edits go to the server, which shows them in
+    // that view (not saved yet) instead of the stored item.
+    if (link && link.dataset.view && dirty()) {
+      event.preventDefault();
+      saving = true;
+      form.querySelector("input[name=switch]").value = link.dataset.view;
+      form.submit();
+      return;
+    }
     if (link && dirty() && !window.confirm("Leave the editor? Your edits are not saved.")) {
       event.preventDefault();
     } else if (link) {
