@@ -371,3 +371,58 @@ def test_kura_advise_prints_findings_and_fails_on_errors(server):
                              capture_output=True, text=True, timeout=60)
     rules = [f["rule"] for f in json.loads(as_json.stdout)["findings"]]
     assert rules == ["api.query-projection-expression"]
+
+
+def test_kura_advise_for_ci_sarif_junit_fail_on_and_suppressions(server, tmp_path):
+    """Issue 35: SARIF and JUnit output, --fail-on, and a suppressions file whose
+    findings are listed as suppressed, never hidden."""
+    import xml.etree.ElementTree as ET
+    ddb = client(server)
+    t = Tables(ddb)
+    table = t.create("forci")
+    t.put(table)
+    ddb.query(TableName=table, KeyConditionExpression="user_id = :u",
+              ExpressionAttributeValues={":u": {"S": "u1"}})
+
+    def advise(*args):
+        return subprocess.run([str(KURA), "advise", "--endpoint", server, *args],
+                              capture_output=True, text=True, timeout=60)
+
+    mine = lambda results: [r for r in results  # noqa: E731
+                            if r["locations"][0]["logicalLocations"][0]["name"] == table]
+    sarif = advise("--format", "sarif")
+    assert sarif.returncode == 1, sarif.stderr
+    log = json.loads(sarif.stdout)
+    assert log["version"] == "2.1.0" and log["runs"][0]["tool"]["driver"]["name"] == "kura advise"
+    found = mine(log["runs"][0]["results"])
+    assert [r["ruleId"] for r in found] == ["api.query-projection-expression"], found
+    assert found[0]["level"] == "error" and "suppressions" not in found[0]
+    rule_ids = [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]]
+    assert "api.query-projection-expression" in rule_ids
+    assert advise("--fail-on", "never").returncode == 0
+
+    junit = advise("--format", "junit", "--fail-on", "never")
+    suite = ET.fromstring(junit.stdout).find("testsuite")
+    cases = [c for c in suite.findall("testcase") if c.get("classname") == table]
+    assert [c.get("name") for c in cases] == ["api.query-projection-expression"]
+    assert cases[0].find("failure") is None  # --fail-on never: nothing fails
+
+    # Suppressed (every table, until a date to come): listed as suppressed, exit 0.
+    every = [f["rule"] for f in json.loads(advise("--json").stdout)["findings"]
+             if f["severity"] == "error"]
+    suppressions = tmp_path / "kura-advise.json"
+    suppressions.write_text(json.dumps({"suppressions": [
+        {"rule": rule, "reason": "reviewed: a test table", "expires": "2999-12-31"}
+        for rule in set(every)]}))
+    quiet = advise("--suppressions", str(suppressions))
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    assert f"[error] {table}: api.query-projection-expression — reviewed: a test table (until 2999-12-31)" in quiet.stdout
+    log = json.loads(advise("--format", "sarif", "--suppressions", str(suppressions)).stdout)
+    found = mine(log["runs"][0]["results"])
+    assert found[0]["suppressions"][0]["justification"] == "reviewed: a test table"
+    # Expired: the finding counts again, and the report says why.
+    suppressions.write_text(json.dumps({"suppressions": [
+        {"rule": rule, "reason": "until the fix", "expires": "2020-01-01"} for rule in set(every)]}))
+    again = advise("--suppressions", str(suppressions))
+    assert again.returncode == 1
+    assert "(its suppression expired on 2020-01-01: until the fix)" in again.stdout

@@ -13,6 +13,7 @@ use tracing_subscriber::EnvFilter;
 
 #[cfg(feature = "clients")]
 mod admin;
+mod advice_report;
 #[cfg(feature = "clients")]
 mod dev;
 mod endpoint;

@@ -182,42 +182,63 @@ pub async fn insights(args: InsightsArgs) -> Result<(), String> {
 pub struct AdviseArgs {
     #[command(flatten)]
     endpoint: KuraEndpoint,
+    /// text (for people), json (the server's, with suppressions applied), sarif (2.1.0,
+    /// for code scanning) or junit (XML, for CI test reports). `--json` is `--format json`.
+    #[arg(long, value_enum, default_value = "text")]
+    format: AdviceFormat,
+    /// The lowest severity that makes the exit status 1 (unless suppressed).
+    #[arg(long, value_enum, default_value = "error")]
+    fail_on: crate::advice_report::FailOn,
+    /// Accepted exceptions: a JSON file `{"suppressions": [{"rule": "api.scan",
+    /// "table": "dev-*", "reason": "...", "expires": "2027-03-31"}]}`; suppressed findings
+    /// are listed as suppressed, never hidden (docs/advisor.md).
+    #[arg(long)]
+    suppressions: Option<std::path::PathBuf>,
 }
 
-/// Prints the design advisor's findings; fails (exit 1) when any is an error, so CI can
-/// gate on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum AdviceFormat {
+    Text,
+    Json,
+    Sarif,
+    Junit,
+}
+
+/// Prints the design advisor's findings with the suppressions applied, in the format
+/// asked for; fails (exit 1) when an unsuppressed finding is at or above `--fail-on`, so
+/// CI can gate on it.
 pub async fn advise(args: AdviseArgs) -> Result<(), String> {
+    use crate::advice_report::{self as report, FailOn};
+    let suppressions = match &args.suppressions {
+        Some(path) => report::read_suppressions(
+            &std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?,
+        None => Vec::new(),
+    };
     let advice = get_json(&args.endpoint.endpoint, "/kura/advise").await?;
     let findings = advice["findings"].as_array().cloned().unwrap_or_default();
-    if args.endpoint.json {
-        println!("{advice:#}");
+    let reported = report::report(&findings, &suppressions, report::today());
+    let format = if args.endpoint.json {
+        AdviceFormat::Json
     } else {
-        println!(
-            "{} table(s), {} rule(s) checked of {} checkable (docs/advisor.md)",
-            advice["tables"], advice["rulesChecked"], advice["rulesCheckable"]
-        );
-        if findings.is_empty() {
-            println!("no findings");
-        }
-        for f in &findings {
-            let index = f["index"]
-                .as_str()
-                .map(|i| format!(" index {i}"))
-                .unwrap_or_default();
-            println!(
-                "\n[{}] {}{index}: {}\n  rule: {} ({})\n  fix:  {}",
-                f["severity"].as_str().unwrap_or_default(),
-                f["table"].as_str().unwrap_or_default(),
-                f["evidence"].as_str().unwrap_or_default(),
-                f["rule"].as_str().unwrap_or_default(),
-                f["section"].as_str().unwrap_or_default(),
-                f["fix"].as_str().unwrap_or_default(),
-            );
-        }
+        args.format
+    };
+    match format {
+        AdviceFormat::Text => print!("{}", report::text(&advice, &reported)),
+        AdviceFormat::Json => println!("{:#}", report::json(&advice, &reported)),
+        AdviceFormat::Sarif => println!("{:#}", report::sarif(&reported, crate::VERSION)),
+        AdviceFormat::Junit => print!("{}", report::junit(&reported, args.fail_on)),
     }
-    let errors = findings.iter().filter(|f| f["severity"] == "error").count();
-    if errors > 0 {
-        return Err(format!("{errors} finding(s) of severity error"));
+    let failing = report::failing(&reported, args.fail_on);
+    if failing > 0 {
+        let level = match args.fail_on {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning or error",
+            FailOn::Info | FailOn::Never => "any severity",
+        };
+        return Err(format!("{failing} finding(s) of severity {level}"));
     }
     Ok(())
 }

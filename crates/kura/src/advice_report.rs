@@ -1,0 +1,542 @@
+//! `kura advise` for CI: the advisor's findings (`GET /kura/advise`) with a suppressions
+//! file applied (each suppression has a reason and may expire; a suppressed finding is
+//! listed as suppressed, never hidden), ordered by severity, written as text, JSON, SARIF
+//! 2.1.0 (code scanning) or JUnit XML, and the exit status a pipeline gates on
+//! (`--fail-on error|warning|info|never`).
+
+use std::fmt::Write as _;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// One accepted exception: `rule` on `table` (a name, or a prefix ending in `*`; every
+/// table when absent) and `index` (when given), for `reason`, until `expires`
+/// (`YYYY-MM-DD`, UTC, inclusive) when given.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Suppression {
+    pub rule: String,
+    #[serde(default)]
+    pub table: Option<String>,
+    #[serde(default)]
+    pub index: Option<String>,
+    pub reason: String,
+    #[serde(default)]
+    pub expires: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SuppressionsFile {
+    suppressions: Vec<Suppression>,
+}
+
+/// Reads a suppressions file: `{"suppressions": [{"rule": ..., "reason": ...}, ...]}`.
+pub fn read_suppressions(text: &str) -> Result<Vec<Suppression>, String> {
+    let file: SuppressionsFile =
+        serde_json::from_str(text).map_err(|e| format!("the suppressions file: {e}"))?;
+    for s in &file.suppressions {
+        if s.reason.trim().is_empty() {
+            return Err(format!(
+                "the suppressions file: the suppression of {} has no reason",
+                s.rule
+            ));
+        }
+        if let Some(date) = &s.expires
+            && parse_date(date).is_none()
+        {
+            return Err(format!(
+                "the suppressions file: expires {date:?} of {} is not YYYY-MM-DD",
+                s.rule
+            ));
+        }
+    }
+    Ok(file.suppressions)
+}
+
+/// `YYYY-MM-DD` as days since 1970-01-01 (the proleptic Gregorian calendar).
+fn parse_date(text: &str) -> Option<i64> {
+    let mut parts = text.splitn(3, '-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return None;
+    }
+    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days_in = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&m) || d < 1 || d > days_in[(m - 1) as usize] {
+        return None;
+    }
+    // Days from civil (H. Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(era * 146_097 + doe - 719_468)
+}
+
+/// Today as days since 1970-01-01, UTC.
+pub fn today() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64 / 86_400)
+}
+
+impl Suppression {
+    fn matches(&self, finding: &Value) -> bool {
+        let table = finding["table"].as_str().unwrap_or_default();
+        self.rule == finding["rule"].as_str().unwrap_or_default()
+            && self
+                .table
+                .as_deref()
+                .is_none_or(|t| match t.strip_suffix('*') {
+                    Some(prefix) => table.starts_with(prefix),
+                    None => t == table,
+                })
+            && self
+                .index
+                .as_deref()
+                .is_none_or(|i| finding["index"].as_str() == Some(i))
+    }
+
+    /// Whether it has expired on `today` (days since 1970-01-01).
+    fn expired(&self, today: i64) -> bool {
+        self.expires
+            .as_deref()
+            .and_then(parse_date)
+            .is_some_and(|last| today > last)
+    }
+}
+
+/// A finding and what the suppressions say of it.
+#[derive(Debug, Clone)]
+pub struct Reported {
+    pub finding: Value,
+    /// The suppression in force for it.
+    pub suppressed: Option<Suppression>,
+    /// A suppression that matched but has expired.
+    pub expired: Option<Suppression>,
+}
+
+/// Severity's rank: errors first.
+fn rank(severity: &str) -> u8 {
+    match severity {
+        "error" => 0,
+        "warning" => 1,
+        _ => 2,
+    }
+}
+
+/// The findings with `suppressions` applied on `today`, errors first, then warnings, then
+/// the rest; in each, by table and rule.
+pub fn report(findings: &[Value], suppressions: &[Suppression], today: i64) -> Vec<Reported> {
+    let mut out: Vec<Reported> = findings
+        .iter()
+        .map(|finding| {
+            let matching: Vec<&Suppression> =
+                suppressions.iter().filter(|s| s.matches(finding)).collect();
+            Reported {
+                finding: finding.clone(),
+                suppressed: matching
+                    .iter()
+                    .find(|s| !s.expired(today))
+                    .cloned()
+                    .cloned(),
+                expired: matching.iter().find(|s| s.expired(today)).cloned().cloned(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        let key = |r: &Reported| {
+            (
+                rank(r.finding["severity"].as_str().unwrap_or_default()),
+                r.finding["table"].as_str().unwrap_or_default().to_owned(),
+                r.finding["rule"].as_str().unwrap_or_default().to_owned(),
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    out
+}
+
+/// The lowest severity that fails the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    fn fails(self, severity: &str) -> bool {
+        match self {
+            FailOn::Never => false,
+            FailOn::Error => rank(severity) == 0,
+            FailOn::Warning => rank(severity) <= 1,
+            FailOn::Info => true,
+        }
+    }
+}
+
+/// The unsuppressed findings that fail the run under `fail_on`.
+pub fn failing(reported: &[Reported], fail_on: FailOn) -> usize {
+    reported
+        .iter()
+        .filter(|r| {
+            r.suppressed.is_none() && fail_on.fails(r.finding["severity"].as_str().unwrap_or(""))
+        })
+        .count()
+}
+
+fn text_of(v: &Value, key: &str) -> String {
+    v[key].as_str().unwrap_or_default().to_owned()
+}
+
+/// The report for people.
+pub fn text(advice: &Value, reported: &[Reported]) -> String {
+    let mut out = format!(
+        "{} table(s), {} rule(s) checked of {} checkable (docs/advisor.md)\n",
+        advice["tables"], advice["rulesChecked"], advice["rulesCheckable"]
+    );
+    let (suppressed, open): (Vec<&Reported>, Vec<&Reported>) =
+        reported.iter().partition(|r| r.suppressed.is_some());
+    if open.is_empty() {
+        out.push_str("no findings\n");
+    }
+    for r in &open {
+        let f = &r.finding;
+        let index = f["index"]
+            .as_str()
+            .map(|i| format!(" index {i}"))
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            "\n[{}] {}{index}: {}\n  rule: {} ({})\n  fix:  {}\n",
+            text_of(f, "severity"),
+            text_of(f, "table"),
+            text_of(f, "evidence"),
+            text_of(f, "rule"),
+            text_of(f, "section"),
+            text_of(f, "fix"),
+        );
+        if let Some(s) = &r.expired {
+            let _ = writeln!(
+                out,
+                "  (its suppression expired on {}: {})",
+                s.expires.as_deref().unwrap_or_default(),
+                s.reason
+            );
+        }
+    }
+    if !suppressed.is_empty() {
+        let _ = writeln!(out, "\nsuppressed ({}):", suppressed.len());
+        for r in suppressed {
+            let s = r.suppressed.as_ref().map_or((String::new(), None), |s| {
+                (s.reason.clone(), s.expires.clone())
+            });
+            let _ = writeln!(
+                out,
+                "  [{}] {}: {} — {}{}",
+                text_of(&r.finding, "severity"),
+                text_of(&r.finding, "table"),
+                text_of(&r.finding, "rule"),
+                s.0,
+                s.1.map(|d| format!(" (until {d})")).unwrap_or_default()
+            );
+        }
+    }
+    out
+}
+
+/// The server's JSON with the unsuppressed `findings` and the `suppressed` ones (each
+/// with its suppression) beside them.
+pub fn json(advice: &Value, reported: &[Reported]) -> Value {
+    let mut out = advice.clone();
+    out["findings"] = reported
+        .iter()
+        .filter(|r| r.suppressed.is_none())
+        .map(|r| r.finding.clone())
+        .collect();
+    out["suppressed"] = reported
+        .iter()
+        .filter_map(|r| {
+            let s = r.suppressed.as_ref()?;
+            let mut f = r.finding.clone();
+            f["suppression"] = json!({"reason": s.reason, "expires": s.expires});
+            Some(f)
+        })
+        .collect();
+    out
+}
+
+fn sarif_level(severity: &str) -> &'static str {
+    match severity {
+        "error" => "error",
+        "warning" => "warning",
+        _ => "note",
+    }
+}
+
+/// SARIF 2.1.0: one rule per rule found, one result per finding (a suppressed one with
+/// its `suppressions`), located at the table (and index) as a logical location.
+pub fn sarif(reported: &[Reported], version: &str) -> Value {
+    let mut rules: Vec<Value> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for r in reported {
+        let f = &r.finding;
+        let id = text_of(f, "rule");
+        if seen.insert(id.clone()) {
+            rules.push(json!({
+                "id": id,
+                "shortDescription": {"text": text_of(f, "section")},
+                "fullDescription": {"text": text_of(f, "fix")},
+                "help": {"text": text_of(f, "fix")},
+                "defaultConfiguration": {"level": sarif_level(f["severity"].as_str().unwrap_or(""))},
+            }));
+        }
+    }
+    let results: Vec<Value> = reported
+        .iter()
+        .map(|r| {
+            let f = &r.finding;
+            let table = text_of(f, "table");
+            let name = match f["index"].as_str() {
+                Some(index) => format!("{table}/{index}"),
+                None => table.clone(),
+            };
+            let mut result = json!({
+                "ruleId": text_of(f, "rule"),
+                "level": sarif_level(f["severity"].as_str().unwrap_or("")),
+                "message": {"text": format!("{}: {} Fix: {}", name, text_of(f, "evidence"), text_of(f, "fix"))},
+                "locations": [{"logicalLocations": [{
+                    "name": name, "fullyQualifiedName": format!("dynamodb/table/{name}"), "kind": "resource"}]}],
+            });
+            if let Some(s) = &r.suppressed {
+                result["suppressions"] = json!([{"kind": "external", "status": "accepted", "justification": s.reason}]);
+            }
+            result
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "kura advise",
+                "version": version,
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
+}
+
+/// XML text with its five special characters escaped.
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+/// JUnit XML: a test case per finding, named by its rule and classed by its table; a
+/// failure where it fails the run under `fail_on`, skipped where suppressed.
+pub fn junit(reported: &[Reported], fail_on: FailOn) -> String {
+    let failures = failing(reported, fail_on);
+    let skipped = reported.iter().filter(|r| r.suppressed.is_some()).count();
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kura advise\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">\n<testsuite name=\"kura advise\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">\n",
+        reported.len(),
+        reported.len()
+    );
+    for r in reported {
+        let f = &r.finding;
+        let severity = text_of(f, "severity");
+        let _ = write!(
+            out,
+            "<testcase classname=\"{}\" name=\"{}\">",
+            xml(&text_of(f, "table")),
+            xml(&text_of(f, "rule"))
+        );
+        let body = format!("{}\nFix: {}", text_of(f, "evidence"), text_of(f, "fix"));
+        match &r.suppressed {
+            Some(s) => {
+                let _ = write!(out, "<skipped message=\"suppressed: {}\"/>", xml(&s.reason));
+            }
+            None if fail_on.fails(&severity) => {
+                let _ = write!(
+                    out,
+                    "<failure type=\"{}\" message=\"{}\">{}</failure>",
+                    xml(&severity),
+                    xml(&text_of(f, "evidence")),
+                    xml(&body)
+                );
+            }
+            None => {
+                let _ = write!(out, "<system-out>{}</system-out>", xml(&body));
+            }
+        }
+        out.push_str("</testcase>\n");
+    }
+    out.push_str("</testsuite>\n</testsuites>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(rule: &str, severity: &str, table: &str) -> Value {
+        json!({"rule": rule, "severity": severity, "table": table, "section": "命名規則 (Naming rules)",
+               "evidence": "seen <x>", "fix": "do y & z"})
+    }
+
+    fn findings() -> Vec<Value> {
+        vec![
+            finding("naming.table-name-pattern", "warning", "Orders"),
+            finding("api.scan", "error", "dev-shop-main"),
+            finding("ttl.enabled", "info", "Orders"),
+        ]
+    }
+
+    const TODAY: i64 = 20_000; // 2024-10-04
+
+    #[test]
+    fn dates_are_days_since_the_epoch() {
+        assert_eq!(parse_date("1970-01-01"), Some(0));
+        assert_eq!(parse_date("2024-10-04"), Some(TODAY));
+        assert_eq!(parse_date("2000-03-01"), Some(11_017));
+        assert_eq!(parse_date("2023-02-29"), None);
+        assert_eq!(parse_date("2024-2-1"), None);
+    }
+
+    #[test]
+    fn errors_come_first_and_suppressions_are_listed_not_hidden() {
+        let suppressions = read_suppressions(
+            r#"{"suppressions": [{"rule": "api.scan", "table": "dev-shop-*", "reason": "the nightly export"}]}"#,
+        )
+        .expect("file");
+        let reported = report(&findings(), &suppressions, TODAY);
+        let order: Vec<&str> = reported
+            .iter()
+            .map(|r| r.finding["rule"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            order,
+            ["api.scan", "naming.table-name-pattern", "ttl.enabled"]
+        );
+        assert!(reported[0].suppressed.is_some());
+        assert_eq!(failing(&reported, FailOn::Error), 0);
+        assert_eq!(failing(&reported, FailOn::Warning), 1);
+        assert_eq!(failing(&reported, FailOn::Info), 2);
+        assert_eq!(failing(&reported, FailOn::Never), 0);
+        let text = text(
+            &json!({"tables": 2, "rulesChecked": 49, "rulesCheckable": 49}),
+            &reported,
+        );
+        assert!(
+            text.contains(
+                "suppressed (1):\n  [error] dev-shop-main: api.scan — the nightly export"
+            ),
+            "{text}"
+        );
+        let json = json(&json!({}), &reported);
+        assert_eq!(json["findings"].as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            json["suppressed"][0]["suppression"]["reason"],
+            "the nightly export"
+        );
+    }
+
+    #[test]
+    fn an_expired_suppression_no_longer_applies_and_says_so() {
+        let suppressions = read_suppressions(
+            r#"{"suppressions": [{"rule": "api.scan", "reason": "until the migration", "expires": "2024-10-01"}]}"#,
+        )
+        .expect("file");
+        let reported = report(&findings(), &suppressions, TODAY);
+        assert!(reported[0].suppressed.is_none() && reported[0].expired.is_some());
+        assert_eq!(failing(&reported, FailOn::Error), 1);
+        let text = text(&json!({}), &reported);
+        assert!(
+            text.contains("(its suppression expired on 2024-10-01: until the migration)"),
+            "{text}"
+        );
+        // On its last day it still applies.
+        let on_the_day = report(
+            &findings(),
+            &suppressions,
+            parse_date("2024-10-01").unwrap_or(0),
+        );
+        assert!(on_the_day[0].suppressed.is_some());
+    }
+
+    #[test]
+    fn a_suppression_needs_a_reason_and_a_date_that_parses() {
+        assert!(read_suppressions(r#"{"suppressions": [{"rule": "x", "reason": " "}]}"#).is_err());
+        assert!(
+            read_suppressions(
+                r#"{"suppressions": [{"rule": "x", "reason": "r", "expires": "soon"}]}"#
+            )
+            .is_err()
+        );
+        assert!(read_suppressions(r#"{"suppressions": [{"rule": "x", "why": "r"}]}"#).is_err());
+    }
+
+    #[test]
+    fn sarif_has_one_rule_per_rule_and_suppressions_on_results() {
+        let suppressions = vec![Suppression {
+            rule: "api.scan".into(),
+            table: None,
+            index: None,
+            reason: "accepted".into(),
+            expires: None,
+        }];
+        let sarif = sarif(&report(&findings(), &suppressions, TODAY), "0.1.0");
+        assert_eq!(sarif["version"], "2.1.0");
+        let run = &sarif["runs"][0];
+        assert_eq!(
+            run["tool"]["driver"]["rules"].as_array().map(Vec::len),
+            Some(3)
+        );
+        assert_eq!(run["results"][0]["level"], "error");
+        assert_eq!(
+            run["results"][0]["suppressions"][0]["justification"],
+            "accepted"
+        );
+        assert_eq!(run["results"][2]["level"], "note");
+        assert_eq!(
+            run["results"][1]["locations"][0]["logicalLocations"][0]["name"],
+            "Orders"
+        );
+    }
+
+    #[test]
+    fn junit_fails_what_fails_the_run_and_escapes() {
+        let xml = junit(&report(&findings(), &[], TODAY), FailOn::Warning);
+        assert!(
+            xml.contains("tests=\"3\" failures=\"2\" skipped=\"0\""),
+            "{xml}"
+        );
+        assert!(xml.contains("<testcase classname=\"dev-shop-main\" name=\"api.scan\"><failure type=\"error\" message=\"seen &lt;x&gt;\">"));
+        assert!(xml.contains("Fix: do y &amp; z"));
+        assert!(xml.contains("<testcase classname=\"Orders\" name=\"ttl.enabled\"><system-out>"));
+    }
+}
