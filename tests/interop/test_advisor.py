@@ -426,3 +426,55 @@ def test_kura_advise_for_ci_sarif_junit_fail_on_and_suppressions(server, tmp_pat
     again = advise("--suppressions", str(suppressions))
     assert again.returncode == 1
     assert "(its suppression expired on 2020-01-01: until the fix)" in again.stdout
+
+
+def test_kura_advise_checks_a_template_before_deploy(tmp_path):
+    """Issue 35: `kura advise --template` checks CloudFormation and Terraform plan JSON
+    without a server; findings point at the resource and its line, and CI can fail on
+    them."""
+    cfn = tmp_path / "template.json"
+    cfn.write_text(json.dumps({
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Resources": {
+            "UsersTable": {"Type": "AWS::DynamoDB::Table", "Properties": {
+                "TableName": "Users", "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "UserId", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "UserId", "KeyType": "HASH"}]}},
+            "BrokenTable": {"Type": "AWS::DynamoDB::Table", "Properties": {
+                "TableName": "prod-shop-broken", "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}}}, indent=2))
+
+    def advise(path, *args):
+        return subprocess.run([str(KURA), "advise", "--template", str(path), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    line = next(n for n, text in enumerate(cfn.read_text().splitlines(), 1)
+                if '"BrokenTable"' in text)
+    run = advise(cfn)
+    assert run.returncode == 1, run.stdout + run.stderr  # CreateTable would refuse one
+    assert f"[error] prod-shop-broken (resource BrokenTable, line {line})" in run.stdout, run.stdout
+    assert run.stderr == "kura advise: 1 finding(s) of severity error\n", run.stderr
+    assert "template.create-table" in run.stdout
+    assert "Users (resource UsersTable, line 4)" in run.stdout
+    sarif = json.loads(advise(cfn, "--format", "sarif").stdout)
+    results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
+    location = results["naming.table-name-pattern"]["locations"][0]["physicalLocation"]
+    assert location == {"artifactLocation": {"uri": str(cfn)}, "region": {"startLine": 4}}
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"format_version": "1.2", "planned_values": {"root_module": {
+        "resources": [{"address": "aws_dynamodb_table.orders", "type": "aws_dynamodb_table",
+                       "values": {"name": "prod-shop-orders", "hash_key": "order_id",
+                                  "billing_mode": "PAY_PER_REQUEST",
+                                  "attribute": [{"name": "order_id", "type": "S"}],
+                                  "point_in_time_recovery": [{"enabled": True}],
+                                  "deletion_protection_enabled": True}}]}}}))
+    clean = advise(plan, "--fail-on", "warning", "--format", "json")
+    report = json.loads(clean.stdout)
+    assert report["tables"] == 1
+    assert all(f["resource"] == "aws_dynamodb_table.orders" for f in report["findings"])
+    assert clean.returncode == (1 if any(f["severity"] in ("error", "warning")
+                                         for f in report["findings"]) else 0)
+    # A warning fails the pull request when CI asks for it.
+    assert advise(cfn.with_name("template.json"), "--fail-on", "warning").returncode == 1

@@ -221,10 +221,17 @@ pub fn text(advice: &Value, reported: &[Reported]) -> String {
     }
     for r in &open {
         let f = &r.finding;
-        let index = f["index"]
+        let mut index = f["index"]
             .as_str()
             .map(|i| format!(" index {i}"))
             .unwrap_or_default();
+        if let Some(resource) = f["resource"].as_str() {
+            index.push_str(&format!(" (resource {resource}"));
+            if let Some(line) = f["line"].as_u64() {
+                index.push_str(&format!(", line {line}"));
+            }
+            index.push(')');
+        }
         let _ = write!(
             out,
             "\n[{}] {}{index}: {}\n  rule: {} ({})\n  fix:  {}\n",
@@ -294,8 +301,9 @@ fn sarif_level(severity: &str) -> &'static str {
 }
 
 /// SARIF 2.1.0: one rule per rule found, one result per finding (a suppressed one with
-/// its `suppressions`), located at the table (and index) as a logical location.
-pub fn sarif(reported: &[Reported], version: &str) -> Value {
+/// its `suppressions`), located at the table (and index) as a logical location, and, for a
+/// template (`artifact`), at the line that declares its resource.
+pub fn sarif(reported: &[Reported], version: &str, artifact: Option<&str>) -> Value {
     let mut rules: Vec<Value> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for r in reported {
@@ -327,6 +335,13 @@ pub fn sarif(reported: &[Reported], version: &str) -> Value {
                 "locations": [{"logicalLocations": [{
                     "name": name, "fullyQualifiedName": format!("dynamodb/table/{name}"), "kind": "resource"}]}],
             });
+            if let Some(uri) = artifact {
+                let mut physical = json!({"artifactLocation": {"uri": uri}});
+                if let Some(line) = f["line"].as_u64() {
+                    physical["region"] = json!({"startLine": line});
+                }
+                result["locations"][0]["physicalLocation"] = physical;
+            }
             if let Some(s) = &r.suppressed {
                 result["suppressions"] = json!([{"kind": "external", "status": "accepted", "justification": s.reason}]);
             }
@@ -509,7 +524,7 @@ mod tests {
             reason: "accepted".into(),
             expires: None,
         }];
-        let sarif = sarif(&report(&findings(), &suppressions, TODAY), "0.1.0");
+        let sarif = sarif(&report(&findings(), &suppressions, TODAY), "0.1.0", None);
         assert_eq!(sarif["version"], "2.1.0");
         let run = &sarif["runs"][0];
         assert_eq!(

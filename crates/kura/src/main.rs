@@ -22,6 +22,7 @@ mod health;
 mod observe;
 #[cfg(feature = "clients")]
 mod s3;
+mod template;
 #[cfg(not(feature = "clients"))]
 mod without_clients;
 #[cfg(not(feature = "clients"))]
@@ -303,15 +304,19 @@ fn positive_seconds(text: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
+    let matches = Cli::command().get_matches();
+    let name = matches.subcommand_name().unwrap_or("kura").to_owned();
+    // A server logs what it does; a client command prints its answer, and its log (an
+    // in-memory engine's, for `advise --template`) only says more with --verbose.
+    let quiet = !matches!(name.as_str(), "serve" | "dev" | "cqrs") && !matches.get_flag("verbose");
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_env("KURA_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
+            EnvFilter::try_from_env("KURA_LOG")
+                .unwrap_or_else(|_| EnvFilter::new(if quiet { "warn" } else { "info" })),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let matches = Cli::command().get_matches();
-    let name = matches.subcommand_name().unwrap_or("kura").to_owned();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

@@ -194,6 +194,11 @@ pub struct AdviseArgs {
     /// are listed as suppressed, never hidden (docs/advisor.md).
     #[arg(long)]
     suppressions: Option<std::path::PathBuf>,
+    /// Check the tables a template declares instead of a server's: CloudFormation or SAM
+    /// (JSON; CDK's synth output), a Terraform plan (`terraform show -json`), or
+    /// DescribeTable/CreateTable JSON. No server is needed (docs/advisor.md).
+    #[arg(long)]
+    template: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -217,7 +222,17 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))?,
         None => Vec::new(),
     };
-    let advice = get_json(&args.endpoint.endpoint, "/kura/advise").await?;
+    let advice = match &args.template {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            crate::template::advise(&text)
+                .await
+                .map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => get_json(&args.endpoint.endpoint, "/kura/advise").await?,
+    };
+    let artifact = args.template.as_ref().map(|p| p.display().to_string());
     let findings = advice["findings"].as_array().cloned().unwrap_or_default();
     let reported = report::report(&findings, &suppressions, report::today());
     let format = if args.endpoint.json {
@@ -228,7 +243,10 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
     match format {
         AdviceFormat::Text => print!("{}", report::text(&advice, &reported)),
         AdviceFormat::Json => println!("{:#}", report::json(&advice, &reported)),
-        AdviceFormat::Sarif => println!("{:#}", report::sarif(&reported, crate::VERSION)),
+        AdviceFormat::Sarif => println!(
+            "{:#}",
+            report::sarif(&reported, crate::VERSION, artifact.as_deref())
+        ),
         AdviceFormat::Junit => print!("{}", report::junit(&reported, args.fail_on)),
     }
     let failing = report::failing(&reported, args.fail_on);
