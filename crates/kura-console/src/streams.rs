@@ -217,11 +217,22 @@ async fn read(ctx: &Ctx, table: &str, q: &Fields) -> Result<Value, ApiError> {
     }
     // Time order across shards (sequence numbers grow with time); the page keeps its rows
     // in this order across polls too.
-    records.sort_by(|a, b| a["order"].as_str().cmp(&b["order"].as_str()));
+    records.sort_by(|a, b| a.order.cmp(&b.order));
+    // The page keeps the newest `keep` rows: only those are drawn (images, changes); the
+    // others are counted, which is what a fast replay from the oldest record needs.
+    let keep = field(q, "keep")
+        .parse::<usize>()
+        .unwrap_or(500)
+        .clamp(1, 2000);
+    let read = records.len();
+    let shown: Vec<Value> = records[read.saturating_sub(keep)..]
+        .iter()
+        .map(Raw::render)
+        .collect();
     let value = serde_json::to_value(&cursor).unwrap_or(Value::Null);
     Ok(
-        json!({ "records": records, "cursor": pack(&value), "shards": cursor.listed,
-               "more": more || cursor.relist }),
+        json!({ "records": shown, "read": read, "cursor": pack(&value),
+               "shards": cursor.listed, "more": more || cursor.relist }),
     )
 }
 
@@ -288,14 +299,14 @@ async fn read_shard(
     arn: &str,
     shard: &str,
     position: &mut ShardPosition,
-    records: &mut Vec<Value>,
+    records: &mut Vec<Raw>,
 ) -> Result<bool, ApiError> {
     let iterator = match position.iterator.take() {
         Some(it) => it,
         None => fresh_iterator(ctx, arn, shard, position).await?,
     };
     let limit = (MAX_RECORDS - records.len()).max(1);
-    let out = match ctx
+    let mut out = match ctx
         .call_streams(
             "GetRecords",
             json!({ "ShardIterator": iterator, "Limit": limit }),
@@ -332,27 +343,52 @@ async fn read_shard(
         Err(e) => return Err(e),
     };
     let got = out["Records"].as_array().map_or(0, Vec::len);
-    for r in out["Records"].as_array().into_iter().flatten() {
-        let d = &r["dynamodb"];
-        let seq = d["SequenceNumber"].as_str().unwrap_or("").to_owned();
-        records.push(json!({
-            "shard": shard,
-            "sequence": seq,
-            "order": order_key(&seq),
-            "event": r["eventName"],
-            "time": values::time_text(&d["ApproximateCreationDateTime"]),
-            "keys": image(&d["Keys"]),
-            "old": image(&d["OldImage"]),
-            "new": image(&d["NewImage"]),
-            "changed": changed(&d["OldImage"], &d["NewImage"]),
-        }));
-        position.after = Some(seq);
+    if let Value::Array(list) = &mut out["Records"] {
+        for record in list.drain(..) {
+            let seq = record["dynamodb"]["SequenceNumber"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            position.after = Some(seq.clone());
+            records.push(Raw {
+                order: order_key(&seq),
+                sequence: seq,
+                shard: shard.to_owned(),
+                record,
+            });
+        }
     }
     match out["NextShardIterator"].as_str() {
         Some(next) => position.iterator = Some(next.to_owned()),
         None => position.done = true,
     }
     Ok(got >= limit && !position.done)
+}
+
+/// A record as GetRecords gave it, with where it sorts.
+struct Raw {
+    order: String,
+    sequence: String,
+    shard: String,
+    record: Value,
+}
+
+impl Raw {
+    /// The row the page draws: time, event, keys, images (cut), what a MODIFY changed.
+    fn render(&self) -> Value {
+        let d = &self.record["dynamodb"];
+        json!({
+            "shard": self.shard,
+            "sequence": self.sequence,
+            "order": self.order,
+            "event": self.record["eventName"],
+            "time": values::time_text(&d["ApproximateCreationDateTime"]),
+            "keys": image(&d["Keys"]),
+            "old": image(&d["OldImage"]),
+            "new": image(&d["NewImage"]),
+            "changed": changed(&d["OldImage"], &d["NewImage"]),
+        })
+    }
 }
 
 /// A sequence number as a key that sorts as the number does (they differ in length).

@@ -18,6 +18,12 @@ function tail(controls) {
   let paused = false;
   let seen = 0;
   let shards = 0;
+  let timer = null;
+  let inFlight = false;
+  // While catching up (a poll came back full), rows wait here and are drawn once a
+  // second or when caught up: drawing every page would cost more than reading it.
+  let pending = [];
+  let drawn = 0;
   // Bumped when the start changes: an answer to a poll sent before is dropped.
   let generation = 0;
   const cell = (row, text, cls) => {
@@ -40,7 +46,8 @@ function tail(controls) {
   const say = () => {
     const limit = Number(keep.value);
     const shown = [...body.rows].filter((r) => !r.hidden).length;
-    status.textContent = (paused ? "paused" : "live") + " · " + seen + " records read · " +
+    const state = paused ? "paused" : pending.length ? "catching up" : "live";
+    status.textContent = state + " · " + seen + " records read · " +
       shown + " shown (the newest " + limit.toLocaleString("en") + " are kept) · " + shards + " shards";
   };
   // The row's place: after every row with a later sequence (rows run newest first).
@@ -81,11 +88,14 @@ function tail(controls) {
     row.hidden = !shows(row);
   };
   async function poll() {
+    timer = null;
+    inFlight = true;
     let again = 1000;
     if (!paused) {
       try {
         const sent = generation;
-        const form = new URLSearchParams({ csrf: controls.dataset.csrf, from: from.value, cursor });
+        const form = new URLSearchParams({
+          csrf: controls.dataset.csrf, from: from.value, cursor, keep: keep.value });
         const response = await fetch(controls.dataset.poll, {
           method: "POST", body: form, credentials: "same-origin", redirect: "error" });
         if (response.status === 401) {
@@ -101,10 +111,19 @@ function tail(controls) {
           cursor = answer.cursor;
           shards = answer.shards;
           const limit = Number(keep.value);
-          // Records come oldest first: those before the newest `limit` would be trimmed.
-          for (const r of answer.records.slice(-limit)) add(r);
-          seen += answer.records.length;
-          while (body.rows.length > limit) body.deleteRow(-1);
+          // Only the newest `keep` are drawn, the rest counted. Shards are read one after
+          // another, so a later poll may bring older records: keep the newest by sequence.
+          pending = pending
+            .concat(answer.records)
+            .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
+            .slice(-limit);
+          seen += answer.read ?? answer.records.length;
+          if (!answer.more || performance.now() - drawn > 1000) {
+            for (const r of pending) add(r);
+            pending = [];
+            drawn = performance.now();
+            while (body.rows.length > limit) body.deleteRow(-1);
+          }
           say();
           if (answer.more) again = 0;
         }
@@ -112,13 +131,21 @@ function tail(controls) {
         status.textContent = "cannot reach the server: " + e;
       }
     }
-    setTimeout(poll, again);
+    inFlight = false;
+    timer = setTimeout(poll, again);
   }
   from.addEventListener("change", () => {
     generation += 1;
     cursor = "";
     body.replaceChildren();
+    pending = [];
     seen = 0;
+    // The new start is read now, not after the wait: a poll in flight comes back to an
+    // immediate next one (its answer is dropped).
+    if (!inFlight && timer !== null) {
+      clearTimeout(timer);
+      poll();
+    }
   });
   event.addEventListener("change", filter);
   key.addEventListener("input", filter);
