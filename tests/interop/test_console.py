@@ -730,6 +730,10 @@ def test_the_consoles_own_browsing_is_not_the_applications_traffic(ui, server):
     ui.open("/console/tables/browsed/items?" + urllib.parse.urlencode({"op": "scan"}))
     assert len(rows(ui)) == 20, ui.text()
     assert traffic_findings() == before
+    # Shown apart: the metrics page counts the console's own requests on its own line.
+    ui.open("/console/tables/browsed/metrics")
+    apart = ui.el("p.console-traffic").text
+    assert "apart from the application's" in apart and " 6 requests, " in apart, apart
     # The same requests from the application are its traffic, and the advisor sees them.
     ddb.scan(TableName="browsed")
     assert "api.scan-projection-expression" in traffic_findings()
@@ -832,6 +836,19 @@ def test_the_builder_follows_the_chosen_index_and_a_key_value_means_a_query(ui, 
     assert op.get_attribute("value") == "query"
     ui.submit("form.builder")
     assert [r["pk"] for r in rows(ui)] == ["USER#3"], ui.text()
+    # The request that ran, as code in four languages.
+    ui.el("details.code summary").click()
+    snippets = {s.find_element(By.TAG_NAME, "h4").text: s.find_element(By.TAG_NAME, "code").text
+                for s in ui.els("details.code div.snippet")}
+    assert list(snippets) == ["AWS CLI", "Python (boto3)", "JavaScript (SDK v3)",
+                              "Rust (aws-sdk-dynamodb)"], list(snippets)
+    assert "aws dynamodb query" in snippets["AWS CLI"]
+    assert "--table-name 'labels'" in snippets["AWS CLI"]
+    assert "--endpoint-url 'http://127.0.0.1:" in snippets["AWS CLI"]
+    assert "response = client.query(" in snippets["Python (boto3)"]
+    assert '":kura_pk": {"S": "USER#3"}' in snippets["Python (boto3)"]
+    assert "new QueryCommand(" in snippets["JavaScript (SDK v3)"]
+    assert 'AttributeValue::S("USER#3".to_owned())' in snippets["Rust (aws-sdk-dynamodb)"]
     # A Scan asked for with a key value (a link, a bookmark) says the value is unused.
     ui.open("/console/tables/labels/items?" + urllib.parse.urlencode(
         {"op": "scan", "pk": "USER#3"}))

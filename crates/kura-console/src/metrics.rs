@@ -300,11 +300,24 @@ pub(crate) async fn table_page(
     for index in &targets {
         sections.push(insights(&ctx, &table, index.as_deref()).await);
     }
+    // The console's own requests, counted apart from the application's (docs/console.md).
+    let console = ctx.server.slot().current().counters().console(&table);
     let body = html! {
         (layout::notice(q.get("notice").map(String::as_str)))
         h2 { "Traffic" }
         div #charts.charts data-refresh=(format!("{}/charts", table_path(&table, Section::Metrics))) {
             (chart_grid(&ctx, &table))
+        }
+        p.hint.console-traffic {
+            "The console's own requests on this table since the server started, apart from the application's (not in these charts, Contributor Insights or the advisor): "
+            @match &console {
+                Some(c) => {
+                    (c.requests.load(std::sync::atomic::Ordering::Relaxed)) " requests, "
+                    (format!("{:.1}", c.consumed.read.get())) " read and "
+                    (format!("{:.1}", c.consumed.write.get())) " write capacity units."
+                }
+                None => "none.",
+            }
         }
         h2 { "Contributor Insights" }
         @for section in sections { (section) }

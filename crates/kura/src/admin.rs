@@ -474,10 +474,11 @@ pub async fn export(args: ExportArgs) -> Result<(), String> {
                 progress.done(
                     outcome,
                     &format!(
-                        "exported {} items of {} to bucket {bucket}: data files under {data}, \
-                         manifest {manifest} (a kura serve keeps bucket {bucket} in its \
-                         --buckets-dir, by default <data dir>/buckets/{bucket})",
+                        "exported {} items ({} bytes) of {} to bucket {bucket}: data files \
+                         under {data}, manifest {manifest} (a kura serve keeps bucket {bucket} \
+                         in its --buckets-dir, by default <data dir>/buckets/{bucket})",
                         thousands(d.item_count().unwrap_or(0)),
+                        thousands(d.billed_size_bytes().unwrap_or(0)),
                         args.table,
                         bucket = args.bucket,
                     ),

@@ -144,10 +144,9 @@ async fn the_data_movement_commands_follow_their_jobs() {
             "tty",
         ],
     );
+    assert!(screen.contains("exported 120 items ("), "{screen}");
     assert!(
-        screen.contains(
-            "exported 120 items of CliSrc to bucket cli-bucket: data files under tty/AWSDynamoDB/"
-        ),
+        screen.contains("bytes) of CliSrc to bucket cli-bucket: data files under tty/AWSDynamoDB/"),
         "{screen}"
     );
     assert!(
