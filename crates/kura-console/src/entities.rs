@@ -160,17 +160,7 @@ async fn sample(
 }
 
 fn view(ctx: &Ctx, table: &str, t: &Value, items: &[Map<String, Value>], complete: bool) -> Markup {
-    let key = |kind: &str| {
-        t["KeySchema"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|k| k["KeyType"] == kind)
-            .and_then(|k| k["AttributeName"].as_str())
-            .map(str::to_owned)
-    };
-    let pk = key("HASH").unwrap_or_default();
-    let sk = key("RANGE");
+    let (pk, sk) = super::items::keys_of(t, "").unwrap_or_default();
     let types = group(items, &pk, sk.as_deref());
     let indexes = indexes(t);
     // Query and Scan pages each index served since the server started (the application's

@@ -34,7 +34,7 @@ const KEY_OPERATORS: [(&str, &str); 7] = [
 ];
 
 /// The key schema of the table or one of its indexes: (partition, sort) names.
-fn keys_of(t: &Value, index: &str) -> Option<(String, Option<String>)> {
+pub(crate) fn keys_of(t: &Value, index: &str) -> Option<(String, Option<String>)> {
     let schema = if index.is_empty() {
         &t["KeySchema"]
     } else {
@@ -595,16 +595,7 @@ pub(crate) async fn save(Path(table): Path<String>, Posted { ctx, fields: f }: P
     let text = f.get("item").map_or("", String::as_str);
     let result = async {
         let t = describe(&ctx, &table).await?;
-        let item = match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(map)) if plain => Value::Object(values::to_typed_map(&map)),
-            Ok(Value::Object(map)) => Value::Object(map),
-            Ok(_) => {
-                return Err(ApiError::validation(
-                    "The item must be a JSON object".to_owned(),
-                ));
-            }
-            Err(e) => return Err(ApiError::validation(format!("The item is not JSON: {e}"))),
-        };
+        let item = parse_item(text, plain)?;
         let mut request = json!({ "TableName": table, "Item": item });
         add_condition(&t, &f, &mut request)?;
         ctx.call("PutItem", request).await?;
@@ -632,22 +623,27 @@ pub(crate) async fn save(Path(table): Path<String>, Posted { ctx, fields: f }: P
                 notice,
             )
         }
-        Err(e) => {
-            let key = unpack(field(&f, "key"));
-            let body = editor(
-                &ctx,
-                &table,
-                key.as_ref(),
-                text,
-                plain,
-                &f,
-                Some(&e),
-                "",
-                None,
-            );
-            ctx.page(&table, Tab::Table(&table, Section::Items), body)
-        }
+        Err(e) => refused(&ctx, &table, text, plain, &f, &e),
     }
+}
+
+/// The editor's text as a DynamoDB JSON item (`plain`: written in plain JSON).
+fn parse_item(text: &str, plain: bool) -> Result<Value, ApiError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) if plain => Ok(Value::Object(values::to_typed_map(&map))),
+        Ok(Value::Object(map)) => Ok(Value::Object(map)),
+        Ok(_) => Err(ApiError::validation(
+            "The item must be a JSON object".to_owned(),
+        )),
+        Err(e) => Err(ApiError::validation(format!("The item is not JSON: {e}"))),
+    }
+}
+
+/// The editor again with the text as posted and the error that refused it.
+fn refused(ctx: &Ctx, table: &str, text: &str, plain: bool, f: &Fields, e: &ApiError) -> Response {
+    let key = unpack(field(f, "key"));
+    let body = editor(ctx, table, key.as_ref(), text, plain, f, Some(e), "", None);
+    ctx.page(table, Tab::Table(table, Section::Items), body)
 }
 
 /// The editor's text, unsaved, shown in the other view (`switch`: `plain` or `dynamodb`),
@@ -658,30 +654,9 @@ async fn switch_view(ctx: Ctx, table: String, f: Fields) -> Response {
     let to_plain = field(&f, "switch") == "plain";
     let text = f.get("item").map_or("", String::as_str);
     let key = unpack(field(&f, "key"));
-    let parsed = match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) if plain => Ok(Value::Object(values::to_typed_map(&map))),
-        Ok(Value::Object(map)) => Ok(Value::Object(map)),
-        Ok(_) => Err(ApiError::validation(
-            "The item must be a JSON object".to_owned(),
-        )),
-        Err(e) => Err(ApiError::validation(format!("The item is not JSON: {e}"))),
-    };
-    let item = match parsed {
+    let item = match parse_item(text, plain) {
         Ok(item) => item,
-        Err(e) => {
-            let body = editor(
-                &ctx,
-                &table,
-                key.as_ref(),
-                text,
-                plain,
-                &f,
-                Some(&e),
-                "",
-                None,
-            );
-            return ctx.page(&table, Tab::Table(&table, Section::Items), body);
-        }
+        Err(e) => return refused(&ctx, &table, text, plain, &f, &e),
     };
     let stored = match &key {
         Some(key) => ctx
