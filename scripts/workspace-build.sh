@@ -35,7 +35,7 @@ workspace_tests() {
   local package="$1" binaries binary status=0
   shift
   binaries=$(cd "$WORKSPACE_ROOT" &&
-    cargo test --locked --workspace --features "$WORKSPACE_FEATURES" --no-run --message-format=json 2>/dev/null |
+    cargo test --locked --workspace --features "$WORKSPACE_FEATURES" --no-run --message-format=json |
     python3 -c '
 import json, sys
 manifest = "/" + sys.argv[1] + "/Cargo.toml"

@@ -944,6 +944,11 @@ def test_charts_hold_the_traffic_from_before_the_page_was_opened_with_axes(brows
         assert min(rates[:-1]) < 120, points
         assert [s.text for s in chart.find_elements(By.CSS_SELECTOR, ".xaxis span")][-1] == "now"
         assert chart.find_elements(By.CSS_SELECTOR, ".yaxis span")[-1].text == "0"
+        # The page draws the charts again from the server every five seconds.
+        ui.d.execute_script("document.querySelector('#charts figure').dataset.old = 'yes';")
+        ui.wait_for(lambda: not ui.els("#charts figure[data-old]"), timeout=15,
+                    what="the charts drawn again")
+        assert len(ui.els("#charts figure.chart")) >= 2
 
 
 def test_the_editor_returns_to_its_query_and_asks_before_dropping_edits(ui, server):
@@ -1151,6 +1156,9 @@ def test_switching_the_editors_view_keeps_the_edits(ui, server):
     ui.d.execute_script(
         "arguments[0].value = arguments[1];"
         "arguments[0].dispatchEvent(new Event('input'));", area, json.dumps(edited))
+    # A Save that only showed the diff saved nothing: the edits still go along.
+    ui.el("form.editor button[type=submit]").click()
+    ui.wait_for(lambda: ui.els("form.editor div.diff pre"), what="the changes")
     ui.follow(ui.el("nav.views a[data-view=plain]"))
     assert ui.notice() == "Your edits, shown as plain JSON: not saved yet", ui.text()
     plain = json.loads(ui.el("form.editor textarea").get_attribute("value"))

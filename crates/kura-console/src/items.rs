@@ -191,7 +191,12 @@ fn browse_query(f: &Fields, changes: &[(&str, &str)]) -> String {
 /// it, not to a fresh Scan (issue 36).
 fn items_url(table: &str, list: &str) -> String {
     let path = table_path(table, Section::Items);
-    if list.is_empty() {
+    // Only what browse_query writes (percent-encoded pairs): anything else, from a crafted
+    // link, is dropped rather than put in a Location header.
+    let plain = list
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-._~%&=+".contains(&b));
+    if list.is_empty() || !plain {
         path
     } else {
         format!("{path}?{list}")
@@ -623,7 +628,7 @@ pub(crate) async fn save(Path(table): Path<String>, Posted { ctx, fields: f }: P
                 notice,
             )
         }
-        Err(e) => refused(&ctx, &table, text, plain, &f, &e),
+        Err(e) => refused(&ctx, &table, text, plain, &f, &e).await,
     }
 }
 
@@ -639,11 +644,45 @@ fn parse_item(text: &str, plain: bool) -> Result<Value, ApiError> {
     }
 }
 
-/// The editor again with the text as posted and the error that refused it.
-fn refused(ctx: &Ctx, table: &str, text: &str, plain: bool, f: &Fields, e: &ApiError) -> Response {
+/// The editor again with the text as posted and the error that refused it; the stored
+/// item (in this view) stays what leaving warns about and the diff compares with.
+async fn refused(
+    ctx: &Ctx,
+    table: &str,
+    text: &str,
+    plain: bool,
+    f: &Fields,
+    e: &ApiError,
+) -> Response {
     let key = unpack(field(f, "key"));
-    let body = editor(ctx, table, key.as_ref(), text, plain, f, Some(e), "", None);
+    let saved = match &key {
+        Some(key) => stored(ctx, table, key).await.map(|s| pretty(&s, plain)),
+        None => None,
+    };
+    let body = editor(
+        ctx,
+        table,
+        key.as_ref(),
+        text,
+        plain,
+        f,
+        Some(e),
+        "",
+        Some(saved.as_deref().unwrap_or("")),
+    );
     ctx.page(table, Tab::Table(table, Section::Items), body)
+}
+
+/// The stored item under `key`, if any.
+async fn stored(ctx: &Ctx, table: &str, key: &Value) -> Option<Value> {
+    ctx.call(
+        "GetItem",
+        json!({ "TableName": table, "Key": key, "ConsistentRead": true }),
+    )
+    .await
+    .ok()
+    .map(|out| out["Item"].clone())
+    .filter(Value::is_object)
 }
 
 /// The editor's text, unsaved, shown in the other view (`switch`: `plain` or `dynamodb`),
@@ -656,21 +695,14 @@ async fn switch_view(ctx: Ctx, table: String, f: Fields) -> Response {
     let key = unpack(field(&f, "key"));
     let item = match parse_item(text, plain) {
         Ok(item) => item,
-        Err(e) => return refused(&ctx, &table, text, plain, &f, &e),
+        Err(e) => return refused(&ctx, &table, text, plain, &f, &e).await,
     };
-    let stored = match &key {
-        Some(key) => ctx
-            .call(
-                "GetItem",
-                json!({ "TableName": table, "Key": key, "ConsistentRead": true }),
-            )
+    let saved = match &key {
+        Some(key) => stored(&ctx, &table, key)
             .await
-            .ok()
-            .map(|out| out["Item"].clone())
-            .filter(Value::is_object),
+            .map(|s| pretty(&s, to_plain)),
         None => None,
     };
-    let saved = stored.map(|s| pretty(&s, to_plain));
     let mut fields = f.clone();
     fields.remove("condition");
     let notice = if to_plain {

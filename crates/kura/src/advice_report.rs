@@ -335,13 +335,14 @@ pub fn sarif(reported: &[Reported], version: &str, artifact: Option<&str>) -> Va
                 "locations": [{"logicalLocations": [{
                     "name": name, "fullyQualifiedName": format!("dynamodb/table/{name}"), "kind": "resource"}]}],
             });
-            if let Some(uri) = artifact {
-                let mut physical = json!({"artifactLocation": {"uri": uri}});
-                if let Some(line) = f["line"].as_u64() {
-                    physical["region"] = json!({"startLine": line});
-                }
-                result["locations"][0]["physicalLocation"] = physical;
+            // Code scanning takes a result only with a physical location: the template's
+            // file and line, else the table as a path of its own.
+            let mut physical = json!({"artifactLocation": {"uri": artifact.map_or_else(
+                || format!("dynamodb/table/{name}"), str::to_owned)}});
+            if let (Some(_), Some(line)) = (artifact, f["line"].as_u64()) {
+                physical["region"] = json!({"startLine": line});
             }
+            result["locations"][0]["physicalLocation"] = physical;
             if let Some(s) = &r.suppressed {
                 result["suppressions"] = json!([{"kind": "external", "status": "accepted", "justification": s.reason}]);
             }
@@ -364,6 +365,11 @@ pub fn sarif(reported: &[Reported], version: &str, artifact: Option<&str>) -> Va
 
 /// XML text with its five special characters escaped.
 fn xml(text: &str) -> String {
+    // XML 1.0 has no control characters but tab, newline and carriage return.
+    let text: String = text
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+        .collect();
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -552,6 +558,7 @@ mod tests {
         );
         assert!(xml.contains("<testcase classname=\"dev-shop-main\" name=\"api.scan\"><failure type=\"error\" message=\"seen &lt;x&gt;\">"));
         assert!(xml.contains("Fix: do y &amp; z"));
+        assert_eq!(super::xml("a\u{1b}b\tc"), "ab\tc");
         assert!(xml.contains("<testcase classname=\"Orders\" name=\"ttl.enabled\"><system-out>"));
     }
 }

@@ -57,10 +57,13 @@ pub fn declared(text: &str) -> Result<Vec<Declared>, String> {
     Ok(tables)
 }
 
-/// The line of the first `"NAME"` in `text`.
+/// The line where `"NAME"` is a member's name (followed by `:`), not a `Ref` to it.
 fn line_of(text: &str, name: &str) -> Option<usize> {
     let quoted = format!("\"{name}\"");
-    let at = text.find(&quoted)?;
+    let at = text
+        .match_indices(&quoted)
+        .map(|(at, _)| at)
+        .find(|at| text[at + quoted.len()..].trim_start().starts_with(':'))?;
     Some(text[..at].matches('\n').count() + 1)
 }
 
@@ -80,6 +83,7 @@ fn cloudformation(resources: &Map<String, Value>) -> Vec<Declared> {
             Some("AWS::DynamoDB::Table") => {
                 let mut create = properties.clone();
                 create["TableName"] = json!(name);
+                stream_on(&mut create);
                 let pitr = properties["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
                     == json!(true);
                 (create, pitr)
@@ -87,6 +91,7 @@ fn cloudformation(resources: &Map<String, Value>) -> Vec<Declared> {
             Some("AWS::DynamoDB::GlobalTable") => {
                 let mut create = properties.clone();
                 create["TableName"] = json!(name);
+                stream_on(&mut create);
                 // Per-replica settings: the first replica's stand for the table.
                 let replica = &properties["Replicas"][0];
                 let pitr = replica["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"]
@@ -131,6 +136,14 @@ fn cloudformation(resources: &Map<String, Value>) -> Vec<Declared> {
         });
     }
     tables
+}
+
+/// CloudFormation's StreamSpecification has only StreamViewType: the stream is on when
+/// it is given.
+fn stream_on(create: &mut Value) {
+    if let Some(view) = create["StreamSpecification"]["StreamViewType"].as_str() {
+        create["StreamSpecification"] = json!({"StreamEnabled": true, "StreamViewType": view});
+    }
 }
 
 /// A CreateTable input cut to what CreateTable takes (as `--schema` does).
@@ -369,6 +382,22 @@ mod tests {
         assert!(orders.pitr);
         assert_eq!(tables[1].create["TableName"], "Sessions");
         assert_eq!(tables[1].create["KeySchema"][0]["AttributeName"], "id");
+    }
+
+    #[test]
+    fn a_ref_before_the_resource_is_not_its_line_and_streams_are_on() {
+        let text = r#"{"Resources": {
+  "Fn": {"Type": "AWS::Lambda::Function", "DependsOn": "Orders"},
+  "Orders": {"Type": "AWS::DynamoDB::Table", "Properties": {
+    "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+    "StreamSpecification": {"StreamViewType": "NEW_IMAGE"}}}}}"#;
+        let tables = declared(text).expect("tables");
+        assert_eq!(tables[0].line, Some(3));
+        assert_eq!(
+            tables[0].create["StreamSpecification"],
+            json!({"StreamEnabled": true, "StreamViewType": "NEW_IMAGE"})
+        );
     }
 
     #[test]

@@ -161,6 +161,22 @@ function tail(controls) {
   poll();
 }
 
+// The metrics page's charts, drawn again from the server every five seconds. The
+// fragment is the server's own markup (every value in it escaped), parsed as a document
+// and moved in, never assigned as HTML text.
+function refreshCharts(charts) {
+  setInterval(async () => {
+    try {
+      const answer = await fetch(charts.dataset.refresh,
+        { credentials: "same-origin", redirect: "error" });
+      if (answer.ok) {
+        const doc = new DOMParser().parseFromString(await answer.text(), "text/html");
+        charts.replaceChildren(...doc.body.childNodes);
+      }
+    } catch (e) { /* the next refresh tries again */ }
+  }, 5000);
+}
+
 // The items grid's column picker: unticked columns are hidden, and the browser remembers
 // them per table (localStorage), so a wide single-table design stays readable.
 function columnPicker(picker) {
@@ -349,8 +365,9 @@ function guardEdits(form) {
   const saved = text.dataset.saved ?? text.value;
   let saving = false;
   const dirty = () => !saving && text.value !== saved;
-  form.addEventListener("submit", () => {
-    saving = true;
+  // A submit the diff review held back (defaultPrevented) saved nothing: still dirty.
+  form.addEventListener("submit", (event) => {
+    if (!event.defaultPrevented) saving = true;
   });
   document.addEventListener("click", (event) => {
     const link = event.target.closest("a[href]");
