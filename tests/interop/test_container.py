@@ -145,8 +145,8 @@ def test_in_memory_mode_and_a_failing_healthcheck():
                       "http://127.0.0.1:1", check=False)
         assert proc.returncode == 1
         lines = proc.stderr.strip().splitlines()
-        assert lines == ["kura healthcheck: cannot connect to http://127.0.0.1:1: "
-                         "is `kura serve` running?"], proc.stderr
+        assert lines == ["kura healthcheck: cannot connect to http://127.0.0.1:1 (Connection "
+                         "refused (os error 111)): is `kura serve` running there?"], proc.stderr
     finally:
         box.remove()
 
