@@ -59,6 +59,7 @@ mod tables;
 pub mod throttle;
 mod transactions;
 mod ttl;
+mod vectors;
 pub mod writer;
 
 use std::collections::BTreeMap;
@@ -156,6 +157,7 @@ pub struct Engine {
     clock: Arc<dyn Clock>,
     counters: Arc<counters::Counters>,
     throttle: Option<Arc<throttle::Throttle>>,
+    vectors: Arc<vectors::Vectors>,
 }
 
 impl Engine {
@@ -262,11 +264,13 @@ impl Engine {
                 clock: clock.clone(),
             },
         )));
+        let vectors = Arc::new(vectors::Vectors::default());
         let writer = Arc::new(Writer::start(
             store.clone(),
             limits,
             clock.clone(),
             counters.clone(),
+            vectors.clone(),
         ));
         let purger = Arc::new(purge::start(store.clone(), writer.clone()));
         for target in purges {
@@ -336,8 +340,10 @@ impl Engine {
             clock,
             counters,
             throttle,
+            vectors,
         });
         engine.resume_insights();
+        engine.fill_vector_indexes();
         Ok(engine)
     }
 

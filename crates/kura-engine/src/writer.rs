@@ -28,6 +28,7 @@ use crate::clock::Clock;
 use crate::counters::{Counters, WriterCounters};
 use crate::error::{EngineError, Result};
 use crate::storage::{Snapshot, Space, Store, WriteBatch};
+use crate::vectors::Vectors;
 
 /// Most jobs in one group: bounds the batch size and the latency of the group's first job.
 const MAX_GROUP: usize = 512;
@@ -76,6 +77,7 @@ pub struct WriteContext<'a> {
     job: WriteBatch,
     after_commit: Vec<AfterCommit>,
     stamps: &'a mut ChangeStamps,
+    vectors: &'a Arc<Vectors>,
 }
 
 /// The writer's change stamps: microseconds since the epoch by the engine's clock, made
@@ -135,6 +137,11 @@ impl WriteContext<'_> {
     pub fn after_commit(&mut self, f: impl FnOnce() + Send + 'static) {
         self.after_commit.push(Box::new(f));
     }
+
+    /// The engine's vector indexes, which a write's after-commit step updates.
+    pub fn vectors(&self) -> &Arc<Vectors> {
+        self.vectors
+    }
 }
 
 /// The handle through which every write reaches the writer thread (or, in memory, runs
@@ -160,6 +167,7 @@ struct Inline {
     limits: WriteLimits,
     clock: Arc<dyn Clock>,
     counters: Arc<Counters>,
+    vectors: Arc<Vectors>,
     state: Mutex<InlineState>,
 }
 
@@ -189,6 +197,7 @@ impl Inline {
                 self.clock.as_ref(),
                 stamps,
                 &self.counters.writer,
+                &self.vectors,
             );
         });
         if std::panic::catch_unwind(run).is_err() {
@@ -204,6 +213,7 @@ impl Writer {
         limits: WriteLimits,
         clock: Arc<dyn Clock>,
         counters: Arc<Counters>,
+        vectors: Arc<Vectors>,
     ) -> Writer {
         let poisoned = Arc::new(AtomicBool::new(false));
         if !store.is_durable() {
@@ -213,6 +223,7 @@ impl Writer {
                     limits,
                     clock,
                     counters,
+                    vectors,
                     state: Mutex::new(InlineState {
                         stamps: ChangeStamps::default(),
                         open: true,
@@ -236,6 +247,7 @@ impl Writer {
                         limits,
                         clock.as_ref(),
                         &counters.writer,
+                        &vectors,
                     )
                 });
                 if std::panic::catch_unwind(run).is_err() {
@@ -350,6 +362,7 @@ fn run(
     limits: WriteLimits,
     clock: &dyn Clock,
     counters: &WriterCounters,
+    vectors: &Arc<Vectors>,
 ) {
     let mut pending: Vec<Job> = Vec::new();
     let mut stamps = ChangeStamps::default();
@@ -373,7 +386,16 @@ fn run(
             None => pending.len(),
         };
         let group: Vec<Job> = pending.drain(..take).collect();
-        run_group(store, group, poisoned, limits, clock, &mut stamps, counters);
+        run_group(
+            store,
+            group,
+            poisoned,
+            limits,
+            clock,
+            &mut stamps,
+            counters,
+            vectors,
+        );
     }
 }
 
@@ -385,6 +407,7 @@ fn run_group(
     clock: &dyn Clock,
     stamps: &mut ChangeStamps,
     counters: &WriterCounters,
+    vectors: &Arc<Vectors>,
 ) {
     if poisoned.load(Ordering::SeqCst) {
         for job in group {
@@ -413,6 +436,7 @@ fn run_group(
             job: WriteBatch::default(),
             after_commit: Vec::new(),
             stamps,
+            vectors,
         };
         let Some((keep, reply)) = (job.run)(Turn::Run(&mut ctx)) else {
             continue;
@@ -476,6 +500,7 @@ mod tests {
             WriteLimits::default(),
             Arc::new(SystemClock),
             Arc::new(Counters::default()),
+            Arc::default(),
         )
     }
 

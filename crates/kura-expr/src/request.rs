@@ -359,3 +359,47 @@ fn translate_legacy(
     }
     Ok(())
 }
+
+/// The expression members of a SearchVectors request, as they arrive.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct SearchParams {
+    pub search_condition_expression: Option<String>,
+    pub projection_expression: Option<String>,
+    pub expression_attribute_names: Option<BTreeMap<String, String>>,
+    pub expression_attribute_values: Option<BTreeMap<String, AttributeValueJson>>,
+}
+
+/// A SearchVectors request's expressions, compiled: its search condition (what the
+/// vector index's search schema allows of it is the engine's check) and projection.
+pub fn compile_search(params: SearchParams) -> Result<(Option<Condition>, Option<Projection>)> {
+    let has_expression =
+        params.search_condition_expression.is_some() || params.projection_expression.is_some();
+    if params.expression_attribute_names.is_some() && !has_expression {
+        return Err(ExprError::validation(messages::NAMES_WITHOUT_EXPRESSIONS));
+    }
+    if params.expression_attribute_values.is_some() && params.search_condition_expression.is_none()
+    {
+        return Err(ExprError::validation(messages::values_without_expressions(
+            &["SearchConditionExpression"],
+        )));
+    }
+    let mut bindings = Bindings::new(
+        params.expression_attribute_names,
+        params.expression_attribute_values,
+    )?;
+    let condition = match &params.search_condition_expression {
+        Some(source) => Some(parse_condition(
+            source,
+            &mut bindings,
+            "SearchConditionExpression",
+        )?),
+        None => None,
+    };
+    let projection = match &params.projection_expression {
+        Some(source) => Some(parse_projection(source, &mut bindings)?),
+        None => None,
+    };
+    bindings.check_all_used()?;
+    Ok((condition, projection))
+}

@@ -580,3 +580,6 @@ pub mod backups;
 
 /// Export and import texts.
 pub mod exports;
+
+/// Vector index and SearchVectors texts.
+pub mod vectors;

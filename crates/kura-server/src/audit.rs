@@ -168,6 +168,7 @@ pub(crate) fn is_data_event(operation: &str, streams: bool) -> bool {
             | "BatchWriteItem"
             | "Query"
             | "Scan"
+            | "SearchVectors"
             | "TransactGetItems"
             | "TransactWriteItems"
             | "ExecuteStatement"
@@ -189,6 +190,7 @@ fn is_read_only(operation: &str, body: &Map<String, Value>) -> bool {
         "List",
         "Query",
         "Scan",
+        "Search",
         "BatchGet",
         "TransactGet",
     ]

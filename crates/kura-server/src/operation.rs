@@ -98,6 +98,7 @@ operations! {
     RestoreTableFromBackup: DynamoDb, Input;
     RestoreTableToPointInTime: DynamoDb, Input;
     Scan: DynamoDb, Input;
+    SearchVectors: DynamoDb, Input;
     TagResource: DynamoDb, Control;
     TransactGetItems: DynamoDb, Input;
     TransactWriteItems: DynamoDb, Input;
@@ -140,7 +141,7 @@ mod tests {
             assert_eq!(op.index(), i);
             assert_eq!(Op::parse(op.api(), op.name()), Some(*op));
         }
-        assert_eq!(Op::ALL.len(), 49);
+        assert_eq!(Op::ALL.len(), 50);
     }
 
     #[test]

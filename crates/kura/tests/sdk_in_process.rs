@@ -102,3 +102,12 @@ async fn backups_and_point_in_time_in_process() {
     backups::on_demand(&client, "Mem").await;
     backups::point_in_time(&client, "Mem").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vector_search_in_process() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let engine = kura_engine::Engine::open(dir.path()).expect("open");
+    let client = kura_testkit::in_process_client(engine.clone());
+    common::vectors::search_matches_brute_force(&client, "Vectors").await;
+    engine.shutdown();
+}

@@ -16,6 +16,7 @@ pub mod query_scan;
 pub mod streams;
 pub mod tables;
 pub mod transactions;
+pub mod vectors;
 
 pub use backups::*;
 pub use batch::*;
@@ -27,6 +28,7 @@ pub use query_scan::*;
 pub use streams::*;
 pub use tables::*;
 pub use transactions::*;
+pub use vectors::*;
 
 use std::collections::BTreeMap;
 

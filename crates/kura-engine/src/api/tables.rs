@@ -62,6 +62,7 @@ pub struct CreateTableInput {
     pub table_class: Option<String>,
     pub global_secondary_indexes: Option<Vec<GlobalSecondaryIndexInput>>,
     pub local_secondary_indexes: Option<Vec<LocalSecondaryIndexInput>>,
+    pub vector_indexes: Option<Vec<super::VectorIndexInput>>,
     // Arrive with later issues; until then a request that uses them is refused.
     pub stream_specification: Option<StreamSpecificationInput>,
     #[serde(rename = "SSESpecification")]
@@ -152,6 +153,7 @@ pub struct UpdateTableInput {
     pub table_class: Option<String>,
     pub attribute_definitions: Option<Vec<AttributeDefinitionInput>>,
     pub global_secondary_index_updates: Option<Vec<GlobalSecondaryIndexUpdateInput>>,
+    pub vector_index_updates: Option<Vec<super::VectorIndexUpdateInput>>,
     pub stream_specification: Option<StreamSpecificationInput>,
     #[serde(rename = "SSESpecification")]
     pub sse_specification: Option<SseSpecificationInput>,
@@ -232,6 +234,8 @@ pub struct TableDescription {
     pub global_secondary_indexes: Option<Vec<GlobalSecondaryIndexDescription>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local_secondary_indexes: Option<Vec<LocalSecondaryIndexDescription>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_indexes: Option<Vec<super::VectorIndexDescription>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_specification: Option<super::StreamSpecificationOut>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::EngineError;
 pub use crate::resource_policy::ResourcePolicyRecord;
 use crate::streams::meta::StreamSpec;
+pub use crate::vectors::definition::VectorIndexRecord;
 
 mod stage;
 
@@ -116,6 +117,10 @@ pub struct TableRecord {
     /// when none is, so older records keep their bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub insights: Vec<InsightsRecord>,
+    /// Vector indexes, in the order they were defined; absent (and not stored) when there
+    /// are none, so older records keep their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vector_indexes: Vec<VectorIndexRecord>,
 }
 
 /// Contributor Insights enabled on a table (`index` None) or one of its GSIs. What it
@@ -260,6 +265,10 @@ impl IndexRecord {
 impl TableRecord {
     pub fn index(&self, name: &str) -> Option<&IndexRecord> {
         self.indexes.iter().find(|i| i.name == name)
+    }
+
+    pub fn vector_index(&self, name: &str) -> Option<&VectorIndexRecord> {
+        self.vector_indexes.iter().find(|i| i.name == name)
     }
 
     pub fn has_local_indexes(&self) -> bool {

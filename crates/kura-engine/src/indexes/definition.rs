@@ -15,7 +15,7 @@ use crate::catalog::{
 use crate::error::{EngineError, Result};
 use crate::keys::TableStats;
 
-const PROJECTION_TYPES: [&str; 3] = ["ALL", "INCLUDE", "KEYS_ONLY"];
+pub(crate) const PROJECTION_TYPES: [&str; 3] = ["ALL", "INCLUDE", "KEYS_ONLY"];
 
 fn invalid(message: impl Into<String>) -> EngineError {
     EngineError::validation(message)
@@ -248,7 +248,7 @@ fn index_key_schema(
     })
 }
 
-fn projection(input: Option<&ProjectionInput>) -> Result<IndexProjection> {
+pub(crate) fn projection(input: Option<&ProjectionInput>) -> Result<IndexProjection> {
     let ty = input.and_then(|p| p.projection_type.as_deref());
     let non_key = input.and_then(|p| p.non_key_attributes.as_ref());
     match (ty, non_key) {
@@ -634,6 +634,12 @@ fn plan_create(
         .attributes()
         .chain(all.iter().flat_map(IndexRecord::key_attributes))
         .map(|a| a.name.as_str())
+        .chain(
+            table
+                .vector_indexes
+                .iter()
+                .flat_map(|v| v.search_schema.iter().map(|(n, _, _)| n.as_str())),
+        )
         .collect();
     let definitions = defs
         .iter()
@@ -677,7 +683,7 @@ fn index_key_schema_out(index: &IndexRecord) -> Vec<KeySchemaElementOut> {
         .collect()
 }
 
-fn projection_out(projection: &IndexProjection) -> ProjectionOut {
+pub(crate) fn projection_out(projection: &IndexProjection) -> ProjectionOut {
     ProjectionOut {
         projection_type: projection.wire(),
         non_key_attributes: match projection {

@@ -115,6 +115,13 @@ struct Plan {
 impl Engine {
     fn plan(&self, s: &LoweredSelect, consistent: bool) -> Result<Plan> {
         let table = self.table_for_items(&s.source.table)?;
+        if let Some(name) = &s.source.index
+            && table.vector_index(name).is_some()
+        {
+            return Err(EngineError::validation(
+                kura_model::messages::vectors::SCAN_NOT_SUPPORTED,
+            ));
+        }
         let schema: KeySchema = match &s.source.index {
             None => table.key_schema.clone(),
             Some(name) => match table.index(name) {

@@ -15,6 +15,7 @@ use kura_expr::key_condition::{MultiKeyCondition, SortCondition, multi_key_condi
 use kura_expr::request::{Compiled, Operation, compile};
 use kura_expr::{Condition, Projection};
 use kura_model::constraint::Constraints;
+use kura_model::messages::vectors as vector_messages;
 use kura_model::size::item_size;
 use kura_model::wire::ItemJson;
 use kura_model::{Item, KeyAttribute, messages};
@@ -345,11 +346,26 @@ fn filter_use(expressions: &kura_expr::request::ExpressionParams) -> FilterUse {
 
 impl Engine {
     /// The table or index a Query or Scan reads, with DynamoDB's checks in its order.
-    fn target(&self, name: &str, index: Option<&str>, consistent: bool) -> Result<Target> {
+    fn target(
+        &self,
+        name: &str,
+        index: Option<&str>,
+        consistent: bool,
+        scan: bool,
+    ) -> Result<Target> {
         let table = self.table_for_items(name)?;
         let Some(index_name) = index else {
             return Ok(Target { table, index: None });
         };
+        // A vector index is read with SearchVectors only; a Query's consistent-read error
+        // comes first, a Scan's refusal before it (as captured from DynamoDB).
+        if table.vector_index(index_name).is_some() {
+            return Err(EngineError::validation(match (scan, consistent) {
+                (true, _) => vector_messages::SCAN_NOT_SUPPORTED,
+                (false, true) => messages::GSI_CONSISTENT_READ,
+                (false, false) => vector_messages::QUERY_NOT_SUPPORTED,
+            }));
+        }
         let index = table
             .index(index_name)
             .cloned()
@@ -417,7 +433,7 @@ impl Engine {
         kura_expr::key_condition::key_parts(&condition)?;
         let table_name = input.table_name.unwrap_or_default();
         let consistent = input.consistent_read.unwrap_or(false);
-        let target = self.target(&table_name, input.index_name.as_deref(), consistent)?;
+        let target = self.target(&table_name, input.index_name.as_deref(), consistent, false)?;
         let hash_attrs = target.hash_attributes();
         let range_attrs = target.range_attributes();
         let hash_names: Vec<&str> = hash_attrs.iter().map(|a| a.name.as_str()).collect();
@@ -566,7 +582,7 @@ impl Engine {
         )?;
         let table_name = input.table_name.unwrap_or_default();
         let consistent = input.consistent_read.unwrap_or(false);
-        let target = self.target(&table_name, input.index_name.as_deref(), consistent)?;
+        let target = self.target(&table_name, input.index_name.as_deref(), consistent, true)?;
         let mut range = match segments {
             None => KeyRange::prefix(&target.prefix()),
             Some((segment, total)) => segment_range(&target.prefix(), segment, total),

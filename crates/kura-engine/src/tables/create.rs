@@ -17,6 +17,7 @@ use crate::indexes::definition::{self, throughput_constraints};
 use crate::keys::{self, TableStats};
 use crate::storage::Space;
 use crate::streams::control as stream_control;
+use crate::vectors::definition as vectors;
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
 
@@ -86,6 +87,7 @@ pub(crate) fn new_table_record(
         input.provisioned_throughput.as_ref(),
     );
     definition::create_table_constraints(&mut c, &input);
+    crate::vectors::definition::create_table_constraints(&mut c, &input);
     stream_control::constraints(&mut c, input.stream_specification.as_ref());
     sse::constraints(&mut c, input.sse_specification.as_ref());
     c.finish()?;
@@ -110,15 +112,29 @@ pub(crate) fn new_table_record(
     let billing_mode =
         BillingMode::requested(input.billing_mode.as_deref(), BillingMode::Provisioned);
     let throughput = check_billing(billing_mode, input.provisioned_throughput.as_ref())?;
-    let has_indexes =
-        input.global_secondary_indexes.is_some() || input.local_secondary_indexes.is_some();
+    let has_indexes = input.global_secondary_indexes.is_some()
+        || input.local_secondary_indexes.is_some()
+        || input.vector_indexes.is_some();
     let (key_schema, definitions) = check_key_schema(
         input.key_schema.as_deref().unwrap_or_default(),
         input.attribute_definitions.as_deref().unwrap_or_default(),
-        has_indexes.then(|| definition::index_key_names(&input)),
+        has_indexes.then(|| {
+            let mut names = definition::index_key_names(&input);
+            names.extend(vectors::schema_names(
+                input.vector_indexes.as_deref().unwrap_or_default(),
+            ));
+            names
+        }),
     )?;
     let indexes =
         definition::create_table_indexes(&input, &key_schema, &definitions, billing_mode)?;
+    let vector_indexes = vectors::create_table_vector_indexes(
+        &input,
+        &key_schema,
+        &definitions,
+        &indexes,
+        billing_mode,
+    )?;
     let stream_change = stream_control::requested(input.stream_specification.as_ref(), true)?;
     let tags = check_tags(&input.tags.unwrap_or_default())?;
 
@@ -156,6 +172,7 @@ pub(crate) fn new_table_record(
         restore: None,
         importing: None,
         insights: Vec::new(),
+        vector_indexes,
     };
     Ok((record, stream_change))
 }

@@ -43,6 +43,7 @@ impl Engine {
                 let stats = Stats {
                     table: TableStats::read(w.get(Space::Meta, &keys::stats_key(record.id))?)?,
                     indexes: BTreeMap::new(),
+                    vectors: BTreeMap::new(),
                 };
                 // The stream outlives its table: readable, as DISABLED, for 24 hours.
                 stream_control::disable(w, &mut record.as_ref().clone())?;
@@ -66,6 +67,7 @@ impl Engine {
             })
             .await?;
         tracing::info!(table = %record.name, id = record.id, "deleted table");
+        self.vectors.remove(record.id, None);
         self.counters.forget(&record.name);
         Ok(CreateTableOutput {
             table_description: describe_deleting(ctx, &record, &stats),

@@ -137,6 +137,9 @@ pub(crate) fn describe(
         deletion_protection_enabled: record.deletion_protection,
         global_secondary_indexes,
         local_secondary_indexes,
+        vector_indexes: crate::vectors::definition::describe(ctx, record, &|name| {
+            stats.vectors.get(name).copied().unwrap_or_default()
+        }),
         stream_specification,
         latest_stream_label,
         latest_stream_arn,
@@ -166,6 +169,7 @@ pub(super) fn describe_deleting(
         table_class_summary: None,
         global_secondary_indexes: None,
         local_secondary_indexes: None,
+        vector_indexes: None,
         stream_specification: None,
         latest_stream_label: None,
         latest_stream_arn: None,

@@ -72,9 +72,15 @@ impl Engine {
                 TableStats::read(snapshot.get(Space::Meta, &key)?)?,
             );
         }
+        let vectors = table
+            .vector_indexes
+            .iter()
+            .map(|v| (v.name.clone(), self.vectors.stats(table.id, &v.name)))
+            .collect();
         Ok(Stats {
             table: TableStats::read(snapshot.get(Space::Meta, &keys::stats_key(table.id))?)?,
             indexes,
+            vectors,
         })
     }
 }
@@ -132,4 +138,6 @@ impl Engine {
 pub(crate) struct Stats {
     pub(crate) table: TableStats,
     pub(crate) indexes: BTreeMap<u32, TableStats>,
+    /// Vector indexes' live figures, by name.
+    pub(crate) vectors: BTreeMap<String, crate::vectors::definition::VectorStats>,
 }

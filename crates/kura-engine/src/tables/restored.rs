@@ -113,5 +113,13 @@ pub(crate) fn restored_record(
         restore: Some(restore),
         importing: None,
         insights: Vec::new(),
+        vector_indexes: source
+            .vector_indexes
+            .iter()
+            .map(|v| crate::catalog::VectorIndexRecord {
+                backfilling: false,
+                ..v.clone()
+            })
+            .collect(),
     })
 }

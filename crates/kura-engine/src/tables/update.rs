@@ -20,6 +20,7 @@ use crate::keys::{self};
 use crate::purge::{PurgeTarget, Purger};
 use crate::storage::Space;
 use crate::streams::control as stream_control;
+use crate::vectors::definition::{self as vector_definition, VectorChange};
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
 
@@ -45,6 +46,9 @@ impl Engine {
         if let Some(updates) = &input.global_secondary_index_updates {
             definition::update_constraints(&mut c, updates);
         }
+        if let Some(updates) = &input.vector_index_updates {
+            vector_definition::update_constraints(&mut c, updates);
+        }
         c.finish()?;
         refuse_unsupported(&[
             (input.replica_updates.is_some(), "ReplicaUpdates"),
@@ -59,6 +63,10 @@ impl Engine {
             && input.sse_specification.is_none()
             && input
                 .global_secondary_index_updates
+                .as_ref()
+                .is_none_or(Vec::is_empty)
+            && input
+                .vector_index_updates
                 .as_ref()
                 .is_none_or(Vec::is_empty);
         if nothing {
@@ -80,6 +88,12 @@ impl Engine {
         let backfiller = self.backfiller.clone();
         let purger = self.purger.clone();
         let counters = self.counters.clone();
+        let vector_parts = (
+            self.vectors.clone(),
+            self.store.clone(),
+            self.writer.clone(),
+            self.catalog.clone(),
+        );
         let (record, changing_index) = self
             .writer
             .submit(true, move |w| {
@@ -108,6 +122,27 @@ impl Engine {
                         return Err(EngineError::validation(messages::INDEX_CHANGE_WITH_STREAM));
                     }
                     apply_gsi_plan(w, &mut next, plan, &backfiller, &purger);
+                }
+                if let Some(updates) = &input.vector_index_updates {
+                    let billing =
+                        BillingMode::requested(input.billing_mode.as_deref(), current.billing_mode);
+                    let change = vector_definition::plan_update(
+                        &current,
+                        updates,
+                        billing,
+                        input.attribute_definitions.as_deref(),
+                    )?;
+                    if let Some(change) = change {
+                        changing_index = true;
+                        apply_vector_change(w, &mut next, change, vector_parts);
+                    }
+                } else if !current.vector_indexes.is_empty()
+                    && BillingMode::requested(input.billing_mode.as_deref(), current.billing_mode)
+                        != BillingMode::PayPerRequest
+                {
+                    return Err(EngineError::validation(
+                        kura_model::messages::vectors::PAY_PER_REQUEST_ONLY,
+                    ));
                 }
                 if let Some(change) = stream_change {
                     stream_control::apply(w, &mut next, change)?;
@@ -188,11 +223,9 @@ pub(super) fn apply_gsi_plan(
                 keys::index_purge_key(next.id, index.number),
                 Vec::new(),
             );
-            let used: Vec<String> = next
-                .key_schema
-                .attributes()
-                .chain(next.indexes.iter().flat_map(|i| i.key_attributes()))
-                .map(|a| a.name.clone())
+            let used: Vec<String> = vector_definition::used_attributes(next)
+                .into_iter()
+                .map(str::to_owned)
                 .collect();
             next.attribute_definitions.retain(|(n, _)| used.contains(n));
             let purger = purger.clone();
@@ -309,5 +342,44 @@ mod tests {
             "a new UTC day starts at zero"
         );
         assert_eq!(decreases_on_day(&Throughput::default(), 0), 0);
+    }
+}
+
+/// Adds or removes a vector index: an added one is filled in the background once the
+/// change is committed (CREATING until then), a removed one is forgotten.
+fn apply_vector_change(
+    w: &mut WriteContext<'_>,
+    next: &mut TableRecord,
+    change: VectorChange,
+    parts: (
+        Arc<crate::vectors::Vectors>,
+        Arc<dyn crate::storage::Store>,
+        Arc<crate::writer::Writer>,
+        Arc<crate::catalog::Catalog>,
+    ),
+) {
+    let (vectors, store, writer, catalog) = parts;
+    match change {
+        VectorChange::Create(record, definitions) => {
+            tracing::info!(table = %next.name, index = %record.name, "creating vector index");
+            let name = record.name.clone();
+            next.vector_indexes.push(record);
+            next.attribute_definitions = definitions;
+            let table = next.clone();
+            w.after_commit(move || {
+                crate::vectors::upkeep::start_fill(&vectors, store, writer, catalog, &table, &name)
+            });
+        }
+        VectorChange::Delete(name) => {
+            tracing::info!(table = %next.name, index = %name, "deleting vector index");
+            next.vector_indexes.retain(|v| v.name != name);
+            let used: Vec<String> = vector_definition::used_attributes(next)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            next.attribute_definitions.retain(|(n, _)| used.contains(n));
+            let table_id = next.id;
+            w.after_commit(move || vectors.remove(table_id, Some(&name)));
+        }
     }
 }

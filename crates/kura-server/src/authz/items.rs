@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kura_engine::api::{
     BatchGetItemInput, BatchWriteItemInput, DeleteItemInput, ExpressionParams, GetItemInput,
-    PutItemInput, QueryInput, ScanInput, TransactAction, TransactGetItemsInput,
+    PutItemInput, QueryInput, ScanInput, SearchVectorsInput, TransactAction, TransactGetItemsInput,
     TransactWriteItemsInput, UpdateItemInput,
 };
 use kura_engine::expr::ast::Comparator;
@@ -223,6 +223,17 @@ fn query_leading_keys(scope: &Scope<'_>, input: &QueryInput) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// `dynamodb:SearchVectors` on the index's ARN. DynamoDB's fine-grained access keys
+/// (LeadingKeys, Attributes, Select) have no effect on it: none is set, so a statement
+/// whose condition names one does not match, as AWS documents.
+pub(crate) fn search_vectors(scope: &Scope<'_>, input: &SearchVectorsInput) -> Vec<Check> {
+    let table = table_of(&input.table_name);
+    vec![Check::new(
+        "SearchVectors",
+        scope.target(table, input.index_name.as_deref()),
+    )]
 }
 
 pub(crate) fn query(scope: &Scope<'_>, input: &QueryInput) -> Vec<Check> {

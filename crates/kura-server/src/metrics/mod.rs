@@ -234,6 +234,7 @@ impl Metrics {
             "PutItem",
             "Query",
             "Scan",
+            "SearchVectors",
             "TransactGetItems",
             "TransactWriteItems",
             "UpdateItem",

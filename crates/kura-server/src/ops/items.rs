@@ -4,7 +4,8 @@
 
 use kura_engine::api::{
     BatchGetItemInput, BatchWriteItemInput, DeleteItemInput, GetItemInput, PutItemInput,
-    QueryInput, ScanInput, TransactGetItemsInput, TransactWriteItemsInput, UpdateItemInput,
+    QueryInput, ScanInput, SearchVectorsInput, TransactGetItemsInput, TransactWriteItemsInput,
+    UpdateItemInput,
 };
 
 use kura_engine::throttle::Access;
@@ -69,6 +70,19 @@ pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let output = call.engine.scan(input)?;
     call.observation.returned_items(output.count);
     item_json(&output)
+}
+
+pub fn search_vectors(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: SearchVectorsInput = call.input()?;
+    call.observe_table(input.table_name.as_deref());
+    authz::authorize(&call, |s| checks::search_vectors(s, &input))?;
+    let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
+    admission::one(&call, table, index, None, Access::Read)?;
+    // A search right after a restart waits (on its own thread's time) for its index to be
+    // filled from the items: the fill runs on a thread of its own.
+    let output = call.engine.search_vectors(input)?;
+    call.observation.returned_items(output.search_results.len());
+    json(&output)
 }
 
 pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {

@@ -168,3 +168,4 @@ pub mod reads;
 pub mod scenarios;
 pub mod streams;
 pub mod transactions;
+pub mod vectors;
