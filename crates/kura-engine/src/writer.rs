@@ -189,16 +189,13 @@ impl Inline {
         // write unknown: refuse every later write. The job's reply is dropped while
         // unwinding, so its caller gets ShuttingDown, not a panic of its own.
         let run = std::panic::AssertUnwindSafe(|| {
-            run_group(
-                self.store.as_ref(),
-                vec![job],
-                poisoned,
-                self.limits,
-                self.clock.as_ref(),
-                stamps,
-                &self.counters.writer,
-                &self.vectors,
-            );
+            let env = GroupEnv {
+                limits: self.limits,
+                clock: self.clock.as_ref(),
+                counters: &self.counters.writer,
+                vectors: &self.vectors,
+            };
+            run_group(self.store.as_ref(), vec![job], poisoned, stamps, &env);
         });
         if std::panic::catch_unwind(run).is_err() {
             poisoned.store(true, Ordering::SeqCst);
@@ -386,29 +383,37 @@ fn run(
             None => pending.len(),
         };
         let group: Vec<Job> = pending.drain(..take).collect();
-        run_group(
-            store,
-            group,
-            poisoned,
+        let env = GroupEnv {
             limits,
             clock,
-            &mut stamps,
             counters,
             vectors,
-        );
+        };
+        run_group(store, group, poisoned, &mut stamps, &env);
     }
+}
+
+/// What every group of the writer runs with.
+struct GroupEnv<'a> {
+    limits: WriteLimits,
+    clock: &'a dyn Clock,
+    counters: &'a WriterCounters,
+    vectors: &'a Arc<Vectors>,
 }
 
 fn run_group(
     store: &dyn Store,
     group: Vec<Job>,
     poisoned: &AtomicBool,
-    limits: WriteLimits,
-    clock: &dyn Clock,
     stamps: &mut ChangeStamps,
-    counters: &WriterCounters,
-    vectors: &Arc<Vectors>,
+    env: &GroupEnv<'_>,
 ) {
+    let GroupEnv {
+        limits,
+        clock,
+        counters,
+        vectors,
+    } = *env;
     if poisoned.load(Ordering::SeqCst) {
         for job in group {
             refuse(job, EngineError::Poisoned);

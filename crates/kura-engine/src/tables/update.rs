@@ -324,27 +324,6 @@ pub(super) fn decreases_on_day(t: &Throughput, now_ms: i64) -> u32 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn decreases_count_per_utc_day() {
-        let day = 86_400_000;
-        let t = Throughput {
-            last_decrease_ms: Some(3 * day + 5),
-            decreases_today: 4,
-            ..Throughput::default()
-        };
-        assert_eq!(decreases_on_day(&t, 3 * day + 1000), 4);
-        assert_eq!(
-            decreases_on_day(&t, 4 * day),
-            0,
-            "a new UTC day starts at zero"
-        );
-        assert_eq!(decreases_on_day(&Throughput::default(), 0), 0);
-    }
-}
-
 /// Adds or removes a vector index: an added one is filled in the background once the
 /// change is committed (CREATING until then), a removed one is forgotten.
 fn apply_vector_change(
@@ -381,5 +360,26 @@ fn apply_vector_change(
             let table_id = next.id;
             w.after_commit(move || vectors.remove(table_id, Some(&name)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn decreases_count_per_utc_day() {
+        let day = 86_400_000;
+        let t = Throughput {
+            last_decrease_ms: Some(3 * day + 5),
+            decreases_today: 4,
+            ..Throughput::default()
+        };
+        assert_eq!(decreases_on_day(&t, 3 * day + 1000), 4);
+        assert_eq!(
+            decreases_on_day(&t, 4 * day),
+            0,
+            "a new UTC day starts at zero"
+        );
+        assert_eq!(decreases_on_day(&Throughput::default(), 0), 0);
     }
 }

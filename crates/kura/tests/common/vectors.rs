@@ -100,7 +100,7 @@ pub async fn search_matches_brute_force(client: &Client, table: &str) {
         .attribute_definitions(def("tenant", ScalarAttributeType::S))
         .billing_mode(BillingMode::PayPerRequest)
         .vector_indexes(index("cos", VectorDistanceFunction::Cosine))
-        .vector_indexes(index("l2", VectorDistanceFunction::Euclidean))
+        .vector_indexes(index("euclid", VectorDistanceFunction::Euclidean))
         .vector_indexes(index("dot", VectorDistanceFunction::DotProduct))
         .vector_indexes({
             let mut by_tenant = index("by_tenant", VectorDistanceFunction::Euclidean);
@@ -137,7 +137,7 @@ pub async fn search_matches_brute_force(client: &Client, table: &str) {
     }
     for (name, distance) in [
         ("cos", VectorDistanceFunction::Cosine),
-        ("l2", VectorDistanceFunction::Euclidean),
+        ("euclid", VectorDistanceFunction::Euclidean),
         ("dot", VectorDistanceFunction::DotProduct),
     ] {
         for _ in 0..4 {
