@@ -127,6 +127,9 @@ pub struct EngineOptions {
     pub objects: Option<Arc<dyn objects::Objects>>,
     /// Capacity emulation: throttle requests past their table's capacity (off: None).
     pub throttle: Option<throttle::ThrottleOptions>,
+    /// Vector searches over at most this many candidates are exact; larger ones walk an
+    /// approximate graph (`usize::MAX`: exact everywhere).
+    pub vector_exact_below: usize,
 }
 
 impl Default for EngineOptions {
@@ -138,6 +141,7 @@ impl Default for EngineOptions {
             store: storage::StoreOptions::default(),
             objects: None,
             throttle: None,
+            vector_exact_below: vectors::DEFAULT_EXACT_BELOW,
         }
     }
 }
@@ -245,6 +249,7 @@ impl Engine {
             store: _,
             objects,
             throttle,
+            vector_exact_below,
         } = options;
         let objects = objects.unwrap_or_else(|| Arc::new(objects::MemoryBuckets::new()));
         let open::Recovered {
@@ -264,7 +269,7 @@ impl Engine {
                 clock: clock.clone(),
             },
         )));
-        let vectors = Arc::new(vectors::Vectors::default());
+        let vectors = Arc::new(vectors::Vectors::new(vector_exact_below));
         let writer = Arc::new(Writer::start(
             store.clone(),
             limits,

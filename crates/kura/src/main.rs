@@ -185,6 +185,11 @@ pub(crate) struct ServeArgs {
     /// Open shards a stream may reach by splits; a full shard then rolls over instead.
     #[arg(long, default_value_t = 16, env = "KURA_STREAM_MAX_SHARDS", value_parser = clap::value_parser!(u32).range(1..=1024))]
     stream_max_shards: u32,
+    /// Vector searches over at most this many candidates (the index, or the partition
+    /// searched) are exact; larger ones walk an approximate HNSW graph. `all`: exact
+    /// everywhere (the true top-k, what a test asserts on).
+    #[arg(long, default_value = "10000", env = "KURA_VECTOR_EXACT_BELOW", value_parser = exact_below)]
+    vector_exact_below: usize,
     /// Megabytes of block cache: reads of data not in memory go to disk beyond it.
     #[arg(long, default_value_t = 8, env = "KURA_CACHE_MB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     cache_mb: u64,
@@ -294,6 +299,16 @@ fn split_records(text: &str) -> Result<u64, String> {
 }
 
 /// A duration in seconds: positive, and at most about 30 years.
+/// `--vector-exact-below`: a number of candidates, or `all`.
+fn exact_below(text: &str) -> Result<usize, String> {
+    match text {
+        "all" => Ok(usize::MAX),
+        _ => text
+            .parse()
+            .map_err(|_| format!("{text:?} is neither a number of vectors nor `all`")),
+    }
+}
+
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s <= 1e9 => Ok(s),
@@ -552,6 +567,7 @@ fn engine_options(
                 burst_seconds: args.burst_seconds,
                 ..kura_engine::throttle::ThrottleOptions::default()
             }),
+        vector_exact_below: args.vector_exact_below,
         ..EngineOptions::default()
     })
 }

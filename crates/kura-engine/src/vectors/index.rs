@@ -10,6 +10,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use kura_model::AttributeValue;
 
+use super::ann::Ann;
 use super::definition::Distance;
 
 /// What one item contributes to an index: its vector, partition and filter values.
@@ -30,7 +31,6 @@ pub(crate) struct Hit {
 }
 
 /// The vectors of one index.
-#[derive(Debug)]
 pub(crate) struct VectorSlots {
     dimensions: usize,
     distance: Distance,
@@ -47,10 +47,15 @@ pub(crate) struct VectorSlots {
     by_partition: HashMap<Vec<u8>, Vec<u32>>,
     free: Vec<u32>,
     vector_bytes: u64,
+    /// The approximate graph, once the index holds more than `exact_below` vectors.
+    ann: Option<Ann>,
+    /// Searches whose candidates (the index, or the partition searched) are at most this
+    /// many are exact; larger ones walk the graph.
+    exact_below: usize,
 }
 
 impl VectorSlots {
-    pub(crate) fn new(dimensions: usize, distance: Distance) -> Self {
+    pub(crate) fn new(dimensions: usize, distance: Distance, exact_below: usize) -> Self {
         VectorSlots {
             dimensions,
             distance,
@@ -63,7 +68,15 @@ impl VectorSlots {
             by_partition: HashMap::new(),
             free: Vec::new(),
             vector_bytes: 0,
+            ann: None,
+            exact_below,
         }
+    }
+
+    /// Whether searches of more than `exact_below` candidates walk a graph.
+    #[cfg(test)]
+    pub(crate) fn has_graph(&self) -> bool {
+        self.ann.is_some()
     }
 
     /// The number of items indexed.
@@ -107,6 +120,50 @@ impl VectorSlots {
         }
         self.by_key.insert(storage_key.to_vec(), slot);
         self.vector_bytes += (self.dimensions * 4) as u64;
+        match &self.ann {
+            Some(ann) => {
+                let at = slot as usize * self.dimensions;
+                if let Err(e) = ann.put(slot, &self.data[at..at + self.dimensions]) {
+                    self.drop_graph(e);
+                }
+            }
+            None if self.len() > self.exact_below => self.build_graph(),
+            None => {}
+        }
+    }
+
+    /// Builds the graph of every vector held (the index just outgrew exact search).
+    fn build_graph(&mut self) {
+        let started = std::time::Instant::now();
+        let built = Ann::new(self.dimensions, self.distance, self.len() * 2).and_then(|ann| {
+            for (slot, key) in self.keys.iter().enumerate() {
+                if key.is_some() {
+                    let at = slot * self.dimensions;
+                    ann.put(slot as u32, &self.data[at..at + self.dimensions])?;
+                }
+            }
+            Ok(ann)
+        });
+        match built {
+            Ok(ann) => {
+                tracing::info!(
+                    vectors = self.len(),
+                    seconds = started.elapsed().as_secs_f64(),
+                    "vector index graph built"
+                );
+                self.ann = Some(ann);
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "vector index graph not built; searches stay exact")
+            }
+        }
+    }
+
+    /// Falls back to exact search for good (the graph failed; it is never wrong, only slow).
+    fn drop_graph(&mut self, e: crate::error::EngineError) {
+        tracing::error!(error = %e, "vector index graph dropped; searches are exact");
+        self.ann = None;
+        self.exact_below = usize::MAX;
     }
 
     fn remove(&mut self, storage_key: &[u8]) {
@@ -126,11 +183,18 @@ impl VectorSlots {
         }
         self.free.push(slot);
         self.vector_bytes -= (self.dimensions * 4) as u64;
+        if let Some(ann) = &self.ann
+            && let Err(e) = ann.remove(slot)
+        {
+            self.drop_graph(e);
+        }
     }
 
-    /// The exact `k` nearest items to `query` among those in `partition` (every item when
-    /// None) that `keep` accepts, best first. Ties go to the smaller storage key, so the
-    /// answer is deterministic.
+    /// The `k` nearest items to `query` among those in `partition` (every item when None)
+    /// that `keep` accepts, best first. Exact when the candidates are at most
+    /// `exact_below` (or there is no graph): the true top k, ties to the smaller storage
+    /// key. Larger searches take the graph's candidates, filtered inside the walk, and
+    /// score them exactly.
     pub(crate) fn search(
         &self,
         query: &[f32],
@@ -138,16 +202,52 @@ impl VectorSlots {
         partition: Option<&[u8]>,
         keep: &dyn Fn(&[Option<AttributeValue>]) -> bool,
     ) -> Vec<Hit> {
+        let candidates = match partition {
+            Some(value) => self.by_partition.get(value).map_or(0, Vec::len),
+            None => self.len(),
+        };
+        if let Some(ann) = &self.ann
+            && candidates > self.exact_below
+        {
+            let admits = |slot: u32| {
+                let i = slot as usize;
+                i < self.keys.len()
+                    && self.keys[i].is_some()
+                    && (partition.is_none() || self.partitions[i].as_deref() == partition)
+                    && keep(&self.filters[i])
+            };
+            match ann.search(query, k, admits) {
+                Ok(slots) => return self.rank(query, k, slots.into_iter(), &|_| true),
+                Err(e) => tracing::error!(error = %e, "graph search failed; searching exactly"),
+            }
+        }
+        match partition {
+            Some(value) => {
+                let slots = self.by_partition.get(value).into_iter().flatten().copied();
+                self.rank(query, k, slots, keep)
+            }
+            None => self.rank(query, k, 0..self.keys.len() as u32, keep),
+        }
+    }
+
+    /// The best `k` of `slots` by exact score.
+    fn rank(
+        &self,
+        query: &[f32],
+        k: usize,
+        slots: impl Iterator<Item = u32>,
+        keep: &dyn Fn(&[Option<AttributeValue>]) -> bool,
+    ) -> Vec<Hit> {
         let query_norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
         // A max-heap on "worse": its top is the worst of the best k so far.
         let mut best: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(k + 1);
-        let mut consider = |slot: u32| {
+        for slot in slots {
             let i = slot as usize;
             let Some(key) = self.keys[i].as_deref() else {
-                return;
+                continue;
             };
             if !keep(&self.filters[i]) {
-                return;
+                continue;
             }
             let at = i * self.dimensions;
             let vector = &self.data[at..at + self.dimensions];
@@ -166,18 +266,6 @@ impl VectorSlots {
             {
                 best.pop();
                 best.push(candidate);
-            }
-        };
-        match partition {
-            Some(value) => {
-                for &slot in self.by_partition.get(value).into_iter().flatten() {
-                    consider(slot);
-                }
-            }
-            None => {
-                for slot in 0..self.keys.len() as u32 {
-                    consider(slot);
-                }
             }
         }
         best.into_sorted_vec()
@@ -233,7 +321,7 @@ mod tests {
 
     #[test]
     fn exact_search_orders_by_distance_then_key_and_forgets_removed_items() {
-        let mut slots = VectorSlots::new(2, Distance::Euclidean);
+        let mut slots = VectorSlots::new(2, Distance::Euclidean, usize::MAX);
         slots.set(b"a", entry(&[0.0, 0.0]));
         slots.set(b"b", entry(&[3.0, 4.0]));
         slots.set(b"c", entry(&[1.0, 0.0]));
@@ -253,18 +341,98 @@ mod tests {
 
     #[test]
     fn dot_product_ranks_the_largest_first_and_cosine_ignores_length() {
-        let mut slots = VectorSlots::new(2, Distance::DotProduct);
+        let mut slots = VectorSlots::new(2, Distance::DotProduct, usize::MAX);
         slots.set(b"small", entry(&[1.0, 0.0]));
         slots.set(b"large", entry(&[5.0, 0.0]));
         let hits = slots.search(&[1.0, 0.0], 2, None, &|_| true);
         assert_eq!(hits[0].storage_key, b"large");
         assert_eq!(hits[0].score, 5.0);
-        let mut slots = VectorSlots::new(2, Distance::Cosine);
+        let mut slots = VectorSlots::new(2, Distance::Cosine, usize::MAX);
         slots.set(b"same", entry(&[5.0, 0.0]));
         slots.set(b"across", entry(&[0.0, 1.0]));
         let hits = slots.search(&[1.0, 0.0], 2, None, &|_| true);
         assert_eq!(hits[0].storage_key, b"same");
         assert!(hits[0].score.abs() < 1e-6);
         assert!((hits[1].score - 1.0).abs() < 1e-6);
+    }
+}
+
+#[cfg(test)]
+mod graph_tests {
+    use super::*;
+
+    /// Embedding-like data: points near a few centres, in a low-dimensional subspace.
+    fn points(n: usize, dims: usize, seed: u64) -> Vec<Vec<f32>> {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut gauss = move || (0..12).map(|_| rng.f32()).sum::<f32>() - 6.0;
+        let centres: Vec<Vec<f32>> = (0..8)
+            .map(|_| (0..dims).map(|_| gauss()).collect())
+            .collect();
+        let axes: Vec<Vec<f32>> = (0..4)
+            .map(|_| (0..dims).map(|_| gauss() * 0.3).collect())
+            .collect();
+        (0..n)
+            .map(|i| {
+                let mut v = centres[i % centres.len()].clone();
+                for axis in &axes {
+                    let z = gauss();
+                    v.iter_mut().zip(axis).for_each(|(x, a)| *x += z * a);
+                }
+                v.iter_mut().for_each(|x| *x += 0.05 * gauss());
+                v
+            })
+            .collect()
+    }
+
+    fn entry(v: &[f32], partition: u8) -> Option<Entry> {
+        Some(Entry {
+            vector: v.to_vec(),
+            partition: Some(vec![partition]),
+            filters: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn a_large_index_walks_a_graph_that_finds_the_true_neighbours_and_forgets_deletes() {
+        let dims = 16;
+        let data = points(3000, dims, 1);
+        let mut graph = VectorSlots::new(dims, Distance::Euclidean, 500);
+        let mut exact = VectorSlots::new(dims, Distance::Euclidean, usize::MAX);
+        for (i, v) in data.iter().enumerate() {
+            let key = format!("{i:05}").into_bytes();
+            graph.set(&key, entry(v, (i % 2) as u8));
+            exact.set(&key, entry(v, (i % 2) as u8));
+        }
+        assert!(graph.has_graph());
+        // Every third item goes away; none may come back.
+        for i in (0..3000).step_by(3) {
+            let key = format!("{i:05}").into_bytes();
+            graph.set(&key, None);
+            exact.set(&key, None);
+        }
+        let (mut found, mut wanted) = (0, 0);
+        for q in points(50, dims, 2) {
+            for partition in [None, Some(&[1u8][..])] {
+                let got = graph.search(&q, 10, partition, &|_| true);
+                let truth = exact.search(&q, 10, partition, &|_| true);
+                assert_eq!(got.len(), 10);
+                for hit in &got {
+                    let i: usize = std::str::from_utf8(&hit.storage_key)
+                        .unwrap()
+                        .parse()
+                        .unwrap();
+                    assert_ne!(i % 3, 0, "a deleted item was returned");
+                    if partition.is_some() {
+                        assert_eq!(i % 2, 1, "an item of another partition was returned");
+                    }
+                }
+                // Scores are exact whatever proposed the candidates.
+                assert!(got.windows(2).all(|w| w[0].score <= w[1].score));
+                wanted += truth.len();
+                found += got.iter().filter(|h| truth.contains(h)).count();
+            }
+        }
+        let recall = found as f64 / wanted as f64;
+        assert!(recall >= 0.9, "recall@10 {recall}");
     }
 }

@@ -12,6 +12,7 @@
 //! stays so) and when UpdateTable adds one (CREATING with Backfilling until done; searches
 //! are refused, as in DynamoDB). Writes during a fill win over the fill (`touched`).
 
+mod ann;
 pub(crate) mod definition;
 pub(crate) mod index;
 mod search;
@@ -34,10 +35,20 @@ use crate::keys;
 use crate::storage::{Direction, KeyRange, Space, Store};
 use crate::writer::WriteContext;
 
+/// Searches over at most this many candidates are exact by default (`kura serve
+/// --vector-exact-below`): about 1 ms at 128 dimensions, and the answer a test expects.
+pub const DEFAULT_EXACT_BELOW: usize = 10_000;
+
 /// Every vector index of every table, by table id and index name.
-#[derive(Default)]
 pub struct Vectors {
     indexes: RwLock<HashMap<(u64, String), Arc<LiveIndex>>>,
+    exact_below: usize,
+}
+
+impl Default for Vectors {
+    fn default() -> Self {
+        Vectors::new(DEFAULT_EXACT_BELOW)
+    }
 }
 
 /// One index in memory, and its fill state.
@@ -51,11 +62,12 @@ pub(crate) struct LiveIndex {
 }
 
 impl LiveIndex {
-    fn new(record: &VectorIndexRecord, filling: bool) -> LiveIndex {
+    fn new(record: &VectorIndexRecord, filling: bool, exact_below: usize) -> LiveIndex {
         LiveIndex {
             slots: RwLock::new(VectorSlots::new(
                 record.dimensions as usize,
                 record.distance,
+                exact_below,
             )),
             record: record.clone(),
             touched: Mutex::new(filling.then(HashSet::new)),
@@ -82,6 +94,13 @@ impl LiveIndex {
 }
 
 impl Vectors {
+    pub fn new(exact_below: usize) -> Vectors {
+        Vectors {
+            indexes: RwLock::new(HashMap::new()),
+            exact_below,
+        }
+    }
+
     /// The live index `name` of table `table_id`.
     pub(crate) fn get(&self, table_id: u64, name: &str) -> Option<Arc<LiveIndex>> {
         self.indexes
@@ -110,7 +129,7 @@ impl Vectors {
         record: &VectorIndexRecord,
         filling: bool,
     ) -> Arc<LiveIndex> {
-        let live = Arc::new(LiveIndex::new(record, filling));
+        let live = Arc::new(LiveIndex::new(record, filling, self.exact_below));
         self.indexes
             .write()
             .insert((table_id, record.name.clone()), live.clone());
@@ -126,7 +145,7 @@ impl Vectors {
         let mut indexes = self.indexes.write();
         indexes
             .entry((table_id, record.name.clone()))
-            .or_insert_with(|| Arc::new(LiveIndex::new(record, false)))
+            .or_insert_with(|| Arc::new(LiveIndex::new(record, false, self.exact_below)))
             .clone()
     }
 
