@@ -28,7 +28,7 @@ use crate::clock::Clock;
 use crate::counters::{Counters, WriterCounters};
 use crate::error::{EngineError, Result};
 use crate::storage::{Snapshot, Space, Store, WriteBatch};
-use crate::vectors::Vectors;
+use crate::vectors::live::Vectors;
 
 /// Most jobs in one group: bounds the batch size and the latency of the group's first job.
 const MAX_GROUP: usize = 512;

@@ -12,12 +12,13 @@ use kura_model::{KeyAttribute, KeySchema};
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
+pub use self::vector::VectorIndexRecord;
 use crate::error::EngineError;
 pub use crate::resource_policy::ResourcePolicyRecord;
 use crate::streams::meta::StreamSpec;
-pub use crate::vectors::definition::VectorIndexRecord;
 
 mod stage;
+pub mod vector;
 
 pub const TABLE_RECORD_VERSION: u32 = 1;
 

@@ -139,5 +139,5 @@ pub(crate) struct Stats {
     pub(crate) table: TableStats,
     pub(crate) indexes: BTreeMap<u32, TableStats>,
     /// Vector indexes' live figures, by name.
-    pub(crate) vectors: BTreeMap<String, crate::vectors::definition::VectorStats>,
+    pub(crate) vectors: BTreeMap<String, crate::vectors::live::VectorStats>,
 }

@@ -4,7 +4,7 @@
 
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-use super::definition::Distance;
+use crate::catalog::vector::Distance;
 use crate::error::{EngineError, Result};
 
 /// Candidates the graph search keeps per level: recall@10 1.000 on the benchmark's

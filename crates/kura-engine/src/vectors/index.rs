@@ -11,7 +11,7 @@ use std::collections::{BinaryHeap, HashMap};
 use kura_model::AttributeValue;
 
 use super::ann::Ann;
-use super::definition::Distance;
+use crate::catalog::vector::Distance;
 
 /// What one item contributes to an index: its vector, partition and filter values.
 #[derive(Debug, Clone, PartialEq)]

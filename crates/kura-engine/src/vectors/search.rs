@@ -9,11 +9,11 @@ use kura_model::messages::{self, vectors as msg};
 use kura_model::size::item_size;
 use kura_model::{AttributeValue, Item, Number};
 
-use super::definition::{SearchRole, VectorIndexRecord};
-use super::{as_f32, partition_bytes};
+use super::live::{as_f32, partition_bytes};
 use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
+use crate::catalog::vector::{SearchRole, VectorIndexRecord};
 use crate::error::{EngineError, Result};
 use crate::items::read_snapshot;
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Vectors, fill_in_background};
+use super::live::{Vectors, fill_in_background};
 use crate::Engine;
 use crate::catalog::{Catalog, TableRecord};
 use crate::writer::Writer;
