@@ -75,7 +75,7 @@ impl Ann {
         let matches = self
             .index
             .filtered_search(query, count, |key| {
-                u32::try_from(key).is_ok_and(|slot| keep(slot))
+                u32::try_from(key).is_ok_and(&keep)
             })
             .map_err(|e| failed("search", e))?;
         Ok(matches
