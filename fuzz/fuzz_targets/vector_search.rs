@@ -10,6 +10,7 @@ use libfuzzer_sys::fuzz_target;
 
 static ENGINE: LazyLock<(tokio::runtime::Runtime, Arc<Engine>)> = LazyLock::new(|| {
     let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .expect("runtime");
     let engine = Engine::in_memory();
@@ -53,11 +54,11 @@ static ENGINE: LazyLock<(tokio::runtime::Runtime, Arc<Engine>)> = LazyLock::new(
 });
 
 fuzz_target!(|data: &[u8]| {
-    let (_, engine) = &*ENGINE;
+    let (rt, engine) = &*ENGINE;
     if let Ok(mut input) = serde_json::from_slice::<SearchVectorsInput>(data) {
         input.table_name = Some("V".into());
         let top_k = input.top_k;
-        if let Ok(output) = engine.search_vectors(input) {
+        if let Ok(output) = rt.block_on(engine.search_vectors(input)) {
             let top_k = usize::try_from(top_k.unwrap_or(0)).unwrap_or(0);
             assert!(output.search_results.len() <= top_k);
         }

@@ -411,6 +411,16 @@ def test_update_table_adds_and_removes_a_vector_index(ddb, table_name):
         ddb.update_table(TableName=table_name, BillingMode="PROVISIONED",
                          ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
     assert error(e)[1] == "One or more parameter values were invalid: Vector indexes are only supported for PAY_PER_REQUEST tables"
+    gsi = {"IndexName": "late", "KeySchema": [{"AttributeName": "cat", "KeyType": "HASH"}],
+           "Projection": {"ProjectionType": "KEYS_ONLY"}}
+    with pytest.raises(ClientError) as e:
+        ddb.update_table(TableName=table_name, GlobalSecondaryIndexUpdates=[{"Create": gsi}])
+    assert error(e) == ("ValidationException", "One or more parameter values were invalid: Duplicate index name: late")
+    with pytest.raises(ClientError) as e:
+        ddb.update_table(TableName=table_name,
+                         GlobalSecondaryIndexUpdates=[{"Create": {**gsi, "IndexName": "by_cat"}}],
+                         VectorIndexUpdates=[{"Delete": {"IndexName": "late"}}])
+    assert error(e)[0] == "LimitExceededException"
     ddb.update_table(TableName=table_name, VectorIndexUpdates=[{"Delete": {"IndexName": "late"}}])
     table = ddb.describe_table(TableName=table_name)["Table"]
     assert "VectorIndexes" not in table

@@ -32,10 +32,11 @@ impl Distance {
         }
     }
 
-    /// The score DynamoDB reports, computed in f32 as the index stores vectors: COSINE
-    /// 1 − cos (0 identical, 2 opposite), EUCLIDEAN the L2 distance, DOT_PRODUCT the dot
-    /// product. A zero vector has no direction: its COSINE score is 1.
-    pub(crate) fn score(self, query: &[f32], query_norm: f32, vector: &[f32], norm: f32) -> f64 {
+    /// The score DynamoDB reports: COSINE 1 − cos (0 identical, 2 opposite), EUCLIDEAN
+    /// the L2 distance, DOT_PRODUCT the dot product. Sums run in f64 (f32 elements near
+    /// its limit would overflow an f32 sum); the result is rounded to f32 as DynamoDB's
+    /// are, unless it does not fit one. A zero vector has no direction: COSINE scores 1.
+    pub(crate) fn score(self, query: &[f32], query_norm: f64, vector: &[f32], norm: f64) -> f64 {
         let score = match self {
             Distance::DotProduct => dot(query, vector),
             Distance::Cosine => {
@@ -49,11 +50,19 @@ impl Distance {
             Distance::Euclidean => query
                 .iter()
                 .zip(vector)
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum::<f32>()
+                .map(|(a, b)| {
+                    let d = f64::from(*a) - f64::from(*b);
+                    d * d
+                })
+                .sum::<f64>()
                 .sqrt(),
         };
-        f64::from(score)
+        let rounded = score as f32;
+        if rounded.is_finite() {
+            f64::from(rounded)
+        } else {
+            score
+        }
     }
 
     /// How far a score is from the best: smaller is more similar.
@@ -65,21 +74,29 @@ impl Distance {
     }
 }
 
-/// The dot product, in eight lanes so the compiler vectorises it.
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0.0f32; 8];
-    let chunks = a.len() / 8 * 8;
-    for (ca, cb) in a[..chunks].chunks_exact(8).zip(b[..chunks].chunks_exact(8)) {
-        for i in 0..8 {
-            lanes[i] += ca[i] * cb[i];
+/// The dot product in f64, in four lanes so the compiler vectorises it.
+fn dot(a: &[f32], b: &[f32]) -> f64 {
+    let mut lanes = [0.0f64; 4];
+    let chunks = a.len() / 4 * 4;
+    for (ca, cb) in a[..chunks].chunks_exact(4).zip(b[..chunks].chunks_exact(4)) {
+        for i in 0..4 {
+            lanes[i] += f64::from(ca[i]) * f64::from(cb[i]);
         }
     }
-    let tail: f32 = a[chunks..]
+    let tail: f64 = a[chunks..]
         .iter()
         .zip(&b[chunks..])
-        .map(|(x, y)| x * y)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
         .sum();
-    lanes.iter().sum::<f32>() + tail
+    lanes.iter().sum::<f64>() + tail
+}
+
+/// A vector's length, in f64.
+pub(crate) fn norm(v: &[f32]) -> f64 {
+    v.iter()
+        .map(|x| f64::from(*x) * f64::from(*x))
+        .sum::<f64>()
+        .sqrt()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -88,6 +88,12 @@ impl Engine {
         let backfiller = self.backfiller.clone();
         let purger = self.purger.clone();
         let counters = self.counters.clone();
+        let deleting: Vec<String> = input
+            .vector_index_updates
+            .iter()
+            .flatten()
+            .filter_map(|u| u.delete.as_ref()?.index_name.clone())
+            .collect();
         let vector_parts = (
             self.vectors.clone(),
             self.store.clone(),
@@ -107,6 +113,11 @@ impl Engine {
                 }
                 let mut next = current.as_ref().clone();
                 let mut changing_index = false;
+                vector_definition::check_gsi_updates(
+                    &current,
+                    input.global_secondary_index_updates.as_deref(),
+                    input.vector_index_updates.as_deref(),
+                )?;
                 if let Some(updates) = &input.global_secondary_index_updates {
                     let billing =
                         BillingMode::requested(input.billing_mode.as_deref(), current.billing_mode);
@@ -133,6 +144,11 @@ impl Engine {
                         input.attribute_definitions.as_deref(),
                     )?;
                     if let Some(change) = change {
+                        if stream_change.is_some() {
+                            return Err(EngineError::validation(
+                                messages::INDEX_CHANGE_WITH_STREAM,
+                            ));
+                        }
                         changing_index = true;
                         apply_vector_change(w, &mut next, change, vector_parts);
                     }
@@ -169,6 +185,13 @@ impl Engine {
                 Ok((next, changing_index))
             })
             .await?;
+        // A deleted vector index leaves memory only now: writes committed in the same group
+        // (which saw the old catalog) have had their after-commit steps.
+        for name in &deleting {
+            if record.vector_index(name).is_none() {
+                self.vectors.remove(record.id, Some(name));
+            }
+        }
         let stats = self.stats(&record)?;
         let status = if changing_index { "UPDATING" } else { "ACTIVE" };
         Ok(CreateTableOutput {
@@ -350,6 +373,7 @@ fn apply_vector_change(
             });
         }
         VectorChange::Delete(name) => {
+            // Its memory is freed after the commit's group answered (`update_table`).
             tracing::info!(table = %next.name, index = %name, "deleting vector index");
             next.vector_indexes.retain(|v| v.name != name);
             let used: Vec<String> = vector_definition::used_attributes(next)
@@ -357,8 +381,6 @@ fn apply_vector_change(
                 .map(str::to_owned)
                 .collect();
             next.attribute_definitions.retain(|(n, _)| used.contains(n));
-            let table_id = next.id;
-            w.after_commit(move || vectors.remove(table_id, Some(&name)));
         }
     }
 }

@@ -74,9 +74,7 @@ impl Ann {
     ) -> Result<Vec<u32>> {
         let matches = self
             .index
-            .filtered_search(query, count, |key| {
-                u32::try_from(key).is_ok_and(&keep)
-            })
+            .filtered_search(query, count, |key| u32::try_from(key).is_ok_and(&keep))
             .map_err(|e| failed("search", e))?;
         Ok(matches
             .keys

@@ -241,6 +241,35 @@ pub(crate) fn create_table_vector_indexes(
     Ok(out)
 }
 
+/// What UpdateTable's GSI creations may not do beside vector indexes: share a name with
+/// one, start while one is being filled, or come with a vector index change (one online
+/// index change per request, as in DynamoDB).
+pub(crate) fn check_gsi_updates(
+    table: &TableRecord,
+    gsi_updates: Option<&[GlobalSecondaryIndexUpdateInput]>,
+    vector_updates: Option<&[VectorIndexUpdateInput]>,
+) -> Result<()> {
+    let creates: Vec<&str> = gsi_updates
+        .into_iter()
+        .flatten()
+        .filter_map(|u| u.create.as_ref()?.index_name.as_deref())
+        .collect();
+    let changes_gsis = gsi_updates
+        .into_iter()
+        .flatten()
+        .any(|u| u.create.is_some() || u.delete.is_some());
+    if changes_gsis && vector_updates.is_some_and(|v| !v.is_empty()) {
+        return Err(EngineError::LimitExceeded(msg::ONE_ONLINE_INDEX.into()));
+    }
+    if !creates.is_empty() && table.vector_indexes.iter().any(|v| v.backfilling) {
+        return Err(EngineError::LimitExceeded(msg::ONE_ONLINE_INDEX.into()));
+    }
+    if let Some(name) = creates.iter().find(|n| table.vector_index(n).is_some()) {
+        return Err(EngineError::validation(msg::duplicate_index_name(name)));
+    }
+    Ok(())
+}
+
 /// What UpdateTable's `VectorIndexUpdates` asks for.
 pub(crate) enum VectorChange {
     /// The new index and the table's attribute definitions with it.

@@ -11,7 +11,7 @@ use std::collections::{BinaryHeap, HashMap};
 use kura_model::AttributeValue;
 
 use super::ann::Ann;
-use crate::catalog::vector::Distance;
+use crate::catalog::vector::{Distance, norm};
 
 /// What one item contributes to an index: its vector, partition and filter values.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +37,7 @@ pub(crate) struct VectorSlots {
     /// `dimensions` floats per slot; a free slot's are stale.
     data: Vec<f32>,
     /// Each slot's vector norm (COSINE divides by it).
-    norms: Vec<f32>,
+    norms: Vec<f64>,
     /// Each slot's item, None for a free slot.
     keys: Vec<Option<Vec<u8>>>,
     partitions: Vec<Option<Vec<u8>>>,
@@ -94,7 +94,7 @@ impl VectorSlots {
         self.remove(storage_key);
         let Some(entry) = entry else { return };
         debug_assert_eq!(entry.vector.len(), self.dimensions);
-        let norm = entry.vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let norm = norm(&entry.vector);
         let slot = match self.free.pop() {
             Some(slot) => {
                 let at = slot as usize * self.dimensions;
@@ -153,9 +153,8 @@ impl VectorSlots {
                 );
                 self.ann = Some(ann);
             }
-            Err(e) => {
-                tracing::error!(error = %e, "vector index graph not built; searches stay exact")
-            }
+            // Searches stay exact, and no later write tries the build again.
+            Err(e) => self.drop_graph(e),
         }
     }
 
@@ -238,7 +237,7 @@ impl VectorSlots {
         slots: impl Iterator<Item = u32>,
         keep: &dyn Fn(&[Option<AttributeValue>]) -> bool,
     ) -> Vec<Hit> {
-        let query_norm = query.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let query_norm = norm(query);
         // A max-heap on "worse": its top is the worst of the best k so far.
         let mut best: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(k + 1);
         for slot in slots {

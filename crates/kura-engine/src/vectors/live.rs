@@ -9,7 +9,7 @@ use kura_model::item_codec::decode_item;
 use kura_model::keycode::{ScalarType, encode_key_value};
 use kura_model::messages::{self, vectors as msg};
 use kura_model::{AttributeValue, Item};
-use parking_lot::{Condvar, Mutex, RwLock};
+use parking_lot::{Mutex, RwLock};
 
 use super::index::{Entry, VectorSlots};
 use crate::catalog::VectorIndexRecord;
@@ -47,7 +47,8 @@ pub(crate) struct LiveIndex {
     /// Some while the index is being filled from the items: the keys written since the
     /// fill began, which the fill must not overwrite with what its snapshot saw.
     touched: Mutex<Option<HashSet<Vec<u8>>>>,
-    filled: Condvar,
+    /// Why the last fill failed: the index is not whole, and searches say so.
+    failed: Mutex<Option<String>>,
 }
 
 impl LiveIndex {
@@ -60,16 +61,18 @@ impl LiveIndex {
             )),
             record: record.clone(),
             touched: Mutex::new(filling.then(HashSet::new)),
-            filled: Condvar::new(),
+            failed: Mutex::new(None),
         }
     }
 
-    /// Blocks until the index holds every item (returns at once when it does).
-    pub(crate) fn wait_filled(&self) {
-        let mut touched = self.touched.lock();
-        while touched.is_some() {
-            self.filled.wait(&mut touched);
-        }
+    /// Whether a fill is still running.
+    pub(crate) fn filling(&self) -> bool {
+        self.touched.lock().is_some()
+    }
+
+    /// The error of a fill that did not finish (the index is then not whole).
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.failed.lock().clone()
     }
 
     /// A write's change, after its commit.
@@ -238,25 +241,39 @@ pub(crate) fn partition_bytes(
     Ok(out)
 }
 
-/// Fills `live` from the table's items in the background, then calls `done`.
+/// Fills `live` from the table's items in the background, then calls `done` (only when
+/// the fill succeeded: a failed one leaves the index marked, and searches refused).
 pub(crate) fn fill_in_background(
     store: Arc<dyn Store>,
     table_id: u64,
     live: Arc<LiveIndex>,
     done: impl FnOnce() + Send + 'static,
 ) {
+    let fill_live = live.clone();
     let spawned = std::thread::Builder::new()
         .name("kura-vector-fill".into())
         .spawn(move || {
-            if let Err(e) = fill(store.as_ref(), table_id, &live) {
+            let live = fill_live;
+            let run = std::panic::AssertUnwindSafe(|| fill(store.as_ref(), table_id, &live));
+            let outcome = match std::panic::catch_unwind(run) {
+                Ok(outcome) => outcome,
+                Err(_) => Err(EngineError::Internal("the fill panicked".into())),
+            };
+            let failed = outcome.err().map(|e| e.to_string());
+            if let Some(e) = &failed {
                 tracing::error!(index = %live.record.name, error = %e, "vector index fill failed");
             }
+            let ok = failed.is_none();
+            *live.failed.lock() = failed;
             *live.touched.lock() = None;
-            live.filled.notify_all();
-            done();
+            if ok {
+                done();
+            }
         });
     if let Err(e) = spawned {
         tracing::error!(error = %e, "could not start a vector index fill");
+        *live.failed.lock() = Some(format!("could not start its fill: {e}"));
+        *live.touched.lock() = None;
     }
 }
 

@@ -25,7 +25,7 @@ const MAX_SEARCH_VECTOR: usize = 4096;
 const MIN_CAPACITY_BYTES: f64 = 1024.0;
 
 impl Engine {
-    pub fn search_vectors(&self, input: SearchVectorsInput) -> Result<SearchVectorsOutput> {
+    pub async fn search_vectors(&self, input: SearchVectorsInput) -> Result<SearchVectorsOutput> {
         // Long: SearchVectors' checks in DynamoDB's order, then the search and its answer.
         let mut c = Constraints::new();
         c.not_null("tableName", input.table_name.as_ref());
@@ -70,10 +70,22 @@ impl Engine {
             )));
         }
         let wanted = Wanted::read(index, condition.as_ref())?;
-        let hits = match (&wanted, self.vectors.get(table.id, &index_name)) {
+        let live = self.vectors.get(table.id, &index_name);
+        if let Some(live) = &live {
+            // Right after a restart the index is being filled from the items: the search
+            // waits for it (without holding a thread) rather than answer from half of it.
+            while live.filling() {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+            if let Some(e) = live.failure() {
+                return Err(EngineError::Internal(format!(
+                    "vector index {index_name} could not be filled from the table: {e}"
+                )));
+            }
+        }
+        let hits = match (&wanted, live) {
             (Wanted::Nothing, _) | (_, None) => Vec::new(),
             (Wanted::Matching { partition, filters }, Some(live)) => {
-                live.wait_filled();
                 let keep = |values: &[Option<AttributeValue>]| {
                     filters
                         .iter()

@@ -72,15 +72,13 @@ pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     item_json(&output)
 }
 
-pub fn search_vectors(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+pub async fn search_vectors(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: SearchVectorsInput = call.input()?;
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::search_vectors(s, &input))?;
     let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
     admission::one(&call, table, index, None, Access::Read)?;
-    // A search right after a restart waits (on its own thread's time) for its index to be
-    // filled from the items: the fill runs on a thread of its own.
-    let output = call.engine.search_vectors(input)?;
+    let output = call.engine.search_vectors(input).await?;
     call.observation.returned_items(output.search_results.len());
     json(&output)
 }

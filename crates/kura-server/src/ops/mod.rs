@@ -61,7 +61,7 @@ pub(crate) async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError
         Op::UpdateItem => items::update_item(call).await,
         Op::Query => items::query(call),
         Op::Scan => items::scan(call),
-        Op::SearchVectors => items::search_vectors(call),
+        Op::SearchVectors => items::search_vectors(call).await,
         Op::BatchGetItem => items::batch_get_item(call),
         Op::BatchWriteItem => items::batch_write_item(call).await,
         Op::TransactWriteItems => items::transact_write_items(call).await,
