@@ -100,6 +100,7 @@ class Target:
         conn.request("POST", "/", body=json.dumps(body) if not isinstance(body, bytes) else body,
                      headers={"X-Amz-Target": f"DynamoDB_20120810.{operation}",
                               "Content-Type": "application/x-amz-json-1.0",
+                              "X-Amz-Date": "20260101T000000Z",
                               "Authorization": AUTH})
         response = conn.getresponse()
         data = response.read()

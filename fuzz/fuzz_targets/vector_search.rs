@@ -32,7 +32,7 @@ static ENGINE: LazyLock<(tokio::runtime::Runtime, Arc<Engine>)> = LazyLock::new(
             "KeySchema": [{{"AttributeName": "pk", "KeyType": "HASH"}}],
             "VectorIndexes": [{}, {}, {}]}}"#,
         index("cos", "COSINE", schema),
-        index("l2", "EUCLIDEAN", ""),
+        index("euclid", "EUCLIDEAN", ""),
         index("dot", "DOT_PRODUCT", ""),
     ))
     .expect("table request");
