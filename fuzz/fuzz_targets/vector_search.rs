@@ -25,7 +25,7 @@ static ENGINE: LazyLock<(tokio::runtime::Runtime, Arc<Engine>)> = LazyLock::new(
         {"AttributeName": "t", "SearchSchemaElementType": "HASH"},
         {"AttributeName": "c", "SearchSchemaElementType": "INLINE_FILTER"}]"#;
     let create: CreateTableInput = serde_json::from_str(&format!(
-        r#"{{"TableName": "V", "BillingMode": "PAY_PER_REQUEST",
+        r#"{{"TableName": "Vectors", "BillingMode": "PAY_PER_REQUEST",
             "AttributeDefinitions": [{{"AttributeName": "pk", "AttributeType": "S"}},
                                      {{"AttributeName": "t", "AttributeType": "S"}},
                                      {{"AttributeName": "c", "AttributeType": "N"}}],
@@ -40,7 +40,7 @@ static ENGINE: LazyLock<(tokio::runtime::Runtime, Arc<Engine>)> = LazyLock::new(
         .expect("table");
     for i in 0..50 {
         let put: PutItemInput = serde_json::from_str(&format!(
-            r#"{{"TableName": "V", "Item": {{"pk": {{"S": "k{i}"}}, "t": {{"S": "t{}"}},
+            r#"{{"TableName": "Vectors", "Item": {{"pk": {{"S": "k{i}"}}, "t": {{"S": "t{}"}},
                 "c": {{"N": "{}"}}, "v": {{"L": [{{"N": "{}"}}, {{"N": "{}"}}, {{"N": "0.5"}}]}}}}}}"#,
             i % 3,
             i % 5,
@@ -56,7 +56,7 @@ static ENGINE: LazyLock<(tokio::runtime::Runtime, Arc<Engine>)> = LazyLock::new(
 fuzz_target!(|data: &[u8]| {
     let (rt, engine) = &*ENGINE;
     if let Ok(mut input) = serde_json::from_slice::<SearchVectorsInput>(data) {
-        input.table_name = Some("V".into());
+        input.table_name = Some("Vectors".into());
         let top_k = input.top_k;
         if let Ok(output) = rt.block_on(engine.search_vectors(input)) {
             let top_k = usize::try_from(top_k.unwrap_or(0)).unwrap_or(0);
