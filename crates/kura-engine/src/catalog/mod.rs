@@ -263,6 +263,36 @@ impl IndexRecord {
     }
 }
 
+/// The checks a secondary or vector index's key value gets on write: its type is the
+/// definition's, and a string or binary is not empty (DynamoDB's texts).
+pub(crate) fn check_index_key_value(
+    index: &str,
+    attr: &str,
+    ty: ScalarType,
+    value: &kura_model::AttributeValue,
+) -> Result<(), EngineError> {
+    use kura_model::{AttributeValue, messages};
+    if ScalarType::of(value) != Some(ty) {
+        return Err(EngineError::validation(messages::index_key_type_mismatch(
+            attr,
+            ty.descriptor(),
+            value.value_type().descriptor(),
+            index,
+        )));
+    }
+    let empty = match value {
+        AttributeValue::S(s) => s.is_empty().then_some("string"),
+        AttributeValue::B(b) => b.is_empty().then_some("binary"),
+        _ => None,
+    };
+    match empty {
+        Some(kind) => Err(EngineError::validation(messages::empty_index_key(
+            kind, index, attr,
+        ))),
+        None => Ok(()),
+    }
+}
+
 impl TableRecord {
     pub fn index(&self, name: &str) -> Option<&IndexRecord> {
         self.indexes.iter().find(|i| i.name == name)

@@ -15,7 +15,7 @@ use crate::catalog::{
 use crate::error::{EngineError, Result};
 use crate::keys::TableStats;
 
-pub(crate) const PROJECTION_TYPES: [&str; 3] = ["ALL", "INCLUDE", "KEYS_ONLY"];
+const PROJECTION_TYPES: [&str; 3] = ["ALL", "INCLUDE", "KEYS_ONLY"];
 
 fn invalid(message: impl Into<String>) -> EngineError {
     EngineError::validation(message)
@@ -47,6 +47,17 @@ fn definition_constraints(
             max_elements,
         ),
     }
+    projection_constraints(c, path, projection);
+    c.name(&format!("{path}.indexName"), name);
+}
+
+/// The framework constraints of an index's `projection` member at `path` (GSIs, LSIs and
+/// vector indexes share them).
+pub(crate) fn projection_constraints(
+    c: &mut Constraints,
+    path: &str,
+    projection: Option<&ProjectionInput>,
+) {
     match projection {
         None => c.not_null::<()>(&format!("{path}.projection"), None),
         Some(p) => {
@@ -66,7 +77,6 @@ fn definition_constraints(
             }
         }
     }
-    c.name(&format!("{path}.indexName"), name);
 }
 
 /// Framework constraints of CreateTable's index lists.

@@ -13,7 +13,7 @@ use kura_model::size::{item_size, value_size};
 use kura_model::{AttributeValue, Item, KeyAttribute, PrimaryKey, messages};
 
 use crate::api::{Consumed, write_units};
-use crate::catalog::{IndexKind, IndexProjection, IndexRecord, TableRecord};
+use crate::catalog::{IndexKind, IndexProjection, IndexRecord, TableRecord, check_index_key_value};
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
 use crate::storage::Space;
@@ -44,26 +44,7 @@ fn index_key_value<'i>(
     let Some(value) = item.get(&attr.name) else {
         return Ok(None);
     };
-    if ScalarType::of(value) != Some(attr.ty) {
-        return Err(EngineError::validation(messages::index_key_type_mismatch(
-            &attr.name,
-            attr.ty.descriptor(),
-            value.value_type().descriptor(),
-            &index.name,
-        )));
-    }
-    let empty = match value {
-        AttributeValue::S(s) => s.is_empty().then_some("string"),
-        AttributeValue::B(b) => b.is_empty().then_some("binary"),
-        _ => None,
-    };
-    if let Some(kind) = empty {
-        return Err(EngineError::validation(messages::empty_index_key(
-            kind,
-            &index.name,
-            &attr.name,
-        )));
-    }
+    check_index_key_value(&index.name, &attr.name, attr.ty, value)?;
     if value_size(value) > max_bytes {
         return Err(EngineError::validation(too_large));
     }

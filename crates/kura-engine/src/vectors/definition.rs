@@ -14,7 +14,7 @@ use super::live::VectorStats;
 use crate::catalog::vector::{Distance, SearchRole, VectorIndexRecord};
 use crate::catalog::{BillingMode, IndexRecord, TableRecord};
 use crate::error::{EngineError, Result};
-use crate::indexes::definition::{PROJECTION_TYPES, projection, projection_out};
+use crate::indexes::definition::{projection, projection_constraints, projection_out};
 
 /// Vector indexes per table (adjustable in AWS through support; fixed here).
 pub const MAX_VECTOR_INDEXES: usize = 5;
@@ -61,25 +61,7 @@ pub(crate) fn constraints(c: &mut Constraints, path: &str, input: &VectorIndexIn
             );
         }
     }
-    match &input.projection {
-        None => c.not_null::<()>(&format!("{path}.projection"), None),
-        Some(p) => {
-            c.one_of(
-                &format!("{path}.projection.projectionType"),
-                p.projection_type.as_deref(),
-                &PROJECTION_TYPES,
-            );
-            if let Some(attrs) = &p.non_key_attributes {
-                c.length(
-                    &format!("{path}.projection.nonKeyAttributes"),
-                    &format!("[{}]", attrs.join(", ")),
-                    attrs.len(),
-                    1,
-                    20,
-                );
-            }
-        }
-    }
+    projection_constraints(c, path, input.projection.as_ref());
     c.not_null(&format!("{path}.dimensions"), input.dimensions.as_ref());
     c.at_least(&format!("{path}.dimensions"), input.dimensions, 1);
     c.not_null(

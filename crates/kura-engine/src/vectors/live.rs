@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use kura_model::item_codec::decode_item;
 use kura_model::keycode::{ScalarType, encode_key_value};
-use kura_model::messages::{self, vectors as msg};
+use kura_model::messages::vectors as msg;
 use kura_model::{AttributeValue, Item};
 use parking_lot::{Mutex, RwLock};
 
 use super::index::{Entry, VectorSlots};
-use crate::catalog::VectorIndexRecord;
+use crate::catalog::{VectorIndexRecord, check_index_key_value};
 use crate::error::{EngineError, Result};
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Space, Store};
@@ -215,26 +215,7 @@ pub(crate) fn partition_bytes(
     ty: ScalarType,
     value: &AttributeValue,
 ) -> Result<Vec<u8>> {
-    if ScalarType::of(value) != Some(ty) {
-        return Err(EngineError::validation(messages::index_key_type_mismatch(
-            name,
-            ty.descriptor(),
-            value.value_type().descriptor(),
-            &index.name,
-        )));
-    }
-    let empty = match value {
-        AttributeValue::S(s) => s.is_empty().then_some("string"),
-        AttributeValue::B(b) => b.is_empty().then_some("binary"),
-        _ => None,
-    };
-    if let Some(kind) = empty {
-        return Err(EngineError::validation(messages::empty_index_key(
-            kind,
-            &index.name,
-            name,
-        )));
-    }
+    check_index_key_value(&index.name, name, ty, value)?;
     let mut out = Vec::new();
     encode_key_value(value, &mut out)
         .map_err(|e| EngineError::Internal(format!("cannot encode a partition value: {e}")))?;
