@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 VENV = ROOT / "benches" / "peers" / "venv-vectors"
@@ -110,6 +111,17 @@ class Target:
             raise RuntimeError(f"{operation}: {response.status} {data[:300]!r}")
         return json.loads(data)
 
+    def index_memory_bytes(self):
+        """Kura's own figure for the index (`kura_vector_index_memory_bytes`); NaN elsewhere."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=10) as r:
+                text = r.read().decode()
+        except OSError:
+            return float("nan")
+        found = re.search(r'^kura_vector_index_memory_bytes\{table_name="vectors",[^}]*\} (\S+)$',
+                          text, re.M)
+        return float(found.group(1)) if found else float("nan")
+
     def rss_mb(self):
         text = pathlib.Path(f"/proc/{self.proc.pid}/status").read_text()
         return int(re.search(r"VmRSS:\s+(\d+)", text).group(1)) / 1024
@@ -171,9 +183,11 @@ def bench_target(np, target, base, queries, exact, seconds):
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
     time.sleep(0.5)
+    plain_rss_before = target.rss_mb()
     started = time.time()
     load(target, rows, "plain")
     plain_rate = len(rows) / (time.time() - started)
+    plain_rss_growth = target.rss_mb() - plain_rss_before
     target.call("CreateTable", {
         "TableName": "vectors", "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
@@ -212,6 +226,11 @@ def bench_target(np, target, base, queries, exact, seconds):
         "build_per_s": build_rate,
         "plain_load_per_s": plain_rate,
         "rss_bytes_per_vector": (rss_after - rss_before) * 1048576 / len(rows),
+        # What the index adds to the server's memory: the growth loading the same items
+        # with the index, less the growth without one.
+        "index_rss_bytes_per_vector":
+            (rss_after - rss_before - plain_rss_growth) * 1048576 / len(rows),
+        "index_memory_bytes_per_vector": target.index_memory_bytes() / len(rows),
         "raw_bytes_per_vector": dims * 4,
     }
 
@@ -236,6 +255,26 @@ def bench_hnswlib(np, base, queries, exact):
     return {"build_per_s_one_thread": build, "curve": rows}
 
 
+def bench_engine(np, base, queries, exact, workdir):
+    """Kura's SearchVectors in process (`benches/vector_engine.rs`): the same data and
+    truth, one thread, each expansion in turn."""
+    binary = ROOT / "target" / "release" / "vector-engine"
+    subprocess.run(["cargo", "build", "--locked", "--release", "-p", "kura-bench",
+                    "--bin", "vector-engine"], cwd=ROOT, check=True)
+    base.astype("<f4").tofile(workdir / "base.f32")
+    queries.astype("<f4").tofile(workdir / "queries.f32")
+    (workdir / "truth.json").write_text(json.dumps([sorted(e) for e in exact]))
+    out = subprocess.run([str(binary), str(workdir), str(base.shape[1]), "16,32,64,128,256"],
+                         check=True, capture_output=True, text=True).stdout
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {"load_per_s": lines[0]["load_per_s"], "curve": lines[1:]}
+
+
+def fastest_at(curve, recall):
+    """The most searches per second among the points of `curve` at `recall` or better."""
+    return max((c["qps_one_thread"] for c in curve if c["recall@10"] >= recall), default=None)
+
+
 def main():
     ensure_venv()
     import numpy as np
@@ -245,6 +284,8 @@ def main():
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--no-engine", action="store_true",
+                        help="skip the in-process measurement (it builds a release binary)")
     args = parser.parse_args()
     kura = pathlib.Path(os.environ.get("KURA_BIN", ROOT / "target" / "static" / "kura"))
     dynoxide = ROOT / "benches" / "peers" / "dynoxide" / "bin" / "dynoxide"
@@ -256,6 +297,8 @@ def main():
         exact = truth(np, base, queries)
         results[size] = {"hnswlib": bench_hnswlib(np, base, queries, exact)}
         workdir = pathlib.Path(tempfile.mkdtemp(prefix="kura-vectors-"))
+        if not args.no_engine:
+            results[size]["kura_engine"] = bench_engine(np, base, queries, exact, workdir)
         targets = [("kura", lambda p: [str(kura), "serve", "--port", str(p),
                                         "--data-dir", str(workdir / "kura")])]
         if dynoxide.exists():
@@ -279,7 +322,9 @@ def main():
                 print(f"  {name:9} recall@10 {r['recall@10']:.3f}  p50 {r['p50_ms']:.2f} ms  "
                       f"p99 {r['p99_ms']:.2f} ms  C=16 {r['qps_c16']:.0f}/s  "
                       f"build {r['build_per_s']:.0f}/s (no index: {r['plain_load_per_s']:.0f}/s)  RSS {r['rss_bytes_per_vector']:.0f} B/vector "
-                      f"(raw {r['raw_bytes_per_vector']})")
+                      f"(index alone {r['index_rss_bytes_per_vector']:.0f} by RSS, "
+                      f"{r['index_memory_bytes_per_vector']:.0f} by its own count; "
+                      f"raw {r['raw_bytes_per_vector']})")
         if "dynoxide" in results[size] and "kura" in results[size]:
             ratio = results[size]["kura"]["qps_c16"] / results[size]["dynoxide"]["qps_c16"]
             print(f"  Kura / Dynoxide throughput at C=16: {ratio:.1f}x")
@@ -287,6 +332,15 @@ def main():
         curve = "  ".join(f"ef={c['ef']}: {c['recall@10']:.3f} @ {c['qps_one_thread']:.0f}/s"
                           for c in h["curve"])
         print(f"  hnswlib (in process, one thread): build {h['build_per_s_one_thread']:.0f}/s; {curve}")
+        e = results[size].get("kura_engine")
+        if e:
+            curve = "  ".join(f"ef={c['ef']}: {c['recall@10']:.3f} @ {c['qps_one_thread']:.0f}/s"
+                              for c in e["curve"])
+            print(f"  Kura SearchVectors in process, one thread: {curve}")
+            ours, theirs = fastest_at(e["curve"], 0.95), fastest_at(h["curve"], 0.95)
+            if ours and theirs:
+                print(f"  at recall@10 >= 0.95: Kura {ours:.0f}/s, hnswlib {theirs:.0f}/s "
+                      f"(hnswlib / Kura {theirs / ours:.2f}x)")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(results, indent=2))
 

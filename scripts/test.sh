@@ -115,7 +115,7 @@ log "Console page server times on a small table (short form of benches/console_p
 python benches/console_pages.py --items 20000 --repeat 5 --binary "$KURA_BIN"
 
 log "Vector search: recall, latency and throughput over HTTP, hnswlib beside it (short form of benches/vectors.py)"
-KURA_BIN="$KURA_BIN" python benches/vectors.py --sizes 5000x64 --queries 50 --seconds 2
+KURA_BIN="$KURA_BIN" python benches/vectors.py --sizes 5000x64 --queries 50 --seconds 2 --no-engine
 
 log "Size and start-to-ready of each channel: binary, image, wheel, npm (short form of benches/channels.py)"
 python benches/channels.py --rounds 3 --binary "$KURA_BIN" --image "$KURA_IMAGE" \

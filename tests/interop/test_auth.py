@@ -22,6 +22,10 @@ CREDENTIALS = {
         {"AccessKeyId": "AKIDCAROL", "SecretAccessKey": "carol-secret", "User": "carol",
          "Account": "123456789012", "Policies": [{"Statement": {
              "Effect": "Allow", "Action": "dynamodb:ListTables", "Resource": "*"}}]},
+        {"AccessKeyId": "AKIDVEC", "SecretAccessKey": "vec-secret", "User": "vec",
+         "Account": "123456789012", "Policies": [{"Statement": {
+             "Effect": "Allow", "Action": "dynamodb:SearchVectors",
+             "Resource": "arn:aws:dynamodb:us-east-1:123456789012:table/vectbl/index/near"}}]},
         {"AccessKeyId": "ASIAOLD", "SecretAccessKey": "old-secret", "SessionToken": "old-token",
          "Expiration": "2020-01-01T00:00:00Z", "Role": "deployer"},
     ]
@@ -125,3 +129,33 @@ def test_boto3_resource_policy(auth_endpoint):
     with pytest.raises(botocore.exceptions.ClientError) as raised:
         alice.get_resource_policy(ResourceArn=arn)
     assert raised.value.response["Error"]["Code"] == "PolicyNotFoundException"
+
+
+def test_search_vectors_is_authorized_on_the_vector_index_arn(auth_endpoint):
+    """SearchVectors is the action `dynamodb:SearchVectors` on the vector index's ARN: a
+    policy naming one index allows that index only, and nothing else on the table."""
+    alice = client(auth_endpoint, "AKIDALICE", "alice-secret")
+    alice.create_table(
+        TableName="vectbl", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        VectorIndexes=[{"IndexName": name, "VectorAttribute": {"AttributeName": "emb"},
+                        "Dimensions": 3, "DistanceFunction": "EUCLIDEAN",
+                        "Projection": {"ProjectionType": "KEYS_ONLY"}}
+                       for name in ("near", "far")])
+    alice.put_item(TableName="vectbl", Item={
+        "pk": {"S": "a"}, "emb": {"L": [{"N": "1"}, {"N": "0"}, {"N": "0"}]}})
+    vec = client(auth_endpoint, "AKIDVEC", "vec-secret")
+    found = vec.search_vectors(TableName="vectbl", IndexName="near",
+                               SearchVector=[{"N": "1"}, {"N": "0"}, {"N": "0"}], TopK=1)["SearchResults"]
+    assert [r["Item"] for r in found] == [{"pk": {"S": "a"}}]
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        vec.search_vectors(TableName="vectbl", IndexName="far", SearchVector=[{"N": "1"}, {"N": "0"}, {"N": "0"}],
+                           TopK=1)
+    error = raised.value.response["Error"]
+    assert error["Code"] == "AccessDeniedException"
+    assert ("not authorized to perform: dynamodb:SearchVectors on resource: "
+            "arn:aws:dynamodb:us-east-1:123456789012:table/vectbl/index/far") in error["Message"]
+    with pytest.raises(botocore.exceptions.ClientError) as raised:
+        vec.get_item(TableName="vectbl", Key={"pk": {"S": "a"}})
+    assert raised.value.response["Error"]["Code"] == "AccessDeniedException"

@@ -86,9 +86,13 @@ def test_provisioned_capacity_throttles_and_botocore_retries_through(tmp_path):
             assert response["ResponseMetadata"]["HTTPStatusCode"] == 200
         # 4 more units at 2 per second: about 2 seconds of waiting, done by the retries.
         assert time.monotonic() - started > 0.5
-        # UpdateTable raises the capacity and it applies at once.
+        # UpdateTable raises the capacity and it applies at once: a tenth of a second
+        # refills 100 units at the new rate (0.2 at the old one). Without the pause the
+        # drained bucket refills one unit per millisecond, slower than sequential puts on
+        # loopback, and throttles them as DynamoDB would.
         ddb.update_table(TableName="tbl", ProvisionedThroughput={
             "ReadCapacityUnits": 5, "WriteCapacityUnits": 1000})
+        time.sleep(0.1)
         for i in range(50):
             ddb.put_item(TableName="tbl", Item={"pk": {"S": f"u{i}"}})
         # Throttles are counted in /metrics.

@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import time
+import urllib.request
 
 import boto3
 import pytest
@@ -542,6 +543,18 @@ def test_a_large_index_walks_a_graph_with_high_recall_and_no_stale_answers(tmp_p
             )["SearchResults"]
             assert len(odd) == 10 and all(int(r["Item"]["pk"]["S"][1:]) % 2 == 1 for r in odd)
         assert found / wanted >= 0.9, found / wanted
+        # /metrics knows the index kind: its items, its f32 bytes, its memory (the vectors,
+        # the graph, keys and maps) and its mode.
+        with urllib.request.urlopen(endpoint + "/metrics") as r:
+            metrics = r.read().decode()
+        def metric(name, index_name):
+            pattern = rf'^kura_{name}{{table_name="big",vector_index_name="{index_name}"}} (\S+)$'
+            return float(re.search(pattern, metrics, re.M).group(1))
+        assert metric("vector_index_item_count", "flat") == len(stored)
+        assert metric("vector_index_size_bytes", "flat") == len(stored) * 16 * 4
+        assert metric("vector_index_approximate", "flat") == 1
+        memory = metric("vector_index_memory_bytes", "flat")
+        assert len(stored) * 64 < memory, memory
         # A vector moved next to the query is its nearest at once; moved away, it is gone.
         target = [9.0] * 16
         ddb.put_item(TableName="big", Item={"pk": {"S": "k0001"}, "emb": vector(target), "half": {"S": "odd"}})

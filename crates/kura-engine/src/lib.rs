@@ -71,7 +71,7 @@ pub use error::{EngineError, Result};
 pub use kura_expr as expr;
 pub use state::StateSnapshot;
 pub use streams::StreamLag;
-pub use tables::TableSize;
+pub use tables::{TableSize, VectorIndexSize};
 
 use crate::catalog::Catalog;
 use crate::clock::{Clock, SystemClock};
@@ -130,6 +130,8 @@ pub struct EngineOptions {
     /// Vector searches over at most this many candidates are exact; larger ones walk an
     /// approximate graph (`usize::MAX`: exact everywhere).
     pub vector_exact_below: usize,
+    /// Candidates a graph search keeps per level: more finds more true neighbours.
+    pub vector_search_expansion: usize,
 }
 
 impl Default for EngineOptions {
@@ -142,6 +144,7 @@ impl Default for EngineOptions {
             objects: None,
             throttle: None,
             vector_exact_below: vectors::DEFAULT_EXACT_BELOW,
+            vector_search_expansion: vectors::DEFAULT_SEARCH_EXPANSION,
         }
     }
 }
@@ -250,6 +253,7 @@ impl Engine {
             objects,
             throttle,
             vector_exact_below,
+            vector_search_expansion,
         } = options;
         let objects = objects.unwrap_or_else(|| Arc::new(objects::MemoryBuckets::new()));
         let open::Recovered {
@@ -269,7 +273,10 @@ impl Engine {
                 clock: clock.clone(),
             },
         )));
-        let vectors = Arc::new(vectors::Vectors::new(vector_exact_below));
+        let vectors = Arc::new(vectors::Vectors::new(
+            vector_exact_below,
+            vector_search_expansion,
+        ));
         let writer = Arc::new(Writer::start(
             store.clone(),
             limits,

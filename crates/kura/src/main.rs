@@ -190,6 +190,10 @@ pub(crate) struct ServeArgs {
     /// everywhere (the true top-k, what a test asserts on).
     #[arg(long, default_value = "10000", env = "KURA_VECTOR_EXACT_BELOW", value_parser = exact_below)]
     vector_exact_below: usize,
+    /// Candidates a vector search above the exact threshold keeps per level of the HNSW
+    /// graph (usearch's ef): more finds more of the true nearest, and takes longer.
+    #[arg(long, default_value = "128", env = "KURA_VECTOR_SEARCH_EXPANSION", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    vector_search_expansion: usize,
     /// Megabytes of block cache: reads of data not in memory go to disk beyond it.
     #[arg(long, default_value_t = 8, env = "KURA_CACHE_MB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     cache_mb: u64,
@@ -298,7 +302,6 @@ fn split_records(text: &str) -> Result<u64, String> {
     }
 }
 
-/// A duration in seconds: positive, and at most about 30 years.
 /// `--vector-exact-below`: a number of candidates, or `all`.
 fn exact_below(text: &str) -> Result<usize, String> {
     match text {
@@ -309,6 +312,7 @@ fn exact_below(text: &str) -> Result<usize, String> {
     }
 }
 
+/// A duration in seconds: positive, and at most about 30 years.
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s <= 1e9 => Ok(s),
@@ -568,6 +572,7 @@ fn engine_options(
                 ..kura_engine::throttle::ThrottleOptions::default()
             }),
         vector_exact_below: args.vector_exact_below,
+        vector_search_expansion: args.vector_search_expansion,
         ..EngineOptions::default()
     })
 }

@@ -47,15 +47,7 @@ impl Distance {
                     1.0 - dot(query, vector) / denominator
                 }
             }
-            Distance::Euclidean => query
-                .iter()
-                .zip(vector)
-                .map(|(a, b)| {
-                    let d = f64::from(*a) - f64::from(*b);
-                    d * d
-                })
-                .sum::<f64>()
-                .sqrt(),
+            Distance::Euclidean => laned(query, vector, |a, b| (a - b) * (a - b)).sqrt(),
         };
         let rounded = score as f32;
         if rounded.is_finite() {
@@ -74,29 +66,40 @@ impl Distance {
     }
 }
 
-/// The dot product in f64, in four lanes so the compiler vectorises it.
+/// The dot product in f64.
 fn dot(a: &[f32], b: &[f32]) -> f64 {
-    let mut lanes = [0.0f64; 4];
-    let chunks = a.len() / 4 * 4;
-    for (ca, cb) in a[..chunks].chunks_exact(4).zip(b[..chunks].chunks_exact(4)) {
-        for i in 0..4 {
-            lanes[i] += f64::from(ca[i]) * f64::from(cb[i]);
+    laned(a, b, |x, y| x * y)
+}
+
+/// Lanes of the sums below: independent additions the compiler keeps in vector registers
+/// (a single f64 sum waits on each addition; eight lanes run about four times faster).
+const LANES: usize = 8;
+
+/// The sum of `term` over the elements' pairs, in f64, in `LANES` lanes added up in a
+/// fixed order, so a score is the same on every machine.
+#[inline(always)]
+fn laned(a: &[f32], b: &[f32], term: impl Fn(f64, f64) -> f64) -> f64 {
+    let mut lanes = [0.0f64; LANES];
+    let whole = a.len().min(b.len()) / LANES * LANES;
+    for (ca, cb) in a[..whole]
+        .chunks_exact(LANES)
+        .zip(b[..whole].chunks_exact(LANES))
+    {
+        for i in 0..LANES {
+            lanes[i] += term(f64::from(ca[i]), f64::from(cb[i]));
         }
     }
-    let tail: f64 = a[chunks..]
+    let tail: f64 = a[whole..]
         .iter()
-        .zip(&b[chunks..])
-        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .zip(&b[whole..])
+        .map(|(x, y)| term(f64::from(*x), f64::from(*y)))
         .sum();
     lanes.iter().sum::<f64>() + tail
 }
 
 /// A vector's length, in f64.
 pub(crate) fn norm(v: &[f32]) -> f64 {
-    v.iter()
-        .map(|x| f64::from(*x) * f64::from(*x))
-        .sum::<f64>()
-        .sqrt()
+    laned(v, v, |x, _| x * x).sqrt()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

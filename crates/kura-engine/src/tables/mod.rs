@@ -94,7 +94,40 @@ pub struct TableSize {
     pub size_bytes: u64,
 }
 
+/// One vector index's live figures, for `/metrics`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VectorIndexSize {
+    pub table: String,
+    pub index: String,
+    pub item_count: u64,
+    /// The f32 bytes of its vectors (DescribeTable's IndexSizeBytes).
+    pub size_bytes: u64,
+    /// The memory it takes: vectors, the graph once there is one, keys and maps.
+    pub memory_bytes: u64,
+    /// Whether searches above the exact threshold walk the graph.
+    pub approximate: bool,
+}
+
 impl Engine {
+    /// Every vector index's item count, size and memory, for `/metrics`.
+    pub fn vector_index_sizes(&self) -> Vec<VectorIndexSize> {
+        let mut out = Vec::new();
+        for table in self.catalog.all().values() {
+            for index in &table.vector_indexes {
+                let stats = self.vectors.stats(table.id, &index.name);
+                out.push(VectorIndexSize {
+                    table: table.name.clone(),
+                    index: index.name.clone(),
+                    item_count: stats.item_count,
+                    size_bytes: stats.size_bytes,
+                    memory_bytes: stats.memory_bytes,
+                    approximate: stats.approximate,
+                });
+            }
+        }
+        out
+    }
+
     /// Every table's item count and size, for `/metrics`.
     pub fn table_sizes(&self) -> Result<Vec<TableSize>> {
         let snapshot = self.store.snapshot()?;

@@ -1,15 +1,15 @@
 //! The approximate nearest-neighbour graph of a large vector index: usearch's HNSW
-//! (ADR 0023), keyed by slot number. It only proposes candidates: their scores are computed
-//! again from the index's own f32 copy, so every reported score is exact.
+//! (ADR 0023), keyed by slot number. Once an index has a graph, the graph's f32 copy is the
+//! index's only one: it proposes candidates, and their scores are computed again from the
+//! vectors it gives back, so every reported score is exact.
 
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use crate::catalog::vector::Distance;
 use crate::error::{EngineError, Result};
 
-/// Candidates the graph search keeps per level: recall@10 1.000 on the benchmark's
-/// 100,000 × 128 set at 0.4 ms a search (0.970 at 64; ADR 0023).
-const EXPANSION_SEARCH: usize = 128;
+/// Candidates kept per level while inserting (the graph's quality; the search's own is
+/// `--vector-search-expansion`).
 const EXPANSION_ADD: usize = 128;
 const CONNECTIVITY: usize = 16;
 
@@ -22,7 +22,12 @@ fn failed(what: &str, e: impl std::fmt::Display) -> EngineError {
 }
 
 impl Ann {
-    pub(crate) fn new(dimensions: usize, distance: Distance, capacity: usize) -> Result<Ann> {
+    pub(crate) fn new(
+        dimensions: usize,
+        distance: Distance,
+        search_expansion: usize,
+        capacity: usize,
+    ) -> Result<Ann> {
         let options = IndexOptions {
             dimensions,
             metric: match distance {
@@ -33,7 +38,7 @@ impl Ann {
             quantization: ScalarKind::F32,
             connectivity: CONNECTIVITY,
             expansion_add: EXPANSION_ADD,
-            expansion_search: EXPANSION_SEARCH,
+            expansion_search: search_expansion,
             multi: false,
         };
         let index = Index::new(&options).map_err(|e| failed("create", e))?;
@@ -62,6 +67,25 @@ impl Ann {
             .remove(u64::from(slot))
             .map(|_| ())
             .map_err(|e| failed("remove", e))
+    }
+
+    /// Candidates a search keeps per level (TopK when it is more).
+    pub(crate) fn set_search_expansion(&self, expansion: usize) {
+        self.index.change_expansion_search(expansion);
+    }
+
+    /// Slot `slot`'s vector, exactly as it was put, into `into`.
+    pub(crate) fn get(&self, slot: u32, into: &mut [f32]) -> Result<()> {
+        match self.index.get(u64::from(slot), into) {
+            Ok(found) if found > 0 => Ok(()),
+            Ok(_) => Err(failed("get", format!("slot {slot} is not in the graph"))),
+            Err(e) => Err(failed("get", e)),
+        }
+    }
+
+    /// The memory the graph takes, vectors included.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.index.memory_usage()
     }
 
     /// Up to `count` slots near `query` that `keep` accepts; the filter runs inside the

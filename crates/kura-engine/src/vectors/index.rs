@@ -1,4 +1,5 @@
-//! One vector index in memory: the vectors as contiguous f32 slots, each slot's item
+//! One vector index in memory: the vectors (as contiguous f32 slots, or inside the graph
+//! once there is one), each slot's item
 //! (its storage key), its partition (the search schema's HASH value) and its inline
 //! filter values, and the exact top-k search over them.
 //!
@@ -30,12 +31,20 @@ pub(crate) struct Hit {
     pub score: f64,
 }
 
+/// Where an index's vectors live: one copy, never two.
+enum Store {
+    /// Kura's own: `dimensions` floats per slot (a free slot's are stale).
+    Own(Vec<f32>),
+    /// The approximate graph's (usearch keeps an f32 copy and gives it back unchanged),
+    /// once the index holds more than `exact_below` vectors.
+    Graph(Ann),
+}
+
 /// The vectors of one index.
 pub(crate) struct VectorSlots {
     dimensions: usize,
     distance: Distance,
-    /// `dimensions` floats per slot; a free slot's are stale.
-    data: Vec<f32>,
+    store: Store,
     /// Each slot's vector norm (COSINE divides by it).
     norms: Vec<f64>,
     /// Each slot's item, None for a free slot.
@@ -47,19 +56,24 @@ pub(crate) struct VectorSlots {
     by_partition: HashMap<Vec<u8>, Vec<u32>>,
     free: Vec<u32>,
     vector_bytes: u64,
-    /// The approximate graph, once the index holds more than `exact_below` vectors.
-    ann: Option<Ann>,
     /// Searches whose candidates (the index, or the partition searched) are at most this
     /// many are exact; larger ones walk the graph.
     exact_below: usize,
+    /// Candidates the graph search keeps per level.
+    search_expansion: usize,
 }
 
 impl VectorSlots {
-    pub(crate) fn new(dimensions: usize, distance: Distance, exact_below: usize) -> Self {
+    pub(crate) fn new(
+        dimensions: usize,
+        distance: Distance,
+        exact_below: usize,
+        search_expansion: usize,
+    ) -> Self {
         VectorSlots {
             dimensions,
             distance,
-            data: Vec::new(),
+            store: Store::Own(Vec::new()),
             norms: Vec::new(),
             keys: Vec::new(),
             partitions: Vec::new(),
@@ -68,15 +82,21 @@ impl VectorSlots {
             by_partition: HashMap::new(),
             free: Vec::new(),
             vector_bytes: 0,
-            ann: None,
             exact_below,
+            search_expansion,
+        }
+    }
+
+    pub(crate) fn set_search_expansion(&mut self, expansion: usize) {
+        self.search_expansion = expansion;
+        if let Store::Graph(ann) = &self.store {
+            ann.set_search_expansion(expansion);
         }
     }
 
     /// Whether searches of more than `exact_below` candidates walk a graph.
-    #[cfg(test)]
     pub(crate) fn has_graph(&self) -> bool {
-        self.ann.is_some()
+        matches!(self.store, Store::Graph(_))
     }
 
     /// The number of items indexed.
@@ -89,6 +109,18 @@ impl VectorSlots {
         self.vector_bytes
     }
 
+    /// The memory the index takes, about: vectors (and the graph), norms, keys and maps.
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        let vectors = match &self.store {
+            Store::Own(data) => data.capacity() * 4,
+            Store::Graph(ann) => ann.memory_bytes(),
+        };
+        let key_bytes: usize = self.by_key.keys().map(Vec::len).sum();
+        let per_slot = 8 + 3 * 24 + 4;
+        let per_item = 24 + 4 + 16;
+        (vectors + self.keys.len() * per_slot + self.len() * per_item + 2 * key_bytes) as u64
+    }
+
     /// Puts (or replaces) an item's entry; None removes the item.
     pub(crate) fn set(&mut self, storage_key: &[u8], entry: Option<Entry>) {
         self.remove(storage_key);
@@ -97,22 +129,19 @@ impl VectorSlots {
         let norm = norm(&entry.vector);
         let slot = match self.free.pop() {
             Some(slot) => {
-                let at = slot as usize * self.dimensions;
-                self.data[at..at + self.dimensions].copy_from_slice(&entry.vector);
-                self.norms[slot as usize] = norm;
-                self.keys[slot as usize] = Some(storage_key.to_vec());
-                self.partitions[slot as usize] = entry.partition.clone();
-                self.filters[slot as usize] = entry.filters;
+                let i = slot as usize;
+                self.norms[i] = norm;
+                self.keys[i] = Some(storage_key.to_vec());
+                self.partitions[i] = entry.partition.clone();
+                self.filters[i] = entry.filters;
                 slot
             }
             None => {
-                let slot = self.keys.len() as u32;
-                self.data.extend_from_slice(&entry.vector);
                 self.norms.push(norm);
                 self.keys.push(Some(storage_key.to_vec()));
                 self.partitions.push(entry.partition.clone());
                 self.filters.push(entry.filters);
-                slot
+                (self.keys.len() - 1) as u32
             }
         };
         if let Some(partition) = entry.partition {
@@ -120,26 +149,42 @@ impl VectorSlots {
         }
         self.by_key.insert(storage_key.to_vec(), slot);
         self.vector_bytes += (self.dimensions * 4) as u64;
-        match &self.ann {
-            Some(ann) => {
+        let stored = match &mut self.store {
+            Store::Own(data) => {
                 let at = slot as usize * self.dimensions;
-                if let Err(e) = ann.put(slot, &self.data[at..at + self.dimensions]) {
-                    self.drop_graph(e);
+                if data.len() < at + self.dimensions {
+                    data.resize(at + self.dimensions, 0.0);
                 }
+                data[at..at + self.dimensions].copy_from_slice(&entry.vector);
+                Ok(())
             }
-            None if self.len() > self.exact_below => self.build_graph(),
-            None => {}
+            Store::Graph(ann) => ann.put(slot, &entry.vector),
+        };
+        if let Err(e) = stored {
+            self.leave_graph(e, Some((slot, &entry.vector)));
+        } else if matches!(self.store, Store::Own(_)) && self.len() > self.exact_below {
+            self.build_graph();
         }
     }
 
-    /// Builds the graph of every vector held (the index just outgrew exact search).
+    /// Moves every vector held into a graph (the index just outgrew exact search); Kura's
+    /// own copy is dropped once the graph holds them all.
     fn build_graph(&mut self) {
+        let Store::Own(data) = &self.store else {
+            return;
+        };
         let started = std::time::Instant::now();
-        let built = Ann::new(self.dimensions, self.distance, self.len() * 2).and_then(|ann| {
+        let built = Ann::new(
+            self.dimensions,
+            self.distance,
+            self.search_expansion,
+            self.len() * 2,
+        )
+        .and_then(|ann| {
             for (slot, key) in self.keys.iter().enumerate() {
                 if key.is_some() {
                     let at = slot * self.dimensions;
-                    ann.put(slot as u32, &self.data[at..at + self.dimensions])?;
+                    ann.put(slot as u32, &data[at..at + self.dimensions])?;
                 }
             }
             Ok(ann)
@@ -151,18 +196,45 @@ impl VectorSlots {
                     seconds = started.elapsed().as_secs_f64(),
                     "vector index graph built"
                 );
-                self.ann = Some(ann);
+                self.store = Store::Graph(ann);
             }
-            // Searches stay exact, and no later write tries the build again.
-            Err(e) => self.drop_graph(e),
+            Err(e) => {
+                tracing::error!(error = %e, "vector index graph not built; searches stay exact");
+                self.exact_below = usize::MAX;
+            }
         }
     }
 
-    /// Falls back to exact search for good (the graph failed; it is never wrong, only slow).
-    fn drop_graph(&mut self, e: crate::error::EngineError) {
+    /// Falls back to exact search for good (the graph failed; exact search is never wrong,
+    /// only slow): the vectors come back out of the graph into Kura's own copy, with
+    /// `pending`, the one the failed call was given. A vector the graph cannot give back
+    /// (it failed on it too) leaves the index, and the log says so.
+    fn leave_graph(&mut self, e: crate::error::EngineError, pending: Option<(u32, &[f32])>) {
         tracing::error!(error = %e, "vector index graph dropped; searches are exact");
-        self.ann = None;
         self.exact_below = usize::MAX;
+        let Store::Graph(ann) = &self.store else {
+            return;
+        };
+        let dims = self.dimensions;
+        let mut data = vec![0.0f32; self.keys.len() * dims];
+        let mut lost = Vec::new();
+        for (slot, key) in self.keys.iter().enumerate() {
+            let Some(key) = key else { continue };
+            let target = &mut data[slot * dims..(slot + 1) * dims];
+            match pending {
+                Some((at, vector)) if at as usize == slot => target.copy_from_slice(vector),
+                _ => {
+                    if ann.get(slot as u32, target).is_err() {
+                        lost.push(key.clone());
+                    }
+                }
+            }
+        }
+        self.store = Store::Own(data);
+        for key in lost {
+            tracing::error!(key = ?key, "vector lost with the graph: the item is out of the index");
+            self.remove(&key);
+        }
     }
 
     fn remove(&mut self, storage_key: &[u8]) {
@@ -182,10 +254,10 @@ impl VectorSlots {
         }
         self.free.push(slot);
         self.vector_bytes -= (self.dimensions * 4) as u64;
-        if let Some(ann) = &self.ann
+        if let Store::Graph(ann) = &self.store
             && let Err(e) = ann.remove(slot)
         {
-            self.drop_graph(e);
+            self.leave_graph(e, None);
         }
     }
 
@@ -205,7 +277,7 @@ impl VectorSlots {
             Some(value) => self.by_partition.get(value).map_or(0, Vec::len),
             None => self.len(),
         };
-        if let Some(ann) = &self.ann
+        if let Store::Graph(ann) = &self.store
             && candidates > self.exact_below
         {
             let admits = |slot: u32| {
@@ -238,6 +310,10 @@ impl VectorSlots {
         keep: &dyn Fn(&[Option<AttributeValue>]) -> bool,
     ) -> Vec<Hit> {
         let query_norm = norm(query);
+        let mut scratch = match self.store {
+            Store::Own(_) => Vec::new(),
+            Store::Graph(_) => vec![0.0f32; self.dimensions],
+        };
         // A max-heap on "worse": its top is the worst of the best k so far.
         let mut best: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(k + 1);
         for slot in slots {
@@ -248,8 +324,16 @@ impl VectorSlots {
             if !keep(&self.filters[i]) {
                 continue;
             }
-            let at = i * self.dimensions;
-            let vector = &self.data[at..at + self.dimensions];
+            let vector = match &self.store {
+                Store::Own(data) => &data[i * self.dimensions..(i + 1) * self.dimensions],
+                Store::Graph(ann) => match ann.get(slot, &mut scratch) {
+                    Ok(()) => &scratch[..],
+                    Err(e) => {
+                        tracing::error!(error = %e, "vector not read back from the graph");
+                        continue;
+                    }
+                },
+            };
             let score = self
                 .distance
                 .score(query, query_norm, vector, self.norms[i]);
@@ -320,7 +404,7 @@ mod tests {
 
     #[test]
     fn exact_search_orders_by_distance_then_key_and_forgets_removed_items() {
-        let mut slots = VectorSlots::new(2, Distance::Euclidean, usize::MAX);
+        let mut slots = VectorSlots::new(2, Distance::Euclidean, usize::MAX, 128);
         slots.set(b"a", entry(&[0.0, 0.0]));
         slots.set(b"b", entry(&[3.0, 4.0]));
         slots.set(b"c", entry(&[1.0, 0.0]));
@@ -340,13 +424,13 @@ mod tests {
 
     #[test]
     fn dot_product_ranks_the_largest_first_and_cosine_ignores_length() {
-        let mut slots = VectorSlots::new(2, Distance::DotProduct, usize::MAX);
+        let mut slots = VectorSlots::new(2, Distance::DotProduct, usize::MAX, 128);
         slots.set(b"small", entry(&[1.0, 0.0]));
         slots.set(b"large", entry(&[5.0, 0.0]));
         let hits = slots.search(&[1.0, 0.0], 2, None, &|_| true);
         assert_eq!(hits[0].storage_key, b"large");
         assert_eq!(hits[0].score, 5.0);
-        let mut slots = VectorSlots::new(2, Distance::Cosine, usize::MAX);
+        let mut slots = VectorSlots::new(2, Distance::Cosine, usize::MAX, 128);
         slots.set(b"same", entry(&[5.0, 0.0]));
         slots.set(b"across", entry(&[0.0, 1.0]));
         let hits = slots.search(&[1.0, 0.0], 2, None, &|_| true);
@@ -395,8 +479,8 @@ mod graph_tests {
     fn a_large_index_walks_a_graph_that_finds_the_true_neighbours_and_forgets_deletes() {
         let dims = 16;
         let data = points(3000, dims, 1);
-        let mut graph = VectorSlots::new(dims, Distance::Euclidean, 500);
-        let mut exact = VectorSlots::new(dims, Distance::Euclidean, usize::MAX);
+        let mut graph = VectorSlots::new(dims, Distance::Euclidean, 500, 128);
+        let mut exact = VectorSlots::new(dims, Distance::Euclidean, usize::MAX, 128);
         for (i, v) in data.iter().enumerate() {
             let key = format!("{i:05}").into_bytes();
             graph.set(&key, entry(v, (i % 2) as u8));

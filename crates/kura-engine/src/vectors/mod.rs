@@ -23,4 +23,4 @@ pub(crate) mod live;
 mod search;
 pub(crate) mod upkeep;
 
-pub use self::live::{DEFAULT_EXACT_BELOW, Vectors};
+pub use self::live::{DEFAULT_EXACT_BELOW, DEFAULT_SEARCH_EXPANSION, Vectors};

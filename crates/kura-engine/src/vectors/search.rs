@@ -25,6 +25,13 @@ const MAX_SEARCH_VECTOR: usize = 4096;
 const MIN_CAPACITY_BYTES: f64 = 1024.0;
 
 impl Engine {
+    /// Changes the candidates every vector graph search keeps per level (`kura serve
+    /// --vector-search-expansion`), now and for indexes made later: what the benchmark
+    /// sweeps to draw recall against speed.
+    pub fn set_vector_search_expansion(&self, expansion: usize) {
+        self.vectors.set_search_expansion(expansion.max(1));
+    }
+
     pub async fn search_vectors(&self, input: SearchVectorsInput) -> Result<SearchVectorsOutput> {
         // Long: SearchVectors' checks in DynamoDB's order, then the search and its answer.
         let mut c = Constraints::new();

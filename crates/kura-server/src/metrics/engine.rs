@@ -32,6 +32,12 @@ struct IndexLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct VectorIndexLabels {
+    table_name: String,
+    vector_index_name: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct LocalIndexLabels {
     table_name: String,
     local_secondary_index_name: String,
@@ -44,6 +50,7 @@ impl Collector for EngineCollector {
         let tables = engine.counters().tables();
         encode_capacity(&mut encoder, &tables)?;
         encode_table_activity(&mut encoder, engine, &tables)?;
+        encode_vector_indexes(&mut encoder, engine)?;
         encode_writer_and_store(&mut encoder, engine)
     }
 }
@@ -242,6 +249,60 @@ fn encode_table_activity(
         )?;
     }
     Ok(())
+}
+
+/// Each vector index's items, memory and search mode.
+fn encode_vector_indexes(
+    encoder: &mut DescriptorEncoder,
+    engine: &kura_engine::Engine,
+) -> Result<(), std::fmt::Error> {
+    let sizes = engine.vector_index_sizes();
+    let rows = |f: fn(&kura_engine::VectorIndexSize) -> f64| {
+        sizes
+            .iter()
+            .map(|s| {
+                (
+                    VectorIndexLabels {
+                        table_name: s.table.clone(),
+                        vector_index_name: s.index.clone(),
+                    },
+                    f(s),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    family(
+        encoder,
+        "vector_index_item_count",
+        "Items in the vector index",
+        MetricType::Gauge,
+        &rows(|s| s.item_count as f64),
+        gauge,
+    )?;
+    family(
+        encoder,
+        "vector_index_size_bytes",
+        "IndexSizeBytes: the f32 bytes of the index's vectors",
+        MetricType::Gauge,
+        &rows(|s| s.size_bytes as f64),
+        gauge,
+    )?;
+    family(
+        encoder,
+        "vector_index_memory_bytes",
+        "Memory the vector index takes: vectors, graph, keys (about)",
+        MetricType::Gauge,
+        &rows(|s| s.memory_bytes as f64),
+        gauge,
+    )?;
+    family(
+        encoder,
+        "vector_index_approximate",
+        "1 when searches above the exact threshold walk the index's HNSW graph",
+        MetricType::Gauge,
+        &rows(|s| f64::from(u8::from(s.approximate))),
+        gauge,
+    )
 }
 
 /// Group commit and the store's footprint.
