@@ -293,6 +293,35 @@ def test_consumed_capacity(ddb, catalog):
     assert "ConsumedCapacity" not in plain
 
 
+def test_writes_report_vector_write_request_bytes_per_index(ddb, catalog):
+    """INDEXES on a write reports `VectorIndexes` with `VectorWriteRequestBytes` for each
+    vector index whose view of the item changed: the vector's f32 bytes plus the other
+    projected attributes (Kura's model, docs/vector-search.md)."""
+    table_name, _, _ = catalog
+    item = {"pk": {"S": "item-new"}, "emb": vector([0.5] * DIMS), "tenant": {"S": "t1"},
+            "color": {"S": "red"}, "title": {"S": "new"}, "body": {"S": "b"}}
+    put = ddb.put_item(TableName=table_name, Item=item, ReturnConsumedCapacity="INDEXES")
+    written = {name: c["VectorWriteRequestBytes"]
+               for name, c in put["ConsumedCapacity"]["VectorIndexes"].items()}
+    keys_only = DIMS * 4 + len("pk") + len("item-new")
+    assert written["dot"] == keys_only
+    assert written["by_tenant"] == keys_only + len("tenant") + 2 + len("color") + 3 + len("title") + 3
+    assert written["cos"] == written["euclid"] == written["by_tenant"] + len("body") + 1
+    assert put["ConsumedCapacity"]["CapacityUnits"] == 1.0  # metered apart from units
+    # A change to an attribute only ALL projects reaches only those indexes.
+    update = ddb.update_item(TableName=table_name, Key={"pk": {"S": "item-new"}},
+                             UpdateExpression="SET body = :b",
+                             ExpressionAttributeValues={":b": {"S": "c"}},
+                             ReturnConsumedCapacity="INDEXES")
+    assert set(update["ConsumedCapacity"]["VectorIndexes"]) == {"cos", "euclid"}
+    # TOTAL reports no detail; a delete takes the item out of every index.
+    total = ddb.put_item(TableName=table_name, Item=item, ReturnConsumedCapacity="TOTAL")
+    assert "VectorIndexes" not in total["ConsumedCapacity"]
+    gone = ddb.delete_item(TableName=table_name, Key={"pk": {"S": "item-new"}},
+                           ReturnConsumedCapacity="INDEXES")
+    assert set(gone["ConsumedCapacity"]["VectorIndexes"]) == {"cos", "euclid", "dot", "by_tenant"}
+
+
 def test_search_errors(ddb, catalog):
     table_name, _, _ = catalog
     v = search_vector([1] * DIMS)

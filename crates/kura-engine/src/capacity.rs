@@ -45,6 +45,19 @@ pub struct ConsumedCapacity {
     pub global_secondary_indexes: Option<BTreeMap<String, Capacity>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local_secondary_indexes: Option<BTreeMap<String, Capacity>>,
+    /// `VectorWriteRequestBytes` of each vector index a write changed (INDEXES only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_indexes: Option<BTreeMap<String, VectorCapacity>>,
+}
+
+/// `VectorCapacity`: what a vector search or the index upkeep of a write cost, in bytes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct VectorCapacity {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_search_request_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_write_request_bytes: Option<f64>,
 }
 
 /// Capacity one request consumed on one table, split the way INDEXES reports it.
@@ -53,6 +66,8 @@ pub struct Consumed {
     pub table: f64,
     pub global: BTreeMap<String, f64>,
     pub local: BTreeMap<String, f64>,
+    /// Vector write request bytes by vector index (metered apart from capacity units).
+    pub vector: BTreeMap<String, f64>,
 }
 
 impl Consumed {
@@ -79,6 +94,9 @@ impl Consumed {
         }
         for (name, units) in &other.local {
             *self.local.entry(name.clone()).or_default() += units;
+        }
+        for (name, bytes) in &other.vector {
+            *self.vector.entry(name.clone()).or_default() += bytes;
         }
     }
 
@@ -161,6 +179,7 @@ impl ConsumedCapacity {
                 table: None,
                 global_secondary_indexes: None,
                 local_secondary_indexes: None,
+                vector_indexes: None,
             }),
             ReturnConsumedCapacity::Indexes => {
                 let detail = |map: &BTreeMap<String, f64>| {
@@ -179,6 +198,19 @@ impl ConsumedCapacity {
                     table: Some(capacity(consumed.table)),
                     global_secondary_indexes: detail(&consumed.global),
                     local_secondary_indexes: detail(&consumed.local),
+                    vector_indexes: (!consumed.vector.is_empty()).then(|| {
+                        consumed
+                            .vector
+                            .iter()
+                            .map(|(name, bytes)| {
+                                let written = VectorCapacity {
+                                    vector_search_request_bytes: None,
+                                    vector_write_request_bytes: Some(*bytes),
+                                };
+                                (name.clone(), written)
+                            })
+                            .collect()
+                    }),
                 })
             }
         }

@@ -557,7 +557,8 @@ pub(crate) fn apply_item_change(
     }
     ttl::update_ttl_index(w, table, &storage_key, old, new.as_ref())?;
     if !table.vector_indexes.is_empty() {
-        crate::vectors::follow::follow_write(w, table, &storage_key, new.as_ref())?;
+        written.indexes.vector =
+            crate::vectors::follow::follow_write(w, table, &storage_key, old, new.as_ref())?;
     }
     let stats_key = keys::stats_key(table.id);
     let mut stats = TableStats::read(w.get(Space::Meta, &stats_key)?)?;

@@ -1,8 +1,6 @@
 //! Vector indexes (DynamoDB, 2026): their members of CreateTable, UpdateTable and
 //! DescribeTable, and SearchVectors.
 
-use std::collections::BTreeMap;
-
 use kura_expr::request::SearchParams;
 use kura_model::Item;
 use serde::{Deserialize, Serialize};
@@ -105,15 +103,4 @@ pub struct SearchResultItem {
     pub score: f64,
 }
 
-/// `VectorCapacity`: what a vector search or the index upkeep of a write cost, in bytes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct VectorCapacity {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vector_search_request_bytes: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub vector_write_request_bytes: Option<f64>,
-}
-
-/// Vector indexes by name, as a ConsumedCapacity carries them.
-pub type VectorIndexesCapacity = BTreeMap<String, VectorCapacity>;
+pub use crate::capacity::VectorCapacity;

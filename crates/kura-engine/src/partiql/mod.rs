@@ -92,6 +92,12 @@ fn consumed_of(report: Option<&ConsumedCapacity>) -> Consumed {
             .map_or(report.capacity_units, |t| t.capacity_units),
         global: units(&report.global_secondary_indexes),
         local: units(&report.local_secondary_indexes),
+        vector: report
+            .vector_indexes
+            .iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), v.vector_write_request_bytes?)))
+            .collect(),
     }
 }
 

@@ -240,6 +240,7 @@ mod tests {
                 table: None,
                 global_secondary_indexes: None,
                 local_secondary_indexes: None,
+                vector_indexes: None,
             }]),
             item_collection_metrics: Some(BTreeMap::from([(
                 "T".into(),

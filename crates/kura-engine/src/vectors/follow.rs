@@ -1,34 +1,81 @@
 //! The write path's part: every item change on a table with vector indexes passes here.
 
+use std::collections::BTreeMap;
+
 use super::live::entry_of;
-use crate::catalog::TableRecord;
+use crate::catalog::{TableRecord, VectorIndexRecord};
 use crate::error::Result;
 use crate::writer::WriteContext;
 use kura_model::Item;
+use kura_model::size::item_size;
 
 /// Checks the vector indexes' attributes of a written item (DynamoDB rejects a vector of
 /// the wrong shape or a partition value of the wrong type) and, once the write is
-/// committed, puts the item's entries into the indexes (or takes them out).
+/// committed, puts the item's entries into the indexes (or takes them out). Returns the
+/// `VectorWriteRequestBytes` of each index whose view of the item changed.
 pub(crate) fn follow_write(
     w: &mut WriteContext<'_>,
     table: &TableRecord,
     storage_key: &[u8],
+    old: Option<&Item>,
     new: Option<&Item>,
-) -> Result<()> {
+) -> Result<BTreeMap<String, f64>> {
     let mut changes = Vec::with_capacity(table.vector_indexes.len());
+    let mut written = BTreeMap::new();
     for index in &table.vector_indexes {
         let entry = match new {
             Some(item) => entry_of(index, item)?,
             None => None,
         };
-        changes.push((index.clone(), entry));
-    }
-    let vectors = w.vectors().clone();
-    let (table_id, key) = (table.id, storage_key.to_vec());
-    w.after_commit(move || {
-        for (index, entry) in changes {
-            vectors.get_or_add(table_id, &index).apply(&key, entry);
+        // An old item that never fitted the index (written before it existed) is not in it.
+        let old_entry = old.and_then(|item| entry_of(index, item).ok().flatten());
+        let (old_view, new_view) = (
+            old_entry
+                .is_some()
+                .then(|| old.map(|i| view(table, index, i)))
+                .flatten(),
+            entry
+                .is_some()
+                .then(|| new.map(|i| view(table, index, i)))
+                .flatten(),
+        );
+        if old_view != new_view
+            && let Some(changed) = new_view.as_ref().or(old_view.as_ref())
+        {
+            written.insert(index.name.clone(), write_bytes(index, changed));
         }
-    });
-    Ok(())
+        if old_entry != entry {
+            changes.push((index.clone(), entry));
+        }
+    }
+    if !changes.is_empty() {
+        let vectors = w.vectors().clone();
+        let (table_id, key) = (table.id, storage_key.to_vec());
+        w.after_commit(move || {
+            for (index, entry) in changes {
+                vectors.get_or_add(table_id, &index).apply(&key, entry);
+            }
+        });
+    }
+    Ok(written)
+}
+
+/// What the index holds of an item: the attributes it projects, the vector included.
+fn view(table: &TableRecord, index: &VectorIndexRecord, item: &Item) -> Item {
+    item.iter()
+        .filter(|(name, _)| index.projects(table, name, true))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
+}
+
+/// `VectorWriteRequestBytes` of replicating `view` to the index, by Kura's model (AWS
+/// documents only that it scales with the data replicated): the vector as f32s
+/// (`dimensions × 4`) plus the other projected attributes by DynamoDB's item size rules.
+fn write_bytes(index: &VectorIndexRecord, view: &Item) -> f64 {
+    let rest: Item = view
+        .iter()
+        .filter(|(name, _)| **name != index.attribute)
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    (index.dimensions as usize * 4 + item_size(&rest)) as f64
 }

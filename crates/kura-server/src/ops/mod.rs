@@ -153,6 +153,7 @@ mod tests {
                     table: Some(part.clone()),
                     global_secondary_indexes: Some(BTreeMap::from([("g".to_owned(), part)])),
                     local_secondary_indexes: None,
+                    vector_indexes: None,
                 }
             }),
         )
