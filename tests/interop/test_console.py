@@ -1049,7 +1049,7 @@ def test_every_page_labels_its_controls_and_has_readable_contrast(ui, server):
     pages = ["/console/tables", "/console/new-table", "/console/tables/orders",
              "/console/tables/orders/items", "/console/tables/orders/items?op=scan",
              "/console/tables/orders/item?new=1", "/console/tables/orders/load",
-             "/console/tables/orders/entities",
+             "/console/tables/orders/entities", "/console/tables/orders/vectors",
              "/console/tables/orders/stream", "/console/tables/orders/metrics",
              "/console/tables/orders/protection", "/console/partiql", "/console/advisor"]
     problems = {}
@@ -1169,3 +1169,62 @@ def test_switching_the_editors_view_keeps_the_edits(ui, server):
     assert '+   "note": "fragile"' in changes, changes
     assert ui.notice() == "Saved", ui.text()
     assert ddb.get_item(TableName="switched", Key=key)["Item"]["note"] == {"S": "fragile"}
+
+
+def test_vector_search_ranks_by_score_within_a_partition_and_takes_an_items_vector(ui, server):
+    """Issue 33: the vector search page. The overview lists the table's vector indexes;
+    the page searches one with a pasted vector or an item's own, TopK, the search
+    condition and its values, and shows results ranked with their scores."""
+    ddb = client(server)
+    ddb.create_table(
+        TableName="docs", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "tenant", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        VectorIndexes=[{"IndexName": "emb", "VectorAttribute": {"AttributeName": "emb"},
+                        "Dimensions": 3, "DistanceFunction": "EUCLIDEAN",
+                        "SearchSchema": [{"AttributeName": "tenant",
+                                          "SearchSchemaElementType": "HASH"}],
+                        "Projection": {"ProjectionType": "ALL"}}])
+    for key, x, tenant in [("doc#1", 0, "t1"), ("doc#2", 1, "t1"), ("doc#3", 3, "t1"),
+                           ("doc#4", 0.5, "t2")]:
+        ddb.put_item(TableName="docs", Item={
+            "pk": {"S": key}, "tenant": {"S": tenant}, "title": {"S": f"title of {key}"},
+            "emb": {"L": [{"N": str(x)}, {"N": "0"}, {"N": "0"}]}})
+    ui.open("/console/tables/docs")
+    overview = ui.text()
+    assert "Vector indexes" in overview and "3 dimensions" in overview, overview
+    ui.follow(ui.el("a[href$='/docs/vectors?index=emb']"))
+
+    def results():
+        return ui.d.execute_script("""
+            const grid = document.querySelector("table.results");
+            if (!grid) return [];
+            const heads = [...grid.querySelectorAll("thead th")].map(th => th.textContent);
+            return [...grid.querySelectorAll("tbody tr")].map(tr => Object.fromEntries(
+                [...tr.querySelectorAll("td")].map((td, i) => [heads[i], td.textContent])));
+        """)
+
+    ui.fill("vector", "[0, 0, 0]")
+    ui.fill("top_k", "2")
+    ui.fill("condition", "tenant = :t")
+    ui.fill("values", '{":t": "t1"}')
+    ui.submit("form.vectors")
+    assert ui.error() is None, ui.error()
+    found = results()
+    assert [(r["#"], r["pk"], float(r["Score"])) for r in found] == [
+        ("1", "doc#1", 0.0), ("2", "doc#2", 1.0)], found
+    assert found[0]["title"] == "title of doc#1"
+    assert "vector search request bytes" in ui.el("p.counts").text
+    assert "search_vectors(" in ui.el("details.code").get_attribute("textContent")
+    ui.shot("vectors")
+    # An item's own vector: its nearest is itself.
+    ui.fill("vector", "")
+    ui.fill("item_key", '{"pk": "doc#3"}')
+    ui.submit("form.vectors")
+    assert [r["pk"] for r in results()] == ["doc#3", "doc#2"], ui.text()
+    # DynamoDB's own error, as the API returns it.
+    ui.fill("item_key", "")
+    ui.fill("vector", "[1, 2]")
+    ui.submit("form.vectors")
+    assert ui.error().startswith("ValidationException: "), ui.text()

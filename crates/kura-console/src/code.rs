@@ -234,7 +234,7 @@ fn rust(operation: &str, members: &Map<String, Value>) -> String {
                     let _ = writeln!(code, "    .{setter}({k:?}, {})", attribute(v));
                 }
             }
-            ("Parameters", Value::Array(list)) => {
+            ("Parameters" | "SearchVector", Value::Array(list)) => {
                 for v in list {
                     let _ = writeln!(code, "    .{setter}({})", attribute(v));
                 }
@@ -333,6 +333,12 @@ mod tests {
         assert!(code.contains("    .scan_index_forward(false)\n"));
         assert!(code.contains("    .limit(25)\n"));
         assert!(code.ends_with("    .send()\n    .await?;\n"));
+        let search = json!({"TableName": "t", "IndexName": "v", "TopK": 2,
+                            "SearchVector": [{"N": "0.5"}, {"N": "-1"}]});
+        let search = &snippets("SearchVectors", &search, "h")[3].code;
+        assert!(search.contains("    .search_vectors()\n"), "{search}");
+        assert!(search.contains(r#"    .search_vector(AttributeValue::N("0.5".to_owned()))"#));
+        assert!(search.contains("    .top_k(2)\n"));
         let count = &snippets("Scan", &json!({"TableName": "t", "Select": "COUNT"}), "h")[3].code;
         assert!(count.contains(".select(aws_sdk_dynamodb::types::Select::Count)"));
     }

@@ -22,16 +22,18 @@ pub(crate) enum Section {
     Overview,
     Items,
     Entities,
+    Vectors,
     Stream,
     Metrics,
     Protection,
 }
 
 impl Section {
-    const ALL: [Section; 6] = [
+    const ALL: [Section; 7] = [
         Section::Overview,
         Section::Items,
         Section::Entities,
+        Section::Vectors,
         Section::Stream,
         Section::Metrics,
         Section::Protection,
@@ -42,6 +44,7 @@ impl Section {
             Section::Overview => "Overview",
             Section::Items => "Items",
             Section::Entities => "Entity types",
+            Section::Vectors => "Vector search",
             Section::Stream => "Stream",
             Section::Metrics => "Metrics",
             Section::Protection => "Backups & PITR",
@@ -53,6 +56,7 @@ impl Section {
             Section::Overview => "",
             Section::Items => "/items",
             Section::Entities => "/entities",
+            Section::Vectors => "/vectors",
             Section::Stream => "/stream",
             Section::Metrics => "/metrics",
             Section::Protection => "/protection",

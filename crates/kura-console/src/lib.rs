@@ -24,6 +24,7 @@ mod session;
 mod streams;
 mod tables;
 mod values;
+mod vectors;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -103,6 +104,7 @@ fn routes() -> Router<Shared> {
                 .layer(axum::extract::DefaultBodyLimit::max(64 << 20)),
         )
         .route("/console/tables/{table}/entities", get(entities::page))
+        .route("/console/tables/{table}/vectors", get(vectors::page))
         .route("/console/tables/{table}/stream", get(streams::page))
         .route("/console/tables/{table}/stream/poll", post(streams::poll))
         .route("/console/tables/{table}/metrics", get(metrics::table_page))

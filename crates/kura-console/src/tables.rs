@@ -551,6 +551,7 @@ fn overview_body(
                 }
             }
         }
+        (super::vectors::indexes_section(table, t))
         div.forms {
             form method="post" action=(update) {
                 (csrf(ctx))
