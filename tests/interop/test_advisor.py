@@ -345,6 +345,25 @@ def test_a_table_set_breaking_each_rule_once_yields_one_finding_per_rule(server)
         assert f["severity"] in ("error", "warning", "info")
 
 
+def test_the_advisor_knows_vector_indexes(server):
+    """Issue 33: a vector index projecting ALL is `projection.all` (each write copies the
+    whole item into it); an embedding of 1,024 numbers is the index's vector, not a
+    `types.large-collection` finding."""
+    ddb = client(server)
+    t = Tables(ddb)
+    name = t.create("embeddings")
+    ddb.update_table(TableName=name, VectorIndexUpdates=[{"Create": {
+        "IndexName": "vector1", "VectorAttribute": {"AttributeName": "embedding"},
+        "Dimensions": 1024, "DistanceFunction": "COSINE",
+        "Projection": {"ProjectionType": "ALL"}}}])
+    ddb.put_item(TableName=name, Item={
+        "user_id": {"S": "u1"}, "order_id": {"S": "o1"},
+        "embedding": {"L": [{"N": str(i % 7 / 7)} for i in range(1024)]}})
+    found = [f for f in advice(server)["findings"] if f["table"] == name]
+    assert [(f["rule"], f.get("index")) for f in found] == [("projection.all", "vector1")], found
+    assert "vector index vector1 projects ALL" in found[0]["evidence"]
+
+
 def test_a_table_set_following_the_guideline_yields_none(server):
     ddb = client(server)
     compliant_set(ddb, Tables(ddb))

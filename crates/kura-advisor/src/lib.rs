@@ -190,6 +190,18 @@ impl Check<'_> {
                 );
             }
         }
+        for index in &table.vector_indexes {
+            if index.projection == IndexProjection::All {
+                self.found(
+                    "projection.all",
+                    Some(&index.name),
+                    format!(
+                        "vector index {} projects ALL attributes: every write copies the whole item into it (VectorWriteRequestBytes)",
+                        index.name
+                    ),
+                );
+            }
+        }
     }
 
     fn types(&mut self, sample: &[Item], traffic: &TrafficSnapshot) {
@@ -288,7 +300,14 @@ impl Check<'_> {
                     AttributeValue::Bs(s) => Some(s.len()),
                     _ => None,
                 };
+                // A vector index's embedding is a list of its dimensions by design.
+                let vector = self
+                    .table
+                    .vector_indexes
+                    .iter()
+                    .any(|v| v.attribute == *name);
                 if let Some(count) = elements
+                    && !vector
                     && (count >= 1000 || kura_model::size::value_size(value) >= 64 * 1024)
                 {
                     large_collection.insert(name.as_str());

@@ -20,6 +20,7 @@ pub struct TableDesign {
     /// `AttributeDefinitions`: every key attribute of the table and its indexes.
     pub attribute_definitions: Vec<(String, ScalarType)>,
     pub indexes: Vec<IndexDesign>,
+    pub vector_indexes: Vec<VectorIndexDesign>,
     pub billing_mode: BillingMode,
     /// The TTL attribute, while TTL is enabled.
     pub ttl_attribute: Option<String>,
@@ -45,6 +46,16 @@ pub struct IndexDesign {
     pub projection: IndexProjection,
 }
 
+/// One vector index's design.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorIndexDesign {
+    pub name: String,
+    /// The attribute holding each item's vector (a list of numbers).
+    pub attribute: String,
+    pub dimensions: u32,
+    pub projection: IndexProjection,
+}
+
 impl TableDesign {
     fn of(record: &TableRecord, size: Option<TableSize>) -> TableDesign {
         TableDesign {
@@ -58,6 +69,16 @@ impl TableDesign {
                     name: index.name.clone(),
                     kind: index.kind,
                     key_schema: index.key_schema.clone(),
+                    projection: index.projection.clone(),
+                })
+                .collect(),
+            vector_indexes: record
+                .vector_indexes
+                .iter()
+                .map(|index| VectorIndexDesign {
+                    name: index.name.clone(),
+                    attribute: index.attribute.clone(),
+                    dimensions: index.dimensions,
                     projection: index.projection.clone(),
                 })
                 .collect(),
