@@ -9,11 +9,11 @@ use kura_model::messages::{self, vectors as msg};
 use kura_model::size::item_size;
 use kura_model::{AttributeValue, Item, Number};
 
-use super::live::{as_f32, partition_bytes};
+use super::live::{as_f32, entry_of, partition_bytes};
 use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
-use crate::catalog::vector::{SearchRole, VectorIndexRecord};
+use crate::catalog::vector::{SearchRole, VectorIndexRecord, norm};
 use crate::error::{EngineError, Result};
 use crate::items::read_snapshot;
 
@@ -90,38 +90,62 @@ impl Engine {
                 )));
             }
         }
+        let (partition, filters) = match &wanted {
+            Wanted::Nothing => (None, Vec::new()),
+            Wanted::Matching { partition, filters } => (partition.clone(), filters.clone()),
+        };
+        let keep = |values: &[Option<AttributeValue>]| {
+            filters
+                .iter()
+                .all(|(at, value)| values.get(*at).and_then(Option::as_ref) == Some(value))
+        };
         let hits = match (&wanted, live) {
             (Wanted::Nothing, _) | (_, None) => Vec::new(),
-            (Wanted::Matching { partition, filters }, Some(live)) => {
-                let keep = |values: &[Option<AttributeValue>]| {
-                    filters
-                        .iter()
-                        .all(|(at, value)| values.get(*at).and_then(Option::as_ref) == Some(value))
-                };
+            (Wanted::Matching { .. }, Some(live)) => {
                 let slots = live.slots.read();
                 slots.search(&query, top_k as usize, partition.as_deref(), &keep)
             }
         };
+        // The answers are read back from one snapshot, taken after the search. An item
+        // written in between is checked again as it is now: gone, without a vector, or out
+        // of the partition or filters searched, it is no answer (a tenant's search never
+        // returns an item that moved to another tenant); otherwise it is scored again.
         let snapshot = self.store.snapshot()?;
-        let asked: Option<Vec<String>> = projection
-            .as_ref()
-            .map(|paths| paths.iter().map(|p| p.top().to_owned()).collect());
-        let mut results = Vec::with_capacity(hits.len());
-        let mut bytes = 0usize;
+        let query_norm = norm(&query);
+        let mut answers = Vec::with_capacity(hits.len());
         for hit in hits {
-            // An item deleted since the search is no longer an answer.
             let Some(item) = read_snapshot(snapshot.as_ref(), &hit.storage_key)? else {
                 continue;
             };
+            let Ok(Some(entry)) = entry_of(index, &item) else {
+                continue;
+            };
+            if (partition.is_some() && entry.partition != partition) || !keep(&entry.filters) {
+                continue;
+            }
+            let score =
+                index
+                    .distance
+                    .score(&query, query_norm, &entry.vector, norm(&entry.vector));
+            answers.push((item, score));
+        }
+        // Stable: equal scores keep the search's order (by storage key).
+        answers.sort_by(|a, b| {
+            let (a, b) = (index.distance.badness(a.1), index.distance.badness(b.1));
+            a.total_cmp(&b)
+        });
+        let asked: Option<Vec<String>> = projection
+            .as_ref()
+            .map(|paths| paths.iter().map(|p| p.top().to_owned()).collect());
+        let mut results = Vec::with_capacity(answers.len());
+        let mut bytes = 0usize;
+        for (item, score) in answers {
             let item = projected(&table, index, item, projection.as_deref(), asked.as_deref());
             bytes += item_size(&item);
             if bytes > MAX_RESPONSE_BYTES {
                 break;
             }
-            results.push(SearchResultItem {
-                item,
-                score: hit.score,
-            });
+            results.push(SearchResultItem { item, score });
         }
         let consumed = (ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref())
             != ReturnConsumedCapacity::None)
