@@ -188,3 +188,32 @@ def test_a_missing_bucket_fails_with_s3s_code(kura):
     done = wait(lambda: ddb.describe_import(ImportArn=import_arn)["ImportTableDescription"], "ImportStatus")
     assert (done["ImportStatus"], done["FailureCode"]) == ("FAILED", "S3NoSuchBucket")
     assert "s3-never" not in ddb.list_tables()["TableNames"]
+
+
+def test_an_import_creates_vector_indexes_and_fills_them(kura, s3_endpoint):
+    """Issue 33: ImportTable's TableCreationParameters take VectorIndexes; the imported
+    items' vectors are searchable once the import completes."""
+    ddb = boto3.client("dynamodb", endpoint_url=kura, **KEYS)
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint, **KEYS)
+    s3.create_bucket(Bucket="kura-vectors")
+    lines = "\n".join(json.dumps({"Item": {
+        "pk": {"S": f"v{i}"}, "emb": {"L": [{"N": str(i)}, {"N": "0"}]}}}) for i in range(20))
+    s3.put_object(Bucket="kura-vectors", Key="in/part-1.json", Body=(lines + "\n").encode())
+    index = {"IndexName": "emb-index", "VectorAttribute": {"AttributeName": "emb"},
+             "Dimensions": 2, "DistanceFunction": "EUCLIDEAN",
+             "Projection": {"ProjectionType": "KEYS_ONLY"}}
+    imported = ddb.import_table(
+        S3BucketSource={"S3Bucket": "kura-vectors", "S3KeyPrefix": "in/"},
+        InputFormat="DYNAMODB_JSON", InputCompressionType="NONE",
+        TableCreationParameters={"TableName": "s3-vectors", "BillingMode": "PAY_PER_REQUEST",
+                                 "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                                 "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                                 "VectorIndexes": [index]})
+    description = imported["ImportTableDescription"]
+    assert description["TableCreationParameters"]["VectorIndexes"][0]["IndexName"] == "emb-index"
+    done = wait(lambda: ddb.describe_import(ImportArn=description["ImportArn"])["ImportTableDescription"],
+                "ImportStatus")
+    assert (done["ImportStatus"], done["ImportedItemCount"]) == ("COMPLETED", 20), done
+    found = ddb.search_vectors(TableName="s3-vectors", IndexName="emb-index",
+                               SearchVector=[{"N": "7.2"}, {"N": "0"}], TopK=3)["SearchResults"]
+    assert [r["Item"]["pk"]["S"] for r in found] == ["v7", "v8", "v6"]

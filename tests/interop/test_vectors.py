@@ -281,6 +281,73 @@ def test_writes_are_reflected_at_once_on_every_write_path(ddb, catalog):
     assert top() == ["kept"]
 
 
+def wait_active(ddb, name):
+    for _ in range(1200):
+        if ddb.describe_table(TableName=name)["Table"]["TableStatus"] == "ACTIVE":
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{name} is not ACTIVE")
+
+
+def test_backups_and_pitr_restore_the_vector_indexes_with_overrides(ddb, catalog):
+    """A restored table gets the source's vector indexes, filled from the restored items;
+    VectorIndexOverride chooses them; a restore to provisioned mode cannot keep them."""
+    table_name, _, _ = catalog
+    query = search_vector([0.1] * DIMS)
+
+    def search(name, index_name="euclid"):
+        return ddb.search_vectors(TableName=name, IndexName=index_name, SearchVector=query,
+                                  TopK=5)["SearchResults"]
+
+    expected = search(table_name)
+    arn = ddb.create_backup(TableName=table_name, BackupName="vectors")["BackupDetails"]["BackupArn"]
+    ddb.restore_table_from_backup(TargetTableName=table_name + "-whole", BackupArn=arn)
+    wait_active(ddb, table_name + "-whole")
+    restored = ddb.describe_table(TableName=table_name + "-whole")["Table"]["VectorIndexes"]
+    assert {i["IndexName"] for i in restored} == {"cos", "euclid", "dot", "by_tenant"}
+    assert all(i["ItemCount"] == 300 for i in restored), restored
+    assert search(table_name + "-whole") == expected
+    ddb.restore_table_from_backup(TargetTableName=table_name + "-one", BackupArn=arn,
+                                  VectorIndexOverride=[index("euclid", "EUCLIDEAN")])
+    wait_active(ddb, table_name + "-one")
+    kept = ddb.describe_table(TableName=table_name + "-one")["Table"]["VectorIndexes"]
+    assert [i["IndexName"] for i in kept] == ["euclid"]
+    assert search(table_name + "-one") == expected
+    with pytest.raises(ClientError) as refused:
+        search(table_name + "-one", "cos")
+    assert error(refused)[0] == "ValidationException"
+    with pytest.raises(ClientError) as refused:
+        ddb.restore_table_from_backup(
+            TargetTableName=table_name + "-prov", BackupArn=arn, BillingModeOverride="PROVISIONED",
+            ProvisionedThroughputOverride={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+    assert error(refused) == ("ValidationException", "One or more parameter values were invalid: "
+                              "Vector indexes are only supported for PAY_PER_REQUEST tables")
+    ddb.update_continuous_backups(TableName=table_name, PointInTimeRecoverySpecification={
+        "PointInTimeRecoveryEnabled": True})
+    ddb.restore_table_to_point_in_time(SourceTableName=table_name,
+                                       TargetTableName=table_name + "-pitr",
+                                       UseLatestRestorableTime=True)
+    wait_active(ddb, table_name + "-pitr")
+    assert search(table_name + "-pitr") == expected
+
+
+def test_ttl_deletes_take_items_out_of_the_index(ddb, table_name):
+    create(ddb, table_name, [index("euclid", "EUCLIDEAN")])
+    ddb.update_time_to_live(TableName=table_name, TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires"})
+    target = [0.5] * DIMS
+    ddb.put_item(TableName=table_name, Item={"pk": {"S": "expired"}, "emb": vector(target),
+                                             "expires": {"N": str(int(time.time()) - 60)}})
+    ddb.put_item(TableName=table_name, Item={"pk": {"S": "kept"}, "emb": vector([1] * DIMS)})
+    for _ in range(600):
+        if "Item" not in ddb.get_item(TableName=table_name, Key={"pk": {"S": "expired"}}):
+            break
+        time.sleep(0.05)
+    found = ddb.search_vectors(TableName=table_name, IndexName="euclid",
+                               SearchVector=search_vector(target), TopK=10)["SearchResults"]
+    assert [r["Item"]["pk"]["S"] for r in found] == ["kept"]
+
+
 def test_consumed_capacity(ddb, catalog):
     table_name, _, _ = catalog
     answer = ddb.search_vectors(

@@ -164,6 +164,8 @@ pub struct RestoreOverrides {
     pub on_demand_throughput_override: Option<serde_json::Value>,
     #[serde(rename = "SSESpecificationOverride")]
     pub sse_specification_override: Option<SseSpecificationInput>,
+    /// The restored table's vector indexes (all of the source's when absent).
+    pub vector_index_override: Option<Vec<super::VectorIndexInput>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -153,6 +153,8 @@ pub struct TableCreationParameters {
     pub sse_specification: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub global_secondary_indexes: Option<Vec<serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_indexes: Option<Vec<serde_json::Value>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -11,6 +11,7 @@ use crate::api::*;
 use crate::catalog::{BillingMode, IndexKind, RestoreRecord, TABLE_RECORD_VERSION, TableRecord};
 use crate::error::Result;
 use crate::indexes::definition::{self, throughput_constraints};
+use crate::vectors::definition as vector_definition;
 
 /// The request checks of the overrides, in DynamoDB's framework-constraint form.
 pub(crate) fn override_constraints(c: &mut Constraints, overrides: &RestoreOverrides) {
@@ -24,6 +25,11 @@ pub(crate) fn override_constraints(c: &mut Constraints, overrides: &RestoreOverr
         "provisionedThroughputOverride",
         overrides.provisioned_throughput_override.as_ref(),
     );
+    let vectors = CreateTableInput {
+        vector_indexes: overrides.vector_index_override.clone(),
+        ..CreateTableInput::default()
+    };
+    vector_definition::create_table_constraints(c, &vectors);
 }
 
 /// The record of table `target` restored from `source` (its definition when the data was
@@ -77,6 +83,39 @@ pub(crate) fn restored_record(
                 .or_else(|| Some(throughput.clone())),
         };
     }
+    // The source's vector indexes, or the override's (checked as CreateTable checks them);
+    // either way the restored table must be on demand, as vector indexes require.
+    let vector_indexes = match &overrides.vector_index_override {
+        Some(wanted) => {
+            let as_created = CreateTableInput {
+                vector_indexes: Some(wanted.clone()),
+                ..CreateTableInput::default()
+            };
+            vector_definition::create_table_vector_indexes(
+                &as_created,
+                &source.key_schema,
+                &source.attribute_definitions,
+                &indexes,
+                billing_mode,
+            )?
+        }
+        None => {
+            let kept: Vec<_> = source
+                .vector_indexes
+                .iter()
+                .map(|v| crate::catalog::VectorIndexRecord {
+                    backfilling: false,
+                    ..v.clone()
+                })
+                .collect();
+            if !kept.is_empty() && billing_mode != BillingMode::PayPerRequest {
+                return Err(crate::error::EngineError::validation(
+                    kura_model::messages::vectors::PAY_PER_REQUEST_ONLY,
+                ));
+            }
+            kept
+        }
+    };
     let sse = match &overrides.sse_specification_override {
         Some(spec) => sse::requested(spec, &ctx.region),
         None => source.sse.clone(),
@@ -113,13 +152,6 @@ pub(crate) fn restored_record(
         restore: Some(restore),
         importing: None,
         insights: Vec::new(),
-        vector_indexes: source
-            .vector_indexes
-            .iter()
-            .map(|v| crate::catalog::VectorIndexRecord {
-                backfilling: false,
-                ..v.clone()
-            })
-            .collect(),
+        vector_indexes,
     })
 }
