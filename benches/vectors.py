@@ -258,9 +258,15 @@ def bench_hnswlib(np, base, queries, exact):
 def bench_engine(np, base, queries, exact, workdir):
     """Kura's SearchVectors in process (`benches/vector_engine.rs`): the same data and
     truth, one thread, each expansion in turn."""
-    binary = ROOT / "target" / "release" / "vector-engine"
-    subprocess.run(["cargo", "build", "--locked", "--release", "-p", "kura-bench",
-                    "--bin", "vector-engine"], cwd=ROOT, check=True)
+    # Built as scripts/build-static.sh builds kura (crt-static, the host target named), so
+    # the two share their compiled dependencies.
+    host = next(line.split(": ", 1)[1] for line in subprocess.run(
+        ["rustc", "-vV"], capture_output=True, text=True, check=True).stdout.splitlines()
+        if line.startswith("host: "))
+    env = dict(os.environ, RUSTFLAGS=(os.environ.get("RUSTFLAGS", "") + " -C target-feature=+crt-static").strip())
+    subprocess.run(["cargo", "build", "--locked", "--release", "--target", host, "-p", "kura-bench",
+                    "--bin", "vector-engine"], cwd=ROOT, check=True, env=env)
+    binary = ROOT / "target" / host / "release" / "vector-engine"
     base.astype("<f4").tofile(workdir / "base.f32")
     queries.astype("<f4").tofile(workdir / "queries.f32")
     (workdir / "truth.json").write_text(json.dumps([sorted(e) for e in exact]))

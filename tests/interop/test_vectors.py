@@ -622,6 +622,19 @@ def test_a_large_index_walks_a_graph_with_high_recall_and_no_stale_answers(tmp_p
         for k in keys[::4]:
             ddb.delete_item(TableName="big", Key={"pk": {"S": k}})
             del stored[k]
+
+        def metric(name, index_name):
+            with urllib.request.urlopen(endpoint + "/metrics") as r:
+                metrics = r.read().decode()
+            pattern = rf'^kura_{name}{{table_name="big",vector_index_name="{index_name}"}} (\S+)$'
+            return float(re.search(pattern, metrics, re.M).group(1))
+
+        # The graph is built on a thread of its own once the index outgrows exact search
+        # (searches are exact until then): wait for both.
+        for _ in range(1200):
+            if all(metric("vector_index_approximate", i) == 1 for i in ("flat", "split")):
+                break
+            time.sleep(0.05)
         found = wanted = 0
         for q in embedding_like(random.Random(6), 40, 16):
             answer = ddb.search_vectors(TableName="big", IndexName="flat",
@@ -641,11 +654,6 @@ def test_a_large_index_walks_a_graph_with_high_recall_and_no_stale_answers(tmp_p
         assert found / wanted >= 0.9, found / wanted
         # /metrics knows the index kind: its items, its f32 bytes, its memory (the vectors,
         # the graph, keys and maps) and its mode.
-        with urllib.request.urlopen(endpoint + "/metrics") as r:
-            metrics = r.read().decode()
-        def metric(name, index_name):
-            pattern = rf'^kura_{name}{{table_name="big",vector_index_name="{index_name}"}} (\S+)$'
-            return float(re.search(pattern, metrics, re.M).group(1))
         assert metric("vector_index_item_count", "flat") == len(stored)
         assert metric("vector_index_size_bytes", "flat") == len(stored) * 16 * 4
         assert metric("vector_index_approximate", "flat") == 1

@@ -62,6 +62,14 @@ impl Ann {
         self.index.add(key, vector).map_err(|e| failed("add", e))
     }
 
+    /// Removes slot `slot`'s vector if the graph has it.
+    pub(crate) fn forget(&self, slot: u32) -> Result<()> {
+        if self.index.contains(u64::from(slot)) {
+            self.remove(slot)?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn remove(&self, slot: u32) -> Result<()> {
         self.index
             .remove(u64::from(slot))

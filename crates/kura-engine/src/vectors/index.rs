@@ -61,6 +61,41 @@ pub(crate) struct VectorSlots {
     exact_below: usize,
     /// Candidates the graph search keeps per level.
     search_expansion: usize,
+    /// Some while a graph is being built from a copy of the vectors: the slots changed
+    /// since the copy, to be replayed into the graph before it takes over.
+    building: Option<Vec<u32>>,
+}
+
+/// What a graph is built from, away from the index's lock.
+pub(crate) struct GraphSeed {
+    dimensions: usize,
+    distance: Distance,
+    search_expansion: usize,
+    data: Vec<f32>,
+    slots: Vec<u32>,
+}
+
+impl GraphSeed {
+    /// The graph of the copied vectors (seconds for tens of thousands of them).
+    pub(crate) fn build(self) -> crate::error::Result<Ann> {
+        let started = std::time::Instant::now();
+        let ann = Ann::new(
+            self.dimensions,
+            self.distance,
+            self.search_expansion,
+            self.slots.len() * 2,
+        )?;
+        for slot in &self.slots {
+            let at = *slot as usize * self.dimensions;
+            ann.put(*slot, &self.data[at..at + self.dimensions])?;
+        }
+        tracing::info!(
+            vectors = self.slots.len(),
+            seconds = started.elapsed().as_secs_f64(),
+            "vector index graph built"
+        );
+        Ok(ann)
+    }
 }
 
 impl VectorSlots {
@@ -84,6 +119,7 @@ impl VectorSlots {
             vector_bytes: 0,
             exact_below,
             search_expansion,
+            building: None,
         }
     }
 
@@ -162,46 +198,75 @@ impl VectorSlots {
         };
         if let Err(e) = stored {
             self.leave_graph(e, Some((slot, &entry.vector)));
-        } else if matches!(self.store, Store::Own(_)) && self.len() > self.exact_below {
-            self.build_graph();
+        }
+        if let Some(changed) = &mut self.building {
+            changed.push(slot);
         }
     }
 
-    /// Moves every vector held into a graph (the index just outgrew exact search); Kura's
-    /// own copy is dropped once the graph holds them all.
-    fn build_graph(&mut self) {
+    /// Whether the index has outgrown exact search and no graph is built or being built.
+    pub(crate) fn graph_due(&self) -> bool {
+        matches!(self.store, Store::Own(_))
+            && self.building.is_none()
+            && self.len() > self.exact_below
+    }
+
+    /// A copy of the vectors to build the graph from; changes from now on are recorded
+    /// for [`VectorSlots::finish_graph`]. Searches stay exact meanwhile.
+    pub(crate) fn begin_graph(&mut self) -> GraphSeed {
+        let data = match &self.store {
+            Store::Own(data) => data.clone(),
+            Store::Graph(_) => Vec::new(),
+        };
+        let slots = self
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(_, key)| key.is_some())
+            .map(|(slot, _)| slot as u32)
+            .collect();
+        self.building = Some(Vec::new());
+        GraphSeed {
+            dimensions: self.dimensions,
+            distance: self.distance,
+            search_expansion: self.search_expansion,
+            data,
+            slots,
+        }
+    }
+
+    /// Replays the changes made while `built` was built, and lets it hold the vectors
+    /// (Kura's own copy is dropped). A failed build leaves every search exact for good.
+    pub(crate) fn finish_graph(&mut self, built: crate::error::Result<Ann>) {
+        let changed = self.building.take().unwrap_or_default();
         let Store::Own(data) = &self.store else {
             return;
         };
-        let started = std::time::Instant::now();
-        let built = Ann::new(
-            self.dimensions,
-            self.distance,
-            self.search_expansion,
-            self.len() * 2,
-        )
-        .and_then(|ann| {
-            for (slot, key) in self.keys.iter().enumerate() {
-                if key.is_some() {
-                    let at = slot * self.dimensions;
-                    ann.put(slot as u32, &data[at..at + self.dimensions])?;
+        let replayed = built.and_then(|ann| {
+            for slot in changed {
+                let i = slot as usize;
+                if self.keys[i].is_some() {
+                    ann.put(slot, &data[i * self.dimensions..(i + 1) * self.dimensions])?;
+                } else {
+                    ann.forget(slot)?;
                 }
             }
             Ok(ann)
         });
-        match built {
-            Ok(ann) => {
-                tracing::info!(
-                    vectors = self.len(),
-                    seconds = started.elapsed().as_secs_f64(),
-                    "vector index graph built"
-                );
-                self.store = Store::Graph(ann);
-            }
+        match replayed {
+            Ok(ann) => self.store = Store::Graph(ann),
             Err(e) => {
                 tracing::error!(error = %e, "vector index graph not built; searches stay exact");
                 self.exact_below = usize::MAX;
             }
+        }
+    }
+
+    /// Builds the graph here and now (the background fill's thread, and tests).
+    pub(crate) fn build_graph_now(&mut self) {
+        if self.graph_due() {
+            let seed = self.begin_graph();
+            self.finish_graph(seed.build());
         }
     }
 
@@ -254,6 +319,9 @@ impl VectorSlots {
         }
         self.free.push(slot);
         self.vector_bytes -= (self.dimensions * 4) as u64;
+        if let Some(changed) = &mut self.building {
+            changed.push(slot);
+        }
         if let Store::Graph(ann) = &self.store
             && let Err(e) = ann.remove(slot)
         {
@@ -484,6 +552,7 @@ mod graph_tests {
         for (i, v) in data.iter().enumerate() {
             let key = format!("{i:05}").into_bytes();
             graph.set(&key, entry(v, (i % 2) as u8));
+            graph.build_graph_now();
             exact.set(&key, entry(v, (i % 2) as u8));
         }
         assert!(graph.has_graph());
@@ -517,5 +586,50 @@ mod graph_tests {
         }
         let recall = found as f64 / wanted as f64;
         assert!(recall >= 0.9, "recall@10 {recall}");
+    }
+
+    #[test]
+    fn writes_made_while_the_graph_is_built_are_replayed_into_it() {
+        let dims = 8;
+        let data = points(1200, dims, 3);
+        let mut slots = VectorSlots::new(dims, Distance::Euclidean, 900, 128);
+        let key = |i: usize| format!("{i:05}").into_bytes();
+        for (i, v) in data.iter().enumerate().take(901) {
+            slots.set(&key(i), entry(v, 0));
+        }
+        assert!(slots.graph_due());
+        let seed = slots.begin_graph();
+        assert!(!slots.graph_due(), "one build at a time");
+        // While the graph is built: new items, moved ones and deleted ones.
+        for (i, v) in data.iter().enumerate().skip(901) {
+            slots.set(&key(i), entry(v, 0));
+        }
+        let far = vec![50.0f32; dims];
+        slots.set(&key(7), entry(&far, 0));
+        for i in (0..1200).step_by(5) {
+            slots.set(&key(i), None);
+        }
+        assert!(
+            !slots.has_graph(),
+            "searches stay exact until the graph is done"
+        );
+        slots.finish_graph(seed.build());
+        assert!(slots.has_graph());
+        // 960 candidates, above the threshold: the graph proposes them. Every vector it
+        // holds is the current one: its nearest to `far` is the moved item, and no deleted
+        // item comes back.
+        let hits = slots.search(&far, 1, Some(&[0u8][..]), &|_| true);
+        assert_eq!(hits[0].storage_key, key(7));
+        assert_eq!(hits[0].score, 0.0);
+        for q in points(20, dims, 4) {
+            for hit in slots.search(&q, 10, Some(&[0u8][..]), &|_| true) {
+                let i: usize = std::str::from_utf8(&hit.storage_key)
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert_ne!(i % 5, 0, "a deleted item was returned");
+            }
+        }
+        assert_eq!(slots.len(), 1200 - 240);
     }
 }

@@ -88,13 +88,34 @@ impl LiveIndex {
         self.failed.lock().clone()
     }
 
-    /// A write's change, after its commit.
-    pub(crate) fn apply(&self, storage_key: &[u8], entry: Option<Entry>) {
+    /// A write's change, after its commit. The write that makes the index outgrow exact
+    /// search starts its graph on a thread of its own: writes go on meanwhile (recorded,
+    /// and replayed into the graph) and searches stay exact until it is done.
+    pub(crate) fn apply(self: &Arc<Self>, storage_key: &[u8], entry: Option<Entry>) {
         let mut touched = self.touched.lock();
         if let Some(keys) = touched.as_mut() {
             keys.insert(storage_key.to_vec());
         }
-        self.slots.write().set(storage_key, entry);
+        let seed = {
+            let mut slots = self.slots.write();
+            slots.set(storage_key, entry);
+            slots.graph_due().then(|| slots.begin_graph())
+        };
+        drop(touched);
+        if let Some(seed) = seed {
+            let live = self.clone();
+            let spawned = std::thread::Builder::new()
+                .name("kura-vector-graph".into())
+                .spawn(move || {
+                    let built = seed.build();
+                    live.slots.write().finish_graph(built);
+                });
+            if let Err(e) = spawned {
+                self.slots
+                    .write()
+                    .finish_graph(Err(EngineError::Internal(format!("no graph thread: {e}"))));
+            }
+        }
     }
 }
 
@@ -330,4 +351,6 @@ fn put_unless_touched(live: &LiveIndex, batch: &mut Vec<(Vec<u8>, Entry)>) {
         }
         slots.set(&key, Some(entry));
     }
+    // The fill's own thread builds the graph of an index that outgrew exact search.
+    slots.build_graph_now();
 }
