@@ -125,6 +125,18 @@ def test_a_gsi_out_of_capacity_throttles_the_tables_writes_and_batches_leave_it_
         })
         assert list(answer["UnprocessedItems"]) == ["tbl"]
         assert ddb.get_item(TableName="free", Key={"pk": {"S": "c"}}).get("Item")
+        # The advisor sees the throttled requests left unprocessed, waiting for a retry
+        # (the guideline says to always retry them), and sees the retry.
+        def unretried():
+            with urllib.request.urlopen(endpoint + "/kura/advise") as r:
+                findings = json.load(r)["findings"]
+            return [f["evidence"] for f in findings
+                    if f["rule"] == "api.unprocessed-retry" and f["table"] == "tbl"]
+        assert unretried() == ["1 unprocessed key(s) answered, 0 sent again"], unretried()
+        time.sleep(1.1)  # the GSI's 1 WCU refills
+        retried = ddb.batch_write_item(RequestItems=answer["UnprocessedItems"])
+        assert retried["UnprocessedItems"] == {}
+        assert unretried() == []
         # A transaction over a throttled table is canceled, with a reason per action.
         with pytest.raises(ddb.exceptions.TransactionCanceledException) as canceled:
             ddb.transact_write_items(TransactItems=[

@@ -238,6 +238,20 @@ fn render_write(request: &WriteRequest) -> String {
 }
 
 impl Engine {
+    /// Keys (or items) of a batch's requests on `table` that were answered unprocessed
+    /// before they reached the engine (the table was out of capacity): counted as the
+    /// engine's own unprocessed keys are, so the advisor sees whether they are retried.
+    pub fn note_unprocessed<'a>(&self, table: &str, keys: impl IntoIterator<Item = &'a Item>) {
+        let Some(record) = self.catalog.get(table) else {
+            return;
+        };
+        let storage_keys = keys.into_iter().filter_map(|item| {
+            let key = record.key_schema.key_of_item(item).ok()?;
+            keys::item_key(record.id, &key).ok()
+        });
+        self.counters.table(table).traffic.unprocessed(storage_keys);
+    }
+
     pub async fn batch_write_item(
         &self,
         input: BatchWriteItemInput,

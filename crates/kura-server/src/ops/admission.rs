@@ -124,6 +124,34 @@ pub(crate) fn batch<'a>(
     (throttled, first)
 }
 
+/// The items or keys a batch's requests on one table name: BatchWriteItem's `PutRequest`
+/// items and `DeleteRequest` keys, BatchGetItem's `Keys` (malformed ones are skipped: the
+/// request was answered, not checked).
+fn request_keys(requests: &serde_json::Value) -> Vec<kura_model::Item> {
+    let as_item = |v: &serde_json::Value| {
+        let item: kura_model::wire::ItemJson = serde_json::from_value(v.clone()).ok()?;
+        kura_model::wire::item_from_json(item).ok()
+    };
+    match requests {
+        serde_json::Value::Array(writes) => writes
+            .iter()
+            .filter_map(|w| {
+                w.pointer("/PutRequest/Item")
+                    .or_else(|| w.pointer("/DeleteRequest/Key"))
+                    .and_then(as_item)
+            })
+            .collect(),
+        serde_json::Value::Object(get) => get
+            .get("Keys")
+            .and_then(|k| k.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(as_item)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Adds the throttled tables' requests, as the client sent them, to the batch answer's
 /// `field` (`UnprocessedItems` or `UnprocessedKeys`).
 pub(crate) fn leave_unprocessed(
@@ -144,6 +172,8 @@ pub(crate) fn leave_unprocessed(
             let table = name.rsplit('/').next().unwrap_or(name);
             if throttled.contains(table) {
                 unprocessed.insert(table.to_owned(), requests.clone());
+                let keys = request_keys(requests);
+                call.engine.note_unprocessed(table, keys.iter());
             }
         }
     }
