@@ -235,6 +235,23 @@ pub(crate) fn entry_of(index: &VectorIndexRecord, item: &Item) -> Result<Option<
             }
         }
     }
+    let Some((partition, filters)) = placement(index, item)? else {
+        return Ok(None);
+    };
+    Ok(Some(Entry {
+        vector,
+        partition,
+        filters,
+    }))
+}
+
+/// Where `item` sits in `index` apart from its vector: its partition (None when the
+/// index has no HASH element) and inline filter values; None when the index needs a
+/// partition value the item lacks.
+pub(crate) fn placement(
+    index: &VectorIndexRecord,
+    item: &Item,
+) -> Result<Option<(Option<Vec<u8>>, Vec<Option<AttributeValue>>)>> {
     let partition = match index.partition_key() {
         None => None,
         Some((name, ty)) => match item.get(name) {
@@ -246,11 +263,7 @@ pub(crate) fn entry_of(index: &VectorIndexRecord, item: &Item) -> Result<Option<
         .inline_filters()
         .map(|name| item.get(name).cloned())
         .collect();
-    Ok(Some(Entry {
-        vector,
-        partition,
-        filters,
-    }))
+    Ok(Some((partition, filters)))
 }
 
 /// A number as the index stores it: an f32, refused when out of its range.
@@ -258,7 +271,7 @@ pub(crate) fn as_f32(value: &AttributeValue) -> Option<f32> {
     let AttributeValue::N(n) = value else {
         return None;
     };
-    let x: f32 = n.to_string().parse().ok()?;
+    let x = n.to_f32();
     x.is_finite().then_some(x)
 }
 

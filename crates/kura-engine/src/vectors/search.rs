@@ -9,11 +9,11 @@ use kura_model::messages::{self, vectors as msg};
 use kura_model::size::item_size;
 use kura_model::{AttributeValue, Item, Number};
 
-use super::live::{as_f32, entry_of, partition_bytes};
+use super::live::{as_f32, partition_bytes, placement};
 use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
-use crate::catalog::vector::{SearchRole, VectorIndexRecord, norm};
+use crate::catalog::vector::{SearchRole, VectorIndexRecord};
 use crate::error::{EngineError, Result};
 use crate::items::read_snapshot;
 
@@ -107,33 +107,26 @@ impl Engine {
             }
         };
         // The answers are read back from one snapshot, taken after the search. An item
-        // written in between is checked again as it is now: gone, without a vector, or out
-        // of the partition or filters searched, it is no answer (a tenant's search never
-        // returns an item that moved to another tenant); otherwise it is scored again.
+        // written in between is checked again as it is now: gone, without a vector of the
+        // index's length, or out of the partition or filters searched, it is no answer (a
+        // tenant's search never returns an item that moved to another tenant). Its score
+        // is the search's (reading every element again would cost more than the search).
         let snapshot = self.store.snapshot()?;
-        let query_norm = norm(&query);
         let mut answers = Vec::with_capacity(hits.len());
         for hit in hits {
             let Some(item) = read_snapshot(snapshot.as_ref(), &hit.storage_key)? else {
                 continue;
             };
-            let Ok(Some(entry)) = entry_of(index, &item) else {
+            let has_vector = matches!(item.get(&index.attribute),
+                Some(AttributeValue::L(elements)) if elements.len() == index.dimensions as usize);
+            let Ok(Some((now_in, now_filters))) = placement(index, &item) else {
                 continue;
             };
-            if (partition.is_some() && entry.partition != partition) || !keep(&entry.filters) {
+            if !has_vector || (partition.is_some() && now_in != partition) || !keep(&now_filters) {
                 continue;
             }
-            let score =
-                index
-                    .distance
-                    .score(&query, query_norm, &entry.vector, norm(&entry.vector));
-            answers.push((item, score));
+            answers.push((item, hit.score));
         }
-        // Stable: equal scores keep the search's order (by storage key).
-        answers.sort_by(|a, b| {
-            let (a, b) = (index.distance.badness(a.1), index.distance.badness(b.1));
-            a.total_cmp(&b)
-        });
         let asked: Option<Vec<String>> = projection
             .as_ref()
             .map(|paths| paths.iter().map(|p| p.top().to_owned()).collect());

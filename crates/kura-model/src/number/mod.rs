@@ -236,6 +236,32 @@ impl Number {
         Some(if self.negative { -magnitude } else { magnitude })
     }
 
+    /// The nearest `f32` (correctly rounded; infinite beyond its range), without
+    /// allocating or formatting: vector indexes convert every element of every vector
+    /// they read. The digits and exponent are written as `[-]DIGITSeEXP` and parsed.
+    pub fn to_f32(&self) -> f32 {
+        // A sign, 39 digits, `e` and an exponent of at most 11 characters.
+        let mut buffer = [0u8; 64];
+        let mut at = 0;
+        if self.negative {
+            buffer[0] = b'-';
+            at = 1;
+        }
+        at += write_digits(self.coefficient, &mut buffer[at..]);
+        buffer[at] = b'e';
+        at += 1;
+        let exponent = self.exponent;
+        if exponent < 0 {
+            buffer[at] = b'-';
+            at += 1;
+        }
+        at += write_digits(u128::from(exponent.unsigned_abs()), &mut buffer[at..]);
+        std::str::from_utf8(&buffer[..at])
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .unwrap_or(f32::NAN)
+    }
+
     pub fn is_zero(&self) -> bool {
         self.coefficient == 0
     }
@@ -639,6 +665,32 @@ pub(crate) mod strategies {
             ),
         ]
     }
+}
+
+/// Writes `value` in decimal at the start of `out` (which holds at least 39 bytes);
+/// returns the number of digits.
+fn write_digits(mut value: u128, out: &mut [u8]) -> usize {
+    let mut digits = [0u8; 39];
+    let mut count = 0;
+    // Above 64 bits, divide in u128 down to a u64 (u128 division is a slow call).
+    while value > u128::from(u64::MAX) {
+        digits[count] = b'0' + (value % 10) as u8;
+        count += 1;
+        value /= 10;
+    }
+    let mut small = value as u64;
+    loop {
+        digits[count] = b'0' + (small % 10) as u8;
+        count += 1;
+        small /= 10;
+        if small == 0 {
+            break;
+        }
+    }
+    for (slot, digit) in out.iter_mut().zip(digits[..count].iter().rev()) {
+        *slot = *digit;
+    }
+    count
 }
 
 #[cfg(test)]

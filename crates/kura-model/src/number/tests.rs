@@ -435,4 +435,13 @@ proptest! {
     fn parse_never_panics(s in "\\PC{0,64}") {
         let _ = Number::parse(&s);
     }
+
+    #[test]
+    fn to_f32_is_the_correctly_rounded_text_conversion(s in "-?[0-9]{1,38}(\\.[0-9]{1,20})?(e-?[0-9]{1,3})?") {
+        if let Ok(x) = Number::parse(&s) {
+            let expected: f32 = x.to_string().parse().unwrap();
+            let got = x.to_f32();
+            prop_assert!(got == expected || (got.is_nan() && expected.is_nan()), "{} {} {}", s, got, expected);
+        }
+    }
 }
