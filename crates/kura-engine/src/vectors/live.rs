@@ -245,13 +245,13 @@ pub(crate) fn entry_of(index: &VectorIndexRecord, item: &Item) -> Result<Option<
     }))
 }
 
-/// Where `item` sits in `index` apart from its vector: its partition (None when the
-/// index has no HASH element) and inline filter values; None when the index needs a
-/// partition value the item lacks.
-pub(crate) fn placement(
-    index: &VectorIndexRecord,
-    item: &Item,
-) -> Result<Option<(Option<Vec<u8>>, Vec<Option<AttributeValue>>)>> {
+/// Where an item sits in an index apart from its vector: its partition (encoded; None
+/// when the index has no HASH element) and its inline filter values.
+pub(crate) type Placement = (Option<Vec<u8>>, Vec<Option<AttributeValue>>);
+
+/// Where `item` sits in `index`; None when the index needs a partition value the item
+/// lacks.
+pub(crate) fn placement(index: &VectorIndexRecord, item: &Item) -> Result<Option<Placement>> {
     let partition = match index.partition_key() {
         None => None,
         Some((name, ty)) => match item.get(name) {
