@@ -157,16 +157,16 @@ def ui(browser, server):
     return Console(browser, server)
 
 
-def rows(ui):
-    """The items grid as dicts: column name → cell text."""
+def rows(ui, grid="table.items"):
+    """The items grid (or another grid) as dicts: column name → cell text."""
     # One script call for the whole grid: a WebDriver call per cell is slow.
     return ui.d.execute_script("""
-        const grid = document.querySelector("table.items");
+        const grid = document.querySelector(arguments[0]);
         if (!grid) return [];
         const heads = [...grid.querySelectorAll("thead th")].map(th => th.textContent);
         return [...grid.querySelectorAll("tbody tr")].map(tr => Object.fromEntries(
             [...tr.querySelectorAll("td")].map((td, i) => [heads[i], td.textContent])));
-    """)
+    """, grid)
 
 
 def test_create_a_table_with_a_gsi_add_edit_query_and_delete_items(ui, server):
@@ -1197,13 +1197,7 @@ def test_vector_search_ranks_by_score_within_a_partition_and_takes_an_items_vect
     ui.follow(ui.el("a[href$='/docs/vectors?index=emb']"))
 
     def results():
-        return ui.d.execute_script("""
-            const grid = document.querySelector("table.results");
-            if (!grid) return [];
-            const heads = [...grid.querySelectorAll("thead th")].map(th => th.textContent);
-            return [...grid.querySelectorAll("tbody tr")].map(tr => Object.fromEntries(
-                [...tr.querySelectorAll("td")].map((td, i) => [heads[i], td.textContent])));
-        """)
+        return rows(ui, "table.results")
 
     ui.fill("vector", "[0, 0, 0]")
     ui.fill("top_k", "2")

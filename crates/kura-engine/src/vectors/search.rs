@@ -32,6 +32,31 @@ impl Engine {
         self.vectors.set_search_expansion(expansion.max(1));
     }
 
+    /// The `top_k` nearest storage keys of one vector index and their scores, without
+    /// the operation around the index (request checks, reading the items back,
+    /// projection): the benchmark times it beside hnswlib. Empty for an unknown index.
+    #[doc(hidden)]
+    pub fn vector_index_search(
+        &self,
+        table: &str,
+        index: &str,
+        query: &[f32],
+        top_k: usize,
+    ) -> Vec<(Vec<u8>, f64)> {
+        let Some(record) = self.catalog.get(table) else {
+            return Vec::new();
+        };
+        let Some(live) = self.vectors.get(record.id, index) else {
+            return Vec::new();
+        };
+        let slots = live.slots.read();
+        slots
+            .search(query, top_k, None, &|_| true)
+            .into_iter()
+            .map(|hit| (hit.storage_key, hit.score))
+            .collect()
+    }
+
     pub async fn search_vectors(&self, input: SearchVectorsInput) -> Result<SearchVectorsOutput> {
         // Long: SearchVectors' checks in DynamoDB's order, then the search and its answer.
         let mut c = Constraints::new();
