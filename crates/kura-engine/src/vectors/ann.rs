@@ -96,6 +96,19 @@ impl Ann {
         self.index.memory_usage()
     }
 
+    /// Up to `count` slots near `query`, any of them.
+    pub(crate) fn search_all(&self, query: &[f32], count: usize) -> Result<Vec<u32>> {
+        let matches = self
+            .index
+            .search(query, count)
+            .map_err(|e| failed("search", e))?;
+        Ok(matches
+            .keys
+            .iter()
+            .filter_map(|k| u32::try_from(*k).ok())
+            .collect())
+    }
+
     /// Up to `count` slots near `query` that `keep` accepts; the filter runs inside the
     /// graph walk, so the answer is full whenever enough slots pass it.
     pub(crate) fn search(

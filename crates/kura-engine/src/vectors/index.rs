@@ -339,12 +339,14 @@ impl VectorSlots {
         query: &[f32],
         k: usize,
         partition: Option<&[u8]>,
-        keep: &dyn Fn(&[Option<AttributeValue>]) -> bool,
+        keep: Option<&dyn Fn(&[Option<AttributeValue>]) -> bool>,
     ) -> Vec<Hit> {
         let candidates = match partition {
             Some(value) => self.by_partition.get(value).map_or(0, Vec::len),
             None => self.len(),
         };
+        let filtered = keep;
+        let keep = keep.unwrap_or(&|_| true);
         if let Store::Graph(ann) = &self.store
             && candidates > self.exact_below
         {
@@ -355,7 +357,14 @@ impl VectorSlots {
                     && (partition.is_none() || self.partitions[i].as_deref() == partition)
                     && keep(&self.filters[i])
             };
-            match ann.search(query, k, admits) {
+            // Without a partition or filters the walk needs no predicate: each call of one
+            // crosses from C++ into Rust, and removed slots are skipped by the graph itself.
+            let walked = if partition.is_none() && filtered.is_none() {
+                ann.search_all(query, k)
+            } else {
+                ann.search(query, k, admits)
+            };
+            match walked {
                 Ok(slots) => return self.rank(query, k, slots.into_iter(), &|_| true),
                 Err(e) => tracing::error!(error = %e, "graph search failed; searching exactly"),
             }
@@ -477,13 +486,13 @@ mod tests {
         slots.set(b"b", entry(&[3.0, 4.0]));
         slots.set(b"c", entry(&[1.0, 0.0]));
         slots.set(b"d", entry(&[0.0, 1.0]));
-        let hits = slots.search(&[0.0, 0.0], 3, None, &|_| true);
+        let hits = slots.search(&[0.0, 0.0], 3, None, None);
         let keys: Vec<&[u8]> = hits.iter().map(|h| h.storage_key.as_slice()).collect();
         assert_eq!(keys, vec![&b"a"[..], b"c", b"d"]);
         assert_eq!(hits[1].score, 1.0);
         slots.set(b"a", None);
         slots.set(b"c", entry(&[10.0, 0.0]));
-        let hits = slots.search(&[0.0, 0.0], 2, None, &|_| true);
+        let hits = slots.search(&[0.0, 0.0], 2, None, None);
         let keys: Vec<&[u8]> = hits.iter().map(|h| h.storage_key.as_slice()).collect();
         assert_eq!(keys, vec![&b"d"[..], b"b"]);
         assert_eq!(slots.len(), 3);
@@ -495,13 +504,13 @@ mod tests {
         let mut slots = VectorSlots::new(2, Distance::DotProduct, usize::MAX, 128);
         slots.set(b"small", entry(&[1.0, 0.0]));
         slots.set(b"large", entry(&[5.0, 0.0]));
-        let hits = slots.search(&[1.0, 0.0], 2, None, &|_| true);
+        let hits = slots.search(&[1.0, 0.0], 2, None, None);
         assert_eq!(hits[0].storage_key, b"large");
         assert_eq!(hits[0].score, 5.0);
         let mut slots = VectorSlots::new(2, Distance::Cosine, usize::MAX, 128);
         slots.set(b"same", entry(&[5.0, 0.0]));
         slots.set(b"across", entry(&[0.0, 1.0]));
-        let hits = slots.search(&[1.0, 0.0], 2, None, &|_| true);
+        let hits = slots.search(&[1.0, 0.0], 2, None, None);
         assert_eq!(hits[0].storage_key, b"same");
         assert!(hits[0].score.abs() < 1e-6);
         assert!((hits[1].score - 1.0).abs() < 1e-6);
@@ -565,8 +574,8 @@ mod graph_tests {
         let (mut found, mut wanted) = (0, 0);
         for q in points(50, dims, 2) {
             for partition in [None, Some(&[1u8][..])] {
-                let got = graph.search(&q, 10, partition, &|_| true);
-                let truth = exact.search(&q, 10, partition, &|_| true);
+                let got = graph.search(&q, 10, partition, None);
+                let truth = exact.search(&q, 10, partition, None);
                 assert_eq!(got.len(), 10);
                 for hit in &got {
                     let i: usize = std::str::from_utf8(&hit.storage_key)
@@ -618,11 +627,11 @@ mod graph_tests {
         // 960 candidates, above the threshold: the graph proposes them. Every vector it
         // holds is the current one: its nearest to `far` is the moved item, and no deleted
         // item comes back.
-        let hits = slots.search(&far, 1, Some(&[0u8][..]), &|_| true);
+        let hits = slots.search(&far, 1, Some(&[0u8][..]), None);
         assert_eq!(hits[0].storage_key, key(7));
         assert_eq!(hits[0].score, 0.0);
         for q in points(20, dims, 4) {
-            for hit in slots.search(&q, 10, Some(&[0u8][..]), &|_| true) {
+            for hit in slots.search(&q, 10, Some(&[0u8][..]), None) {
                 let i: usize = std::str::from_utf8(&hit.storage_key)
                     .unwrap()
                     .parse()

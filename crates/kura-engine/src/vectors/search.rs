@@ -51,7 +51,7 @@ impl Engine {
         };
         let slots = live.slots.read();
         slots
-            .search(query, top_k, None, &|_| true)
+            .search(query, top_k, None, None)
             .into_iter()
             .map(|hit| (hit.storage_key, hit.score))
             .collect()
@@ -128,7 +128,9 @@ impl Engine {
             (Wanted::Nothing, _) | (_, None) => Vec::new(),
             (Wanted::Matching { .. }, Some(live)) => {
                 let slots = live.slots.read();
-                slots.search(&query, top_k as usize, partition.as_deref(), &keep)
+                let filtered: &dyn Fn(&[Option<AttributeValue>]) -> bool = &keep;
+                let keep = (!filters.is_empty()).then_some(filtered);
+                slots.search(&query, top_k as usize, partition.as_deref(), keep)
             }
         };
         // The answers are read back from one snapshot, taken after the search. An item
