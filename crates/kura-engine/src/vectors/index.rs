@@ -24,6 +24,9 @@ pub(crate) struct Entry {
     pub filters: Vec<Option<AttributeValue>>,
 }
 
+/// Which items' inline filter values a search admits.
+pub(crate) type Keep<'a> = &'a dyn Fn(&[Option<AttributeValue>]) -> bool;
+
 /// A scored answer: the item's storage key and its score.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Hit {
@@ -339,7 +342,7 @@ impl VectorSlots {
         query: &[f32],
         k: usize,
         partition: Option<&[u8]>,
-        keep: Option<&dyn Fn(&[Option<AttributeValue>]) -> bool>,
+        keep: Option<Keep<'_>>,
     ) -> Vec<Hit> {
         let candidates = match partition {
             Some(value) => self.by_partition.get(value).map_or(0, Vec::len),

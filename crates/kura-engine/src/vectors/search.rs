@@ -128,7 +128,7 @@ impl Engine {
             (Wanted::Nothing, _) | (_, None) => Vec::new(),
             (Wanted::Matching { .. }, Some(live)) => {
                 let slots = live.slots.read();
-                let filtered: &dyn Fn(&[Option<AttributeValue>]) -> bool = &keep;
+                let filtered: super::index::Keep<'_> = &keep;
                 let keep = (!filters.is_empty()).then_some(filtered);
                 slots.search(&query, top_k as usize, partition.as_deref(), keep)
             }
