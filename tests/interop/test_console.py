@@ -1222,3 +1222,12 @@ def test_vector_search_ranks_by_score_within_a_partition_and_takes_an_items_vect
     ui.fill("vector", "[1, 2]")
     ui.submit("form.vectors")
     assert ui.error().startswith("ValidationException: "), ui.text()
+    # The page's own checks of what was typed, in the same form.
+    ui.fill("vector", "0.1, 0.2, 0.3")
+    ui.submit("form.vectors")
+    assert ui.error() == ("ValidationException: The vector must be a JSON array of numbers, "
+                          "such as [0.12, -0.5, 0.33]"), ui.text()
+    ui.fill("vector", "")
+    ui.fill("item_key", '{"pk": "no-such-doc"}')
+    ui.submit("form.vectors")
+    assert ui.error() == "ValidationException: No item with that key has a vector in emb", ui.text()

@@ -102,11 +102,7 @@ impl Ann {
             .index
             .search(query, count)
             .map_err(|e| failed("search", e))?;
-        Ok(matches
-            .keys
-            .iter()
-            .filter_map(|k| u32::try_from(*k).ok())
-            .collect())
+        Ok(slots_of(&matches))
     }
 
     /// Up to `count` slots near `query` that `keep` accepts; the filter runs inside the
@@ -121,10 +117,15 @@ impl Ann {
             .index
             .filtered_search(query, count, |key| u32::try_from(key).is_ok_and(&keep))
             .map_err(|e| failed("search", e))?;
-        Ok(matches
-            .keys
-            .iter()
-            .filter_map(|k| u32::try_from(*k).ok())
-            .collect())
+        Ok(slots_of(&matches))
     }
+}
+
+/// The slots a search found, nearest first.
+fn slots_of(matches: &usearch::ffi::Matches) -> Vec<u32> {
+    matches
+        .keys
+        .iter()
+        .filter_map(|k| u32::try_from(*k).ok())
+        .collect()
 }

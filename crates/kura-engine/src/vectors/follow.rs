@@ -6,8 +6,8 @@ use super::live::entry_of;
 use crate::catalog::{TableRecord, VectorIndexRecord};
 use crate::error::Result;
 use crate::writer::WriteContext;
-use kura_model::Item;
-use kura_model::size::item_size;
+use kura_model::size::value_size;
+use kura_model::{AttributeValue, Item};
 
 /// Checks the vector indexes' attributes of a written item (DynamoDB rejects a vector of
 /// the wrong shape or a partition value of the wrong type) and, once the write is
@@ -29,20 +29,17 @@ pub(crate) fn follow_write(
         };
         // An old item that never fitted the index (written before it existed) is not in it.
         let old_entry = old.and_then(|item| entry_of(index, item).ok().flatten());
-        let (old_view, new_view) = (
-            old_entry
-                .is_some()
-                .then(|| old.map(|i| view(table, index, i)))
-                .flatten(),
-            entry
-                .is_some()
-                .then(|| new.map(|i| view(table, index, i)))
-                .flatten(),
-        );
-        if old_view != new_view
-            && let Some(changed) = new_view.as_ref().or(old_view.as_ref())
-        {
-            written.insert(index.name.clone(), write_bytes(index, changed));
+        // The item as the index holds it, before and after (None: not in the index).
+        let old_in = old.filter(|_| old_entry.is_some());
+        let new_in = new.filter(|_| entry.is_some());
+        let changed = match (old_in, new_in) {
+            (Some(before), Some(after)) => {
+                !view(table, index, before).eq(view(table, index, after))
+            }
+            (before, after) => before.is_some() || after.is_some(),
+        };
+        if changed && let Some(item) = new_in.or(old_in) {
+            written.insert(index.name.clone(), write_bytes(table, index, item));
         }
         if old_entry != entry {
             changes.push((index.clone(), entry));
@@ -60,22 +57,24 @@ pub(crate) fn follow_write(
     Ok(written)
 }
 
-/// What the index holds of an item: the attributes it projects, the vector included.
-fn view(table: &TableRecord, index: &VectorIndexRecord, item: &Item) -> Item {
+/// What the index holds of an item: the attributes it projects, the vector included, in
+/// name order (borrowed: a write compares two of them without copying a vector).
+fn view<'a>(
+    table: &'a TableRecord,
+    index: &'a VectorIndexRecord,
+    item: &'a Item,
+) -> impl Iterator<Item = (&'a String, &'a AttributeValue)> {
     item.iter()
-        .filter(|(name, _)| index.projects(table, name, true))
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect()
+        .filter(move |(name, _)| index.projects(table, name, true))
 }
 
-/// `VectorWriteRequestBytes` of replicating `view` to the index, by Kura's model (AWS
+/// `VectorWriteRequestBytes` of replicating `item` to the index, by Kura's model (AWS
 /// documents only that it scales with the data replicated): the vector as f32s
 /// (`dimensions × 4`) plus the other projected attributes by DynamoDB's item size rules.
-fn write_bytes(index: &VectorIndexRecord, view: &Item) -> f64 {
-    let rest: Item = view
-        .iter()
+fn write_bytes(table: &TableRecord, index: &VectorIndexRecord, item: &Item) -> f64 {
+    let rest: usize = view(table, index, item)
         .filter(|(name, _)| **name != index.attribute)
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect();
-    (index.dimensions as usize * 4 + item_size(&rest)) as f64
+        .map(|(name, value)| name.len() + value_size(value))
+        .sum();
+    (index.dimensions as usize * 4 + rest) as f64
 }

@@ -348,7 +348,9 @@ impl VectorSlots {
             Some(value) => self.by_partition.get(value).map_or(0, Vec::len),
             None => self.len(),
         };
-        let filtered = keep;
+        // Without a partition or filters the walk needs no predicate: each call of one
+        // crosses from C++ into Rust, and removed slots are skipped by the graph itself.
+        let unfiltered = partition.is_none() && keep.is_none();
         let keep = keep.unwrap_or(&|_| true);
         if let Store::Graph(ann) = &self.store
             && candidates > self.exact_below
@@ -360,9 +362,7 @@ impl VectorSlots {
                     && (partition.is_none() || self.partitions[i].as_deref() == partition)
                     && keep(&self.filters[i])
             };
-            // Without a partition or filters the walk needs no predicate: each call of one
-            // crosses from C++ into Rust, and removed slots are skipped by the graph itself.
-            let walked = if partition.is_none() && filtered.is_none() {
+            let walked = if unfiltered {
                 ann.search_all(query, k)
             } else {
                 ann.search(query, k, admits)
