@@ -33,7 +33,8 @@ fn command(
     CommandInput::for_key(key, version)
         .with_name(kind.to_lowercase())
         .with_kind(kind)
-        .with_attributes(attributes)
+        .with_entity(&attributes)
+        .expect("an object")
 }
 
 #[tokio::main]
@@ -60,13 +61,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .await?;
     for (n, product) in ["tea", "cup", "pot"].iter().enumerate() {
-        let item = keys::child(
-            "ORDER",
-            "ORDER_ITEM",
-            "tenant001",
-            &order_id,
-            &format!("{:03}", n + 1),
-        )?;
+        let item = order.child("ORDER_ITEM", &format!("{:03}", n + 1))?;
         commands
             .publish_async(
                 &command(
@@ -114,10 +109,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .list_all_by_pk(
             &order.pk,
             &ListOptions {
-                sk: Some(SkCondition::BeginsWith(keys::children_prefix(
-                    "ORDER_ITEM",
-                    &order_id,
-                ))),
+                sk: Some(SkCondition::BeginsWith(
+                    order.children_prefix("ORDER_ITEM")?,
+                )),
                 ..ListOptions::default()
             },
         )

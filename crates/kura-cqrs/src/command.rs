@@ -1,9 +1,11 @@
 //! Commands: what a client publishes, the stored command row, and the pure decision of
 //! what publishing means given the latest version (tested without I/O).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::attributes::{canonical_map, from_item, to_attribute};
@@ -15,7 +17,7 @@ use crate::keys::{
 use crate::names::{
     ATTRIBUTES, CODE, CREATED_AT, CREATED_BY, CREATED_IP, ID, IS_DELETED, NAME, PK, REQUEST_ID,
     SEQ, SK, SOURCE, TENANT_CODE, TTL, TTL_POLICY, TYPE, UPDATED_AT, UPDATED_BY, UPDATED_IP,
-    VERSION,
+    VERSION, is_framework_attribute,
 };
 
 /// What a client publishes: one version of an entity.
@@ -113,20 +115,54 @@ impl CommandInput {
         self
     }
 
-    /// Replaces the attributes: `attributes` must be a JSON object (anything else
-    /// leaves none).
-    pub fn with_attributes(mut self, attributes: Value) -> CommandInput {
-        self.attributes = match attributes {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
+    /// Replaces the attributes.
+    pub fn with_attributes(mut self, attributes: Map<String, Value>) -> CommandInput {
+        self.attributes = attributes;
         self
+    }
+
+    /// Replaces the attributes with a typed entity's fields (serde; numbers exact). An
+    /// entity must serialize to a map (a struct, a map, a `json!({..})`): anything else
+    /// is [`CqrsError::Entity`].
+    pub fn with_entity<T: Serialize + ?Sized>(mut self, entity: &T) -> Result<CommandInput> {
+        self.attributes = entity_attributes(entity)?;
+        Ok(self)
     }
 
     /// Sets one attribute.
     pub fn with_attribute(mut self, name: impl Into<String>, value: Value) -> CommandInput {
         self.attributes.insert(name.into(), value);
         self
+    }
+}
+
+/// A typed entity as attributes: it must serialize to a map.
+pub fn entity_attributes<T: Serialize + ?Sized>(entity: &T) -> Result<Map<String, Value>> {
+    let what = std::any::type_name::<T>();
+    match serde_json::to_value(entity) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(CqrsError::Entity {
+            what: what.to_owned(),
+            source: serde::ser::Error::custom(format!(
+                "serializes to {}, not to a map of attributes",
+                kind_of(&other)
+            )),
+        }),
+        Err(source) => Err(CqrsError::Entity {
+            what: what.to_owned(),
+            source,
+        }),
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
     }
 }
 
@@ -172,6 +208,10 @@ pub struct CommandModel {
     pub policy_ttl: Option<i64>,
     pub attributes: Map<String, Value>,
     pub audit: Audit,
+    /// Top-level attributes other than the framework's own: the keys of the module's
+    /// secondary indexes ([`crate::Indexes`] writes them at publish time), carried from
+    /// the command row to the data row as they are.
+    pub index_keys: BTreeMap<String, AttributeValue>,
 }
 
 /// What publishing a command does.
@@ -270,7 +310,19 @@ impl CommandModel {
             // As DynamoDB gives them back.
             attributes: canonical_map(&input.attributes),
             audit,
+            index_keys: BTreeMap::new(),
         }
+    }
+
+    /// The attributes as a typed entity (serde; numbers exact).
+    pub fn entity<T: DeserializeOwned>(&self) -> Result<T> {
+        // One clone of the map: serde_json reads a `Value` by value.
+        serde_json::from_value(Value::Object(self.attributes.clone())).map_err(|source| {
+            CqrsError::Entity {
+                what: format!("{} at {}/{}", std::any::type_name::<T>(), self.pk, self.sk),
+                source,
+            }
+        })
     }
 
     /// This version as an input at `version`, unchanged otherwise (to publish it again).
@@ -336,6 +388,9 @@ impl CommandModel {
         ] {
             item.insert(name.into(), s(value));
         }
+        for (name, value) in &self.index_keys {
+            item.insert(name.clone(), value.clone());
+        }
         item
     }
 
@@ -365,6 +420,11 @@ impl CommandModel {
             _ => Map::new(),
         };
         let by_policy = matches!(item.get(TTL_POLICY), Some(AttributeValue::Bool(true)));
+        let index_keys = item
+            .iter()
+            .filter(|(name, _)| !is_framework_attribute(name))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
         Ok(CommandModel {
             version: number(VERSION).unwrap_or_else(|| get_sort_key_version(&sk).max(0)),
             id: text(ID),
@@ -387,6 +447,7 @@ impl CommandModel {
                 request_id: text(REQUEST_ID),
                 source: text(SOURCE),
             },
+            index_keys,
             pk,
             sk,
         })
@@ -501,7 +562,9 @@ mod tests {
             ("tenant001", "ORDER")
         );
         assert_eq!(input.code, "ORDER#1");
-        let bare = CommandInput::new("PLAIN", "x", -1).with_attributes(json!({"a": 1}));
+        let bare = CommandInput::new("PLAIN", "x", -1)
+            .with_entity(&json!({"a": 1}))
+            .expect("a map");
         assert_eq!(
             (bare.tenant_code.as_str(), bare.kind.as_str()),
             ("", "PLAIN")

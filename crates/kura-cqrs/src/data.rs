@@ -1,43 +1,21 @@
-//! Reading the data table (the latest state of every entity) and the history table.
+//! Reading the data table (the latest state of every entity), its secondary indexes and
+//! the history table: rows or typed entities, one page at a time or as a stream that
+//! follows the pages.
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
+use futures_util::{Stream, TryStreamExt, stream};
+use serde::de::DeserializeOwned;
 
 use crate::command::CommandModel;
+pub use crate::condition::SkCondition;
+use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
-use crate::keys::{VER_SEPARATOR, add_sort_key_version};
+use crate::indexes::{Index, key_condition};
+use crate::keys::{Key, VER_SEPARATOR, add_sort_key_version};
 use crate::names::{IS_DELETED, PK, SK};
 use crate::rows::{Item, read_row, s};
 use crate::tables::TableNames;
-
-/// A condition on the sort key of `list_items_by_pk`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SkCondition {
-    BeginsWith(String),
-    Between(String, String),
-    Eq(String),
-    Lt(String),
-    Le(String),
-    Gt(String),
-    Ge(String),
-}
-
-impl SkCondition {
-    fn expression(&self) -> (String, Vec<String>) {
-        match self {
-            SkCondition::BeginsWith(p) => (format!("begins_with({SK}, :a)"), vec![p.clone()]),
-            SkCondition::Between(a, b) => (
-                format!("{SK} BETWEEN :a AND :b"),
-                vec![a.clone(), b.clone()],
-            ),
-            SkCondition::Eq(v) => (format!("{SK} = :a"), vec![v.clone()]),
-            SkCondition::Lt(v) => (format!("{SK} < :a"), vec![v.clone()]),
-            SkCondition::Le(v) => (format!("{SK} <= :a"), vec![v.clone()]),
-            SkCondition::Gt(v) => (format!("{SK} > :a"), vec![v.clone()]),
-            SkCondition::Ge(v) => (format!("{SK} >= :a"), vec![v.clone()]),
-        }
-    }
-}
 
 /// Options of `list_items_by_pk`.
 #[derive(Debug, Clone, Default)]
@@ -54,12 +32,152 @@ pub struct ListOptions {
 }
 
 /// One page and the cursor to continue after it.
-#[derive(Debug, Clone, Default)]
-pub struct Page {
-    pub items: Vec<CommandModel>,
+#[derive(Debug, Clone)]
+pub struct Page<T = CommandModel> {
+    pub items: Vec<T>,
     /// The sort key to pass as `start_from_sk` for the next page; `None` at the end.
     pub cursor: Option<String>,
 }
+
+impl Page {
+    /// The page's rows as entities of type `T`.
+    pub fn typed<T: DeserializeOwned>(self) -> Result<Page<Entity<T>>> {
+        Ok(Page {
+            items: entities(self.items)?,
+            cursor: self.cursor,
+        })
+    }
+}
+
+/// Where the next page of an index query starts: the last row's table and index keys.
+/// [`Cursor::to_token`] gives it as text for a client to send back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cursor(Item);
+
+impl Cursor {
+    /// The cursor as JSON text (`{"pk":{"S":"…"},…}`, strings and numbers only).
+    pub fn to_token(&self) -> String {
+        let map: serde_json::Map<String, serde_json::Value> = self
+            .0
+            .iter()
+            .filter_map(|(name, value)| {
+                let (kind, text) = match value {
+                    AttributeValue::S(s) => ("S", s),
+                    AttributeValue::N(n) => ("N", n),
+                    _ => return None,
+                };
+                Some((name.clone(), serde_json::json!({ kind: text })))
+            })
+            .collect();
+        serde_json::Value::Object(map).to_string()
+    }
+
+    /// A cursor from [`Cursor::to_token`]'s text.
+    pub fn from_token(token: &str) -> Result<Cursor> {
+        let bad = |why: &str| CqrsError::InvalidKey(format!("a cursor token {why}"));
+        let map: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(token).map_err(|_| bad("is no JSON object"))?;
+        let mut item = Item::new();
+        for (name, typed) in map {
+            let value = match (typed.get("S"), typed.get("N")) {
+                (Some(serde_json::Value::String(s)), None) => AttributeValue::S(s.clone()),
+                (None, Some(serde_json::Value::String(n))) => AttributeValue::N(n.clone()),
+                _ => return Err(bad("holds a value that is no {\"S\"} or {\"N\"}")),
+            };
+            item.insert(name, value);
+        }
+        Ok(Cursor(item))
+    }
+}
+
+/// One page of an index query and the cursor to continue after it.
+#[derive(Debug, Clone)]
+pub struct IndexPage<T = CommandModel> {
+    pub items: Vec<T>,
+    /// Pass it as [`IndexQuery::cursor`] for the next page; `None` at the end.
+    pub cursor: Option<Cursor>,
+}
+
+impl IndexPage {
+    /// The page's rows as entities of type `T`.
+    pub fn typed<T: DeserializeOwned>(self) -> Result<IndexPage<Entity<T>>> {
+        Ok(IndexPage {
+            items: entities(self.items)?,
+            cursor: self.cursor,
+        })
+    }
+}
+
+/// A query on one of the module's indexes ([`crate::Index`]).
+#[derive(Debug, Clone)]
+pub struct IndexQuery {
+    pub index: Index,
+    /// The variable parts of the partition key attributes, in order (fixed text is filled
+    /// in; a framework field used as a key takes one value).
+    pub partition: Vec<String>,
+    /// Whole values of the leading sort key attributes (a multi-attribute sort key).
+    pub sort_equal: Vec<String>,
+    /// A condition on the next sort key attribute.
+    pub sort: Option<SkCondition>,
+    /// Rows per page (DynamoDB's Limit: counted before the soft-delete filter).
+    pub limit: Option<i32>,
+    /// Highest sort key first.
+    pub descending: bool,
+    /// Leave out rows with `isDeleted = true`.
+    pub exclude_deleted: bool,
+    /// Continue after the page this came with.
+    pub cursor: Option<Cursor>,
+}
+
+impl IndexQuery {
+    /// The rows of `index` whose partition key is made of `partition` (see the field).
+    pub fn new<S: Into<String>>(
+        index: &Index,
+        partition: impl IntoIterator<Item = S>,
+    ) -> IndexQuery {
+        IndexQuery {
+            index: index.clone(),
+            partition: partition.into_iter().map(Into::into).collect(),
+            sort_equal: Vec::new(),
+            sort: None,
+            limit: None,
+            descending: false,
+            exclude_deleted: false,
+            cursor: None,
+        }
+    }
+
+    pub fn sort_equal<S: Into<String>>(
+        mut self,
+        values: impl IntoIterator<Item = S>,
+    ) -> IndexQuery {
+        self.sort_equal = values.into_iter().map(Into::into).collect();
+        self
+    }
+
+    pub fn sort(mut self, condition: SkCondition) -> IndexQuery {
+        self.sort = Some(condition);
+        self
+    }
+
+    pub fn limit(mut self, limit: i32) -> IndexQuery {
+        self.limit = Some(limit);
+        self
+    }
+
+    pub fn descending(mut self) -> IndexQuery {
+        self.descending = true;
+        self
+    }
+
+    pub fn exclude_deleted(mut self) -> IndexQuery {
+        self.exclude_deleted = true;
+        self
+    }
+}
+
+/// The filter leaving soft-deleted rows out: its expression, one name and one value.
+const NOT_DELETED: &str = "attribute_not_exists(#deleted) OR #deleted = :no";
 
 #[derive(Debug, Clone)]
 pub struct DataService {
@@ -77,12 +195,20 @@ impl DataService {
         read_row(&self.client, &self.tables.data, pk, sk).await
     }
 
+    /// The latest state of one entity, as a `T`.
+    pub async fn get<T: DeserializeOwned>(&self, key: &Key) -> Result<Option<Entity<T>>> {
+        self.get_item(&key.pk, &key.sk)
+            .await?
+            .map(Entity::from_row)
+            .transpose()
+    }
+
     /// One page of the entities of a partition, in sort-key order.
     pub async fn list_items_by_pk(&self, pk: &str, options: &ListOptions) -> Result<Page> {
         let mut expression = format!("{PK} = :pk");
         let mut values = Item::from([(":pk".into(), s(pk))]);
         if let Some(condition) = &options.sk {
-            let (text, operands) = condition.expression();
+            let (text, operands) = condition.expression_on(SK);
             expression.push_str(" AND ");
             expression.push_str(&text);
             for (name, value) in [":a", ":b"].iter().zip(operands) {
@@ -98,7 +224,7 @@ impl DataService {
             .set_limit(options.limit);
         if options.exclude_deleted {
             query = query
-                .filter_expression("attribute_not_exists(#deleted) OR #deleted = :no")
+                .filter_expression(NOT_DELETED)
                 .expression_attribute_names("#deleted", IS_DELETED);
             values.insert(":no".into(), AttributeValue::Bool(false));
         }
@@ -120,6 +246,88 @@ impl DataService {
             _ => None,
         };
         Ok(Page { items, cursor })
+    }
+
+    /// The entities of a partition as a stream that fetches page after page as it is
+    /// read (nothing is fetched before the first poll).
+    pub fn stream_by_pk<'a>(
+        &'a self,
+        pk: &'a str,
+        options: &ListOptions,
+    ) -> impl Stream<Item = Result<CommandModel>> + Send + 'a {
+        let first = Some(options.clone());
+        stream::try_unfold(first, move |next| async move {
+            let Some(options) = next else {
+                return Ok(None);
+            };
+            let page = self.list_items_by_pk(pk, &options).await?;
+            let next = page.cursor.map(|cursor| ListOptions {
+                start_from_sk: Some(cursor),
+                ..options
+            });
+            Ok(Some((stream::iter(page.items.into_iter().map(Ok)), next)))
+        })
+        .try_flatten()
+    }
+
+    /// One page of a query on one of the module's indexes, in index sort-key order.
+    pub async fn query_index(&self, query: &IndexQuery) -> Result<IndexPage> {
+        let (expression, names, mut values) = key_condition(
+            &query.index,
+            &query.partition,
+            &query.sort_equal,
+            query.sort.as_ref(),
+        )?;
+        let mut request = self
+            .client
+            .query()
+            .table_name(&self.tables.data)
+            .index_name(&query.index.name)
+            .key_condition_expression(expression)
+            .set_expression_attribute_names(Some(names.into_iter().collect()))
+            .scan_index_forward(!query.descending)
+            .set_limit(query.limit)
+            .set_exclusive_start_key(query.cursor.clone().map(|c| c.0));
+        if query.exclude_deleted {
+            request = request
+                .filter_expression(NOT_DELETED)
+                .expression_attribute_names("#deleted", IS_DELETED);
+            values.insert(":no".into(), AttributeValue::Bool(false));
+        }
+        let page = request
+            .set_expression_attribute_values(Some(values.into_iter().collect()))
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        let items = page
+            .items()
+            .iter()
+            .map(CommandModel::from_item)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(IndexPage {
+            items,
+            cursor: page.last_evaluated_key().cloned().map(Cursor),
+        })
+    }
+
+    /// An index query as a stream that fetches page after page as it is read.
+    pub fn stream_index<'a>(
+        &'a self,
+        query: &IndexQuery,
+    ) -> impl Stream<Item = Result<CommandModel>> + Send + 'a {
+        let first = Some(query.clone());
+        stream::try_unfold(first, move |next| async move {
+            let Some(query) = next else {
+                return Ok(None);
+            };
+            let page = self.query_index(&query).await?;
+            let next = page.cursor.map(|cursor| IndexQuery {
+                cursor: Some(cursor),
+                ..query
+            });
+            Ok(Some((stream::iter(page.items.into_iter().map(Ok)), next)))
+        })
+        .try_flatten()
     }
 
     /// Every entity of a partition, following the pages.

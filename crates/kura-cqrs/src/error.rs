@@ -19,8 +19,12 @@ pub enum CqrsError {
     TableMismatch { table: String, problem: String },
     /// A sync handler failed on a command published in sync (the command and data rows
     /// are written; the command is marked `finish:FAILED`).
-    #[error("sync handler {handler}: {message}")]
-    Handler { handler: String, message: String },
+    #[error("sync handler {handler}: {source}")]
+    Handler {
+        handler: String,
+        #[source]
+        source: BoxError,
+    },
     /// DynamoDB cancelled a transaction for a reason other than a version conflict:
     /// `retryable` for contention or throttling (`TransactionConflict`, `ThrottlingError`,
     /// `ProvisionedThroughputExceeded`, ...: the same call may succeed later), not for a
@@ -30,10 +34,29 @@ pub enum CqrsError {
     /// A stored row the framework cannot read back.
     #[error("malformed row: {0}")]
     Malformed(String),
-    /// DynamoDB (or Kura) refused or failed a call.
+    /// DynamoDB (or Kura) refused or failed a call; `source` is the SDK's error (absent
+    /// for errors the framework reads from a response, such as a cancellation reason).
     #[error("DynamoDB {code}: {message}")]
-    Dynamo { code: String, message: String },
+    Dynamo {
+        code: String,
+        message: String,
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// A wait ran out of time (the command may still finish later).
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// An entity that does not map to or from the stored attributes (serde).
+    #[error("entity {what}: {source}")]
+    Entity {
+        what: String,
+        #[source]
+        source: serde_json::Error,
+    },
 }
+
+/// Any error a caller hands the framework (a sync handler's failure, an SDK error).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 pub type Result<T, E = CqrsError> = std::result::Result<T, E>;
 
@@ -41,15 +64,19 @@ impl CqrsError {
     /// Wraps an SDK error, keeping DynamoDB's error code.
     pub fn dynamo<E, R>(error: SdkError<E, R>) -> CqrsError
     where
-        E: ProvideErrorMetadata + std::error::Error + 'static,
-        R: std::fmt::Debug,
+        E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+        R: std::fmt::Debug + Send + Sync + 'static,
     {
         let code = error.code().unwrap_or("Unknown").to_owned();
         let message = match error.message() {
             Some(m) => m.to_owned(),
             None => format!("{error:?}"),
         };
-        CqrsError::Dynamo { code, message }
+        CqrsError::Dynamo {
+            code,
+            message,
+            source: Some(Box::new(error)),
+        }
     }
 
     /// Whether the same call may succeed later: a transaction cancelled by contention or

@@ -18,9 +18,10 @@ pub const TENANT_COMMON: &str = "common";
 /// The tenant of single-tenant applications.
 pub const DEFAULT_TENANT_CODE: &str = "single";
 
-/// `pk#sk`: an entity's id.
+/// `pk#sk` with the version removed from `sk`: an entity's id (the same for every
+/// version, as the seed's `generateId`).
 pub fn generate_id(pk: &str, sk: &str) -> String {
-    format!("{pk}{KEY_SEPARATOR}{sk}")
+    format!("{pk}{KEY_SEPARATOR}{}", remove_sort_key_version(sk))
 }
 
 /// The tenant code of a partition key: the segment after its last `#`; `None` without one.
@@ -130,25 +131,47 @@ pub fn parent(prefix: &str, tenant_code: &str, parent_id: &str) -> Result<Key> {
     Key::new(prefix, tenant_code, join(&[prefix, parent_id]))
 }
 
-/// Pattern 2, a child in its parent's partition: `PARENT#tenant` /
-/// `CHILD#parentId#childId`.
-pub fn child(
-    parent_prefix: &str,
-    child_prefix: &str,
-    tenant_code: &str,
-    parent_id: &str,
-    child_id: &str,
-) -> Result<Key> {
-    Key::new(
-        parent_prefix,
-        tenant_code,
-        join(&[child_prefix, parent_id, child_id]),
-    )
-}
+impl Key {
+    /// Pattern 2, a child in this parent's partition: `PARENT#tenant` /
+    /// `CHILD#parentId#childId`. This key must be a parent built by [`parent`]
+    /// (`PARENT#tenant` / `PARENT#parentId`).
+    pub fn child(&self, child_prefix: &str, child_id: &str) -> Result<Key> {
+        let parent_id = self.parent_id()?;
+        Key::new(
+            self.prefix(),
+            self.tenant_code().unwrap_or_default(),
+            join(&[child_prefix, parent_id, child_id]),
+        )
+    }
 
-/// The sort-key prefix of every child of one parent (for `begins_with`).
-pub fn children_prefix(child_prefix: &str, parent_id: &str) -> String {
-    format!("{}{KEY_SEPARATOR}", join(&[child_prefix, parent_id]))
+    /// The sort-key prefix of every `child_prefix` child of this parent (for
+    /// `begins_with`, [`crate::SkCondition::BeginsWith`]).
+    pub fn children_prefix(&self, child_prefix: &str) -> Result<String> {
+        Ok(format!(
+            "{}{KEY_SEPARATOR}",
+            join(&[child_prefix, self.parent_id()?])
+        ))
+    }
+
+    /// The segment of `pk` before its first `#` (`ORDER` of `ORDER#tenant001`).
+    pub fn prefix(&self) -> &str {
+        self.pk
+            .split_once(KEY_SEPARATOR)
+            .map_or(self.pk.as_str(), |(prefix, _)| prefix)
+    }
+
+    fn parent_id(&self) -> Result<&str> {
+        self.sk
+            .strip_prefix(self.prefix())
+            .and_then(|rest| rest.strip_prefix(KEY_SEPARATOR))
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| {
+                CqrsError::InvalidKey(format!(
+                    "{}/{} is not a parent key (PREFIX#tenant / PREFIX#id)",
+                    self.pk, self.sk
+                ))
+            })
+    }
 }
 
 /// Pattern 3, composite variant sort key: `ENTITY#tenant` / `variant#identifier`.
@@ -178,12 +201,18 @@ pub fn time_series(
     timestamp: &str,
     event_id: &str,
 ) -> Result<Key> {
-    let month = timestamp
-        .get(..7)
-        .filter(|m| m.as_bytes().get(4) == Some(&b'-'))
-        .ok_or_else(|| {
-            CqrsError::InvalidKey(format!("{timestamp:?} is not an RFC 3339 timestamp"))
-        })?;
+    let parsed =
+        time::OffsetDateTime::parse(timestamp, &time::format_description::well_known::Rfc3339)
+            .map_err(|e| {
+                CqrsError::InvalidKey(format!("{timestamp:?} is not an RFC 3339 timestamp: {e}"))
+            })?;
+    if parsed.offset() != time::UtcOffset::UTC {
+        return Err(CqrsError::InvalidKey(format!(
+            "{timestamp:?} is not in UTC (the month of the partition would depend on the zone)"
+        )));
+    }
+    // The text's own month: RFC 3339 starts with `YYYY-MM`.
+    let month = timestamp.get(..7).unwrap_or_default();
     let sk = join(&[timestamp, event_id]);
     check_base_sk(&sk)?;
     Ok(Key {
@@ -205,6 +234,11 @@ mod tests {
         assert_eq!(ttl_sk("product"), "TTL#product");
         assert_eq!(
             generate_id("PRODUCT#tenant001", "01HX7MBJK3V9WQBZ7XNDK5ZT2M"),
+            "PRODUCT#tenant001#01HX7MBJK3V9WQBZ7XNDK5ZT2M"
+        );
+        // "Combines PK and SK into ID, removes version from SK".
+        assert_eq!(
+            generate_id("PRODUCT#tenant001", "01HX7MBJK3V9WQBZ7XNDK5ZT2M@3"),
             "PRODUCT#tenant001#01HX7MBJK3V9WQBZ7XNDK5ZT2M"
         );
         let sk = "01HX7MBJK3V9WQBZ7XNDK5ZT2M";
@@ -247,20 +281,14 @@ mod tests {
             (order.pk.as_str(), order.sk.as_str()),
             ("ORDER#tenant001", "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M")
         );
-        let item = child(
-            "ORDER",
-            "ORDER_ITEM",
-            "tenant001",
-            "01HX7MBJK3V9WQBZ7XNDK5ZT2M",
-            "001",
-        )
-        .expect("key");
+        let item = order.child("ORDER_ITEM", "001").expect("key");
         assert_eq!(item.pk, "ORDER#tenant001");
         assert_eq!(item.sk, "ORDER_ITEM#01HX7MBJK3V9WQBZ7XNDK5ZT2M#001");
         assert!(
             item.sk
-                .starts_with(&children_prefix("ORDER_ITEM", "01HX7MBJK3V9WQBZ7XNDK5ZT2M"))
+                .starts_with(&order.children_prefix("ORDER_ITEM").expect("parent"))
         );
+        assert!(item.child("X", "1").is_err(), "a child is not a parent");
         let user = variant("USER", "common", "sso", "abc123def456").expect("key");
         assert_eq!(
             (user.pk.as_str(), user.sk.as_str()),
@@ -283,6 +311,11 @@ mod tests {
             ("LOG#tenant001#2024-01", "2024-01-15T10:30:00Z#evt001")
         );
         assert!(time_series("LOG", "t", "15/01/2024", "e").is_err());
+        assert!(time_series("LOG", "t", "2024-13-01T00:00:00Z", "e").is_err());
+        assert!(time_series("LOG", "t", "2024-01-", "e").is_err());
+        assert!(time_series("LOG", "t", "2024-01-31T23:30:00-05:00", "e").is_err());
+        let precise = time_series("LOG", "t", "2024-01-31T23:30:00.123Z", "e").expect("key");
+        assert_eq!(precise.pk, "LOG#t#2024-01");
         assert!(parent("ORDER", "t", "bad@id").is_err());
     }
 }

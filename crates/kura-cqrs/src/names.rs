@@ -50,6 +50,37 @@ pub const FINISHED: &str = "finished";
 /// Inside the `attributes` of a TTL policy row: the retention in days.
 pub const DAYS: &str = "days";
 
+/// Whether `name` is an attribute the framework writes on command, data or history rows
+/// (anything else on such a row is an index key, [`crate::CommandModel::index_keys`]).
+pub fn is_framework_attribute(name: &str) -> bool {
+    matches!(
+        name,
+        PK | SK
+            | ID
+            | CODE
+            | NAME
+            | VERSION
+            | TENANT_CODE
+            | TYPE
+            | IS_DELETED
+            | SEQ
+            | TTL
+            | TTL_POLICY
+            | ATTRIBUTES
+            | CREATED_AT
+            | CREATED_BY
+            | CREATED_IP
+            | UPDATED_AT
+            | UPDATED_BY
+            | UPDATED_IP
+            | REQUEST_ID
+            | SOURCE
+            | CPK
+            | CSK
+            | STATUS
+    )
+}
+
 /// The condition that a put creates its row: no row has that key yet.
 pub fn not_exists() -> String {
     format!("attribute_not_exists({PK}) AND attribute_not_exists({SK})")

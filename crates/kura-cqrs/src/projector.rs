@@ -726,6 +726,7 @@ mod tests {
         CqrsError::Dynamo {
             code: code.into(),
             message: "m".into(),
+            source: None,
         }
     }
 

@@ -15,6 +15,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use crate::cancellation::classify;
 use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
 use crate::error::{CqrsError, Result};
+use crate::indexes::Indexes;
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
 use crate::names::{PK, SK, STATUS, VERSION, not_exists};
 use crate::partial::PartialUpdate;
@@ -31,6 +32,7 @@ pub struct CommandService {
     client: Client,
     tables: TableNames,
     ttl: Option<TtlPolicies>,
+    indexes: Indexes,
     handlers: Handlers,
 }
 
@@ -56,8 +58,35 @@ impl CommandService {
             client,
             tables,
             ttl: None,
+            indexes: Indexes::default(),
             handlers: Handlers::default(),
         }
+    }
+
+    /// Writes the key attributes of the module's secondary indexes on every command
+    /// version it publishes (the projector carries them to the data row); create the
+    /// indexes with [`crate::ensure_tables_with`].
+    pub fn with_indexes(mut self, indexes: Indexes) -> CommandService {
+        self.indexes = indexes;
+        self
+    }
+
+    pub fn indexes(&self) -> &Indexes {
+        &self.indexes
+    }
+
+    /// The stored command for `version` of `input`, its index keys computed.
+    fn model(
+        &self,
+        input: &CommandInput,
+        version: i64,
+        invoker: &Invoker,
+        created: Option<&crate::command::Audit>,
+        now: &str,
+    ) -> CommandModel {
+        let mut model = CommandModel::from_input(input, version, invoker, created, now);
+        model.index_keys = self.indexes.keys_of(&model);
+        model
     }
 
     /// A handler `publish_sync` runs before it returns (register the same ones with the
@@ -94,7 +123,7 @@ impl CommandService {
             Some(_) => self.command(&input.pk, &input.sk, 1).await?,
             None => None,
         };
-        let model = CommandModel::from_input(
+        let model = self.model(
             input,
             version,
             invoker,
@@ -121,7 +150,7 @@ impl CommandService {
             Decision::Write { version } => version,
         };
         let now = now_timestamp();
-        let model = CommandModel::from_input(
+        let model = self.model(
             input,
             version,
             invoker,
@@ -165,11 +194,11 @@ impl CommandService {
         match sent {
             Ok(_) => {
                 for handler in &self.handlers.0 {
-                    if let Err(message) = handler.up(&model).await {
+                    if let Err(source) = handler.up(&model).await {
                         self.set_status(&model, status::FAILED).await?;
                         return Err(CqrsError::Handler {
                             handler: handler.id().to_owned(),
-                            message,
+                            source,
                         });
                     }
                 }
@@ -235,7 +264,7 @@ impl CommandService {
             .latest_command(pk, base_sk)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("{pk} {base_sk}")))?;
-        let model = CommandModel::from_input(
+        let model = self.model(
             &latest.to_input(latest.version),
             latest.version + 1,
             invoker,
@@ -331,7 +360,7 @@ impl CommandService {
                 return Ok(status);
             }
             if tokio::time::Instant::now() >= deadline {
-                return Err(CqrsError::NotFound(format!(
+                return Err(CqrsError::Timeout(format!(
                     "{pk} {base_sk}@{version} did not finish within {timeout:?}"
                 )));
             }

@@ -2,9 +2,7 @@
 //! table, idempotent by version (an older or repeated version changes nothing), and a log
 //! of every version it was given (so tests can see that none is missing).
 
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::Mutex;
 
 use rusqlite::{Connection, params};
@@ -111,10 +109,7 @@ impl SyncHandler for SqliteReadModel {
         "sqlite-read-model"
     }
 
-    fn up<'a>(
-        &'a self,
-        command: &'a CommandModel,
-    ) -> Pin<Box<dyn Future<Output = std::result::Result<(), String>> + Send + 'a>> {
-        Box::pin(async move { self.apply(command) })
+    fn up<'a>(&'a self, command: &'a CommandModel) -> crate::sync::HandlerFuture<'a> {
+        Box::pin(async move { Ok(self.apply(command)?) })
     }
 }

@@ -7,11 +7,14 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-    StreamSpecification, StreamViewType, TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
+    AttributeDefinition, BillingMode, CreateGlobalSecondaryIndexAction, GlobalSecondaryIndex,
+    GlobalSecondaryIndexUpdate, IndexStatus, KeySchemaElement, KeyType, Projection, ProjectionType,
+    ScalarAttributeType, StreamSpecification, StreamViewType, TableDescription, TableStatus,
+    TimeToLiveSpecification, TimeToLiveStatus,
 };
 
 use crate::error::{CqrsError, Result};
+use crate::indexes::{Index, Indexes};
 use crate::names::{PK, SK};
 
 /// The TTL attribute of every table.
@@ -77,10 +80,10 @@ fn key(name: &str, kind: KeyType) -> Result<KeySchemaElement> {
         .map_err(|e| CqrsError::InvalidKey(e.to_string()))
 }
 
-fn definition(name: &str) -> Result<AttributeDefinition> {
+fn definition(name: &str, kind: ScalarAttributeType) -> Result<AttributeDefinition> {
     AttributeDefinition::builder()
         .attribute_name(name)
-        .attribute_type(ScalarAttributeType::S)
+        .attribute_type(kind)
         .build()
         .map_err(|e| CqrsError::InvalidKey(e.to_string()))
 }
@@ -88,23 +91,71 @@ fn definition(name: &str) -> Result<AttributeDefinition> {
 /// Creates the module's tables that are missing and checks the ones that exist; enables
 /// TTL on each. Safe to call at every start.
 pub async fn ensure_tables(client: &Client, names: &TableNames) -> Result<()> {
+    ensure_tables_with(client, names, &Indexes::default()).await
+}
+
+/// [`ensure_tables`], and the module's secondary indexes on the data table: created with
+/// a new table, added to an existing one (one at a time, as DynamoDB allows, each waited
+/// for until ACTIVE), checked when they exist. Rows written before an index existed are
+/// not in it until their entity is published again.
+pub async fn ensure_tables_with(
+    client: &Client,
+    names: &TableNames,
+    indexes: &Indexes,
+) -> Result<()> {
+    let none = Indexes::default();
     for kind in TableKind::ALL {
         let name = names.of(kind);
-        ensure_table(client, name, kind == TableKind::Command).await?;
+        let own = if kind == TableKind::Data {
+            indexes
+        } else {
+            &none
+        };
+        ensure_table(client, name, kind == TableKind::Command, own).await?;
         ensure_ttl(client, name).await?;
     }
-    ensure_table(client, &names.projector, false).await?;
-    ensure_table(client, &names.dead_letter, false).await?;
+    ensure_table(client, &names.projector, false, &none).await?;
+    ensure_table(client, &names.dead_letter, false, &none).await?;
     Ok(())
 }
 
-async fn ensure_table(client: &Client, name: &str, streamed: bool) -> Result<()> {
+fn gsi_key_schema(index: &Index) -> Result<Vec<KeySchemaElement>> {
+    let hash = index
+        .partition
+        .iter()
+        .map(|k| key(&k.attribute, KeyType::Hash));
+    let range = index.sort.iter().map(|k| key(&k.attribute, KeyType::Range));
+    hash.chain(range).collect()
+}
+
+fn gsi_definitions(index: &Index) -> Result<Vec<AttributeDefinition>> {
+    index
+        .keys()
+        .map(|k| definition(&k.attribute, k.kind.clone()))
+        .collect()
+}
+
+fn all_projected() -> Projection {
+    Projection::builder()
+        .projection_type(ProjectionType::All)
+        .build()
+}
+
+async fn ensure_table(
+    client: &Client,
+    name: &str,
+    streamed: bool,
+    indexes: &Indexes,
+) -> Result<()> {
     match client.describe_table().table_name(name).send().await {
         Ok(found) => {
             let table = found
                 .table()
                 .ok_or_else(|| mismatch(name, "no description"))?;
             check_table(name, table, streamed)?;
+            for index in indexes.iter() {
+                ensure_index(client, name, table, index).await?;
+            }
         }
         Err(e)
             if e.as_service_error()
@@ -114,10 +165,26 @@ async fn ensure_table(client: &Client, name: &str, streamed: bool) -> Result<()>
                 .create_table()
                 .table_name(name)
                 .billing_mode(BillingMode::PayPerRequest)
-                .attribute_definitions(definition(PK)?)
-                .attribute_definitions(definition(SK)?)
+                .attribute_definitions(definition(PK, ScalarAttributeType::S)?)
+                .attribute_definitions(definition(SK, ScalarAttributeType::S)?)
                 .key_schema(key(PK, KeyType::Hash)?)
                 .key_schema(key(SK, KeyType::Range)?);
+            let mut defined = vec![PK.to_owned(), SK.to_owned()];
+            for index in indexes.iter() {
+                for d in gsi_definitions(index)? {
+                    if !defined.contains(&d.attribute_name().to_owned()) {
+                        defined.push(d.attribute_name().to_owned());
+                        create = create.attribute_definitions(d);
+                    }
+                }
+                let gsi = GlobalSecondaryIndex::builder()
+                    .index_name(&index.name)
+                    .set_key_schema(Some(gsi_key_schema(index)?))
+                    .projection(all_projected())
+                    .build()
+                    .map_err(|e| mismatch(name, &e.to_string()))?;
+                create = create.global_secondary_indexes(gsi);
+            }
             if streamed {
                 create = create.stream_specification(
                     StreamSpecification::builder()
@@ -142,6 +209,79 @@ async fn ensure_table(client: &Client, name: &str, streamed: bool) -> Result<()>
     Ok(())
 }
 
+/// Checks an existing index's key schema, or adds the index and waits until it is ACTIVE.
+async fn ensure_index(
+    client: &Client,
+    name: &str,
+    table: &TableDescription,
+    index: &Index,
+) -> Result<()> {
+    let wanted = gsi_key_schema(index)?;
+    if let Some(existing) = table
+        .global_secondary_indexes()
+        .iter()
+        .find(|g| g.index_name() == Some(index.name.as_str()))
+    {
+        if existing.key_schema() != wanted.as_slice() {
+            return Err(mismatch(
+                name,
+                &format!(
+                    "the index {} exists with another key schema ({:?})",
+                    index.name,
+                    existing.key_schema()
+                ),
+            ));
+        }
+        return Ok(());
+    }
+    let create = CreateGlobalSecondaryIndexAction::builder()
+        .index_name(&index.name)
+        .set_key_schema(Some(wanted))
+        .projection(all_projected())
+        .build()
+        .map_err(|e| mismatch(name, &e.to_string()))?;
+    client
+        .update_table()
+        .table_name(name)
+        .set_attribute_definitions(Some(gsi_definitions(index)?))
+        .global_secondary_index_updates(
+            GlobalSecondaryIndexUpdate::builder().create(create).build(),
+        )
+        .send()
+        .await
+        .map_err(CqrsError::dynamo)?;
+    tracing::info!(table = name, index = index.name, "adding index");
+    wait_index_active(client, name, &index.name).await
+}
+
+async fn wait_index_active(client: &Client, name: &str, index: &str) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let table = client
+            .describe_table()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        let status = table.table().and_then(|t| {
+            t.global_secondary_indexes()
+                .iter()
+                .find(|g| g.index_name() == Some(index))
+                .and_then(|g| g.index_status().cloned())
+        });
+        if status == Some(IndexStatus::Active) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(mismatch(
+                name,
+                &format!("the index {index} did not become ACTIVE within 5 minutes"),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 fn mismatch(table: &str, problem: &str) -> CqrsError {
     CqrsError::TableMismatch {
         table: table.to_owned(),
@@ -149,11 +289,7 @@ fn mismatch(table: &str, problem: &str) -> CqrsError {
     }
 }
 
-fn check_table(
-    name: &str,
-    table: &aws_sdk_dynamodb::types::TableDescription,
-    streamed: bool,
-) -> Result<()> {
+fn check_table(name: &str, table: &TableDescription, streamed: bool) -> Result<()> {
     let keys: Vec<(&str, &KeyType)> = table
         .key_schema()
         .iter()

@@ -46,7 +46,7 @@ impl TenantService {
             .with_name(name)
             .with_tenant_code(TENANT_COMMON)
             .with_kind("TENANT")
-            .with_attributes(serde_json::Value::Object(attributes));
+            .with_attributes(attributes);
         self.commands
             .publish_sync(&input, invoker)
             .await?

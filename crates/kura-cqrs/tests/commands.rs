@@ -319,8 +319,6 @@ async fn publish_sync_writes_command_history_and_data_together() {
 /// is reported and marks the command `finish:FAILED`.
 #[tokio::test]
 async fn publish_sync_runs_the_sync_handlers() {
-    use std::future::Future;
-    use std::pin::Pin;
     use std::sync::Mutex;
 
     #[derive(Default)]
@@ -332,7 +330,7 @@ async fn publish_sync_runs_the_sync_handlers() {
         fn up<'a>(
             &'a self,
             command: &'a kura_cqrs::CommandModel,
-        ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
+        ) -> kura_cqrs::sync::HandlerFuture<'a> {
             Box::pin(async move {
                 if command.attributes["total"] == json!(13) {
                     return Err("unlucky".into());

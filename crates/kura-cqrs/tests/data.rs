@@ -26,7 +26,8 @@ fn input(key: &keys::Key, kind: &str, attributes: serde_json::Value) -> CommandI
     CommandInput::for_key(key, VERSION_FIRST)
         .with_name(kind.to_lowercase())
         .with_kind(kind)
-        .with_attributes(attributes)
+        .with_entity(&attributes)
+        .expect("an object")
 }
 
 #[tokio::test]
@@ -39,21 +40,16 @@ async fn order_items_by_prefix_in_pages() {
         .await
         .expect("order");
     for item in 1..=12 {
-        let key = keys::child(
-            "ORDER",
-            "ORDER_ITEM",
-            "tenant001",
-            "o1",
-            &format!("{item:03}"),
-        )
-        .expect("key");
+        let key = order
+            .child("ORDER_ITEM", &format!("{item:03}"))
+            .expect("key");
         let command = input(&key, "ORDER_ITEM", json!({"qty": item})).with_deleted(item == 7);
         commands
             .publish_sync(&command, &invoker)
             .await
             .expect("item");
     }
-    let children = SkCondition::BeginsWith(keys::children_prefix("ORDER_ITEM", "o1"));
+    let children = SkCondition::BeginsWith(order.children_prefix("ORDER_ITEM").expect("parent"));
     let mut options = ListOptions {
         sk: Some(children.clone()),
         limit: Some(5),

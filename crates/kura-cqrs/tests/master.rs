@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 fn row(tenant: &str, sk: &str, attributes: Value) -> CommandInput {
     CommandInput::new(master_pk(Some(tenant)), sk, 0)
         .with_name(sk)
-        .with_attributes(attributes)
+        .with_entity(&attributes)
+        .expect("an object")
 }
 
 #[tokio::test]

@@ -7,8 +7,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -32,10 +30,7 @@ impl SyncHandler for ReadModel {
         "read-model"
     }
 
-    fn up<'a>(
-        &'a self,
-        command: &'a CommandModel,
-    ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
+    fn up<'a>(&'a self, command: &'a CommandModel) -> kura_cqrs::sync::HandlerFuture<'a> {
         Box::pin(async move {
             *self.deliveries.lock().expect("lock") += 1;
             if command.pk == "ORDER#poison" {

@@ -252,9 +252,6 @@ async fn one_winner_per_version_over_http() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn poison_is_parked_and_others_flow_over_http() {
-    use std::future::Future;
-    use std::pin::Pin;
-
     struct Picky;
     impl kura_cqrs::SyncHandler for Picky {
         fn id(&self) -> &str {
@@ -263,7 +260,7 @@ async fn poison_is_parked_and_others_flow_over_http() {
         fn up<'a>(
             &'a self,
             command: &'a kura_cqrs::CommandModel,
-        ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
+        ) -> kura_cqrs::sync::HandlerFuture<'a> {
             Box::pin(async move {
                 if command.sk.starts_with("ORDER#03@") {
                     Err("entity 3 is poison".into())

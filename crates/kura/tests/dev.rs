@@ -75,7 +75,8 @@ async fn kura_dev_runs_the_server_the_projector_and_the_triggers() {
             &CommandInput::for_key(&order, VERSION_FIRST)
                 .with_name("order")
                 .with_kind("ORDER")
-                .with_attributes(json!({"status": "NEW"})),
+                .with_entity(&json!({"status": "NEW"}))
+                .expect("an object"),
             &Invoker::default(),
         )
         .await
