@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::command::{CommandInput, CommandModel};
+use crate::command::{CommandInput, CommandModel, entity_attributes};
+use crate::error::Result;
+use crate::keys::Key;
 
 /// What a partial update changes; `None` keeps the latest value.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -42,6 +44,24 @@ pub fn merge(base: &Map<String, Value>, patch: &Map<String, Value>) -> Map<Strin
 }
 
 impl PartialUpdate {
+    /// A patch of the entity at `key`, on top of `version` (-1: the latest), changing
+    /// nothing yet.
+    pub fn new(key: &Key, version: i64) -> PartialUpdate {
+        PartialUpdate {
+            pk: key.pk.clone(),
+            sk: key.sk.clone(),
+            version,
+            ..PartialUpdate::default()
+        }
+    }
+
+    /// The attributes to merge, from a typed patch (a struct of the fields that change,
+    /// a map, a `json!({..})`; it must serialize to a map).
+    pub fn with_patch<T: serde::Serialize + ?Sized>(mut self, patch: &T) -> Result<PartialUpdate> {
+        self.attributes = entity_attributes(patch)?;
+        Ok(self)
+    }
+
     /// The full command this patch makes of `latest`.
     pub fn apply_to(&self, latest: &CommandModel) -> CommandInput {
         CommandInput {
