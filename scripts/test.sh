@@ -131,6 +131,7 @@ if [ -n "${CI:-}" ]; then rm -rf fuzz/target; fi
 log "kura-cqrs examples against the same server"
 KURA_ENDPOINT="$endpoint" workspace_example order_items
 KURA_ENDPOINT="$endpoint" workspace_example single_table
+KURA_ENDPOINT="$endpoint" workspace_example orders_by_status
 
 log "The README's kura dev example: server, projector and trigger in one process"
 ./scripts/dev-example.sh
@@ -140,5 +141,6 @@ dynamodb_local_start
 cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
 KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example order_items
 KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example single_table
+KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example orders_by_status
 dynamodb_local_stop
 log "all tests passed"

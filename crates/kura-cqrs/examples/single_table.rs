@@ -116,28 +116,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .await?;
     }
 
-    // Optimistic locking: update the profile only if nobody changed it meanwhile.
-    let updated = client
-        .update_item()
+    // Optimistic locking: update the profile only if nobody changed it meanwhile. The
+    // first update is based on version 1 and applies; the second, still based on 1, is a
+    // conflict (and nothing else is taken for one).
+    assert!(
+        update_profile(&client, "Aiko T.", 1).await?,
+        "version 1 applies"
+    );
+    assert!(
+        !update_profile(&client, "Aiko X.", 1).await?,
+        "a stale version is a conflict"
+    );
+    let profile = client
+        .get_item()
         .table_name(TABLE)
         .key("PK", s("USER#123"))
         .key("SK", s("PROFILE"))
-        .update_expression("SET #name = :name, version = version + :one")
-        .condition_expression("version = :expected")
-        .expression_attribute_names("#name", "name")
-        .expression_attribute_values(":name", s("Aiko T."))
-        .expression_attribute_values(":one", V::N("1".into()))
-        .expression_attribute_values(":expected", V::N("1".into()))
+        .consistent_read(true)
         .send()
-        .await;
-    println!(
-        "profile update with the right version: {}",
-        if updated.is_ok() {
-            "applied"
-        } else {
-            "conflict"
-        }
-    );
+        .await?;
+    let profile = profile.item().ok_or("the profile is gone")?;
+    assert_eq!(profile.get("name"), Some(&s("Aiko T.")));
+    assert_eq!(profile.get("version"), Some(&V::N("2".into())));
+    println!("profile: updated at version 1, a stale update refused");
 
     // All orders, newest first (GSI1).
     let newest = client
@@ -149,9 +150,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .scan_index_forward(false)
         .send()
         .await?;
-    for order in newest.items() {
-        println!("order {:?} {:?}", order.get("SK"), order.get("status"));
-    }
+    let order_keys: Vec<_> = newest.items().iter().filter_map(|o| o.get("SK")).collect();
+    assert_eq!(
+        order_keys,
+        [
+            s("ORDER#ord3"),
+            s("ORDER#ord2"),
+            s("ORDER#ord1"),
+            s("ORDER#ord0")
+        ]
+        .iter()
+        .collect::<Vec<_>>(),
+        "newest first; the profile has no GSI1 keys"
+    );
+    println!("orders newest first: {order_keys:?}");
     // Shipped orders in a date range.
     let shipped = client
         .query()
@@ -166,6 +178,44 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .expression_attribute_values(":status", s("shipped"))
         .send()
         .await?;
+    assert_eq!(shipped.count(), 2, "ord1 and ord3 shipped in March");
+    assert_eq!(
+        shipped.scanned_count(),
+        4,
+        "the filter reads every order of the range"
+    );
     println!("shipped in March: {}", shipped.count());
     Ok(())
+}
+
+/// Renames the profile if it is still at `expected`: `true` when applied, `false` on a
+/// version conflict; any other error is returned as it is.
+async fn update_profile(
+    client: &Client,
+    name: &str,
+    expected: u64,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    let updated = client
+        .update_item()
+        .table_name(TABLE)
+        .key("PK", s("USER#123"))
+        .key("SK", s("PROFILE"))
+        .update_expression("SET #name = :name, version = version + :one")
+        .condition_expression("version = :expected")
+        .expression_attribute_names("#name", "name")
+        .expression_attribute_values(":name", s(name))
+        .expression_attribute_values(":one", V::N("1".into()))
+        .expression_attribute_values(":expected", V::N(expected.to_string()))
+        .send()
+        .await;
+    match updated {
+        Ok(_) => Ok(true),
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
