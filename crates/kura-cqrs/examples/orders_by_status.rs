@@ -174,7 +174,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     let shipped: Vec<Entity<Order>> = data
         .stream_index(&shipped_in_march)
-        .and_then(|row| async move { Ok(Entity::from_row(row)?) })
+        .and_then(|row| async move { Entity::from_row(row) })
         .try_collect()
         .await?;
     assert_eq!(codes(&shipped), ["ord1", "ord3"]);

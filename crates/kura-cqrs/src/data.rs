@@ -11,7 +11,7 @@ use crate::command::CommandModel;
 pub use crate::condition::SkCondition;
 use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
-use crate::indexes::{Index, key_condition};
+use crate::indexes::{Index, KeyCondition, key_condition};
 use crate::keys::{Key, VER_SEPARATOR, add_sort_key_version};
 use crate::names::{IS_DELETED, PK, SK};
 use crate::rows::{Item, read_row, s};
@@ -272,7 +272,11 @@ impl DataService {
 
     /// One page of a query on one of the module's indexes, in index sort-key order.
     pub async fn query_index(&self, query: &IndexQuery) -> Result<IndexPage> {
-        let (expression, names, mut values) = key_condition(
+        let KeyCondition {
+            expression,
+            names,
+            mut values,
+        } = key_condition(
             &query.index,
             &query.partition,
             &query.sort_equal,

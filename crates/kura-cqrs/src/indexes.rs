@@ -354,6 +354,14 @@ impl Indexes {
     }
 }
 
+/// A key condition expression with its placeholders.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct KeyCondition {
+    pub expression: String,
+    pub names: BTreeMap<String, String>,
+    pub values: BTreeMap<String, AttributeValue>,
+}
+
 /// The key condition of a query on `index`: `partition` gives the variable parts of
 /// every partition key attribute in order (fixed text is filled in; a framework field
 /// takes one value); `sort_equal` the whole values of leading sort key attributes (a
@@ -363,11 +371,7 @@ pub(crate) fn key_condition(
     partition: &[String],
     sort_equal: &[String],
     sort: Option<&crate::condition::SkCondition>,
-) -> Result<(
-    String,
-    BTreeMap<String, String>,
-    BTreeMap<String, AttributeValue>,
-)> {
+) -> Result<KeyCondition> {
     let expected = index
         .partition
         .iter()
@@ -411,7 +415,11 @@ pub(crate) fn key_condition(
         }
         clauses.push(text);
     }
-    Ok((clauses.join(" AND "), names, values))
+    Ok(KeyCondition {
+        expression: clauses.join(" AND "),
+        names,
+        values,
+    })
 }
 
 fn typed_whole(key: &IndexKey, value: &str) -> Result<AttributeValue> {
@@ -482,7 +490,11 @@ mod tests {
 
     #[test]
     fn a_query_fills_in_fixed_text() {
-        let (expression, names, values) = key_condition(
+        let KeyCondition {
+            expression,
+            names,
+            values,
+        } = key_condition(
             &by_status(),
             &["t1".into(), "PENDING".into()],
             &[],

@@ -30,7 +30,7 @@ fn order(n: u64, status: Option<&str>) -> Order {
     Order {
         status: status.map(str::to_owned),
         placed_at: format!("2026-03-{:02}T09:00:00Z", 1 + n),
-        day: if n % 2 == 0 { "even" } else { "odd" }.into(),
+        day: if n.is_multiple_of(2) { "even" } else { "odd" }.into(),
         total: 100 * n,
         lines: vec![format!("tea x{n}")],
     }
