@@ -232,6 +232,11 @@ async fn the_projector_carries_index_keys_and_indexes_are_added_to_existing_tabl
     // tables are created with their index.
     if common::endpoint().is_none() {
         ensure_tables(&client, &tables).await.expect("tables");
+    } else {
+        common::not_checked(
+            "an index added to existing tables",
+            "DynamoDB Local 3.3.1 stalls UpdateTable index creation once ~9 tables have TTL",
+        );
     }
     ensure_tables_with(&client, &tables, &indexes)
         .await
