@@ -30,4 +30,18 @@ impl SkCondition {
             SkCondition::Ge(v) => (format!("{name} >= :a"), vec![v.clone()]),
         }
     }
+
+    /// Whether a sort key satisfies the condition (strings compare by bytes, as DynamoDB
+    /// compares them).
+    pub fn matches(&self, sk: &str) -> bool {
+        match self {
+            SkCondition::BeginsWith(p) => sk.starts_with(p.as_str()),
+            SkCondition::Between(a, b) => a.as_str() <= sk && sk <= b.as_str(),
+            SkCondition::Eq(v) => sk == v,
+            SkCondition::Lt(v) => sk < v.as_str(),
+            SkCondition::Le(v) => sk <= v.as_str(),
+            SkCondition::Gt(v) => sk > v.as_str(),
+            SkCondition::Ge(v) => sk >= v.as_str(),
+        }
+    }
 }

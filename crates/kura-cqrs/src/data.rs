@@ -15,6 +15,7 @@ use crate::indexes::{Index, KeyCondition, key_condition};
 use crate::keys::{Key, VER_SEPARATOR, add_sort_key_version};
 use crate::names::{IS_DELETED, PK, SK};
 use crate::rows::{Item, read_row, s};
+use crate::sessions::{PageBounds, Sessions, merge_one, merge_page};
 use crate::tables::TableNames;
 
 /// Options of `list_items_by_pk`.
@@ -183,11 +184,67 @@ const NOT_DELETED: &str = "attribute_not_exists(#deleted) OR #deleted = :no";
 pub struct DataService {
     client: Client,
     tables: TableNames,
+    sessions: Option<Sessions>,
 }
 
 impl DataService {
     pub fn new(client: Client, tables: TableNames) -> DataService {
-        DataService { client, tables }
+        DataService {
+            client,
+            tables,
+            sessions: None,
+        }
+    }
+
+    /// Lets [`DataService::get_item_for`] and [`DataService::list_items_by_pk_for`] merge
+    /// a user's own recent async publishes (read-your-writes).
+    pub fn with_sessions(mut self, sessions: Sessions) -> DataService {
+        self.sessions = Some(sessions);
+        self
+    }
+
+    async fn recent(&self, user: &str) -> Result<Vec<CommandModel>> {
+        match &self.sessions {
+            Some(sessions) => sessions.recent(user).await,
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// [`DataService::get_item`] as `user` sees it: their own newer version, published
+    /// asynchronously and not applied yet, in place of the data row.
+    pub async fn get_item_for(
+        &self,
+        user: &str,
+        pk: &str,
+        sk: &str,
+    ) -> Result<Option<CommandModel>> {
+        let row = self.get_item(pk, sk).await?;
+        Ok(merge_one(&self.recent(user).await?, pk, sk, row))
+    }
+
+    /// [`DataService::list_items_by_pk`] as `user` sees it: their own newer versions
+    /// merged into the page's range (replaced, inserted in order, deletes left out when
+    /// `exclude_deleted`). The page may then hold more or fewer rows than `limit`.
+    pub async fn list_items_by_pk_for(
+        &self,
+        user: &str,
+        pk: &str,
+        options: &ListOptions,
+    ) -> Result<Page> {
+        let page = self.list_items_by_pk(pk, options).await?;
+        let bounds = PageBounds {
+            pk,
+            sk: options.sk.as_ref(),
+            after: options.start_from_sk.as_deref(),
+            until: page.cursor.as_deref(),
+            descending: options.descending,
+            exclude_deleted: options.exclude_deleted,
+        };
+        let items = merge_page(&self.recent(user).await?, &bounds, page.items);
+        Ok(Page {
+            items,
+            cursor: page.cursor,
+        })
     }
 
     /// The latest state of one entity.

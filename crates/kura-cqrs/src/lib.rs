@@ -58,6 +58,7 @@ pub mod projector;
 pub mod rows;
 pub mod sequence;
 pub mod service;
+pub mod sessions;
 pub mod shards;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
@@ -79,6 +80,7 @@ pub use projection::{Projection, project};
 pub use projector::{Projector, ProjectorOptions};
 pub use sequence::{RotateBy, Sequence, SequenceService, SequenceSettings};
 pub use service::CommandService;
+pub use sessions::Sessions;
 pub use sync::{HandlerFuture, SyncHandler};
 pub use tables::{TableKind, TableNames, ensure_tables, ensure_tables_with};
 pub use tenants::TenantService;

@@ -21,6 +21,7 @@ use crate::names::{PK, SK, STATUS, VERSION, not_exists};
 use crate::partial::PartialUpdate;
 use crate::projection::{Projection, command_row, project, ttl_kinds};
 use crate::rows::{Item, key, n, read_row, s};
+use crate::sessions::Sessions;
 use crate::status;
 use crate::sync::SyncHandler;
 use crate::tables::{TableKind, TableNames};
@@ -33,6 +34,7 @@ pub struct CommandService {
     tables: TableNames,
     ttl: Option<TtlPolicies>,
     indexes: Indexes,
+    sessions: Option<Sessions>,
     handlers: Handlers,
 }
 
@@ -59,6 +61,7 @@ impl CommandService {
             tables,
             ttl: None,
             indexes: Indexes::default(),
+            sessions: None,
             handlers: Handlers::default(),
         }
     }
@@ -68,6 +71,13 @@ impl CommandService {
     /// indexes with [`crate::ensure_tables_with`].
     pub fn with_indexes(mut self, indexes: Indexes) -> CommandService {
         self.indexes = indexes;
+        self
+    }
+
+    /// Records every version published asynchronously under its invoker's user id, for
+    /// that user's reads through [`crate::DataService::with_sessions`].
+    pub fn with_sessions(mut self, sessions: Sessions) -> CommandService {
+        self.sessions = Some(sessions);
         self
     }
 
@@ -131,6 +141,7 @@ impl CommandService {
             &now_timestamp(),
         );
         self.put_command(&model).await?;
+        self.record(invoker, &model).await?;
         Ok(Some(model))
     }
 
@@ -272,7 +283,16 @@ impl CommandService {
             &now_timestamp(),
         );
         self.put_command(&model).await?;
+        self.record(invoker, &model).await?;
         Ok(model)
+    }
+
+    /// Records an async publish for its user's reads (when sessions are on).
+    async fn record(&self, invoker: &Invoker, model: &CommandModel) -> Result<()> {
+        match &self.sessions {
+            Some(sessions) => sessions.record(&invoker.user_id, model).await,
+            None => Ok(()),
+        }
     }
 
     /// Writes a command version that must not exist yet; the projector will finish it.

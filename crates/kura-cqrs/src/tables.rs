@@ -28,6 +28,8 @@ pub struct TableNames {
     pub history: String,
     pub projector: String,
     pub dead_letter: String,
+    /// Read-your-writes sessions ([`crate::sessions`]).
+    pub session: String,
 }
 
 /// Which of a module's tables.
@@ -60,6 +62,7 @@ impl TableNames {
             history: name("history"),
             projector: name("projector"),
             dead_letter: name("dead-letter"),
+            session: name("session"),
         }
     }
 
@@ -116,6 +119,8 @@ pub async fn ensure_tables_with(
     }
     ensure_table(client, &names.projector, false, &none).await?;
     ensure_table(client, &names.dead_letter, false, &none).await?;
+    ensure_table(client, &names.session, false, &none).await?;
+    ensure_ttl(client, &names.session).await?;
     Ok(())
 }
 
