@@ -43,6 +43,9 @@ pub enum CqrsError {
         #[source]
         source: Option<BoxError>,
     },
+    /// Replaying a failed command failed again (it stays failed, and parked if it was).
+    #[error("replaying {command}: {message}")]
+    Replay { command: String, message: String },
     /// A wait ran out of time (the command may still finish later).
     #[error("timed out: {0}")]
     Timeout(String),

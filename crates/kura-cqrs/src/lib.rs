@@ -18,6 +18,11 @@
 //! - [`projector`]: the stream-driven worker that applies commands to the data table and
 //!   the registered sync handlers, with checkpoints and a dead-letter table.
 //!
+//! - [`sessions`]: read-your-writes (a user's own async publishes merged into their reads).
+//! - [`indexes`]: a module's secondary indexes, declared once; [`entity`]: typed entities.
+//! - [`redrive`]: resync a new read model from the data table, list and replay failed
+//!   commands.
+//!
 //! - [`projection`]: the one projection step (data row, history row, TTL), pure.
 //! - [`cancellation`]: what a cancelled transaction means (version conflict, retryable,
 //!   refused), pure; [`shards`]: how the projector walks a stream's shards, pure.
@@ -55,6 +60,7 @@ pub mod names;
 pub mod partial;
 pub mod projection;
 pub mod projector;
+pub mod redrive;
 pub mod rows;
 pub mod sequence;
 pub mod service;

@@ -78,6 +78,8 @@ pub fn is_framework_attribute(name: &str) -> bool {
             | CPK
             | CSK
             | STATUS
+            | ERROR
+            | PARKED_AT
     )
 }
 

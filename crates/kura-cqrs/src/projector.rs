@@ -542,6 +542,38 @@ impl Projector {
         }
     }
 
+    /// Applies one command version again, once: the data table (unless it is there
+    /// already), then every handler. On success the command is marked finished and its
+    /// dead-letter row, if any, removed; on failure nothing changes and the error says why.
+    pub async fn replay(&self, command: &CommandModel) -> Result<()> {
+        match self.apply(command).await {
+            Ok(()) => {
+                self.mark(command, status::FINISHED).await?;
+                self.client
+                    .delete_item()
+                    .table_name(&self.tables.dead_letter)
+                    .set_key(Some(key(&command.pk, &command.sk)))
+                    .send()
+                    .await
+                    .map_err(CqrsError::dynamo)?;
+                tracing::info!(pk = %command.pk, sk = %command.sk, "replayed");
+                Ok(())
+            }
+            Err(Failure::Retry(message) | Failure::Poison(message)) => Err(CqrsError::Replay {
+                command: format!("{} {}", command.pk, command.sk),
+                message,
+            }),
+        }
+    }
+
+    pub fn tables(&self) -> &TableNames {
+        &self.tables
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
     /// Applies one command version: data table (with history), then every handler.
     async fn apply(&self, command: &CommandModel) -> std::result::Result<(), Failure> {
         self.apply_data(command).await.map_err(failure)?;

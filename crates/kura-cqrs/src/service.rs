@@ -17,7 +17,7 @@ use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_
 use crate::error::{CqrsError, Result};
 use crate::indexes::Indexes;
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
-use crate::names::{PK, SK, STATUS, VERSION, not_exists};
+use crate::names::{ERROR, PK, SK, STATUS, VERSION, not_exists};
 use crate::partial::PartialUpdate;
 use crate::projection::{Projection, command_row, project, ttl_kinds};
 use crate::rows::{Item, key, n, read_row, s};
@@ -206,7 +206,8 @@ impl CommandService {
             Ok(_) => {
                 for handler in &self.handlers.0 {
                     if let Err(source) = handler.up(&model).await {
-                        self.set_status(&model, status::FAILED).await?;
+                        let error = format!("handler {}: {source}", handler.id());
+                        self.set_failed(&model, &error).await?;
                         return Err(CqrsError::Handler {
                             handler: handler.id().to_owned(),
                             source,
@@ -328,14 +329,18 @@ impl CommandService {
     }
 
     /// Records how a command ended.
-    async fn set_status(&self, model: &CommandModel, status: &str) -> Result<()> {
+    /// Marks a command failed by a sync handler, with the handler's error (for
+    /// [`crate::redrive::failed`]).
+    async fn set_failed(&self, model: &CommandModel, error: &str) -> Result<()> {
         self.client
             .update_item()
             .table_name(&self.tables.command)
             .set_key(Some(key(&model.pk, &model.sk)))
-            .update_expression("SET #status = :status")
+            .update_expression("SET #status = :status, #error = :error")
             .expression_attribute_names("#status", STATUS)
-            .expression_attribute_values(":status", s(status))
+            .expression_attribute_names("#error", ERROR)
+            .expression_attribute_values(":status", s(status::FAILED))
+            .expression_attribute_values(":error", s(error))
             .send()
             .await
             .map_err(CqrsError::dynamo)?;

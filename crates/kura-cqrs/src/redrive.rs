@@ -1,0 +1,195 @@
+//! Resync and redrive: feeding a new read model everything the data table holds, with a
+//! checkpoint so that an interrupted backfill goes on where it stopped; and listing and
+//! replaying the commands that failed (parked by the projector, or refused by a sync
+//! handler in `publish_sync`).
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::command::CommandModel;
+use crate::error::{CqrsError, Result};
+use crate::keys::add_sort_key_version;
+use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SK, STATUS};
+use crate::projector::Projector;
+use crate::rows::{Item, key, s};
+use crate::status;
+use crate::sync::SyncHandler;
+use crate::tables::TableNames;
+
+/// The projector-table partition of resync checkpoints (one row per handler id).
+const RESYNC_PK: &str = "RESYNC";
+/// On a resync checkpoint: the data row the backfill has reached.
+const LAST_PK: &str = "lastPk";
+const LAST_SK: &str = "lastSk";
+
+/// A command that failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failed {
+    pub command: CommandModel,
+    /// Why, as recorded (the last projection error, or the sync handler's).
+    pub error: Option<String>,
+    /// When the projector parked it (`None` for a sync handler's failure).
+    pub parked_at: Option<String>,
+}
+
+fn text(item: &Item, name: &str) -> Option<String> {
+    match item.get(name) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// Every failed command of the module: the command table's rows marked `finish:FAILED`,
+/// with the error from the dead-letter table (projector) or the row itself (sync handler).
+pub async fn failed(client: &Client, tables: &TableNames) -> Result<Vec<Failed>> {
+    let mut found = Vec::new();
+    let mut start: Option<Item> = None;
+    loop {
+        let page = client
+            .scan()
+            .table_name(&tables.command)
+            .filter_expression("#status = :failed")
+            .expression_attribute_names("#status", STATUS)
+            .expression_attribute_values(":failed", s(status::FAILED))
+            .consistent_read(true)
+            .set_exclusive_start_key(start.take())
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        for item in page.items() {
+            let command = CommandModel::from_item(item)?;
+            let parked = client
+                .get_item()
+                .table_name(&tables.dead_letter)
+                .set_key(Some(key(&command.pk, &command.sk)))
+                .consistent_read(true)
+                .send()
+                .await
+                .map_err(CqrsError::dynamo)?;
+            let parked = parked.item();
+            found.push(Failed {
+                error: parked
+                    .and_then(|p| text(p, ERROR))
+                    .or_else(|| text(item, ERROR)),
+                parked_at: parked.and_then(|p| text(p, PARKED_AT)),
+                command,
+            });
+        }
+        match page.last_evaluated_key() {
+            Some(k) => start = Some(k.clone()),
+            None => break,
+        }
+    }
+    found.sort_by(|a, b| (&a.command.pk, &a.command.sk).cmp(&(&b.command.pk, &b.command.sk)));
+    Ok(found)
+}
+
+/// What a redrive did.
+#[derive(Debug, Default, PartialEq)]
+pub struct Redriven {
+    pub replayed: u64,
+    /// The commands that failed again, and why.
+    pub still_failing: Vec<(String, String)>,
+}
+
+/// Replays every failed command through `projector` (its data table and its handlers),
+/// oldest version of each entity first.
+pub async fn redrive(projector: &Projector) -> Result<Redriven> {
+    let mut failures = failed(projector.client(), projector.tables()).await?;
+    failures.sort_by_key(|f| (f.command.id.clone(), f.command.version));
+    let mut report = Redriven::default();
+    for failure in failures {
+        match projector.replay(&failure.command).await {
+            Ok(()) => report.replayed += 1,
+            Err(CqrsError::Replay { command, message }) => {
+                report.still_failing.push((command, message));
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(report)
+}
+
+/// Feeds every data row to `handler` (a read model added after the fact), as the
+/// version it is at (`sk` = `base@version`, as the projector delivers commands), `page`
+/// rows per read. A checkpoint in the projector table (row `RESYNC` / handler id) records
+/// how far it got after each page: a resync that was interrupted goes on from there; one
+/// that finished starts over. The projector may deliver newer versions meanwhile, so the
+/// handler must keep the highest version it has seen (the at-least-once contract of
+/// [`SyncHandler`]). Returns how many rows it fed.
+pub async fn resync(
+    client: &Client,
+    tables: &TableNames,
+    handler: &dyn SyncHandler,
+    page: i32,
+) -> Result<u64> {
+    let checkpoint = key(RESYNC_PK, handler.id());
+    let saved = client
+        .get_item()
+        .table_name(&tables.projector)
+        .set_key(Some(checkpoint.clone()))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(CqrsError::dynamo)?;
+    let mut start = saved.item().and_then(|row| {
+        let finished = matches!(row.get(FINISHED), Some(AttributeValue::Bool(true)));
+        match (finished, text(row, LAST_PK), text(row, LAST_SK)) {
+            (false, Some(pk), Some(sk)) => Some(key(&pk, &sk)),
+            _ => None,
+        }
+    });
+    if let Some(from) = &start {
+        tracing::info!(handler = handler.id(), ?from, "resync resumes");
+    }
+    let mut fed = 0;
+    loop {
+        let got = client
+            .scan()
+            .table_name(&tables.data)
+            .limit(page.max(1))
+            .consistent_read(true)
+            .set_exclusive_start_key(start.take())
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        for item in got.items() {
+            let mut row = CommandModel::from_item(item)?;
+            row.sk = add_sort_key_version(row.base_sk(), row.version);
+            handler
+                .up(&row)
+                .await
+                .map_err(|source| CqrsError::Handler {
+                    handler: handler.id().to_owned(),
+                    source,
+                })?;
+            fed += 1;
+        }
+        let last = got.last_evaluated_key().cloned();
+        let mut mark = checkpoint.clone();
+        match &last {
+            Some(k) => {
+                for (from, to) in [(PK, LAST_PK), (SK, LAST_SK)] {
+                    if let Some(value) = k.get(from) {
+                        mark.insert(to.into(), value.clone());
+                    }
+                }
+                mark.insert(FINISHED.into(), AttributeValue::Bool(false));
+            }
+            None => {
+                mark.insert(FINISHED.into(), AttributeValue::Bool(true));
+            }
+        }
+        client
+            .put_item()
+            .table_name(&tables.projector)
+            .set_item(Some(mark))
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        match last {
+            Some(k) => start = Some(k),
+            None => return Ok(fed),
+        }
+    }
+}
