@@ -15,6 +15,8 @@ use tracing_subscriber::EnvFilter;
 mod admin;
 mod advice_report;
 #[cfg(feature = "clients")]
+mod cqrs;
+#[cfg(feature = "clients")]
 mod dev;
 mod endpoint;
 mod fault;
@@ -86,7 +88,7 @@ enum Command {
     /// The kura-cqrs framework's tools.
     #[cfg(feature = "clients")]
     #[command(subcommand)]
-    Cqrs(CqrsCommand),
+    Cqrs(cqrs::CqrsCommand),
     /// Back up a table (CreateBackup).
     #[cfg(feature = "clients")]
     Backup(admin::BackupArgs),
@@ -117,38 +119,6 @@ enum Command {
     #[cfg(not(feature = "clients"))]
     #[command(external_subcommand)]
     Missing(Vec<String>),
-}
-
-#[cfg(feature = "clients")]
-#[derive(Subcommand)]
-enum CqrsCommand {
-    /// Run a module's projector: apply the command table's stream to the data table (and
-    /// an optional SQLite read model) until SIGINT or SIGTERM.
-    Project(ProjectArgs),
-}
-
-#[cfg(feature = "clients")]
-#[derive(Args)]
-struct ProjectArgs {
-    /// The DynamoDB endpoint (plain HTTP), e.g. a `kura serve`.
-    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT",
-          value_parser = endpoint::parse)]
-    endpoint: String,
-    /// The environment part of the table names (`{env}-{app}-{module}-command`, ...).
-    #[arg(long)]
-    env: String,
-    /// The application part of the table names.
-    #[arg(long)]
-    app: String,
-    /// The module part of the table names.
-    #[arg(long)]
-    module: String,
-    /// Also keep a SQLite read model in this file.
-    #[arg(long)]
-    sqlite: Option<PathBuf>,
-    /// Milliseconds to wait when the stream has nothing new.
-    #[arg(long, default_value_t = 100)]
-    idle_ms: u64,
 }
 
 #[derive(Args)]
@@ -347,7 +317,7 @@ fn main() -> ExitCode {
         Command::Dev(args) => dev::DevConfig::load(args.config.as_deref())
             .and_then(|config| serve(args.serve, Some(config))),
         #[cfg(feature = "clients")]
-        Command::Cqrs(CqrsCommand::Project(args)) => project(args),
+        Command::Cqrs(command) => cqrs::run(command),
         #[cfg(feature = "clients")]
         Command::Backup(args) => client_command(admin::backup(args)),
         #[cfg(feature = "clients")]
@@ -671,40 +641,6 @@ fn start_triggers(
     Ok(triggers)
 }
 
-#[cfg(feature = "clients")]
-fn project(args: ProjectArgs) -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(async move {
-        let client = kura_cqrs::endpoint::dynamodb_client(&args.endpoint);
-        let streams = kura_cqrs::endpoint::streams_client(&args.endpoint);
-        let tables = kura_cqrs::TableNames::new(&args.env, &args.app, &args.module);
-        kura_cqrs::ensure_tables(&client, &tables)
-            .await
-            .map_err(|e| e.to_string())?;
-        let mut projector = kura_cqrs::Projector::new(
-            client,
-            streams,
-            tables.clone(),
-            kura_cqrs::ProjectorOptions::default(),
-        );
-        if let Some(path) = &args.sqlite {
-            let model = kura_cqrs::sqlite::SqliteReadModel::open(path)
-                .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-            projector.register(Arc::new(model));
-        }
-        let shutdown = shutdown_signal();
-        // The readiness line scripts wait for; keep its wording stable.
-        tracing::info!("kura projector running for {}", tables.command);
-        projector
-            .run(Duration::from_millis(args.idle_ms), shutdown)
-            .await
-            .map_err(|e| e.to_string())
-    })
-}
-
 /// Re-reads the credentials file on each SIGHUP; a file that does not parse leaves the
 /// keys in force as they were. Call it inside the runtime, before announcing readiness, so
 /// that a SIGHUP right after the readiness line is not met by the default action.
@@ -741,7 +677,7 @@ fn reload_on_hangup(auth: Arc<kura_server::Authenticator>, path: PathBuf) {
 /// Installs the SIGINT and SIGTERM handlers at once, so that a signal sent right after the
 /// readiness line is not met by the default action (death by signal), and resolves when
 /// either arrives. Call it inside the runtime, before announcing readiness.
-fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{Signal, SignalKind, signal};

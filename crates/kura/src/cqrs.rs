@@ -1,0 +1,184 @@
+//! `kura cqrs`: the kura-cqrs framework's tools for one module — run its projector, list
+//! and replay its failed commands, backfill a read model from its data table.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use kura_cqrs::{Projector, ProjectorOptions, SyncHandler, TableNames};
+use serde_json::json;
+
+#[derive(Subcommand)]
+pub(crate) enum CqrsCommand {
+    /// Run a module's projector: apply the command table's stream to the data table (and
+    /// an optional SQLite read model) until SIGINT or SIGTERM.
+    Project(ProjectArgs),
+    /// List the module's failed commands (parked by the projector, or refused by a sync
+    /// handler), one JSON object per line.
+    Failed(ModuleArgs),
+    /// Replay the module's failed commands through the data table (and the SQLite read
+    /// model, when given) once their cause is fixed; prints what was replayed and what
+    /// still fails.
+    Redrive(ReadModelArgs),
+    /// Feed every data row to the SQLite read model (a read model added after the fact),
+    /// going on from where an interrupted run stopped.
+    Resync(ResyncArgs),
+}
+
+/// Which module, on which endpoint.
+#[derive(Args)]
+pub(crate) struct ModuleArgs {
+    /// The DynamoDB endpoint (plain HTTP), e.g. a `kura serve`.
+    #[arg(long, default_value = "http://127.0.0.1:8000", env = "KURA_ENDPOINT",
+          value_parser = crate::endpoint::parse)]
+    endpoint: String,
+    /// The environment part of the table names (`{env}-{app}-{module}-command`, ...).
+    #[arg(long)]
+    env: String,
+    /// The application part of the table names.
+    #[arg(long)]
+    app: String,
+    /// The module part of the table names.
+    #[arg(long)]
+    module: String,
+}
+
+impl ModuleArgs {
+    fn tables(&self) -> TableNames {
+        TableNames::new(&self.env, &self.app, &self.module)
+    }
+
+    fn client(&self) -> aws_sdk_dynamodb::Client {
+        kura_cqrs::endpoint::dynamodb_client(&self.endpoint)
+    }
+
+    fn projector(&self, sqlite: Option<&PathBuf>) -> Result<Projector, String> {
+        let mut projector = Projector::new(
+            self.client(),
+            kura_cqrs::endpoint::streams_client(&self.endpoint),
+            self.tables(),
+            ProjectorOptions::default(),
+        );
+        if let Some(path) = sqlite {
+            projector.register(sqlite_model(path)?);
+        }
+        Ok(projector)
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct ProjectArgs {
+    #[command(flatten)]
+    module: ModuleArgs,
+    /// Also keep a SQLite read model in this file.
+    #[arg(long)]
+    sqlite: Option<PathBuf>,
+    /// Milliseconds to wait when the stream has nothing new.
+    #[arg(long, default_value_t = 100)]
+    idle_ms: u64,
+}
+
+#[derive(Args)]
+pub(crate) struct ReadModelArgs {
+    #[command(flatten)]
+    module: ModuleArgs,
+    /// The SQLite read model the projector keeps (`kura cqrs project --sqlite`).
+    #[arg(long)]
+    sqlite: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct ResyncArgs {
+    #[command(flatten)]
+    module: ModuleArgs,
+    /// The SQLite read model to fill.
+    #[arg(long)]
+    sqlite: PathBuf,
+    /// Data rows read per request.
+    #[arg(long, default_value_t = 100)]
+    page: i32,
+}
+
+fn sqlite_model(path: &PathBuf) -> Result<Arc<dyn SyncHandler>, String> {
+    let model = kura_cqrs::sqlite::SqliteReadModel::open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    Ok(Arc::new(model))
+}
+
+pub(crate) fn run(command: CqrsCommand) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async move {
+        match command {
+            CqrsCommand::Project(args) => project(args).await,
+            CqrsCommand::Failed(args) => failed(args).await,
+            CqrsCommand::Redrive(args) => redrive(args).await,
+            CqrsCommand::Resync(args) => resync(args).await,
+        }
+    })
+}
+
+async fn project(args: ProjectArgs) -> Result<(), String> {
+    let tables = args.module.tables();
+    kura_cqrs::ensure_tables(&args.module.client(), &tables)
+        .await
+        .map_err(|e| e.to_string())?;
+    let projector = args.module.projector(args.sqlite.as_ref())?;
+    let shutdown = crate::shutdown_signal();
+    // The readiness line scripts wait for; keep its wording stable.
+    tracing::info!("kura projector running for {}", tables.command);
+    projector
+        .run(Duration::from_millis(args.idle_ms), shutdown)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn failed(args: ModuleArgs) -> Result<(), String> {
+    let failed = kura_cqrs::redrive::failed(&args.client(), &args.tables())
+        .await
+        .map_err(|e| e.to_string())?;
+    for f in failed {
+        line(&json!({
+            "pk": f.command.pk,
+            "sk": f.command.sk,
+            "version": f.command.version,
+            "error": f.error,
+            "parkedAt": f.parked_at,
+        }));
+    }
+    Ok(())
+}
+
+async fn redrive(args: ReadModelArgs) -> Result<(), String> {
+    let projector = args.module.projector(args.sqlite.as_ref())?;
+    let report = kura_cqrs::redrive::redrive(&projector)
+        .await
+        .map_err(|e| e.to_string())?;
+    for (command, error) in &report.still_failing {
+        line(&json!({"command": command, "stillFailing": error}));
+    }
+    line(&json!({"replayed": report.replayed, "stillFailing": report.still_failing.len()}));
+    Ok(())
+}
+
+async fn resync(args: ResyncArgs) -> Result<(), String> {
+    let model = sqlite_model(&args.sqlite)?;
+    let fed = kura_cqrs::redrive::resync(
+        &args.module.client(),
+        &args.module.tables(),
+        model.as_ref(),
+        args.page,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    line(&json!({"resynced": fed}));
+    Ok(())
+}
+
+#[allow(clippy::print_stdout)] // a command-line tool's answer goes to stdout
+fn line(value: &serde_json::Value) {
+    println!("{value}");
+}
