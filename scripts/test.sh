@@ -132,6 +132,7 @@ log "kura-cqrs examples against the same server"
 KURA_ENDPOINT="$endpoint" workspace_example order_items
 KURA_ENDPOINT="$endpoint" workspace_example single_table
 KURA_ENDPOINT="$endpoint" workspace_example orders_by_status
+KURA_ENDPOINT="$endpoint" workspace_example key_patterns
 
 log "The README's kura dev example: server, projector and trigger in one process"
 ./scripts/dev-example.sh
@@ -142,5 +143,6 @@ cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
 KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example order_items
 KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example single_table
 KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example orders_by_status
+KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example key_patterns
 dynamodb_local_stop
 log "all tests passed"
