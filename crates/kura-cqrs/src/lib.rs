@@ -20,6 +20,7 @@
 //!
 //! - [`sessions`]: read-your-writes (a user's own async publishes merged into their reads).
 //! - [`indexes`]: a module's secondary indexes, declared once; [`entity`]: typed entities.
+//! - [`import`]: CSV and JSON lines imported through commands, with a report of rejects.
 //! - [`redrive`]: resync a new read model from the data table, list and replay failed
 //!   commands.
 //!
@@ -53,6 +54,7 @@ pub mod data;
 pub mod endpoint;
 pub mod entity;
 pub mod error;
+pub mod import;
 pub mod indexes;
 pub mod keys;
 pub mod master;

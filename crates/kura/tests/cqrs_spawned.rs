@@ -363,21 +363,59 @@ async fn poison_is_parked_and_others_flow_over_http() {
     assert!(entities.iter().all(|(_, version, _)| *version == 12));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_a_csv_file_from_the_command_line() {
+    let server = KuraProcess::start(None);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("products.csv");
+    std::fs::write(&file, "sku,title\nA-1,Tea\n,nameless\nA-2,Cup\n").expect("write");
+    let file = file.to_str().expect("utf-8 path");
+    let args = [
+        "import",
+        "--file",
+        file,
+        "--format",
+        "csv",
+        "--prefix",
+        "PRODUCT",
+        "--tenant",
+        "tenant001",
+        "--id-field",
+        "sku",
+        "--name-field",
+        "title",
+        "--sync",
+    ];
+    let out = cqrs_cli_module(&server.endpoint, "catalog", &args);
+    assert_eq!(
+        out,
+        [
+            json!({"line": 3, "rejected": "no sku"}),
+            json!({"records": 3, "published": 2, "unchanged": 0, "rejected": 1})
+        ]
+    );
+    let tables = TableNames::new("t", "shop", "catalog");
+    let data = kura_cqrs::DataService::new(server.client(), tables);
+    let tea = data
+        .get_item("PRODUCT#tenant001", "A-1")
+        .await
+        .expect("read")
+        .expect("imported in sync");
+    assert_eq!(tea.name, "Tea");
+}
+
 /// Runs `kura cqrs SUBCOMMAND` on the poison module; its stdout's JSON lines.
 fn cqrs_cli(endpoint: &str, args: &[&str]) -> Vec<serde_json::Value> {
+    cqrs_cli_module(endpoint, "poison", args)
+}
+
+/// Runs `kura cqrs SUBCOMMAND` on `module` of app `shop`, env `t`.
+fn cqrs_cli_module(endpoint: &str, module: &str, args: &[&str]) -> Vec<serde_json::Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_kura"))
         .arg("cqrs")
         .arg(args[0])
-        .args([
-            "--endpoint",
-            endpoint,
-            "--env",
-            "t",
-            "--app",
-            "shop",
-            "--module",
-            "poison",
-        ])
+        .args(["--endpoint", endpoint, "--env", "t", "--app", "shop"])
+        .args(["--module", module])
         .args(&args[1..])
         .output()
         .expect("run kura cqrs");
