@@ -129,15 +129,13 @@ impl CommandService {
             Decision::NotDirty => return Ok(None),
             Decision::Write { version } => version,
         };
-        let first = match &latest {
-            Some(_) => self.command(&input.pk, &input.sk, 1).await?,
-            None => None,
-        };
+        // Every version carries created* from the first, so the latest has them (and
+        // still does when the first version's row has expired by a retention policy).
         let model = self.model(
             input,
             version,
             invoker,
-            first.as_ref().map(|f| &f.audit),
+            latest.as_ref().map(|l| &l.audit),
             &now_timestamp(),
         );
         self.put_command(&model).await?;
