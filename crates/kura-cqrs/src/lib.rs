@@ -20,6 +20,7 @@
 //!
 //! - [`sessions`]: read-your-writes (a user's own async publishes merged into their reads).
 //! - [`indexes`]: a module's secondary indexes, declared once; [`entity`]: typed entities.
+//! - [`notifications`]: command versions reaching a final status, for subscribers.
 //! - [`import`]: CSV and JSON lines imported through commands, with a report of rejects.
 //! - [`redrive`]: resync a new read model from the data table, list and replay failed
 //!   commands.
@@ -59,6 +60,7 @@ pub mod indexes;
 pub mod keys;
 pub mod master;
 pub mod names;
+pub mod notifications;
 pub mod partial;
 pub mod projection;
 pub mod projector;
@@ -83,6 +85,7 @@ pub use entity::Entity;
 pub use error::{BoxError, CqrsError, Result};
 pub use indexes::{Index, IndexKey, Indexes, KeyPart};
 pub use master::{MasterService, SettingScope};
+pub use notifications::{Notification, Notifier};
 pub use partial::{PartialUpdate, merge};
 pub use projection::{Projection, project};
 pub use projector::{Projector, ProjectorOptions};

@@ -39,6 +39,7 @@ use crate::cancellation::classify;
 use crate::command::{CommandModel, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SEQUENCE, STATUS, VERSION};
+use crate::notifications::{Notification, Notifier};
 use crate::projection::{Projection, project, ttl_kinds};
 use crate::rows::{Item, key, n, read_row, s};
 use crate::shards::{ShardInfo, Step, after_page, empty_limit, needs_refresh, parents_first};
@@ -112,6 +113,7 @@ pub struct Projector {
     handlers: Vec<Arc<dyn SyncHandler>>,
     options: ProjectorOptions,
     stats: Arc<ProjectorStats>,
+    notifier: Option<Notifier>,
     /// Where the projector is in the stream; one round at a time holds it.
     reading: tokio::sync::Mutex<Reading>,
 }
@@ -201,6 +203,7 @@ impl Projector {
             handlers: Vec::new(),
             options,
             stats: Arc::new(ProjectorStats::default()),
+            notifier: None,
             reading: tokio::sync::Mutex::new(Reading::default()),
         }
     }
@@ -209,6 +212,23 @@ impl Projector {
     pub fn with_ttl_policies(mut self, policies: TtlPolicies) -> Projector {
         self.ttl = Some(policies);
         self
+    }
+
+    /// Tells `notifier` when a command version finishes or fails.
+    pub fn with_notifications(mut self, notifier: Notifier) -> Projector {
+        self.notifier = Some(notifier);
+        self
+    }
+
+    fn notify(&self, command: &CommandModel, status: &str, error: Option<&str>) {
+        if let Some(notifier) = &self.notifier {
+            notifier.send(Notification::of(
+                &self.tables.command,
+                command,
+                status,
+                error,
+            ));
+        }
     }
 
     pub fn register(&mut self, handler: Arc<dyn SyncHandler>) {
@@ -504,6 +524,7 @@ impl Projector {
             match self.apply(&command).await {
                 Ok(()) => {
                     self.mark(&command, status::FINISHED).await?;
+                    self.notify(&command, status::FINISHED, None);
                     self.stats.applied.fetch_add(1, Ordering::Relaxed);
                     self.note_time(record);
                     return Ok(true);
@@ -526,6 +547,7 @@ impl Projector {
         }
         self.park(&command, &last_error).await?;
         self.mark(&command, status::FAILED).await?;
+        self.notify(&command, status::FAILED, Some(&last_error));
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);
         self.note_time(record);
         Ok(true)
@@ -556,6 +578,7 @@ impl Projector {
                     .send()
                     .await
                     .map_err(CqrsError::dynamo)?;
+                self.notify(command, status::FINISHED, None);
                 tracing::info!(pk = %command.pk, sk = %command.sk, "replayed");
                 Ok(())
             }

@@ -18,6 +18,7 @@ use crate::error::{CqrsError, Result};
 use crate::indexes::Indexes;
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
 use crate::names::{ERROR, PK, SK, STATUS, VERSION, not_exists};
+use crate::notifications::{Notification, Notifier};
 use crate::partial::PartialUpdate;
 use crate::projection::{Projection, command_row, project, ttl_kinds};
 use crate::rows::{Item, key, n, read_row, s};
@@ -35,6 +36,7 @@ pub struct CommandService {
     ttl: Option<TtlPolicies>,
     indexes: Indexes,
     sessions: Option<Sessions>,
+    notifier: Option<Notifier>,
     handlers: Handlers,
 }
 
@@ -62,6 +64,7 @@ impl CommandService {
             ttl: None,
             indexes: Indexes::default(),
             sessions: None,
+            notifier: None,
             handlers: Handlers::default(),
         }
     }
@@ -79,6 +82,19 @@ impl CommandService {
     pub fn with_sessions(mut self, sessions: Sessions) -> CommandService {
         self.sessions = Some(sessions);
         self
+    }
+
+    /// Tells `notifier` when a command published in sync finishes or fails (the
+    /// projector tells it for async ones, [`crate::Projector::with_notifications`]).
+    pub fn with_notifications(mut self, notifier: Notifier) -> CommandService {
+        self.notifier = Some(notifier);
+        self
+    }
+
+    fn notify(&self, model: &CommandModel, status: &str, error: Option<&str>) {
+        if let Some(notifier) = &self.notifier {
+            notifier.send(Notification::of(&self.tables.command, model, status, error));
+        }
     }
 
     pub fn indexes(&self) -> &Indexes {
@@ -206,12 +222,14 @@ impl CommandService {
                     if let Err(source) = handler.up(&model).await {
                         let error = format!("handler {}: {source}", handler.id());
                         self.set_failed(&model, &error).await?;
+                        self.notify(&model, status::FAILED, Some(&error));
                         return Err(CqrsError::Handler {
                             handler: handler.id().to_owned(),
                             source,
                         });
                     }
                 }
+                self.notify(&model, status::FINISHED, None);
                 Ok(Some(model))
             }
             Err(e) => match e.as_service_error() {

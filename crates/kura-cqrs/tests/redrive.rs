@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use kura_cqrs::keys::VERSION_LATEST;
 use kura_cqrs::redrive::{failed, redrive, resync};
 use kura_cqrs::{
-    CommandInput, CommandModel, CommandService, CqrsError, HandlerFuture, Invoker, Projector,
-    ProjectorOptions, SyncHandler, ensure_tables,
+    CommandInput, CommandModel, CommandService, CqrsError, HandlerFuture, Invoker, Notifier,
+    Projector, ProjectorOptions, SyncHandler, ensure_tables,
 };
 use serde_json::json;
 
@@ -61,7 +61,11 @@ async fn failed_commands_are_listed_and_replayed() {
     let tables = common::unique_names("order");
     ensure_tables(&client, &tables).await.expect("tables");
     let model = Arc::new(Model::default());
-    let sync = CommandService::new(client.clone(), tables.clone()).with_sync_handler(model.clone());
+    let notifier = Notifier::default();
+    let mut notifications = notifier.subscribe();
+    let sync = CommandService::new(client.clone(), tables.clone())
+        .with_sync_handler(model.clone())
+        .with_notifications(notifier.clone());
     let invoker = Invoker::default();
     // Refused in sync: written, marked failed with the handler's error.
     let refused = sync
@@ -90,7 +94,8 @@ async fn failed_commands_are_listed_and_replayed() {
             first_backoff: std::time::Duration::from_millis(1),
             ..ProjectorOptions::default()
         },
-    );
+    )
+    .with_notifications(notifier);
     projector.register(model.clone());
     let mut done = 0;
     while done < 3 {
@@ -100,6 +105,21 @@ async fn failed_commands_are_listed_and_replayed() {
         }
         done += n;
     }
+
+    // Subscribers were told of each final status, failures with their error.
+    let mut told = Vec::new();
+    while let Ok(n) = notifications.try_recv() {
+        told.push((n.pk, n.status, n.error.is_some()));
+    }
+    told.sort();
+    assert_eq!(
+        told,
+        [
+            ("ORDER#async-poison".into(), "finish:FAILED".into(), true),
+            ("ORDER#sync-poison".into(), "finish:FAILED".into(), true),
+            ("ORDER#t1".into(), "finish:FINISHED".into(), false),
+        ]
+    );
 
     let listed = failed(&client, &tables).await.expect("failed");
     let summary: Vec<(&str, bool, bool)> = listed

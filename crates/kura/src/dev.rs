@@ -15,8 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::extract::{Query, State};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use clap::Args;
+use kura_cqrs::Notification;
+pub use kura_cqrs::Notifier;
 use serde::Deserialize;
+use tokio::sync::broadcast::error::RecvError;
 
 use crate::ServeArgs;
 
@@ -83,6 +88,7 @@ impl Stack {
         config: DevConfig,
         triggers: &Arc<kura_triggers::Triggers>,
         endpoint: &str,
+        notifier: Notifier,
         started: Instant,
     ) -> Result<Stack, String> {
         for input in config.triggers {
@@ -103,7 +109,8 @@ impl Stack {
                 streams.clone(),
                 tables.clone(),
                 kura_cqrs::ProjectorOptions::default(),
-            );
+            )
+            .with_notifications(notifier.clone());
             let mut stopped = stopped.clone();
             let name = tables.command.clone();
             projectors.push(tokio::spawn(async move {
@@ -132,4 +139,76 @@ impl Stack {
             let _ = projector.await;
         }
     }
+}
+
+/// Which notifications a subscriber wants.
+#[derive(Debug, Default, Deserialize)]
+pub struct NotificationFilter {
+    tenant: Option<String>,
+    /// A module's name (`order` of `dev-shop-order-command`).
+    module: Option<String>,
+}
+
+impl NotificationFilter {
+    fn wants(&self, n: &Notification) -> bool {
+        let module = |m: &String| {
+            n.table
+                .strip_suffix("-command")
+                .is_some_and(|t| t.ends_with(&format!("-{m}")))
+        };
+        self.tenant.as_ref().is_none_or(|t| &n.tenant_code == t)
+            && self.module.as_ref().is_none_or(module)
+    }
+}
+
+/// The notification stream's state: the notifications, and whether the server is
+/// stopping (an open stream would otherwise hold the graceful shutdown forever).
+#[derive(Clone)]
+struct Events {
+    notifier: Notifier,
+    closing: tokio::sync::watch::Receiver<bool>,
+}
+
+/// `GET /kura/dev/notifications` as a front end of the server running `_config`'s stack.
+/// Call it inside the runtime: streams end at SIGINT or SIGTERM.
+pub fn notifications_front_end(_config: &DevConfig, notifier: Notifier) -> kura_server::FrontEnd {
+    let (closing_tx, closing) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        crate::shutdown_signal().await;
+        let _ = closing_tx.send(true);
+    });
+    let events = Events { notifier, closing };
+    Arc::new(move |_server| {
+        axum::Router::new()
+            .route("/kura/dev/notifications", axum::routing::get(notifications))
+            .with_state(events.clone())
+    })
+}
+
+async fn notifications(
+    State(events): State<Events>,
+    Query(filter): Query<NotificationFilter>,
+) -> Sse<impl futures_util::Stream<Item = Result<Event, std::convert::Infallible>>> {
+    let state = (events.notifier.subscribe(), filter, events.closing);
+    let events = futures_util::stream::unfold(state, |(mut rx, filter, mut closing)| async move {
+        loop {
+            let received = tokio::select! {
+                _ = closing.wait_for(|c| *c) => return None,
+                received = rx.recv() => received,
+            };
+            let event = match received {
+                Ok(n) if filter.wants(&n) => Event::default()
+                    .event("command")
+                    .data(serde_json::to_string(&n).unwrap_or_default()),
+                Ok(_) => continue,
+                // A subscriber that fell behind is told how many it missed.
+                Err(RecvError::Lagged(missed)) => {
+                    Event::default().event("lagged").data(missed.to_string())
+                }
+                Err(RecvError::Closed) => return None,
+            };
+            return Some((Ok(event), (rx, filter, closing)));
+        }
+    });
+    Sse::new(events).keep_alive(KeepAlive::default())
 }

@@ -448,13 +448,19 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             }
             stopping.shutdown().await;
         };
+        let mut front_ends = match args.console {
+            true => vec![kura_console::front_end(tls.is_some())],
+            false => Vec::new(),
+        };
         match dev {
             // The projectors reach the server through its port once it serves.
             Some(config) => {
                 let endpoint = format!("http://{local}");
                 let triggers = triggers.clone();
+                let notifier = dev::Notifier::default();
+                front_ends.push(dev::notifications_front_end(&config, notifier.clone()));
                 tokio::spawn(async move {
-                    match dev::Stack::start(config, &triggers, &endpoint, started).await {
+                    match dev::Stack::start(config, &triggers, &endpoint, notifier, started).await {
                         Ok(stack) => {
                             let _ = stack_tx.send(stack);
                         }
@@ -475,10 +481,6 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         if args.console {
             tracing::info!("console on {scheme}://{local}/console");
         }
-        let front_ends = match args.console {
-            true => vec![kura_console::front_end(tls.is_some())],
-            false => Vec::new(),
-        };
         let options = kura_server::ServerOptions {
             auth,
             audit,

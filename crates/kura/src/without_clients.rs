@@ -27,6 +27,15 @@ pub fn missing(words: &[String]) -> String {
 /// `kura dev`'s configuration: none can exist in this build.
 pub enum DevConfig {}
 
+/// `kura dev`'s notifications: none are sent in this build.
+#[derive(Clone, Default)]
+pub struct Notifier;
+
+/// `kura dev`'s notification stream: never made in this build (no configuration exists).
+pub fn notifications_front_end(config: &DevConfig, _notifier: Notifier) -> kura_server::FrontEnd {
+    match *config {}
+}
+
 /// `kura dev`'s stack: none can run in this build.
 pub enum Stack {}
 
@@ -35,6 +44,7 @@ impl Stack {
         config: DevConfig,
         _triggers: &Arc<kura_triggers::Triggers>,
         _endpoint: &str,
+        _notifier: Notifier,
         _started: Instant,
     ) -> Result<Stack, String> {
         match config {}

@@ -66,6 +66,12 @@ async fn kura_dev_runs_the_server_the_projector_and_the_triggers() {
     assert!(ready_ms < 1000, "the stack took {ready_ms} ms");
     eprintln!("kura dev ready in {ready_ms} ms ({wall:?} from spawn to the ready line)");
 
+    // A client subscribes to the command notifications of its tenant before publishing.
+    let subscription = subscribe(
+        &endpoint,
+        "/kura/dev/notifications?module=order&tenant=tenant001",
+    );
+
     let client = kura_cqrs::endpoint::dynamodb_client(&endpoint);
     let tables = TableNames::new("dev", "shop", "order");
     let commands = CommandService::new(client.clone(), tables.clone());
@@ -97,6 +103,15 @@ async fn kura_dev_runs_the_server_the_projector_and_the_triggers() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The subscriber is told the command finished, as server-sent events.
+    let told = subscription
+        .recv_timeout(Duration::from_secs(30))
+        .expect("a notification");
+    let told: serde_json::Value = serde_json::from_str(&told).expect("notification JSON");
+    assert_eq!(told["pk"], json!(order.pk));
+    assert_eq!(told["sk"], json!(format!("{}@1", order.sk)));
+    assert_eq!(told["status"], "finish:FINISHED");
+    assert_eq!(told["table"], "dev-shop-order-command");
     // The trigger delivers the command table's record in Lambda's event shape.
     loop {
         let text = std::fs::read_to_string(&events).unwrap_or_default();
@@ -121,4 +136,39 @@ async fn kura_dev_runs_the_server_the_projector_and_the_triggers() {
         .status();
     let status = child.wait().expect("wait");
     assert!(status.success(), "kura dev stopped with {status}");
+}
+
+/// Opens `path` on the server as an event stream; the `data:` of each `command` event
+/// arrives on the channel.
+fn subscribe(endpoint: &str, path: &str) -> std::sync::mpsc::Receiver<String> {
+    use std::io::Write;
+    let host = endpoint.trim_start_matches("http://").to_owned();
+    let mut stream = std::net::TcpStream::connect(&host).expect("connect");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .expect("request");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut event = String::new();
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            if line.starts_with("HTTP/1.1 ") {
+                let _ = ready_tx.send(line.contains(" 200 "));
+            } else if let Some(name) = line.strip_prefix("event:") {
+                event = name.trim().to_owned();
+            } else if let Some(data) = line.strip_prefix("data:")
+                && event == "command"
+            {
+                let _ = tx.send(data.trim().to_owned());
+            }
+        }
+    });
+    assert_eq!(
+        ready_rx.recv_timeout(Duration::from_secs(10)),
+        Ok(true),
+        "the event stream answers 200"
+    );
+    rx
 }
