@@ -30,6 +30,8 @@ pub struct ListOptions {
     pub descending: bool,
     /// Leave out rows with `isDeleted = true`.
     pub exclude_deleted: bool,
+    /// A strongly consistent read (every write acknowledged before it is seen).
+    pub consistent_read: bool,
 }
 
 /// One page and the cursor to continue after it.
@@ -278,6 +280,7 @@ impl DataService {
             .table_name(&self.tables.data)
             .key_condition_expression(expression)
             .scan_index_forward(!options.descending)
+            .consistent_read(options.consistent_read)
             .set_limit(options.limit);
         if options.exclude_deleted {
             query = query

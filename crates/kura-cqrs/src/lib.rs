@@ -21,6 +21,7 @@
 //! - [`sessions`]: read-your-writes (a user's own async publishes merged into their reads).
 //! - [`indexes`]: a module's secondary indexes, declared once; [`entity`]: typed entities.
 //! - [`notifications`]: command versions reaching a final status, for subscribers.
+//! - [`tasks`]: long-running tasks with status and sub-tasks, as the framework's entities.
 //! - [`import`]: CSV and JSON lines imported through commands, with a report of rejects.
 //! - [`redrive`]: resync a new read model from the data table, list and replay failed
 //!   commands.
@@ -75,6 +76,7 @@ pub mod sqlite;
 pub mod status;
 pub mod sync;
 pub mod tables;
+pub mod tasks;
 pub mod tenants;
 pub mod ttl;
 
