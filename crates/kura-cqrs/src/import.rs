@@ -103,6 +103,9 @@ fn is_the_records(error: &CqrsError) -> bool {
     }
 }
 
+/// Told how an import goes.
+type Progress<'a> = Box<dyn FnMut(&ImportReport) + Send + 'a>;
+
 /// An import of one input into one module.
 pub struct Import<'a> {
     service: &'a CommandService,
@@ -110,7 +113,7 @@ pub struct Import<'a> {
     invoker: Invoker,
     sync: bool,
     every: u64,
-    progress: Option<Box<dyn FnMut(&ImportReport) + Send + 'a>>,
+    progress: Option<Progress<'a>>,
 }
 
 impl<'a> Import<'a> {

@@ -85,7 +85,7 @@ impl ModuleArgs {
         kura_cqrs::endpoint::dynamodb_client(&self.endpoint)
     }
 
-    fn projector(&self, sqlite: Option<&PathBuf>) -> Result<Projector, String> {
+    fn projector(&self, sqlite: Option<&std::path::Path>) -> Result<Projector, String> {
         let mut projector = Projector::new(
             self.client(),
             kura_cqrs::endpoint::streams_client(&self.endpoint),
@@ -132,7 +132,7 @@ pub(crate) struct ResyncArgs {
     page: i32,
 }
 
-fn sqlite_model(path: &PathBuf) -> Result<Arc<dyn SyncHandler>, String> {
+fn sqlite_model(path: &std::path::Path) -> Result<Arc<dyn SyncHandler>, String> {
     let model = kura_cqrs::sqlite::SqliteReadModel::open(path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     Ok(Arc::new(model))
@@ -159,7 +159,7 @@ async fn project(args: ProjectArgs) -> Result<(), String> {
     kura_cqrs::ensure_tables(&args.module.client(), &tables)
         .await
         .map_err(|e| e.to_string())?;
-    let projector = args.module.projector(args.sqlite.as_ref())?;
+    let projector = args.module.projector(args.sqlite.as_deref())?;
     let shutdown = crate::shutdown_signal();
     // The readiness line scripts wait for; keep its wording stable.
     tracing::info!("kura projector running for {}", tables.command);
@@ -186,7 +186,7 @@ async fn failed(args: ModuleArgs) -> Result<(), String> {
 }
 
 async fn redrive(args: ReadModelArgs) -> Result<(), String> {
-    let projector = args.module.projector(args.sqlite.as_ref())?;
+    let projector = args.module.projector(args.sqlite.as_deref())?;
     let report = kura_cqrs::redrive::redrive(&projector)
         .await
         .map_err(|e| e.to_string())?;

@@ -27,9 +27,12 @@ pub fn missing(words: &[String]) -> String {
 /// `kura dev`'s configuration: none can exist in this build.
 pub enum DevConfig {}
 
-/// `kura dev`'s notifications: none are sent in this build.
+/// `kura dev`'s notifications: none are sent in this build (a field, so that it is made
+/// as the real one is, with `default()`).
 #[derive(Clone, Default)]
-pub struct Notifier;
+pub struct Notifier {
+    _none: (),
+}
 
 /// `kura dev`'s notification stream: never made in this build (no configuration exists).
 pub fn notifications_front_end(config: &DevConfig, _notifier: Notifier) -> kura_server::FrontEnd {
