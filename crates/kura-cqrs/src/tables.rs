@@ -260,7 +260,25 @@ async fn ensure_index(
 }
 
 async fn wait_index_active(client: &Client, name: &str, index: &str) -> Result<()> {
+    let active = |t: &TableDescription| {
+        t.global_secondary_indexes()
+            .iter()
+            .find(|g| g.index_name() == Some(index))
+            .and_then(|g| g.index_status())
+            == Some(&IndexStatus::Active)
+    };
+    wait_until(client, name, &format!("the index {index}"), active).await
+}
+
+/// Describes `name` until `done` holds of it, for at most 5 minutes.
+async fn wait_until(
+    client: &Client,
+    name: &str,
+    what: &str,
+    done: impl Fn(&TableDescription) -> bool,
+) -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(300);
+    let mut pause = Duration::from_millis(20);
     loop {
         let table = client
             .describe_table()
@@ -268,22 +286,17 @@ async fn wait_index_active(client: &Client, name: &str, index: &str) -> Result<(
             .send()
             .await
             .map_err(CqrsError::dynamo)?;
-        let status = table.table().and_then(|t| {
-            t.global_secondary_indexes()
-                .iter()
-                .find(|g| g.index_name() == Some(index))
-                .and_then(|g| g.index_status().cloned())
-        });
-        if status == Some(IndexStatus::Active) {
+        if table.table().is_some_and(&done) {
             return Ok(());
         }
         if Instant::now() > deadline {
             return Err(mismatch(
                 name,
-                &format!("the index {index} did not become ACTIVE within 5 minutes"),
+                &format!("{what} did not become ACTIVE within 5 minutes"),
             ));
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(500));
     }
 }
 
@@ -334,22 +347,8 @@ fn check_table(name: &str, table: &TableDescription, streamed: bool) -> Result<(
 }
 
 async fn wait_active(client: &Client, name: &str) -> Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
-        let table = client
-            .describe_table()
-            .table_name(name)
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        if table.table().and_then(|t| t.table_status()) == Some(&TableStatus::Active) {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err(mismatch(name, "did not become ACTIVE within 5 minutes"));
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let active = |t: &TableDescription| t.table_status() == Some(&TableStatus::Active);
+    wait_until(client, name, "the table", active).await
 }
 
 async fn ensure_ttl(client: &Client, name: &str) -> Result<()> {

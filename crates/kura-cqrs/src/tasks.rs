@@ -78,6 +78,16 @@ pub struct TaskService {
     data: DataService,
 }
 
+/// A worker's outcome as the status, result and error it writes.
+fn ending(
+    outcome: std::result::Result<Value, String>,
+) -> (TaskStatus, Option<Value>, Option<String>) {
+    match outcome {
+        Ok(result) => (TaskStatus::Completed, Some(result), None),
+        Err(error) => (TaskStatus::Failed, None, Some(error)),
+    }
+}
+
 fn sub_key(task: &Key, index: u32) -> Result<Key> {
     task.child(SUB_TASK, &format!("{index:03}"))
 }
@@ -200,10 +210,7 @@ impl TaskService {
             .get::<SubTask>(&sub_key)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("sub-task {index} of {}", key.sk)))?;
-        let (status, result, error) = match outcome {
-            Ok(result) => (TaskStatus::Completed, Some(result), None),
-            Err(error) => (TaskStatus::Failed, None, Some(error)),
-        };
+        let (status, result, error) = ending(outcome);
         let ended = SubTask {
             status,
             result,
@@ -231,10 +238,7 @@ impl TaskService {
         invoker: &Invoker,
     ) -> Result<()> {
         let task = self.task(key).await?;
-        let (status, result, error) = match outcome {
-            Ok(result) => (TaskStatus::Completed, Some(result), None),
-            Err(error) => (TaskStatus::Failed, None, Some(error)),
-        };
+        let (status, result, error) = ending(outcome);
         let ended = Task {
             status,
             result,
