@@ -359,11 +359,18 @@ impl CommandModel {
         item.insert(PK.into(), s(&self.pk));
         item.insert(SK.into(), s(&self.sk));
         item.insert(ID.into(), s(&self.id));
-        item.insert(CODE.into(), s(&self.code));
-        item.insert(NAME.into(), s(&self.name));
         item.insert(VERSION.into(), AttributeValue::N(self.version.to_string()));
-        item.insert(TENANT_CODE.into(), s(&self.tenant_code));
-        item.insert(TYPE.into(), s(&self.kind));
+        // Empty texts are left out (read back as empty): an index may use any of these
+        // fields as its key, and DynamoDB refuses an empty string as an index key.
+        let mut text = |name: &str, value: &str| {
+            if !value.is_empty() {
+                item.insert(name.into(), s(value));
+            }
+        };
+        text(CODE, &self.code);
+        text(NAME, &self.name);
+        text(TENANT_CODE, &self.tenant_code);
+        text(TYPE, &self.kind);
         item.insert(IS_DELETED.into(), AttributeValue::Bool(self.is_deleted));
         if let Some(seq) = self.seq {
             item.insert(SEQ.into(), AttributeValue::N(seq.to_string()));
@@ -386,7 +393,9 @@ impl CommandModel {
             (REQUEST_ID, &a.request_id),
             (SOURCE, &a.source),
         ] {
-            item.insert(name.into(), s(value));
+            if !value.is_empty() {
+                item.insert(name.into(), s(value));
+            }
         }
         for (name, value) in &self.index_keys {
             item.insert(name.clone(), value.clone());

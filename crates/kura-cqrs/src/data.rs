@@ -233,7 +233,13 @@ impl DataService {
         pk: &str,
         options: &ListOptions,
     ) -> Result<Page> {
-        let page = self.list_items_by_pk(pk, options).await?;
+        // Without the soft-delete filter: a row another user deleted must stay in the
+        // page for the merge (it hides the user's older version), and leave after it.
+        let unfiltered = ListOptions {
+            exclude_deleted: false,
+            ..options.clone()
+        };
+        let page = self.list_items_by_pk(pk, &unfiltered).await?;
         let bounds = PageBounds {
             pk,
             sk: options.sk.as_ref(),

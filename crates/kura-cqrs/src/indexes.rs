@@ -129,7 +129,10 @@ impl IndexKey {
                 KeyPart::Literal(text) => text.clone(),
             });
         }
-        self.typed(texts.join(KEY_SEPARATOR))
+        // DynamoDB refuses an empty string as an index key: the row stays out instead.
+        Some(texts.join(KEY_SEPARATOR))
+            .filter(|t| !t.is_empty())
+            .and_then(|t| self.typed(t))
     }
 
     /// The key's value from a query's values (fixed text filled in).
@@ -303,7 +306,7 @@ impl Indexes {
     pub fn new(indexes: impl IntoIterator<Item = Index>) -> Result<Indexes> {
         let indexes: Vec<Index> = indexes.into_iter().collect();
         let mut names = HashSet::new();
-        let mut kinds: BTreeMap<&str, &ScalarAttributeType> = BTreeMap::new();
+        let mut kinds: BTreeMap<&str, &IndexKey> = BTreeMap::new();
         for index in &indexes {
             index.check()?;
             if !names.insert(index.name.as_str()) {
@@ -313,11 +316,13 @@ impl Indexes {
                 )));
             }
             for key in index.keys() {
-                if let Some(kind) = kinds.insert(&key.attribute, &key.kind)
-                    && kind != &key.kind
+                // One attribute holds one value: two indexes sharing it must compute it
+                // the same way.
+                if let Some(other) = kinds.insert(&key.attribute, key)
+                    && other != key
                 {
                     return Err(CqrsError::InvalidKey(format!(
-                        "the index attribute {} has two types",
+                        "the index attribute {} is declared two ways",
                         key.attribute
                     )));
                 }
@@ -528,5 +533,17 @@ mod tests {
             Index::new("b").partition(IndexKey::number("k", "a")),
         ];
         assert!(Indexes::new(typed).is_err(), "one type per attribute");
+        let two_ways = [
+            Index::new("a").partition(IndexKey::string("k").with_attribute("a")),
+            Index::new("b").partition(IndexKey::string("k").with_attribute("b")),
+        ];
+        assert!(Indexes::new(two_ways).is_err(), "one value per attribute");
+        let shared = [
+            Index::new("a").partition(IndexKey::string("k").with_attribute("a")),
+            Index::new("b")
+                .partition(IndexKey::string("k").with_attribute("a"))
+                .sort(IndexKey::field(UPDATED_AT)),
+        ];
+        assert!(Indexes::new(shared).is_ok(), "the same key in two indexes");
     }
 }

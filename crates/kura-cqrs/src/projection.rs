@@ -37,7 +37,11 @@ pub fn project(
             (CREATED_BY, &old.audit.created_by),
             (CREATED_IP, &old.audit.created_ip),
         ] {
-            data_row.insert(name.into(), s(value));
+            // As `CommandModel::to_item`: an empty text is left out.
+            match value.is_empty() {
+                true => data_row.remove(name),
+                false => data_row.insert(name.into(), s(value)),
+            };
         }
     }
     ttl.apply(&mut data_row, TableKind::Data);

@@ -593,6 +593,11 @@ impl Projector {
         &self.tables
     }
 
+    /// The ids of the registered sync handlers.
+    pub fn handler_ids(&self) -> Vec<&str> {
+        self.handlers.iter().map(|h| h.id()).collect()
+    }
+
     pub fn client(&self) -> &Client {
         &self.client
     }

@@ -98,7 +98,19 @@ pub async fn redrive(projector: &Projector) -> Result<Redriven> {
     let mut failures = failed(projector.client(), projector.tables()).await?;
     failures.sort_by_key(|f| (f.command.id.clone(), f.command.version));
     let mut report = Redriven::default();
+    let registered = projector.handler_ids();
     for failure in failures {
+        // A handler's failure is replayed only by a projector that runs that handler:
+        // another would mark it finished without the read model ever getting it.
+        if let Some(handler) = failed_handler(failure.error.as_deref())
+            && !registered.contains(&handler)
+        {
+            report.still_failing.push((
+                format!("{} {}", failure.command.pk, failure.command.sk),
+                format!("the handler {handler} that failed is not registered on this projector"),
+            ));
+            continue;
+        }
         match projector.replay(&failure.command).await {
             Ok(()) => report.replayed += 1,
             Err(CqrsError::Replay { command, message }) => {
@@ -108,6 +120,15 @@ pub async fn redrive(projector: &Projector) -> Result<Redriven> {
         }
     }
     Ok(report)
+}
+
+/// The handler a recorded error names (`handler ID: ...`, as the projector and
+/// `publish_sync` write it).
+fn failed_handler(error: Option<&str>) -> Option<&str> {
+    error?
+        .strip_prefix("handler ")?
+        .split_once(':')
+        .map(|(id, _)| id)
 }
 
 /// Feeds every data row to `handler` (a read model added after the fact), as the

@@ -101,6 +101,19 @@ impl CommandService {
         &self.indexes
     }
 
+    /// The version publishing `input` writes, or `None` when it writes nothing: the
+    /// "not dirty" rule, except that an entity whose index keys are not what the
+    /// declared indexes compute (an index added since, a declaration changed) is written
+    /// again, so that publishing it again puts it in the index.
+    fn decide(&self, input: &CommandInput, latest: Option<&CommandModel>) -> Result<Option<i64>> {
+        match decide(input, latest)? {
+            Decision::Write { version } => Ok(Some(version)),
+            Decision::NotDirty => Ok(latest
+                .filter(|l| !self.indexes.is_empty() && self.indexes.keys_of(l) != l.index_keys)
+                .map(|l| l.version + 1)),
+        }
+    }
+
     /// The stored command for `version` of `input`, its index keys computed.
     fn model(
         &self,
@@ -141,9 +154,9 @@ impl CommandService {
     ) -> Result<Option<CommandModel>> {
         check_base_sk(&input.sk)?;
         let latest = self.latest_command(&input.pk, &input.sk).await?;
-        let version = match decide(input, latest.as_ref())? {
-            Decision::NotDirty => return Ok(None),
-            Decision::Write { version } => version,
+        let version = match self.decide(input, latest.as_ref())? {
+            Some(version) => version,
+            None => return Ok(None),
         };
         // Every version carries created* from the first, so the latest has them (and
         // still does when the first version's row has expired by a retention policy).
@@ -170,9 +183,9 @@ impl CommandService {
     ) -> Result<Option<CommandModel>> {
         check_base_sk(&input.sk)?;
         let current = self.data_row(&input.pk, &input.sk).await?;
-        let version = match decide(input, current.as_ref())? {
-            Decision::NotDirty => return Ok(None),
-            Decision::Write { version } => version,
+        let version = match self.decide(input, current.as_ref())? {
+            Some(version) => version,
+            None => return Ok(None),
         };
         let now = now_timestamp();
         let model = self.model(
@@ -304,12 +317,16 @@ impl CommandService {
         Ok(model)
     }
 
-    /// Records an async publish for its user's reads (when sessions are on).
+    /// Records an async publish for its user's reads (when sessions are on). The command
+    /// is stored by then: a failure here is logged, not returned (a caller retrying the
+    /// publish would meet its own version as a conflict).
     async fn record(&self, invoker: &Invoker, model: &CommandModel) -> Result<()> {
-        match &self.sessions {
-            Some(sessions) => sessions.record(&invoker.user_id, model).await,
-            None => Ok(()),
+        if let Some(sessions) = &self.sessions
+            && let Err(e) = sessions.record(&invoker.user_id, model).await
+        {
+            tracing::warn!(pk = %model.pk, sk = %model.sk, error = %e, "read-your-writes: not recorded");
         }
+        Ok(())
     }
 
     /// Writes a command version that must not exist yet; the projector will finish it.

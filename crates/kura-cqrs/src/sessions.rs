@@ -266,6 +266,15 @@ mod tests {
         );
     }
 
+    // Another user deleted the entity after this user's recorded update: the page (read
+    // without the soft-delete filter) has the newer deleted row, which wins and leaves.
+    #[test]
+    fn a_newer_delete_by_someone_else_is_not_undone() {
+        let page = vec![row("a", 3, true)];
+        let recent = [row("a", 2, false)];
+        assert!(merge_page(&recent, &bounds(), page).is_empty());
+    }
+
     #[test]
     fn a_get_takes_the_newer_of_the_two() {
         let recent = [row("a", 3, false)];

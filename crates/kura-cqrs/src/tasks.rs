@@ -12,7 +12,7 @@ use crate::condition::SkCondition;
 use crate::data::{DataService, ListOptions};
 use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
-use crate::keys::{self, Key, VERSION_FIRST, VERSION_LATEST};
+use crate::keys::{self, Key, VERSION_FIRST};
 use crate::service::CommandService;
 
 const TASK: &str = "TASK";
@@ -249,8 +249,8 @@ impl TaskService {
     }
 
     /// Ends the task when all its sub-tasks have ended. Two workers ending the last two
-    /// sub-tasks at once may both get here: the second finds the same ending and writes
-    /// nothing (the "not dirty" rule), or loses the version race and reads again.
+    /// sub-tasks at once may both get here: the second loses the version race, reads
+    /// again and finds the task ended.
     async fn settle(&self, key: &Key, invoker: &Invoker) -> Result<TaskStatus> {
         let view = self
             .get(key)
@@ -275,7 +275,10 @@ impl TaskService {
             error: (!failed.is_empty()).then(|| failed.join("; ")),
             ..view.task.value.clone()
         };
-        self.put(key, VERSION_LATEST, TASK, &ended, invoker).await?;
+        // On the version read: a task ended meanwhile (finish, another settler) is a
+        // version conflict, read again, never overwritten.
+        self.put(key, view.task.version(), TASK, &ended, invoker)
+            .await?;
         Ok(status)
     }
 }

@@ -230,8 +230,14 @@ async fn the_projector_carries_index_keys_and_indexes_are_added_to_existing_tabl
     // leaves an index added by UpdateTable in CREATING for good once about nine tables
     // have TTL enabled (the suite has dozens; reproduced with boto3 alone), so there the
     // tables are created with their index.
-    if common::endpoint().is_none() {
+    let before = common::endpoint().is_none();
+    if before {
         ensure_tables(&client, &tables).await.expect("tables");
+        // An entity written before the index existed.
+        CommandService::new(client.clone(), tables.clone())
+            .publish_sync(&input(9, Some("PENDING")), &Invoker::default())
+            .await
+            .expect("before the index");
     } else {
         common::not_checked(
             "an index added to existing tables",
@@ -257,8 +263,10 @@ async fn the_projector_carries_index_keys_and_indexes_are_added_to_existing_tabl
         tables.clone(),
         ProjectorOptions::default(),
     );
+    // The three async commands, and the sync one written before the index.
+    let expected = 3 + u64::from(before);
     let mut applied = 0;
-    while applied < 3 {
+    while applied < expected {
         let done = projector.run_once().await.expect("round");
         if done == 0 {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -272,6 +280,31 @@ async fn the_projector_carries_index_keys_and_indexes_are_added_to_existing_tabl
         .typed::<Order>()
         .expect("orders");
     assert_eq!(codes(&rows.items), ["001", "002", "003"]);
+    if before {
+        // Published again with the same input, it enters the index (a new version).
+        let again = commands
+            .publish_sync(
+                &input(9, Some("PENDING")).with_version(VERSION_LATEST),
+                &invoker,
+            )
+            .await
+            .expect("again")
+            .expect("written: its index keys were missing");
+        assert_eq!(again.version, 2);
+        let rows = data
+            .query_index(&IndexQuery::new(&by_status(), ["tenant001", "PENDING"]))
+            .await
+            .expect("query");
+        assert_eq!(rows.items.len(), 4);
+        let same = commands
+            .publish_sync(
+                &input(9, Some("PENDING")).with_version(VERSION_LATEST),
+                &invoker,
+            )
+            .await
+            .expect("same");
+        assert!(same.is_none(), "now the keys match: not dirty");
+    }
 
     // The same index name with another key schema is a mismatch, not a silent reuse.
     let other = Index::new("orders-by-status").partition(IndexKey::field(TENANT_CODE));

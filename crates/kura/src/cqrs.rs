@@ -233,6 +233,25 @@ async fn import(args: ImportArgs) -> Result<(), String> {
     kura_cqrs::ensure_tables(&client, &tables)
         .await
         .map_err(|e| e.to_string())?;
+    // Index keys are computed by the module's own declarations when a command is
+    // published; this command has none, and the new versions would leave the indexes.
+    let described = client
+        .describe_table()
+        .table_name(&tables.data)
+        .send()
+        .await
+        .map_err(|e| format!("cannot describe {}: {e}", tables.data))?;
+    let indexes = described
+        .table()
+        .map_or(0, |t| t.global_secondary_indexes().len());
+    if indexes > 0 {
+        return Err(format!(
+            "{} has {indexes} secondary indexes: import through the module's code \
+             (kura_cqrs::import::Import with a CommandService::with_indexes), which \
+             computes their keys",
+            tables.data
+        ));
+    }
     let service = kura_cqrs::CommandService::new(client, tables);
     let mut import = Import::new(&service, mapping).progress(1000, |r| {
         tracing::info!(

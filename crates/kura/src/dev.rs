@@ -150,14 +150,13 @@ pub struct NotificationFilter {
 }
 
 impl NotificationFilter {
-    fn wants(&self, n: &Notification) -> bool {
-        let module = |m: &String| {
-            n.table
-                .strip_suffix("-command")
-                .is_some_and(|t| t.ends_with(&format!("-{m}")))
-        };
-        self.tenant.as_ref().is_none_or(|t| &n.tenant_code == t)
-            && self.module.as_ref().is_none_or(module)
+    /// `tables` names a module's command table (the stack's env and app).
+    fn wants(&self, n: &Notification, tables: &dyn Fn(&str) -> String) -> bool {
+        // Tenant codes are stored lower-cased.
+        self.tenant
+            .as_ref()
+            .is_none_or(|t| n.tenant_code == kura_cqrs::keys::normalize_tenant(t))
+            && self.module.as_ref().is_none_or(|m| n.table == tables(m))
     }
 }
 
@@ -167,48 +166,77 @@ impl NotificationFilter {
 struct Events {
     notifier: Notifier,
     closing: tokio::sync::watch::Receiver<bool>,
+    env: String,
+    app: String,
+    /// The server checks signatures: this stream carries none, so it is refused.
+    signed: bool,
 }
 
 /// `GET /kura/dev/notifications` as a front end of the server running `_config`'s stack.
 /// Call it inside the runtime: streams end at SIGINT or SIGTERM.
-pub fn notifications_front_end(_config: &DevConfig, notifier: Notifier) -> kura_server::FrontEnd {
+pub fn notifications_front_end(config: &DevConfig, notifier: Notifier) -> kura_server::FrontEnd {
     let (closing_tx, closing) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         crate::shutdown_signal().await;
         let _ = closing_tx.send(true);
     });
-    let events = Events { notifier, closing };
-    Arc::new(move |_server| {
+    let (env, app) = (config.env.clone(), config.app.clone());
+    Arc::new(move |server| {
+        let events = Events {
+            notifier: notifier.clone(),
+            closing: closing.clone(),
+            env: env.clone(),
+            app: app.clone(),
+            signed: server.auth().is_some(),
+        };
         axum::Router::new()
             .route("/kura/dev/notifications", axum::routing::get(notifications))
-            .with_state(events.clone())
+            .with_state(events)
     })
 }
 
 async fn notifications(
     State(events): State<Events>,
     Query(filter): Query<NotificationFilter>,
-) -> Sse<impl futures_util::Stream<Item = Result<Event, std::convert::Infallible>>> {
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if events.signed {
+        return (
+            axum::http::StatusCode::FORBIDDEN,
+            "kura dev's notifications are off while --auth is on: they carry no signature",
+        )
+            .into_response();
+    }
+    let (env, app) = (events.env.clone(), events.app.clone());
+    let tables = move |module: &str| kura_cqrs::TableNames::new(&env, &app, module).command;
     let state = (events.notifier.subscribe(), filter, events.closing);
-    let events = futures_util::stream::unfold(state, |(mut rx, filter, mut closing)| async move {
-        loop {
-            let received = tokio::select! {
-                _ = closing.wait_for(|c| *c) => return None,
-                received = rx.recv() => received,
-            };
-            let event = match received {
-                Ok(n) if filter.wants(&n) => Event::default()
-                    .event("command")
-                    .data(serde_json::to_string(&n).unwrap_or_default()),
-                Ok(_) => continue,
-                // A subscriber that fell behind is told how many it missed.
-                Err(RecvError::Lagged(missed)) => {
-                    Event::default().event("lagged").data(missed.to_string())
-                }
-                Err(RecvError::Closed) => return None,
-            };
-            return Some((Ok(event), (rx, filter, closing)));
+    let stream = futures_util::stream::unfold(state, move |(mut rx, filter, mut closing)| {
+        let tables = tables.clone();
+        async move {
+            loop {
+                let received = tokio::select! {
+                    _ = closing.wait_for(|c| *c) => return None,
+                    received = rx.recv() => received,
+                };
+                let event = match received {
+                    Ok(n) if filter.wants(&n, &tables) => Event::default()
+                        .event("command")
+                        .data(serde_json::to_string(&n).unwrap_or_default()),
+                    Ok(_) => continue,
+                    // A subscriber that fell behind is told how many it missed.
+                    Err(RecvError::Lagged(missed)) => {
+                        Event::default().event("lagged").data(missed.to_string())
+                    }
+                    Err(RecvError::Closed) => return None,
+                };
+                return Some((
+                    Ok::<_, std::convert::Infallible>(event),
+                    (rx, filter, closing),
+                ));
+            }
         }
     });
-    Sse::new(events).keep_alive(KeepAlive::default())
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
