@@ -29,6 +29,7 @@
 //! - [`projection`]: the one projection step (data row, history row, TTL), pure.
 //! - [`cancellation`]: what a cancelled transaction means (version conflict, retryable,
 //!   refused), pure; [`shards`]: how the projector walks a stream's shards, pure.
+//! - [`stream_image`]: stream record images as DynamoDB items.
 //! - [`names`], [`status`], [`rows`], [`sync`], [`ttl`]: attribute names, command statuses,
 //!   row reads, the sync handler trait and TTL policies, shared by the modules above.
 //! - [`endpoint`]: plain-HTTP clients for an endpoint (Kura, DynamoDB Local).
@@ -74,6 +75,7 @@ pub mod shards;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod status;
+pub mod stream_image;
 pub mod sync;
 pub mod tables;
 pub mod tasks;

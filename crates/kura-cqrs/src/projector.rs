@@ -44,6 +44,7 @@ use crate::projection::{Projection, project, ttl_kinds};
 use crate::rows::{Item, key, n, read_row, s};
 use crate::shards::{ShardInfo, Step, after_page, empty_limit, needs_refresh, parents_first};
 use crate::status;
+use crate::stream_image::stream_image;
 use crate::sync::SyncHandler;
 use crate::tables::TableNames;
 use crate::ttl::{self, TtlPolicies};
@@ -165,27 +166,6 @@ fn failure(error: CqrsError) -> Failure {
     } else {
         Failure::Retry(error.to_string())
     }
-}
-
-/// A streams attribute value as a DynamoDB one (the two SDKs have separate types).
-fn convert(value: &StreamValue) -> AttributeValue {
-    match value {
-        StreamValue::S(v) => AttributeValue::S(v.clone()),
-        StreamValue::N(v) => AttributeValue::N(v.clone()),
-        StreamValue::B(v) => AttributeValue::B(v.clone()),
-        StreamValue::Bool(v) => AttributeValue::Bool(*v),
-        StreamValue::Null(v) => AttributeValue::Null(*v),
-        StreamValue::Ss(v) => AttributeValue::Ss(v.clone()),
-        StreamValue::Ns(v) => AttributeValue::Ns(v.clone()),
-        StreamValue::Bs(v) => AttributeValue::Bs(v.clone()),
-        StreamValue::L(v) => AttributeValue::L(v.iter().map(convert).collect()),
-        StreamValue::M(v) => AttributeValue::M(convert_item(v)),
-        _ => AttributeValue::Null(true),
-    }
-}
-
-fn convert_item(item: &HashMap<String, StreamValue>) -> Item {
-    item.iter().map(|(k, v)| (k.clone(), convert(v))).collect()
 }
 
 impl Projector {
@@ -517,7 +497,7 @@ impl Projector {
         if matches!(image.get(STATUS), Some(StreamValue::S(status)) if status == status::FINISHED) {
             return Ok(true);
         }
-        let command = CommandModel::from_item(&convert_item(image))?;
+        let command = CommandModel::from_item(&stream_image(image))?;
         let mut backoff = self.options.first_backoff;
         let mut last_error = String::new();
         for attempt in 1..=self.options.attempts.max(1) {
