@@ -19,6 +19,7 @@ use crate::names::{
     SEQ, SK, SOURCE, TENANT_CODE, TTL, TTL_POLICY, TYPE, UPDATED_AT, UPDATED_BY, UPDATED_IP,
     VERSION, is_framework_attribute,
 };
+use crate::objects::parse_location;
 
 /// What a client publishes: one version of an entity.
 #[derive(Debug, Clone, PartialEq)]
@@ -207,6 +208,10 @@ pub struct CommandModel {
     /// ([`crate::TtlPolicies`]); never written back as the entity's own.
     pub policy_ttl: Option<i64>,
     pub attributes: Map<String, Value>,
+    /// Where the attributes are when they were too large for the row
+    /// ([`crate::LargeAttributes`]): `s3://bucket/key`, written in place of the map.
+    /// Services given the store read them back into `attributes`.
+    pub attributes_ref: Option<String>,
     pub audit: Audit,
     /// Top-level attributes other than the framework's own: the keys of the module's
     /// secondary indexes ([`crate::Indexes`] writes them at publish time), carried from
@@ -309,6 +314,7 @@ impl CommandModel {
             policy_ttl: None,
             // As DynamoDB gives them back.
             attributes: canonical_map(&input.attributes),
+            attributes_ref: None,
             audit,
             index_keys: BTreeMap::new(),
         }
@@ -378,10 +384,11 @@ impl CommandModel {
         if let Some(ttl) = self.ttl {
             item.insert(TTL.into(), AttributeValue::N(ttl.to_string()));
         }
-        item.insert(
-            ATTRIBUTES.into(),
-            to_attribute(&Value::Object(self.attributes.clone())),
-        );
+        let attributes = match &self.attributes_ref {
+            Some(location) => s(location),
+            None => to_attribute(&Value::Object(self.attributes.clone())),
+        };
+        item.insert(ATTRIBUTES.into(), attributes);
         let a = &self.audit;
         for (name, value) in [
             (CREATED_AT, &a.created_at),
@@ -428,6 +435,12 @@ impl CommandModel {
             Some(AttributeValue::M(map)) => from_item(map),
             _ => Map::new(),
         };
+        let attributes_ref = match item.get(ATTRIBUTES) {
+            Some(AttributeValue::S(location)) if parse_location(location).is_some() => {
+                Some(location.clone())
+            }
+            _ => None,
+        };
         let by_policy = matches!(item.get(TTL_POLICY), Some(AttributeValue::Bool(true)));
         let index_keys = item
             .iter()
@@ -446,6 +459,7 @@ impl CommandModel {
             ttl: number(TTL).filter(|_| !by_policy),
             policy_ttl: number(TTL).filter(|_| by_policy),
             attributes,
+            attributes_ref,
             audit: Audit {
                 created_at: text(CREATED_AT),
                 created_by: text(CREATED_BY),

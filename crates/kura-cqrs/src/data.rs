@@ -13,6 +13,7 @@ use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
 use crate::indexes::{Index, KeyCondition, key_condition};
 use crate::keys::{Key, VER_SEPARATOR, add_sort_key_version};
+use crate::large::{LargeAttributes, resolve_all, resolve_some};
 use crate::names::{IS_DELETED, PK, SK};
 use crate::rows::{Item, read_row, s};
 use crate::sessions::{PageBounds, Sessions, merge_one, merge_page};
@@ -187,6 +188,7 @@ pub struct DataService {
     client: Client,
     tables: TableNames,
     sessions: Option<Sessions>,
+    large: Option<LargeAttributes>,
 }
 
 impl DataService {
@@ -195,7 +197,15 @@ impl DataService {
             client,
             tables,
             sessions: None,
+            large: None,
         }
+    }
+
+    /// Reads attributes kept in an object store back into the rows it returns (the same
+    /// [`LargeAttributes`] the module's `CommandService` writes with).
+    pub fn with_large_attributes(mut self, large: LargeAttributes) -> DataService {
+        self.large = Some(large);
+        self
     }
 
     /// Lets [`DataService::get_item_for`] and [`DataService::list_items_by_pk_for`] merge
@@ -207,7 +217,7 @@ impl DataService {
 
     async fn recent(&self, user: &str) -> Result<Vec<CommandModel>> {
         match &self.sessions {
-            Some(sessions) => sessions.recent(user).await,
+            Some(sessions) => resolve_all(self.large.as_ref(), sessions.recent(user).await?).await,
             None => Ok(Vec::new()),
         }
     }
@@ -257,7 +267,8 @@ impl DataService {
 
     /// The latest state of one entity.
     pub async fn get_item(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
-        read_row(&self.client, &self.tables.data, pk, sk).await
+        let row = read_row(&self.client, &self.tables.data, pk, sk).await?;
+        resolve_some(self.large.as_ref(), row).await
     }
 
     /// The latest state of one entity, as a `T`.
@@ -307,6 +318,7 @@ impl DataService {
             .iter()
             .map(CommandModel::from_item)
             .collect::<Result<Vec<_>>>()?;
+        let items = resolve_all(self.large.as_ref(), items).await?;
         let cursor = match page.last_evaluated_key().and_then(|k| k.get(SK)) {
             Some(AttributeValue::S(sk)) => Some(sk.clone()),
             _ => None,
@@ -374,6 +386,7 @@ impl DataService {
             .iter()
             .map(CommandModel::from_item)
             .collect::<Result<Vec<_>>>()?;
+        let items = resolve_all(self.large.as_ref(), items).await?;
         Ok(IndexPage {
             items,
             cursor: page.last_evaluated_key().cloned().map(Cursor),
@@ -454,7 +467,7 @@ impl DataService {
         }
         // By number: `@10` sorts before `@9` as text.
         rows.sort_by_key(|r| r.version);
-        Ok(rows)
+        resolve_all(self.large.as_ref(), rows).await
     }
 
     /// One history version.
@@ -464,12 +477,13 @@ impl DataService {
         base_sk: &str,
         version: i64,
     ) -> Result<Option<CommandModel>> {
-        read_row(
+        let row = read_row(
             &self.client,
             &self.tables.history,
             pk,
             &add_sort_key_version(base_sk, version),
         )
-        .await
+        .await?;
+        resolve_some(self.large.as_ref(), row).await
     }
 }

@@ -49,6 +49,10 @@ pub enum CqrsError {
     /// A wait ran out of time (the command may still finish later).
     #[error("timed out: {0}")]
     Timeout(String),
+    /// An object store (large attributes) refused or failed a call, or cannot be read
+    /// without one; `location` is `s3://bucket/key`.
+    #[error("object {location}: {message}")]
+    Object { location: String, message: String },
     /// An entity that does not map to or from the stored attributes (serde).
     #[error("entity {what}: {source}")]
     Entity {

@@ -23,6 +23,8 @@
 //! - [`notifications`]: command versions reaching a final status, for subscribers.
 //! - [`tasks`]: long-running tasks with status and sub-tasks, as the framework's entities.
 //! - [`import`]: CSV and JSON lines imported through commands, with a report of rejects.
+//! - [`large`]: attributes too large for an item, kept in a bucket of an [`objects`]
+//!   store (a local directory, S3) and read back transparently.
 //! - [`redrive`]: resync a new read model from the data table, list and replay failed
 //!   commands.
 //!
@@ -60,12 +62,15 @@ pub mod error;
 pub mod import;
 pub mod indexes;
 pub mod keys;
+pub mod large;
 pub mod master;
 pub mod names;
 pub mod notifications;
+pub mod objects;
 pub mod partial;
 pub mod projection;
 pub mod projector;
+pub mod projector_options;
 pub mod redrive;
 pub mod rows;
 pub mod sequence;
@@ -88,8 +93,10 @@ pub use data::{Cursor, DataService, IndexPage, IndexQuery, ListOptions, Page};
 pub use entity::Entity;
 pub use error::{BoxError, CqrsError, Result};
 pub use indexes::{Index, IndexKey, Indexes, KeyPart};
+pub use large::LargeAttributes;
 pub use master::{MasterService, SettingScope};
 pub use notifications::{Notification, Notifier};
+pub use objects::{DirectoryStore, ObjectStore};
 pub use partial::{PartialUpdate, merge};
 pub use projection::{Projection, project};
 pub use projector::{Projector, ProjectorOptions};

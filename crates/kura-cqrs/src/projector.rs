@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
@@ -38,6 +38,7 @@ use aws_sdk_dynamodbstreams::types::{
 use crate::cancellation::classify;
 use crate::command::{CommandModel, now_timestamp};
 use crate::error::{CqrsError, Result};
+use crate::large::{LargeAttributes, resolve};
 use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SEQUENCE, STATUS, VERSION};
 use crate::notifications::{Notification, Notifier};
 use crate::projection::{Projection, project, ttl_kinds};
@@ -49,62 +50,7 @@ use crate::sync::SyncHandler;
 use crate::tables::TableNames;
 use crate::ttl::{self, TtlPolicies};
 
-/// How hard the projector tries before parking a record, and how it reads the stream.
-#[derive(Debug, Clone)]
-pub struct ProjectorOptions {
-    pub attempts: u32,
-    pub first_backoff: Duration,
-    /// Records per GetRecords call.
-    pub page: i32,
-    /// Empty GetRecords pages in a row the projector follows in one round in a closed
-    /// shard before it keeps the iterator for the next round (an empty page is not the
-    /// end of a shard; in an open shard it stops at the first, most often the present).
-    pub empty_pages: u32,
-    /// How long the shard list (DescribeTable and DescribeStream, which AWS allows 10
-    /// times a second) is reused. A shard that ends has it read again at once, for its
-    /// children.
-    pub shard_refresh: Duration,
-}
-
-impl Default for ProjectorOptions {
-    fn default() -> Self {
-        ProjectorOptions {
-            attempts: 5,
-            first_backoff: Duration::from_millis(50),
-            page: 100,
-            empty_pages: 8,
-            shard_refresh: Duration::from_secs(5),
-        }
-    }
-}
-
-/// What the projector has done, for monitoring.
-#[derive(Debug, Default)]
-pub struct ProjectorStats {
-    pub applied: AtomicU64,
-    pub dead_lettered: AtomicU64,
-    /// Creation time (epoch seconds) of the last record finished: the lag is now minus it.
-    pub last_record_time: AtomicU64,
-    /// Failed attempts to apply a record that were retried (after backoff).
-    pub retried: AtomicU64,
-    /// DescribeStream calls made (each page of the shard list is one).
-    pub describe_stream_calls: AtomicU64,
-    /// GetRecords calls made.
-    pub get_records_calls: AtomicU64,
-}
-
-impl ProjectorStats {
-    /// How far behind the stream the projector is: now minus the creation time of the
-    /// last record it finished (`None` before the first).
-    pub fn lag(&self) -> Option<Duration> {
-        let last = self.last_record_time.load(Ordering::Relaxed);
-        if last == 0 {
-            return None;
-        }
-        let now = time::OffsetDateTime::now_utc().unix_timestamp().max(0) as u64;
-        Some(Duration::from_secs(now.saturating_sub(last)))
-    }
-}
+pub use crate::projector_options::{ProjectorOptions, ProjectorStats};
 
 pub struct Projector {
     client: Client,
@@ -115,6 +61,7 @@ pub struct Projector {
     options: ProjectorOptions,
     stats: Arc<ProjectorStats>,
     notifier: Option<Notifier>,
+    large: Option<LargeAttributes>,
     /// Where the projector is in the stream; one round at a time holds it.
     reading: tokio::sync::Mutex<Reading>,
 }
@@ -184,6 +131,7 @@ impl Projector {
             options,
             stats: Arc::new(ProjectorStats::default()),
             notifier: None,
+            large: None,
             reading: tokio::sync::Mutex::new(Reading::default()),
         }
     }
@@ -197,6 +145,13 @@ impl Projector {
     /// Tells `notifier` when a command version finishes or fails.
     pub fn with_notifications(mut self, notifier: Notifier) -> Projector {
         self.notifier = Some(notifier);
+        self
+    }
+
+    /// Reads attributes kept in an object store back for the sync handlers (the data
+    /// and history rows carry the reference as it is).
+    pub fn with_large_attributes(mut self, large: LargeAttributes) -> Projector {
+        self.large = Some(large);
         self
     }
 
@@ -585,6 +540,17 @@ impl Projector {
     /// Applies one command version: data table (with history), then every handler.
     async fn apply(&self, command: &CommandModel) -> std::result::Result<(), Failure> {
         self.apply_data(command).await.map_err(failure)?;
+        // Handlers see the attributes even when the row only refers to them.
+        let loaded;
+        let command = match &command.attributes_ref {
+            Some(_) if !self.handlers.is_empty() => {
+                loaded = resolve(self.large.as_ref(), command.clone())
+                    .await
+                    .map_err(failure)?;
+                &loaded
+            }
+            _ => command,
+        };
         for handler in &self.handlers {
             handler
                 .up(command)

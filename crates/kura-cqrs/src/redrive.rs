@@ -9,6 +9,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
 use crate::keys::add_sort_key_version;
+use crate::large::{LargeAttributes, resolve};
 use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SK, STATUS};
 use crate::projector::Projector;
 use crate::rows::{Item, key, s};
@@ -137,12 +138,14 @@ fn failed_handler(error: Option<&str>) -> Option<&str> {
 /// how far it got after each page: a resync that was interrupted goes on from there; one
 /// that finished starts over. The projector may deliver newer versions meanwhile, so the
 /// handler must keep the highest version it has seen (the at-least-once contract of
-/// [`SyncHandler`]). Returns how many rows it fed.
+/// [`SyncHandler`]). `large` reads offloaded attributes back ([`crate::large`]).
+/// Returns how many rows it fed.
 pub async fn resync(
     client: &Client,
     tables: &TableNames,
     handler: &dyn SyncHandler,
     page: i32,
+    large: Option<&LargeAttributes>,
 ) -> Result<u64> {
     let checkpoint = key(RESYNC_PK, handler.id());
     let saved = client
@@ -175,7 +178,7 @@ pub async fn resync(
             .await
             .map_err(CqrsError::dynamo)?;
         for item in got.items() {
-            let mut row = CommandModel::from_item(item)?;
+            let mut row = resolve(large, CommandModel::from_item(item)?).await?;
             row.sk = add_sort_key_version(row.base_sk(), row.version);
             handler
                 .up(&row)

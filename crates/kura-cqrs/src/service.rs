@@ -17,6 +17,7 @@ use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_
 use crate::error::{CqrsError, Result};
 use crate::indexes::Indexes;
 use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
+use crate::large::{LargeAttributes, resolve_some};
 use crate::names::{ERROR, PK, SK, STATUS, VERSION, not_exists};
 use crate::notifications::{Notification, Notifier};
 use crate::partial::PartialUpdate;
@@ -37,6 +38,7 @@ pub struct CommandService {
     indexes: Indexes,
     sessions: Option<Sessions>,
     notifier: Option<Notifier>,
+    large: Option<LargeAttributes>,
     handlers: Handlers,
 }
 
@@ -65,6 +67,7 @@ impl CommandService {
             indexes: Indexes::default(),
             sessions: None,
             notifier: None,
+            large: None,
             handlers: Handlers::default(),
         }
     }
@@ -91,6 +94,13 @@ impl CommandService {
         self
     }
 
+    /// Keeps the attributes of versions too large for a DynamoDB item in `large`'s
+    /// bucket, and reads them back (give the projector and the data service the same).
+    pub fn with_large_attributes(mut self, large: LargeAttributes) -> CommandService {
+        self.large = Some(large);
+        self
+    }
+
     fn notify(&self, model: &CommandModel, status: &str, error: Option<&str>) {
         if let Some(notifier) = &self.notifier {
             notifier.send(Notification::of(&self.tables.command, model, status, error));
@@ -114,18 +124,22 @@ impl CommandService {
         }
     }
 
-    /// The stored command for `version` of `input`, its index keys computed.
-    fn model(
+    /// The stored command for `version` of `input`, its index keys computed, its
+    /// attributes offloaded when too large for the row.
+    async fn model(
         &self,
         input: &CommandInput,
         version: i64,
         invoker: &Invoker,
         created: Option<&crate::command::Audit>,
         now: &str,
-    ) -> CommandModel {
+    ) -> Result<CommandModel> {
         let mut model = CommandModel::from_input(input, version, invoker, created, now);
         model.index_keys = self.indexes.keys_of(&model);
-        model
+        if let Some(large) = &self.large {
+            large.offload(&self.tables.command, &mut model).await?;
+        }
+        Ok(model)
     }
 
     /// A handler `publish_sync` runs before it returns (register the same ones with the
@@ -160,13 +174,15 @@ impl CommandService {
         };
         // Every version carries created* from the first, so the latest has them (and
         // still does when the first version's row has expired by a retention policy).
-        let model = self.model(
-            input,
-            version,
-            invoker,
-            latest.as_ref().map(|l| &l.audit),
-            &now_timestamp(),
-        );
+        let model = self
+            .model(
+                input,
+                version,
+                invoker,
+                latest.as_ref().map(|l| &l.audit),
+                &now_timestamp(),
+            )
+            .await?;
         self.put_command(&model).await?;
         self.record(invoker, &model).await?;
         Ok(Some(model))
@@ -188,13 +204,15 @@ impl CommandService {
             None => return Ok(None),
         };
         let now = now_timestamp();
-        let model = self.model(
-            input,
-            version,
-            invoker,
-            current.as_ref().map(|c| &c.audit),
-            &now,
-        );
+        let model = self
+            .model(
+                input,
+                version,
+                invoker,
+                current.as_ref().map(|c| &c.audit),
+                &now,
+            )
+            .await?;
         // Applied here and now: the command is finished when the transaction commits.
         let kinds = ttl_kinds(current.as_ref(), &model, true);
         let ttl = ttl::resolve(self.ttl.as_ref(), &model.tenant_code, &kinds).await?;
@@ -305,13 +323,15 @@ impl CommandService {
             .latest_command(pk, base_sk)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("{pk} {base_sk}")))?;
-        let model = self.model(
-            &latest.to_input(latest.version),
-            latest.version + 1,
-            invoker,
-            Some(&latest.audit),
-            &now_timestamp(),
-        );
+        let model = self
+            .model(
+                &latest.to_input(latest.version),
+                latest.version + 1,
+                invoker,
+                Some(&latest.audit),
+                &now_timestamp(),
+            )
+            .await?;
         self.put_command(&model).await?;
         self.record(invoker, &model).await?;
         Ok(model)
@@ -433,13 +453,14 @@ impl CommandService {
         base_sk: &str,
         version: i64,
     ) -> Result<Option<CommandModel>> {
-        read_row(
+        let row = read_row(
             &self.client,
             &self.tables.command,
             pk,
             &add_sort_key_version(base_sk, version),
         )
-        .await
+        .await?;
+        resolve_some(self.large.as_ref(), row).await
     }
 
     /// The latest version of a command, by version number (so `@10` is after `@9`).
@@ -498,18 +519,20 @@ impl CommandService {
         base_sk: &str,
         version: i64,
     ) -> Result<Option<CommandModel>> {
-        read_row(
+        let row = read_row(
             &self.client,
             &self.tables.history,
             pk,
             &add_sort_key_version(base_sk, version),
         )
-        .await
+        .await?;
+        resolve_some(self.large.as_ref(), row).await
     }
 
     /// The data row (latest applied state) of an entity.
     pub async fn data_row(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
-        read_row(&self.client, &self.tables.data, pk, sk).await
+        let row = read_row(&self.client, &self.tables.data, pk, sk).await?;
+        resolve_some(self.large.as_ref(), row).await
     }
 }
 

@@ -198,13 +198,15 @@ async fn a_new_read_model_is_backfilled_from_the_data_table() {
 
     let model = Model::default();
     model.stop_after.store(3, Ordering::SeqCst);
-    let interrupted = resync(&client, &tables, &model, 2).await;
+    let interrupted = resync(&client, &tables, &model, 2, None).await;
     assert!(
         matches!(&interrupted, Err(CqrsError::Handler { handler, .. }) if handler == "model"),
         "{interrupted:?}"
     );
     model.stop_after.store(0, Ordering::SeqCst);
-    let fed = resync(&client, &tables, &model, 2).await.expect("resume");
+    let fed = resync(&client, &tables, &model, 2, None)
+        .await
+        .expect("resume");
     // Resumed after the last whole page (two rows), not from the start.
     assert_eq!(fed, 5, "the seven rows less the first page");
     let rows = model.rows.lock().expect("lock").clone();
@@ -214,6 +216,8 @@ async fn a_new_read_model_is_backfilled_from_the_data_table() {
         "the version the data row is at"
     );
     // A finished resync starts over.
-    let again = resync(&client, &tables, &model, 100).await.expect("again");
+    let again = resync(&client, &tables, &model, 100, None)
+        .await
+        .expect("again");
     assert_eq!(again, 7);
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use kura_cqrs::{Projector, ProjectorOptions, SyncHandler, TableNames};
+use kura_cqrs::{LargeAttributes, Projector, ProjectorOptions, SyncHandler, TableNames};
 use serde_json::json;
 
 #[derive(Subcommand)]
@@ -74,6 +74,46 @@ pub(crate) struct ModuleArgs {
     /// The module part of the table names.
     #[arg(long)]
     module: String,
+    #[command(flatten)]
+    objects: ObjectArgs,
+}
+
+/// Where the module keeps attributes too large for an item (`LargeAttributes`): read
+/// back for the SQLite read model, written by an import.
+#[derive(Args)]
+pub(crate) struct ObjectArgs {
+    /// A directory of buckets (a bucket is a directory, as `kura serve --buckets-dir`).
+    #[arg(long, env = "KURA_CQRS_OBJECTS_DIR")]
+    objects_dir: Option<PathBuf>,
+    /// An S3 or S3-compatible endpoint instead (path-style; credentials from
+    /// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).
+    #[arg(
+        long,
+        env = "KURA_CQRS_OBJECTS_S3_ENDPOINT",
+        conflicts_with = "objects_dir"
+    )]
+    objects_s3_endpoint: Option<String>,
+    /// The region of --objects-s3-endpoint.
+    #[arg(long, default_value = "us-east-1")]
+    objects_region: String,
+    /// The bucket.
+    #[arg(long, default_value = "kura-cqrs-attributes")]
+    objects_bucket: String,
+}
+
+impl ObjectArgs {
+    /// The configured store, if any.
+    fn large(&self) -> Result<Option<LargeAttributes>, String> {
+        let store: Arc<dyn kura_cqrs::ObjectStore> =
+            match (&self.objects_dir, &self.objects_s3_endpoint) {
+                (Some(dir), _) => Arc::new(kura_cqrs::DirectoryStore::new(dir)),
+                (None, Some(endpoint)) => Arc::new(kura_cqrs::objects::S3Store::new(
+                    crate::s3::client(endpoint, &self.objects_region)?,
+                )),
+                (None, None) => return Ok(None),
+            };
+        Ok(Some(LargeAttributes::new(store, &self.objects_bucket)))
+    }
 }
 
 impl ModuleArgs {
@@ -92,6 +132,9 @@ impl ModuleArgs {
             self.tables(),
             ProjectorOptions::default(),
         );
+        if let Some(large) = self.objects.large()? {
+            projector = projector.with_large_attributes(large);
+        }
         if let Some(path) = sqlite {
             projector.register(sqlite_model(path)?);
         }
@@ -204,6 +247,7 @@ async fn resync(args: ResyncArgs) -> Result<(), String> {
         &args.module.tables(),
         model.as_ref(),
         args.page,
+        args.module.objects.large()?.as_ref(),
     )
     .await
     .map_err(|e| e.to_string())?;
@@ -252,7 +296,10 @@ async fn import(args: ImportArgs) -> Result<(), String> {
             tables.data
         ));
     }
-    let service = kura_cqrs::CommandService::new(client, tables);
+    let mut service = kura_cqrs::CommandService::new(client, tables);
+    if let Some(large) = args.module.objects.large()? {
+        service = service.with_large_attributes(large);
+    }
     let mut import = Import::new(&service, mapping).progress(1000, |r| {
         tracing::info!(
             records = r.records,

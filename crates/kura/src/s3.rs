@@ -24,36 +24,44 @@ impl S3Buckets {
         region: &str,
         runtime: tokio::runtime::Handle,
     ) -> Result<Self, String> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let (Some(key), Some(secret)) = (var("AWS_ACCESS_KEY_ID"), var("AWS_SECRET_ACCESS_KEY"))
-        else {
-            return Err("--s3-endpoint needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY".into());
-        };
-        let https = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_webpki_roots()
-            .https_or_http()
-            .enable_http1()
-            .build();
-        let hyper = HyperClient::builder(TokioExecutor::new()).build(https);
-        let config = aws_sdk_s3::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new(region.to_owned()))
-            .credentials_provider(Credentials::new(
-                key,
-                secret,
-                var("AWS_SESSION_TOKEN"),
-                None,
-                "kura",
-            ))
-            .endpoint_url(endpoint)
-            .force_path_style(true)
-            .http_client(kura_cqrs::endpoint::sdk_http_client(hyper))
-            .build();
         Ok(S3Buckets {
-            client: aws_sdk_s3::Client::from_conf(config),
+            client: client(endpoint, region)?,
             runtime,
         })
     }
+}
+
+/// An S3 client for `endpoint` in `region`, path-style, with the credentials of the
+/// environment (also the one `kura cqrs --objects-s3-endpoint` keeps large attributes
+/// through).
+pub fn client(endpoint: &str, region: &str) -> Result<aws_sdk_s3::Client, String> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let (Some(key), Some(secret)) = (var("AWS_ACCESS_KEY_ID"), var("AWS_SECRET_ACCESS_KEY")) else {
+        return Err(format!(
+            "the S3 endpoint {endpoint} needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+        ));
+    };
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_webpki_roots()
+        .https_or_http()
+        .enable_http1()
+        .build();
+    let hyper = HyperClient::builder(TokioExecutor::new()).build(https);
+    let config = aws_sdk_s3::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(region.to_owned()))
+        .credentials_provider(Credentials::new(
+            key,
+            secret,
+            var("AWS_SESSION_TOKEN"),
+            None,
+            "kura",
+        ))
+        .endpoint_url(endpoint)
+        .force_path_style(true)
+        .http_client(kura_cqrs::endpoint::sdk_http_client(hyper))
+        .build();
+    Ok(aws_sdk_s3::Client::from_conf(config))
 }
 
 /// An SDK error as an export's or import's FailureCode: `S3` and S3's error code.

@@ -410,6 +410,55 @@ async fn import_a_csv_file_from_the_command_line() {
     assert_eq!(tea.name, "Tea");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_too_large_for_an_item_is_imported_with_an_objects_dir() {
+    let server = KuraProcess::start(None);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("manuals.jsonl");
+    let body = "lorem ipsum ".repeat(40_000); // 480 KB
+    let line = json!({"id": "M-1", "title": "Manual", "body": body});
+    std::fs::write(&file, format!("{line}\n")).expect("write");
+    let file = file.to_str().expect("utf-8 path");
+    let objects = dir.path().join("buckets");
+    let mut args = vec![
+        "import",
+        "--file",
+        file,
+        "--format",
+        "jsonl",
+        "--prefix",
+        "DOC",
+        "--tenant",
+        "t1",
+        "--id-field",
+        "id",
+        "--name-field",
+        "title",
+        "--sync",
+    ];
+    // Without a store, DynamoDB refuses the item and the record is reported.
+    let refused = cqrs_cli_module(&server.endpoint, "manuals", &args);
+    assert_eq!(refused[1]["rejected"], 1, "{refused:?}");
+    args.extend(["--objects-dir", objects.to_str().expect("utf-8 path")]);
+    let imported = cqrs_cli_module(&server.endpoint, "manuals", &args);
+    assert_eq!(
+        imported,
+        [json!({"records": 1, "published": 1, "unchanged": 0, "rejected": 0})]
+    );
+    let store = kura_cqrs::DirectoryStore::new(&objects);
+    let large = kura_cqrs::LargeAttributes::new(std::sync::Arc::new(store), "kura-cqrs-attributes");
+    let data =
+        kura_cqrs::DataService::new(server.client(), TableNames::new("t", "shop", "manuals"))
+            .with_large_attributes(large);
+    let manual = data
+        .get_item("DOC#t1", "M-1")
+        .await
+        .expect("read")
+        .expect("imported in sync");
+    assert_eq!(manual.attributes["body"], json!(body));
+    assert!(manual.attributes_ref.is_some());
+}
+
 /// Runs `kura cqrs SUBCOMMAND` on the poison module; its stdout's JSON lines.
 fn cqrs_cli(endpoint: &str, args: &[&str]) -> Vec<serde_json::Value> {
     cqrs_cli_module(endpoint, "poison", args)

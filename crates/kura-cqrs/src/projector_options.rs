@@ -1,0 +1,62 @@
+//! What the projector is told ([`ProjectorOptions`]) and what it reports
+//! ([`ProjectorStats`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// How hard the projector tries before parking a record, and how it reads the stream.
+#[derive(Debug, Clone)]
+pub struct ProjectorOptions {
+    pub attempts: u32,
+    pub first_backoff: Duration,
+    /// Records per GetRecords call.
+    pub page: i32,
+    /// Empty GetRecords pages in a row the projector follows in one round in a closed
+    /// shard before it keeps the iterator for the next round (an empty page is not the
+    /// end of a shard; in an open shard it stops at the first, most often the present).
+    pub empty_pages: u32,
+    /// How long the shard list (DescribeTable and DescribeStream, which AWS allows 10
+    /// times a second) is reused. A shard that ends has it read again at once, for its
+    /// children.
+    pub shard_refresh: Duration,
+}
+
+impl Default for ProjectorOptions {
+    fn default() -> Self {
+        ProjectorOptions {
+            attempts: 5,
+            first_backoff: Duration::from_millis(50),
+            page: 100,
+            empty_pages: 8,
+            shard_refresh: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What the projector has done, for monitoring.
+#[derive(Debug, Default)]
+pub struct ProjectorStats {
+    pub applied: AtomicU64,
+    pub dead_lettered: AtomicU64,
+    /// Creation time (epoch seconds) of the last record finished: the lag is now minus it.
+    pub last_record_time: AtomicU64,
+    /// Failed attempts to apply a record that were retried (after backoff).
+    pub retried: AtomicU64,
+    /// DescribeStream calls made (each page of the shard list is one).
+    pub describe_stream_calls: AtomicU64,
+    /// GetRecords calls made.
+    pub get_records_calls: AtomicU64,
+}
+
+impl ProjectorStats {
+    /// How far behind the stream the projector is: now minus the creation time of the
+    /// last record it finished (`None` before the first).
+    pub fn lag(&self) -> Option<Duration> {
+        let last = self.last_record_time.load(Ordering::Relaxed);
+        if last == 0 {
+            return None;
+        }
+        let now = time::OffsetDateTime::now_utc().unix_timestamp().max(0) as u64;
+        Some(Duration::from_secs(now.saturating_sub(last)))
+    }
+}
