@@ -1231,3 +1231,60 @@ def test_vector_search_ranks_by_score_within_a_partition_and_takes_an_items_vect
     ui.fill("item_key", '{"pk": "no-such-doc"}')
     ui.submit("form.vectors")
     assert ui.error() == "ValidationException: No item with that key has a vector in emb", ui.text()
+
+
+def test_the_kura_cqrs_page_lists_failed_commands_and_tasks(ui, server):
+    """A module's rows as kura-cqrs writes them (crates/kura-cqrs: command rows with
+    `status`, the dead-letter table, tasks as `TASK`/`SUB_TASK` entities of the data
+    table); crates/kura/tests/cqrs_spawned.rs checks the same page on rows the framework
+    itself wrote."""
+    ddb = client(server)
+    keys = dict(KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                           {"AttributeName": "sk", "KeyType": "RANGE"}],
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                      {"AttributeName": "sk", "AttributeType": "S"}],
+                BillingMode="PAY_PER_REQUEST")
+    for kind in ["command", "data", "history", "dead-letter"]:
+        ddb.create_table(TableName=f"ui-shop-billing-{kind}", **keys)
+    s = lambda v: {"S": v}
+    ddb.put_item(TableName="ui-shop-billing-command", Item={
+        "pk": s("INVOICE#t1"), "sk": s("INVOICE#7@2"), "version": {"N": "2"},
+        "status": s("finish:FAILED")})
+    ddb.put_item(TableName="ui-shop-billing-dead-letter", Item={
+        "pk": s("INVOICE#t1"), "sk": s("INVOICE#7@2"),
+        "error": s("handler ledger: <b>closed</b> period"), "parkedAt": s("2026-11-29T10:00:00Z")})
+    ddb.put_item(TableName="ui-shop-billing-command", Item={
+        "pk": s("INVOICE#t1"), "sk": s("INVOICE#8@1"), "version": {"N": "1"},
+        "status": s("finish:FAILED"), "error": s("handler mailer: no address")})
+    ddb.put_item(TableName="ui-shop-billing-command", Item={
+        "pk": s("INVOICE#t1"), "sk": s("INVOICE#9@1"), "version": {"N": "1"},
+        "status": s("finish:FINISHED")})
+    task = {"kind": s("close-month"), "status": s("STARTED"), "subTasks": {"N": "2"}}
+    ddb.put_item(TableName="ui-shop-billing-data", Item={
+        "pk": s("TASK#t1"), "sk": s("TASK#01JX"), "type": s("TASK"), "tenantCode": s("t1"),
+        "attributes": {"M": task}, "updatedAt": s("2026-11-29T10:01:00Z")})
+    ddb.put_item(TableName="ui-shop-billing-data", Item={
+        "pk": s("TASK#t1"), "sk": s("SUB_TASK#01JX#001"), "type": s("SUB_TASK"),
+        "attributes": {"M": {"status": s("COMPLETED")}}})
+    ddb.put_item(TableName="ui-shop-billing-data", Item={
+        "pk": s("TASK#t1"), "sk": s("SUB_TASK#01JX#002"), "type": s("SUB_TASK"),
+        "attributes": {"M": {"status": s("CREATED")}}})
+
+    ui.open("/console/tables")
+    ui.follow(ui.el("header.top nav a[href='/console/framework']"))
+    ui.follow(ui.el("main a[href='/console/framework/ui-shop-billing']"))
+    failed = rows(ui, "section.framework-failed table.grid")
+    assert [(r["Command"], r["Version"]) for r in failed] == [
+        ("INVOICE#7@2", "2"), ("INVOICE#8@1", "1")], failed
+    assert failed[0]["Failed by"] == "the projector, parked 2026-11-29T10:00:00Z"
+    assert failed[0]["Error"] == "handler ledger: <b>closed</b> period"  # text, not markup
+    assert failed[1]["Failed by"] == "a sync handler"
+    assert "kura cqrs redrive --env ui --app shop --module billing" in ui.el("pre.cli").text
+    tasks = rows(ui, "section.framework-tasks table.grid")
+    assert len(tasks) == 1, tasks
+    assert tasks[0]["Task"] == "TASK#01JX" and tasks[0]["Status"] == "STARTED", tasks
+    assert tasks[0]["Sub-tasks"].strip() == "1 of 2 ended", tasks
+    ui.shot("kura-cqrs")
+    # A failed command opens in the item editor.
+    ui.follow(ui.el("section.framework-failed td a"))
+    assert "INVOICE#7@2" in ui.text()

@@ -14,6 +14,7 @@ pub(crate) enum Tab<'a> {
     Table(&'a str, Section),
     PartiQl,
     Advisor,
+    Framework,
 }
 
 /// A table's pages.
@@ -94,6 +95,7 @@ pub(crate) fn page(ctx: &Ctx, title: &str, tab: Tab<'_>, body: Markup) -> Markup
                         a href="/console/tables" class=[matches!(tab, Tab::Tables | Tab::Table(..)).then_some("on")] { "Tables" }
                         a href="/console/partiql" class=[(tab == Tab::PartiQl).then_some("on")] { "PartiQL" }
                         a href="/console/advisor" class=[(tab == Tab::Advisor).then_some("on")] { "Advisor" }
+                        a href="/console/framework" class=[(tab == Tab::Framework).then_some("on")] { "kura-cqrs" }
                     }
                     @if let Some(signed_in) = &ctx.session.signed_in {
                         form.signout method="post" action="/console/signout" {

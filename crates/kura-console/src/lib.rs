@@ -12,6 +12,7 @@
 mod assets;
 mod code;
 mod entities;
+mod framework;
 mod grid;
 mod items;
 mod layout;
@@ -118,6 +119,8 @@ fn routes() -> Router<Shared> {
         )
         .route("/console/partiql", get(partiql::page).post(partiql::run))
         .route("/console/advisor", get(metrics::advisor))
+        .route("/console/framework", get(framework::list))
+        .route("/console/framework/{module}", get(framework::module))
 }
 
 /// One console request: the shared server state, the visitor's session, and when the

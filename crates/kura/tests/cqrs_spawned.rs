@@ -367,6 +367,58 @@ async fn poison_is_parked_and_others_flow_over_http() {
     let entities = late.entities().expect("entities");
     assert_eq!(entities.len(), 5);
     assert!(entities.iter().all(|(_, version, _)| *version == 12));
+
+    // The console's kura-cqrs page shows the same failures, and the module's tasks.
+    let tasks = kura_cqrs::tasks::TaskService::new(
+        service.clone(),
+        kura_cqrs::DataService::new(client.clone(), tables.clone()),
+    );
+    let invoker = Invoker::default();
+    let inputs = vec![json!(1), json!(2), json!(3)];
+    let task = tasks
+        .create("tenant001", "reindex", json!({}), inputs, &invoker)
+        .await
+        .expect("task");
+    tasks.start(&task, &invoker).await.expect("start");
+    tasks
+        .end_sub_task(&task, 1, Ok(json!("done")), &invoker)
+        .await
+        .expect("end 1");
+    tasks
+        .end_sub_task(&task, 2, Err("disk full".into()), &invoker)
+        .await
+        .expect("end 2");
+    let modules = console_page(&server.endpoint, "/console/framework");
+    assert!(modules.contains("t-shop-poison"), "{modules}");
+    let page = console_page(&server.endpoint, "/console/framework/t-shop-poison");
+    assert!(
+        page.contains("Failed commands <span class=\"count\">· 12</span>"),
+        "{page}"
+    );
+    assert_eq!(page.matches("entity 3 is poison").count(), 12);
+    assert!(page.contains("ORDER#03@12"));
+    assert!(page.contains("the projector, parked"));
+    assert!(page.contains("kura cqrs redrive --env t --app shop --module poison"));
+    assert!(page.contains(&task.sk), "the task is listed");
+    assert!(page.contains("2 of 3 ended, 1 failed"), "{page}");
+    assert!(page.contains("STARTED"));
+}
+
+/// A console page's HTML, fetched as a browser would (the console needs no sign-in on a
+/// server without --auth).
+fn console_page(endpoint: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let address = endpoint.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("request");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("response");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    response
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
