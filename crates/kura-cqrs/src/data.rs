@@ -2,6 +2,8 @@
 //! the history table: rows or typed entities, one page at a time or as a stream that
 //! follows the pages.
 
+use std::collections::BTreeMap;
+
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures_util::{Stream, TryStreamExt, stream};
@@ -11,6 +13,7 @@ use crate::command::CommandModel;
 pub use crate::condition::SkCondition;
 use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
+use crate::index_merge::{IndexBounds, IndexMatch, merge_index_page};
 use crate::indexes::{Index, KeyCondition, key_condition};
 use crate::keys::{Key, VER_SEPARATOR, add_sort_key_version};
 use crate::large::{LargeAttributes, resolve_all, resolve_some};
@@ -265,6 +268,70 @@ impl DataService {
         })
     }
 
+    /// [`DataService::query_index`] as `user` sees it: their own newer versions merged
+    /// into the page — replacing a row when they still match the query, taking it off
+    /// when they no longer do, entering in index order when the page's range covers
+    /// them and the data table has not applied them yet (one consistent read of the data
+    /// row each), deletes left out when `exclude_deleted`.
+    pub async fn query_index_for(&self, user: &str, query: &IndexQuery) -> Result<IndexPage> {
+        // Without the soft-delete filter, as `list_items_by_pk_for`.
+        let unfiltered = IndexQuery {
+            exclude_deleted: false,
+            ..query.clone()
+        };
+        let page = self.query_index(&unfiltered).await?;
+        let recent = self.recent(user).await?;
+        let condition = key_condition(
+            &query.index,
+            &query.partition,
+            &query.sort_equal,
+            query.sort.as_ref(),
+        )?;
+        let wanted = IndexMatch {
+            equal: condition.equal,
+            range: condition
+                .range
+                .zip(query.sort.clone())
+                .map(|((name, operands), sort)| (name, sort, operands)),
+            sort: query
+                .index
+                .sort
+                .iter()
+                .map(|k| k.attribute.clone())
+                .collect(),
+            descending: query.descending,
+            exclude_deleted: query.exclude_deleted,
+        };
+        // The data table's versions of the recorded entities the page does not show.
+        let mut applied = BTreeMap::new();
+        for mine in &recent {
+            let on_page = page
+                .items
+                .iter()
+                .any(|r| r.pk == mine.pk && r.sk == mine.sk);
+            if !on_page && wanted.matches(&mine.to_item()) {
+                let row = read_row(&self.client, &self.tables.data, &mine.pk, &mine.sk).await?;
+                applied.insert(
+                    (mine.pk.clone(), mine.sk.clone()),
+                    row.map_or(0, |r| r.version),
+                );
+            }
+        }
+        let bounds = IndexBounds {
+            after: query.cursor.as_ref().map(|c| &c.0),
+            until: page.cursor.as_ref().map(|c| &c.0),
+        };
+        let items = merge_index_page(&recent, &wanted, &bounds, page.items, |mine| {
+            applied
+                .get(&(mine.pk.clone(), mine.sk.clone()))
+                .is_some_and(|version| *version < mine.version)
+        });
+        Ok(IndexPage {
+            items,
+            cursor: page.cursor,
+        })
+    }
+
     /// The latest state of one entity.
     pub async fn get_item(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
         let row = read_row(&self.client, &self.tables.data, pk, sk).await?;
@@ -354,6 +421,7 @@ impl DataService {
             expression,
             names,
             mut values,
+            ..
         } = key_condition(
             &query.index,
             &query.partition,

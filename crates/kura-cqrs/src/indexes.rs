@@ -365,6 +365,10 @@ pub(crate) struct KeyCondition {
     pub expression: String,
     pub names: BTreeMap<String, String>,
     pub values: BTreeMap<String, AttributeValue>,
+    /// The same as data: each attribute that must equal a value...
+    pub equal: Vec<(String, AttributeValue)>,
+    /// ... and the attribute the sort condition is on, with its operands.
+    pub range: Option<(String, Vec<AttributeValue>)>,
 }
 
 /// The key condition of a query on `index`: `partition` gives the variable parts of
@@ -400,30 +404,42 @@ pub(crate) fn key_condition(
     let mut clauses = Vec::new();
     let mut names = BTreeMap::new();
     let mut values = BTreeMap::new();
+    let mut equal = Vec::new();
     let mut parts = partition.iter();
     for (i, key) in index.partition.iter().enumerate() {
+        let value = key.value_from(&mut parts)?;
         names.insert(format!("#p{i}"), key.attribute.clone());
-        values.insert(format!(":p{i}"), key.value_from(&mut parts)?);
+        values.insert(format!(":p{i}"), value.clone());
         clauses.push(format!("#p{i} = :p{i}"));
+        equal.push((key.attribute.clone(), value));
     }
     for (i, (key, value)) in index.sort.iter().zip(sort_equal).enumerate() {
+        let value = typed_whole(key, value)?;
         names.insert(format!("#s{i}"), key.attribute.clone());
-        values.insert(format!(":s{i}"), typed_whole(key, value)?);
+        values.insert(format!(":s{i}"), value.clone());
         clauses.push(format!("#s{i} = :s{i}"));
+        equal.push((key.attribute.clone(), value));
     }
+    let mut range = None;
     if let Some(condition) = sort {
         let key = &index.sort[sort_equal.len()];
         names.insert("#r".into(), key.attribute.clone());
         let (text, operands) = condition.expression_on("#r");
+        let mut typed = Vec::new();
         for (name, operand) in [":a", ":b"].iter().zip(operands) {
-            values.insert((*name).into(), typed_whole(key, &operand)?);
+            let value = typed_whole(key, &operand)?;
+            values.insert((*name).into(), value.clone());
+            typed.push(value);
         }
         clauses.push(text);
+        range = Some((key.attribute.clone(), typed));
     }
     Ok(KeyCondition {
         expression: clauses.join(" AND "),
         names,
         values,
+        equal,
+        range,
     })
 }
 
@@ -499,6 +515,7 @@ mod tests {
             expression,
             names,
             values,
+            ..
         } = key_condition(
             &by_status(),
             &["t1".into(), "PENDING".into()],

@@ -18,7 +18,8 @@
 //! - [`projector`]: the stream-driven worker that applies commands to the data table and
 //!   the registered sync handlers, with checkpoints and a dead-letter table.
 //!
-//! - [`sessions`]: read-your-writes (a user's own async publishes merged into their reads).
+//! - [`sessions`]: read-your-writes (a user's own async publishes merged into their reads;
+//!   [`index_merge`] for index pages).
 //! - [`indexes`]: a module's secondary indexes, declared once; [`entity`]: typed entities.
 //! - [`notifications`]: command versions reaching a final status, for subscribers.
 //! - [`tasks`]: long-running tasks with status and sub-tasks, as the framework's entities.
@@ -60,6 +61,7 @@ pub mod endpoint;
 pub mod entity;
 pub mod error;
 pub mod import;
+pub mod index_merge;
 pub mod indexes;
 pub mod keys;
 pub mod large;

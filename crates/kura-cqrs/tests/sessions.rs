@@ -145,3 +145,127 @@ async fn a_user_reads_their_own_async_writes() {
         [(sk(1), 3, "99".into()), (sk(2), 1, "2".into())]
     );
 }
+
+/// Orders by tenant and status, by placing date.
+fn by_status() -> kura_cqrs::Index {
+    use kura_cqrs::names::TENANT_CODE;
+    kura_cqrs::Index::new("by-status")
+        .partition(
+            kura_cqrs::IndexKey::string("gsiStatus")
+                .with_field(TENANT_CODE)
+                .with_attribute("status"),
+        )
+        .sort(kura_cqrs::IndexKey::string("gsiDate").with_attribute("placedAt"))
+}
+
+fn order(n: u32, version: i64, status: &str) -> CommandInput {
+    let key = keys::parent("ORDER", "t1", &format!("{n:03}")).expect("key");
+    CommandInput::for_key(&key, version)
+        .with_code(format!("{n:03}"))
+        .with_entity(&json!({"status": status, "placedAt": format!("2026-03-{n:02}")}))
+        .expect("a map")
+}
+
+fn codes(page: &kura_cqrs::IndexPage) -> Vec<(String, i64)> {
+    page.items
+        .iter()
+        .map(|r| (r.code.clone(), r.version))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_reads_their_own_async_writes_through_an_index() {
+    let (client, streams) = common::clients().await;
+    let tables = common::unique_names("order");
+    let indexes = kura_cqrs::Indexes::new([by_status()]).expect("indexes");
+    kura_cqrs::ensure_tables_with(&client, &tables, &indexes)
+        .await
+        .expect("tables");
+    let sessions = Sessions::new(client.clone(), &tables);
+    let commands = CommandService::new(client.clone(), tables.clone())
+        .with_indexes(indexes)
+        .with_sessions(sessions.clone());
+    let data = DataService::new(client.clone(), tables.clone()).with_sessions(sessions);
+    let status = |s: &str| kura_cqrs::IndexQuery::new(&by_status(), ["t1", s]);
+    for n in [1, 2] {
+        commands
+            .publish_sync(&order(n, VERSION_FIRST, "pending"), &invoker("ben"))
+            .await
+            .expect("sync");
+    }
+    // Aiko places order 3 and ships order 1, asynchronously.
+    commands
+        .publish_async(&order(3, VERSION_FIRST, "pending"), &invoker("aiko"))
+        .await
+        .expect("async");
+    commands
+        .publish_async(&order(1, VERSION_LATEST, "shipped"), &invoker("aiko"))
+        .await
+        .expect("async update");
+
+    let pending = data
+        .query_index_for("aiko", &status("pending"))
+        .await
+        .expect("query");
+    assert_eq!(codes(&pending), [("002".into(), 1), ("003".into(), 1)]);
+    let shipped = data
+        .query_index_for("aiko", &status("shipped"))
+        .await
+        .expect("query");
+    assert_eq!(codes(&shipped), [("001".into(), 2)]);
+    let newest_first = data
+        .query_index_for("aiko", &status("pending").descending())
+        .await
+        .expect("query");
+    assert_eq!(codes(&newest_first), [("003".into(), 1), ("002".into(), 1)]);
+    let his = data
+        .query_index_for("ben", &status("pending"))
+        .await
+        .expect("query");
+    assert_eq!(
+        codes(&his),
+        [("001".into(), 1), ("002".into(), 1)],
+        "ben sees the table"
+    );
+
+    // A page at a time: every order once, on the page its date puts it.
+    let mut query = status("pending").limit(1);
+    let mut pages = Vec::new();
+    loop {
+        let page = data.query_index_for("aiko", &query).await.expect("page");
+        pages.push(codes(&page));
+        match page.cursor {
+            Some(cursor) => query.cursor = Some(cursor),
+            None => break,
+        }
+    }
+    let seen: Vec<_> = pages.concat();
+    assert_eq!(
+        seen,
+        [("002".into(), 1), ("003".into(), 1)],
+        "pages {pages:?}"
+    );
+
+    // Applied, then ben ships order 3 in sync: aiko's recorded version 1 (pending) never
+    // brings it back.
+    let projector = Projector::new(client, streams, tables, ProjectorOptions::default());
+    let mut applied = 0;
+    while applied < 2 {
+        let done = projector.run_once().await.expect("round");
+        if done == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        applied += done;
+    }
+    commands
+        .publish_sync(&order(3, VERSION_LATEST, "shipped"), &invoker("ben"))
+        .await
+        .expect("ben ships 3");
+    for user in ["aiko", "ben"] {
+        let pending = data
+            .query_index_for(user, &status("pending"))
+            .await
+            .expect("query");
+        assert_eq!(codes(&pending), [("002".into(), 1)], "{user}");
+    }
+}
