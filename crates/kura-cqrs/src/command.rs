@@ -322,6 +322,14 @@ impl CommandModel {
 
     /// The attributes as a typed entity (serde; numbers exact).
     pub fn entity<T: DeserializeOwned>(&self) -> Result<T> {
+        if let (Some(location), true) = (&self.attributes_ref, self.attributes.is_empty()) {
+            return Err(CqrsError::Object {
+                location: location.clone(),
+                message: "the attributes were not read back (give the service its \
+                          LargeAttributes)"
+                    .into(),
+            });
+        }
         // One clone of the map: serde_json reads a `Value` by value.
         serde_json::from_value(Value::Object(self.attributes.clone())).map_err(|source| {
             CqrsError::Entity {
