@@ -229,19 +229,20 @@ async fn module_view(ctx: &Ctx, module: &str) -> Result<Markup, ApiError> {
     )
     .await?;
     // A module made before the dead-letter table existed has none: nothing parked.
-    let parked: BTreeMap<(String, String), (String, String)> =
-        match scan(ctx, &dead_letter, None).await {
-            Ok((rows, _)) => rows
-                .iter()
-                .map(|r| {
-                    (
-                        (text(r, "pk"), text(r, "sk")),
-                        (text(r, "error"), text(r, "parkedAt")),
-                    )
-                })
-                .collect(),
-            Err(_) => BTreeMap::new(),
-        };
+    let (parked_rows, parked_complete) = match scan(ctx, &dead_letter, None).await {
+        Ok(read) => read,
+        Err(e) if e.name() == "ResourceNotFoundException" => (Vec::new(), true),
+        Err(e) => return Err(e),
+    };
+    let parked: BTreeMap<(String, String), (String, String)> = parked_rows
+        .iter()
+        .map(|r| {
+            (
+                (text(r, "pk"), text(r, "sk")),
+                (text(r, "error"), text(r, "parkedAt")),
+            )
+        })
+        .collect();
     let failures: Vec<Failure> = failed_rows
         .iter()
         .map(|row| {
@@ -281,6 +282,7 @@ async fn module_view(ctx: &Ctx, module: &str) -> Result<Markup, ApiError> {
         section.framework-failed {
             h2 { "Failed commands " span.count { "· " (failures.len()) } }
             @if !failed_complete { p.hint { "Read the first " (SCAN_LIMIT) " command rows only." } }
+            @if !parked_complete { p.hint { "Read the first " (SCAN_LIMIT) " dead-letter rows only: a command parked after them shows as failed by a sync handler." } }
             @if failures.is_empty() {
                 p.empty { "No failed command: every version was applied." }
             } @else {

@@ -322,14 +322,7 @@ impl CommandModel {
 
     /// The attributes as a typed entity (serde; numbers exact).
     pub fn entity<T: DeserializeOwned>(&self) -> Result<T> {
-        if let (Some(location), true) = (&self.attributes_ref, self.attributes.is_empty()) {
-            return Err(CqrsError::Object {
-                location: location.clone(),
-                message: "the attributes were not read back (give the service its \
-                          LargeAttributes)"
-                    .into(),
-            });
-        }
+        self.check_loaded()?;
         // One clone of the map: serde_json reads a `Value` by value.
         serde_json::from_value(Value::Object(self.attributes.clone())).map_err(|source| {
             CqrsError::Entity {
@@ -339,9 +332,25 @@ impl CommandModel {
         })
     }
 
+    /// Refuses a row whose attributes are in an object store and were not read back:
+    /// an entity made of it would be stored with no attributes.
+    fn check_loaded(&self) -> Result<()> {
+        match (&self.attributes_ref, self.attributes.is_empty()) {
+            (Some(location), true) => Err(CqrsError::Object {
+                location: location.clone(),
+                message: "the attributes were not read back (give the service its \
+                          LargeAttributes)"
+                    .into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// This version as an input at `version`, unchanged otherwise (to publish it again).
-    pub fn to_input(&self, version: i64) -> CommandInput {
-        CommandInput {
+    /// A row whose offloaded attributes were not read back is refused.
+    pub fn to_input(&self, version: i64) -> Result<CommandInput> {
+        self.check_loaded()?;
+        Ok(CommandInput {
             pk: self.pk.clone(),
             sk: self.base_sk().to_owned(),
             code: self.code.clone(),
@@ -353,7 +362,7 @@ impl CommandModel {
             seq: self.seq,
             ttl: self.ttl,
             attributes: self.attributes.clone(),
-        }
+        })
     }
 
     /// When the stored row expires: its own `ttl`, else the one a policy gave it.
@@ -602,9 +611,9 @@ mod tests {
         );
         assert_eq!(Value::Object(bare.attributes), json!({"a": 1}));
         let row = stored(3, "a");
-        assert_eq!(row.to_input(3).sk, "ORDER#1");
+        assert_eq!(row.to_input(3).expect("loaded").sk, "ORDER#1");
         assert_eq!(
-            decide(&row.to_input(3), Some(&row)).ok(),
+            decide(&row.to_input(3).expect("loaded"), Some(&row)).ok(),
             Some(Decision::NotDirty)
         );
     }

@@ -220,7 +220,8 @@ impl DataService {
 
     async fn recent(&self, user: &str) -> Result<Vec<CommandModel>> {
         match &self.sessions {
-            Some(sessions) => resolve_all(self.large.as_ref(), sessions.recent(user).await?).await,
+            // As recorded: offloaded attributes are read back only for the rows merged.
+            Some(sessions) => sessions.recent(user).await,
             None => Ok(Vec::new()),
         }
     }
@@ -234,7 +235,8 @@ impl DataService {
         sk: &str,
     ) -> Result<Option<CommandModel>> {
         let row = self.get_item(pk, sk).await?;
-        Ok(merge_one(&self.recent(user).await?, pk, sk, row))
+        let merged = merge_one(&self.recent(user).await?, pk, sk, row);
+        resolve_some(self.large.as_ref(), merged).await
     }
 
     /// [`DataService::list_items_by_pk`] as `user` sees it: their own newer versions
@@ -262,6 +264,7 @@ impl DataService {
             exclude_deleted: options.exclude_deleted,
         };
         let items = merge_page(&self.recent(user).await?, &bounds, page.items);
+        let items = resolve_all(self.large.as_ref(), items).await?;
         Ok(Page {
             items,
             cursor: page.cursor,
@@ -302,14 +305,19 @@ impl DataService {
             descending: query.descending,
             exclude_deleted: query.exclude_deleted,
         };
-        // The data table's versions of the recorded entities the page does not show.
+        // The data table's versions of the recorded entities the merge could use: those
+        // the page shows at an older version, and those it does not show that match.
         let mut applied = BTreeMap::new();
         for mine in &recent {
-            let on_page = page
+            let shown = page
                 .items
                 .iter()
-                .any(|r| r.pk == mine.pk && r.sk == mine.sk);
-            if !on_page && wanted.matches(&mine.to_item()) {
+                .find(|r| r.pk == mine.pk && r.sk == mine.sk);
+            let wanted_here = match shown {
+                Some(row) => row.version < mine.version,
+                None => wanted.matches(&mine.to_item()),
+            };
+            if wanted_here {
                 let row = read_row(&self.client, &self.tables.data, &mine.pk, &mine.sk).await?;
                 applied.insert(
                     (mine.pk.clone(), mine.sk.clone()),
@@ -326,6 +334,7 @@ impl DataService {
                 .get(&(mine.pk.clone(), mine.sk.clone()))
                 .is_some_and(|version| *version < mine.version)
         });
+        let items = resolve_all(self.large.as_ref(), items).await?;
         Ok(IndexPage {
             items,
             cursor: page.cursor,

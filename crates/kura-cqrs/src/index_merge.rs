@@ -85,8 +85,9 @@ impl IndexMatch {
 }
 
 /// `page` with the user's `recent` versions merged in. `unapplied(row)` says whether a
-/// recent version not on the page is newer than the data table's row of that entity
-/// (the caller reads it): an older one must not come back through the index.
+/// recent version is newer than the data table's row of that entity (the caller reads
+/// it): one the table has moved past must not come back through the index, nor replace
+/// a row an index that lags still shows.
 pub fn merge_index_page(
     recent: &[CommandModel],
     query: &IndexMatch,
@@ -102,8 +103,10 @@ pub fn merge_index_page(
             .iter()
             .position(|(_, r)| r.pk == mine.pk && r.sk == mine.sk)
         {
-            Some(at) if rows[at].1.version < mine.version => {
-                if fits {
+            Some(at) if rows[at].1.version < mine.version && unapplied(mine) => {
+                // Replaced where it still belongs; otherwise it leaves this page (for
+                // another page of this query, or for another query).
+                if fits && query.covers(bounds, &item) {
                     rows[at] = (item, mine.clone());
                 } else {
                     rows.remove(at);
@@ -280,6 +283,39 @@ mod tests {
             ids(&merged),
             [("d".into(), 1), ("a".into(), 2), ("c".into(), 2)]
         );
+    }
+
+    #[test]
+    fn a_row_whose_sort_key_moved_leaves_for_its_own_page() {
+        let until = row("b", 1, "shipped", "2026-03-02").to_item();
+        let first = IndexBounds {
+            after: None,
+            until: Some(&until),
+        };
+        let page = vec![
+            row("a", 1, "shipped", "2026-03-01"),
+            row("b", 1, "shipped", "2026-03-02"),
+        ];
+        let recent = [row("a", 2, "shipped", "2026-03-09")];
+        let merged = merge_index_page(&recent, &shipped(), &first, page.clone(), |_| true);
+        assert_eq!(
+            ids(&merged),
+            [("b".into(), 1)],
+            "not on the first page any more"
+        );
+        let last = IndexBounds {
+            after: Some(&until),
+            until: None,
+        };
+        let merged = merge_index_page(&recent, &shipped(), &last, Vec::new(), |_| true);
+        assert_eq!(
+            ids(&merged),
+            [("a".into(), 2)],
+            "on the page its date puts it"
+        );
+        // The data table is past the recorded version: the page stays as the index has it.
+        let merged = merge_index_page(&recent, &shipped(), &first, page, |_| false);
+        assert_eq!(ids(&merged), [("a".into(), 1), ("b".into(), 1)]);
     }
 
     #[test]

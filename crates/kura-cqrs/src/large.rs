@@ -202,6 +202,10 @@ mod tests {
 
         let stored = CommandModel::from_item(&row).unwrap();
         assert!(stored.attributes.is_empty());
+        assert!(
+            stored.to_input(2).is_err(),
+            "never an input without its attributes"
+        );
         let refused = resolve(None, stored.clone()).await.unwrap_err();
         assert!(matches!(refused, CqrsError::Object { .. }), "{refused}");
         let back = resolve(Some(&large), stored).await.unwrap();

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::command::CommandModel;
 use crate::error::Result;
 use crate::keys::{KEY_SEPARATOR, TENANT_COMMON, master_pk, ttl_sk};
+use crate::large::{LargeAttributes, resolve_some};
 use crate::names::DAYS;
 use crate::rows::read_row;
 use crate::tables::TableKind;
@@ -32,6 +33,7 @@ pub struct SettingScope {
 pub struct MasterService {
     client: Client,
     table: String,
+    large: Option<LargeAttributes>,
 }
 
 /// The sort key of a setting, at a level (`None` = the tenant's own).
@@ -49,12 +51,20 @@ impl MasterService {
         MasterService {
             client,
             table: table.into(),
+            large: None,
         }
+    }
+
+    /// Reads attributes the master module keeps in an object store back (without it,
+    /// such a row is an error, never an empty setting).
+    pub fn with_large_attributes(mut self, large: LargeAttributes) -> MasterService {
+        self.large = Some(large);
+        self
     }
 
     async fn row(&self, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
         let row = read_row(&self.client, &self.table, pk, sk).await?;
-        Ok(row.filter(|r| !r.is_deleted))
+        resolve_some(self.large.as_ref(), row.filter(|r| !r.is_deleted)).await
     }
 
     /// A master data row (`TYPE#category#code`) of a tenant, else of the common tenant.

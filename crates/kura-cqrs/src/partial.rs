@@ -62,9 +62,10 @@ impl PartialUpdate {
         Ok(self)
     }
 
-    /// The full command this patch makes of `latest`.
-    pub fn apply_to(&self, latest: &CommandModel) -> CommandInput {
-        CommandInput {
+    /// The full command this patch makes of `latest` (refused when `latest`'s offloaded
+    /// attributes were not read back: the patch would replace them all).
+    pub fn apply_to(&self, latest: &CommandModel) -> Result<CommandInput> {
+        Ok(CommandInput {
             pk: self.pk.clone(),
             sk: self.sk.clone(),
             code: self.code.clone().unwrap_or_else(|| latest.code.clone()),
@@ -73,8 +74,8 @@ impl PartialUpdate {
             seq: self.seq.or(latest.seq),
             ttl: self.ttl.or(latest.ttl),
             attributes: merge(&latest.attributes, &self.attributes),
-            ..latest.to_input(self.version)
-        }
+            ..latest.to_input(self.version)?
+        })
     }
 }
 

@@ -26,6 +26,9 @@ const LAST_SK: &str = "lastSk";
 /// A command that failed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failed {
+    /// The command row as stored: attributes kept in an object store are not read back
+    /// (`attributes_ref` is set, `entity` and `to_input` refuse it); replay it with
+    /// [`redrive`], which reads them for the handlers.
     pub command: CommandModel,
     /// Why, as recorded (the last projection error, or the sync handler's).
     pub error: Option<String>,

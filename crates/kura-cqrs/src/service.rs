@@ -268,10 +268,7 @@ impl CommandService {
                     match classify(cancelled.cancellation_reasons()).failure() {
                         // Another writer took this version, or moved the data row on.
                         None => {
-                            let actual = self
-                                .data_row(&input.pk, &input.sk)
-                                .await?
-                                .map_or(0, |r| r.version);
+                            let actual = self.data_version(&input.pk, &input.sk).await?;
                             Err(CqrsError::VersionConflict {
                                 expected: version - 1,
                                 actual,
@@ -295,7 +292,7 @@ impl CommandService {
             .latest_command(&patch.pk, &patch.sk)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("{} {}", patch.pk, patch.sk)))?;
-        self.publish_async(&patch.apply_to(&latest), invoker).await
+        self.publish_async(&patch.apply_to(&latest)?, invoker).await
     }
 
     /// Merges `patch` onto the data row and publishes the result in sync.
@@ -308,7 +305,7 @@ impl CommandService {
             .data_row(&patch.pk, &patch.sk)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("{} {}", patch.pk, patch.sk)))?;
-        self.publish_sync(&patch.apply_to(&current), invoker).await
+        self.publish_sync(&patch.apply_to(&current)?, invoker).await
     }
 
     /// Publishes the latest command again as a new version, unchanged (to replay its
@@ -325,7 +322,7 @@ impl CommandService {
             .ok_or_else(|| CqrsError::NotFound(format!("{pk} {base_sk}")))?;
         let model = self
             .model(
-                &latest.to_input(latest.version),
+                &latest.to_input(latest.version)?,
                 latest.version + 1,
                 invoker,
                 Some(&latest.audit),
@@ -369,9 +366,9 @@ impl CommandService {
             Err(e) if e.as_service_error().is_some_and(is_conditional_failure) => {
                 // Another writer took this version first.
                 let actual = self
-                    .latest_command(&model.pk, model.base_sk())
+                    .latest_version(&model.pk, model.base_sk())
                     .await?
-                    .map_or(0, |l| l.version);
+                    .unwrap_or(0);
                 Err(CqrsError::VersionConflict {
                     expected: model.version - 1,
                     actual,
@@ -465,7 +462,16 @@ impl CommandService {
 
     /// The latest version of a command, by version number (so `@10` is after `@9`).
     pub async fn latest_command(&self, pk: &str, base_sk: &str) -> Result<Option<CommandModel>> {
-        let mut best: Option<(i64, String)> = None;
+        match self.latest_version(pk, base_sk).await? {
+            Some(version) => self.command(pk, base_sk, version).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The number of the latest version of a command (its sort keys only: no row, no
+    /// attributes read back).
+    async fn latest_version(&self, pk: &str, base_sk: &str) -> Result<Option<i64>> {
+        let mut best: Option<i64> = None;
         let mut start: Option<Item> = None;
         let prefix = format!("{base_sk}{VER_SEPARATOR}");
         loop {
@@ -486,9 +492,9 @@ impl CommandService {
                 if let Some(AttributeValue::S(sk)) = item.get(SK) {
                     let version = sk.strip_prefix(&prefix).and_then(|v| v.parse::<i64>().ok());
                     if let Some(v) = version
-                        && best.as_ref().is_none_or(|(b, _)| v > *b)
+                        && best.is_none_or(|b| v > b)
                     {
-                        best = Some((v, sk.clone()));
+                        best = Some(v);
                     }
                 }
             }
@@ -497,18 +503,32 @@ impl CommandService {
                 None => break,
             }
         }
-        match best {
-            Some((version, _)) => self.command(pk, base_sk, version).await,
-            None => Ok(None),
-        }
+        Ok(best)
     }
 
     /// The version the next publish on top of the latest would get.
     pub async fn next_version(&self, pk: &str, base_sk: &str) -> Result<i64> {
-        Ok(self
-            .latest_command(pk, base_sk)
-            .await?
-            .map_or(1, |l| l.version + 1))
+        Ok(self.latest_version(pk, base_sk).await?.map_or(1, |v| v + 1))
+    }
+
+    /// The version the data row of an entity is at (0 when there is none), without its
+    /// attributes.
+    async fn data_version(&self, pk: &str, sk: &str) -> Result<i64> {
+        let got = self
+            .client
+            .get_item()
+            .table_name(&self.tables.data)
+            .set_key(Some(key(pk, sk)))
+            .projection_expression("#v")
+            .expression_attribute_names("#v", VERSION)
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        Ok(match got.item().and_then(|i| i.get(VERSION)) {
+            Some(AttributeValue::N(n)) => n.parse().unwrap_or(0),
+            _ => 0,
+        })
     }
 
     /// The data row of an entity as it was at `version`, from the history table (the
