@@ -497,3 +497,64 @@ def test_kura_advise_checks_a_template_before_deploy(tmp_path):
                                          for f in report["findings"]) else 0)
     # A warning fails the pull request when CI asks for it.
     assert advise(cfn.with_name("template.json"), "--fail-on", "warning").returncode == 1
+
+
+def test_kura_advise_reads_a_yaml_template_with_short_intrinsics(tmp_path):
+    """A SAM/CloudFormation template in YAML, with `!Sub`, `!Ref` and `!GetAtt` as
+    CloudFormation's short forms: the same findings as its JSON form, at the YAML line of
+    each resource; a table CreateTable would refuse fails the run."""
+    template = tmp_path / "template.yaml"
+    template.write_text("""\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  Env:
+    Type: String
+Resources:
+  UsersTable:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: Users
+      BillingMode: PAY_PER_REQUEST
+      AttributeDefinitions:
+        - AttributeName: UserId
+          AttributeType: S
+      KeySchema:
+        - AttributeName: UserId
+          KeyType: HASH
+  OrdersTable:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: !Sub '${Env}-shop-orders'
+      BillingMode: PAY_PER_REQUEST
+      AttributeDefinitions:
+        - AttributeName: pk
+          AttributeType: S
+      KeySchema:
+        - AttributeName: id
+          KeyType: HASH
+  Handler:
+    Type: AWS::Serverless::Function
+    Properties:
+      Environment:
+        Variables:
+          TABLE: !Ref OrdersTable
+          STREAM: !GetAtt OrdersTable.StreamArn
+""")
+    run = subprocess.run([str(KURA), "advise", "--template", str(template)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "[error] OrdersTable (resource OrdersTable, line 18)" in run.stdout, run.stdout
+    assert "template.create-table" in run.stdout
+    assert "Users (resource UsersTable, line 7)" in run.stdout, run.stdout
+    sarif = json.loads(subprocess.run(
+        [str(KURA), "advise", "--template", str(template), "--format", "sarif"],
+        capture_output=True, text=True, timeout=60).stdout)
+    lines = {r["locations"][0]["physicalLocation"]["region"]["startLine"]
+             for r in sarif["runs"][0]["results"]}
+    assert lines <= {7, 18} and 7 in lines, lines
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("Resources:\n  T: [unclosed\n")
+    bad = subprocess.run([str(KURA), "advise", "--template", str(broken)],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "not YAML" in bad.stderr, bad.stderr

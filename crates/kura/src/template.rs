@@ -5,7 +5,7 @@
 //! refused here too, and the advisor then checks them as it checks live tables (with no
 //! items and no traffic, the design rules only).
 //!
-//! Read: CloudFormation and SAM templates in JSON (`AWS::DynamoDB::Table`,
+//! Read: CloudFormation and SAM templates in JSON or YAML (`AWS::DynamoDB::Table`,
 //! `AWS::DynamoDB::GlobalTable`, `AWS::Serverless::SimpleTable`; CDK's synth output is
 //! one), Terraform plan JSON (`terraform show -json`: `aws_dynamodb_table`), and the
 //! DescribeTable / CreateTable JSON `kura serve --schema` reads. Each finding names the
@@ -28,8 +28,14 @@ pub struct Declared {
 
 /// The tables `text` declares.
 pub fn declared(text: &str) -> Result<Vec<Declared>, String> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON ({e}); YAML templates are not read yet: convert them with `cfn-flip` or `yq -o json`"))?;
+    // JSON is YAML too, but JSON's own parser says more about a broken JSON file.
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(json) if text.trim_start().starts_with(['{', '[']) => {
+            return Err(format!("not JSON ({json})"));
+        }
+        Err(_) => kura_server::advisor::template_yaml::to_json(text)?,
+    };
     let mut tables = if let Some(resources) = value.get("Resources").and_then(Value::as_object) {
         cloudformation(resources)
     } else if value.get("planned_values").is_some() || value.get("format_version").is_some() {
@@ -57,14 +63,26 @@ pub fn declared(text: &str) -> Result<Vec<Declared>, String> {
     Ok(tables)
 }
 
-/// The line where `"NAME"` is a member's name (followed by `:`), not a `Ref` to it.
+/// The line where `NAME` is a member's name (followed by `:`), not a `Ref` to it: quoted
+/// anywhere (JSON, YAML), or plain at the start of a YAML line.
 fn line_of(text: &str, name: &str) -> Option<usize> {
     let quoted = format!("\"{name}\"");
-    let at = text
+    let json = text
         .match_indices(&quoted)
         .map(|(at, _)| at)
-        .find(|at| text[at + quoted.len()..].trim_start().starts_with(':'))?;
-    Some(text[..at].matches('\n').count() + 1)
+        .find(|at| text[at + quoted.len()..].trim_start().starts_with(':'))
+        .map(|at| text[..at].matches('\n').count() + 1);
+    json.or_else(|| {
+        text.lines()
+            .position(|line| {
+                let key = line.trim_start();
+                [name.to_owned(), format!("'{name}'")].iter().any(|k| {
+                    key.strip_prefix(k.as_str())
+                        .is_some_and(|rest| rest.trim_start().starts_with(':'))
+                })
+            })
+            .map(|at| at + 1)
+    })
 }
 
 /// A literal string, or None for an intrinsic function (`Ref`, `Fn::Sub`, ...).
@@ -432,12 +450,51 @@ mod tests {
     }
 
     #[test]
-    fn a_file_without_tables_or_in_yaml_says_so() {
+    fn a_file_without_tables_says_so() {
         assert!(declared(r#"{"Resources": {}}"#).is_err());
-        let yaml = declared("Resources:\n  T:\n    Type: AWS::DynamoDB::Table\n")
-            .err()
-            .unwrap_or_default();
-        assert!(yaml.contains("YAML templates are not read yet"), "{yaml}");
+        assert!(declared("Resources:\n  T:\n    Type: AWS::SQS::Queue\n").is_err());
+        let broken = declared("{\"Resources\": ").err().unwrap_or_default();
+        assert!(broken.starts_with("not JSON"), "{broken}");
+    }
+
+    #[test]
+    fn a_yaml_template_reads_as_its_json_form() {
+        let text = "\
+AWSTemplateFormatVersion: '2010-09-09'
+Parameters:
+  Env:
+    Type: String
+Resources:
+  Orders:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: !Sub '${Env}-orders'
+      BillingMode: PAY_PER_REQUEST
+      AttributeDefinitions:
+        - AttributeName: pk
+          AttributeType: S
+      KeySchema:
+        - AttributeName: pk
+          KeyType: HASH
+      TimeToLiveSpecification:
+        AttributeName: expires
+        Enabled: true
+  Queue:
+    Type: AWS::SQS::Queue
+    Properties:
+      RedrivePolicy: !GetAtt Orders.Arn
+";
+        let tables = declared(text).expect("tables");
+        assert_eq!(tables.len(), 1);
+        let t = &tables[0];
+        assert_eq!((t.resource.as_str(), t.line), ("Orders", Some(6)));
+        // A name given by an intrinsic function is checked under the logical id.
+        assert_eq!(t.create["TableName"], "Orders");
+        assert_eq!(
+            t.create["KeySchema"][0],
+            json!({"AttributeName": "pk", "KeyType": "HASH"})
+        );
+        assert!(t.ttl.is_some());
     }
 
     #[tokio::test]
