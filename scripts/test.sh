@@ -88,6 +88,10 @@ fi
 KURA_NPM=$(./scripts/npm-package.sh "$KURA_BIN" | tail -n 1)
 export KURA_NPM
 
+log "The SARIF 2.1.0 schema the advisor's SARIF output is validated against"
+KURA_SARIF_SCHEMA=$(./scripts/sarif-schema.sh | tail -n 1)
+export KURA_SARIF_SCHEMA
+
 log "The Rust testcontainers image (kura_testkit::container) against that image"
 cargo test --workspace --locked --features "$WORKSPACE_FEATURES" --test container -- --ignored
 

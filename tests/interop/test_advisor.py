@@ -4,6 +4,8 @@ that follows the guideline yields none (docs/advisor.md)."""
 
 import gzip
 import json
+import os
+import pathlib
 import subprocess
 import urllib.request
 import uuid
@@ -26,6 +28,22 @@ def client(endpoint):
     return boto3.client(
         "dynamodb", endpoint_url=endpoint, region_name="us-east-1",
         aws_access_key_id="kura-test", aws_secret_access_key="kura-test")
+
+
+def valid_sarif(log):
+    """`log` checked against the SARIF 2.1.0 JSON schema (scripts/sarif-schema.sh fetches
+    it; scripts/test.sh sets KURA_SARIF_SCHEMA); returns it."""
+    import jsonschema
+
+    path = os.environ.get("KURA_SARIF_SCHEMA") or str(
+        pathlib.Path(__file__).resolve().parents[2] / ".cache/sarif/sarif-2.1.0.json")
+    if not pathlib.Path(path).is_file():
+        pytest.fail(f"{path} is missing: run scripts/sarif-schema.sh")
+    schema = json.loads(pathlib.Path(path).read_text())
+    errors = [f"{list(e.absolute_path)}: {e.message[:200]}"
+              for e in jsonschema.Draft202012Validator(schema).iter_errors(log)]
+    assert not errors, errors
+    return log
 
 
 def advice(endpoint):
@@ -411,7 +429,7 @@ def test_kura_advise_for_ci_sarif_junit_fail_on_and_suppressions(server, tmp_pat
                             if r["locations"][0]["logicalLocations"][0]["name"] == table]
     sarif = advise("--format", "sarif")
     assert sarif.returncode == 1, sarif.stderr
-    log = json.loads(sarif.stdout)
+    log = valid_sarif(json.loads(sarif.stdout))
     assert log["version"] == "2.1.0" and log["runs"][0]["tool"]["driver"]["name"] == "kura advise"
     found = mine(log["runs"][0]["results"])
     assert [r["ruleId"] for r in found] == ["api.query-projection-expression"], found
@@ -436,7 +454,8 @@ def test_kura_advise_for_ci_sarif_junit_fail_on_and_suppressions(server, tmp_pat
     quiet = advise("--suppressions", str(suppressions))
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr
     assert f"[error] {table}: api.query-projection-expression — reviewed: a test table (until 2999-12-31)" in quiet.stdout
-    log = json.loads(advise("--format", "sarif", "--suppressions", str(suppressions)).stdout)
+    log = valid_sarif(json.loads(
+        advise("--format", "sarif", "--suppressions", str(suppressions)).stdout))
     found = mine(log["runs"][0]["results"])
     assert found[0]["suppressions"][0]["justification"] == "reviewed: a test table"
     # Expired: the finding counts again, and the report says why.
@@ -476,7 +495,7 @@ def test_kura_advise_checks_a_template_before_deploy(tmp_path):
     assert run.stderr == "kura advise: 1 finding(s) of severity error\n", run.stderr
     assert "template.create-table" in run.stdout
     assert "Users (resource UsersTable, line 4)" in run.stdout
-    sarif = json.loads(advise(cfn, "--format", "sarif").stdout)
+    sarif = valid_sarif(json.loads(advise(cfn, "--format", "sarif").stdout))
     results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
     location = results["naming.table-name-pattern"]["locations"][0]["physicalLocation"]
     assert location == {"artifactLocation": {"uri": str(cfn)}, "region": {"startLine": 4}}
@@ -547,9 +566,9 @@ Resources:
     assert "[error] OrdersTable (resource OrdersTable, line 18)" in run.stdout, run.stdout
     assert "template.create-table" in run.stdout
     assert "Users (resource UsersTable, line 7)" in run.stdout, run.stdout
-    sarif = json.loads(subprocess.run(
+    sarif = valid_sarif(json.loads(subprocess.run(
         [str(KURA), "advise", "--template", str(template), "--format", "sarif"],
-        capture_output=True, text=True, timeout=60).stdout)
+        capture_output=True, text=True, timeout=60).stdout))
     lines = {r["locations"][0]["physicalLocation"]["region"]["startLine"]
              for r in sarif["runs"][0]["results"]}
     assert lines <= {7, 18} and 7 in lines, lines
