@@ -577,3 +577,23 @@ Resources:
     bad = subprocess.run([str(KURA), "advise", "--template", str(broken)],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "not YAML" in bad.stderr, bad.stderr
+
+
+def test_sequential_ids_are_seen_in_a_table_larger_than_the_sample(server):
+    """Issue 35: the sample is spread across the key space and the density test weighs it
+    against the table's size, so 5,000 sequential ids (a sample of 1,000) still read as a
+    run of integers, and 5,000 random ones do not."""
+    ddb = client(server)
+    t = Tables(ddb)
+    serial = t.create("serialbig")
+    t.batch_put(serial, [{"user_id": {"S": str(i)}, "order_id": {"S": "o"}}
+                         for i in range(1, 5001)])
+    scattered = t.create("scatteredbig")
+    rng = __import__("random").Random(7)
+    t.batch_put(scattered, [{"user_id": {"S": str(rng.randrange(10**12))}, "order_id": {"S": "o"}}
+                            for _ in range(5000)])
+    findings = advice(server)["findings"]
+    mine = [f for f in findings if f["rule"] == "keys.sequential-partition-key"
+            and f["table"] in (serial, scattered)]
+    assert [f["table"] for f in mine] == [serial], mine
+    assert "in a sample of 1000 of 5000 items" in mine[0]["evidence"], mine[0]

@@ -292,19 +292,26 @@ impl Check<'_> {
                 ),
             );
         }
-        // A dense run of integers as the partition key.
+        // A dense run of integers as the partition key. Dense against the distinct values
+        // the whole table has (the sample's scaled by its share of the items), not the
+        // sample's: a sample of 1,000 of 5,000 sequential ids spans all 5,000.
         if sample.len() >= 100 && partitions.iter().all(|v| all_digits(v) && v.len() < 19) {
             let numbers: BTreeSet<u64> = partitions.iter().filter_map(|v| v.parse().ok()).collect();
+            let items = table.size.as_ref().map_or(0, |s| s.item_count);
+            let scaled = numbers.len() as u64 * items / sample.len() as u64;
+            let population = scaled.max(numbers.len() as u64);
             if let (Some(min), Some(max)) = (numbers.first(), numbers.last())
-                && max - min < 2 * numbers.len() as u64
+                && max - min < 2 * population
             {
                 self.found(
                     "keys.sequential-partition-key",
                     None,
                     format!(
-                        "partition key {:?} is a run of integers ({min} to {max}, {} distinct)",
+                        "partition key {:?} is a run of integers ({min} to {max}, {} distinct in a sample of {} of {} items)",
                         hash.name,
-                        numbers.len()
+                        numbers.len(),
+                        sample.len(),
+                        items.max(sample.len() as u64)
                     ),
                 );
             }

@@ -2,6 +2,8 @@
 //! its keys, indexes, settings and size, copied out of the catalog, so that no caller
 //! depends on how a table record is stored, and none can change one.
 
+use std::ops::Bound;
+
 use kura_model::keycode::ScalarType;
 use kura_model::{Item, KeySchema};
 
@@ -102,6 +104,9 @@ impl TableDesign {
     }
 }
 
+/// The slices of the partition-hash space the advisor's sample is taken from in turns.
+pub const SAMPLE_SLICES: u64 = 16;
+
 impl Engine {
     /// Every table's design, in name order.
     pub fn table_designs(&self) -> Vec<TableDesign> {
@@ -116,8 +121,11 @@ impl Engine {
             .collect()
     }
 
-    /// Up to `limit` of a table's items in storage order, and at most `max_bytes` of them,
-    /// read without counting as traffic (the design advisor's sample).
+    /// Up to `limit` of a table's items, and at most `max_bytes` of them, read without
+    /// counting as traffic (the design advisor's sample). Spread across the key space:
+    /// the partition-hash space is cut in [`SAMPLE_SLICES`] slices read in turns, a few
+    /// items each, so a large table's sample comes from everywhere, not from the first
+    /// partitions in storage order; a table with fewer items than `limit` is read whole.
     pub fn sample_items(
         &self,
         table: &TableDesign,
@@ -126,16 +134,43 @@ impl Engine {
     ) -> Result<Vec<Item>> {
         let snapshot = self.store.snapshot()?;
         let prefix = keys::table_prefix(table.id);
-        let rows = snapshot.range(Space::Items, KeyRange::prefix(&prefix), Direction::Forward);
+        let table_end = KeyRange::prefix(&prefix).end;
+        let start_of = |slice: u64| -> Vec<u8> {
+            let hash = (slice << 32) / SAMPLE_SLICES;
+            let mut key = prefix.to_vec();
+            key.extend_from_slice(&(hash as u32).to_be_bytes());
+            key
+        };
+        // Each slice's next key to read from (None once it is read to its end).
+        let mut next: Vec<Option<Bound<Vec<u8>>>> = (0..SAMPLE_SLICES)
+            .map(|slice| Some(Bound::Included(start_of(slice))))
+            .collect();
+        let turn = limit.div_ceil(SAMPLE_SLICES as usize).max(1);
         let mut items = Vec::new();
         let mut bytes = 0;
-        for row in rows.take(limit) {
-            let (_, value) = row?;
-            let item = crate::items::decode_stored(&value)?;
-            bytes += kura_model::size::item_size(&item);
-            items.push(item);
-            if bytes >= max_bytes {
-                break;
+        while items.len() < limit && bytes < max_bytes && next.iter().any(Option::is_some) {
+            for (slice, from) in next.iter_mut().enumerate() {
+                let Some(start) = from.take() else { continue };
+                let end = match slice as u64 + 1 {
+                    last if last == SAMPLE_SLICES => table_end.clone(),
+                    following => Bound::Excluded(start_of(following)),
+                };
+                let range = KeyRange { start, end };
+                let mut read = 0;
+                for row in snapshot.range(Space::Items, range, Direction::Forward) {
+                    let (key, value) = row?;
+                    let item = crate::items::decode_stored(&value)?;
+                    bytes += kura_model::size::item_size(&item);
+                    items.push(item);
+                    read += 1;
+                    if read == turn || items.len() >= limit || bytes >= max_bytes {
+                        *from = Some(Bound::Excluded(key.to_vec()));
+                        break;
+                    }
+                }
+                if items.len() >= limit || bytes >= max_bytes {
+                    return Ok(items);
+                }
             }
         }
         Ok(items)
