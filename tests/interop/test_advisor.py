@@ -592,7 +592,12 @@ def test_sequential_ids_are_seen_in_a_table_larger_than_the_sample(server):
     rng = __import__("random").Random(7)
     t.batch_put(scattered, [{"user_id": {"S": str(rng.randrange(10**12))}, "order_id": {"S": "o"}}
                             for _ in range(5000)])
-    findings = advice(server)["findings"]
+    answer = advice(server)
+    findings = answer["findings"]
+    # What the evidence covers: traffic since the server's start, each table's sample.
+    assert answer["trafficSince"].endswith("Z") and answer["trafficSince"][:2] == "20", answer
+    samples = {s["table"]: (s["sampled"], s["items"]) for s in answer["samples"]}
+    assert samples[serial] == (1000, 5000), samples
     mine = [f for f in findings if f["rule"] == "keys.sequential-partition-key"
             and f["table"] in (serial, scattered)]
     assert [f["table"] for f in mine] == [serial], mine

@@ -54,7 +54,33 @@ pub struct Advice {
     pub tables: usize,
     pub rules_checked: usize,
     pub rules_checkable: usize,
+    /// When the traffic evidence starts (RFC 3339): the server's start, or its last reset.
+    pub traffic_since: String,
+    /// How many items each table's sample holds, of how many (the evidence of the
+    /// sample-based rules).
+    pub samples: Vec<Sample>,
     pub findings: Vec<Finding>,
+}
+
+/// One table's item sample.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sample {
+    pub table: String,
+    pub sampled: usize,
+    /// The table's items, as DescribeTable counts them.
+    pub items: u64,
+}
+
+/// Epoch milliseconds as RFC 3339 (UTC).
+fn rfc3339(ms: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
 }
 
 /// Checkable rules docs/advisor.md lists (the coverage's denominator).
@@ -65,11 +91,17 @@ pub fn advise(engine: &Engine) -> Advice {
     let tables = engine.table_designs();
     let mut findings = Vec::new();
     let mut zones = BTreeSet::new();
+    let mut samples = Vec::new();
     for table in &tables {
         let size = table.size.as_ref();
         let sample = engine
             .sample_items(table, SAMPLE, SAMPLE_BYTES)
             .unwrap_or_default();
+        samples.push(Sample {
+            table: table.name.clone(),
+            sampled: sample.len(),
+            items: size.map_or(sample.len() as u64, |s| s.item_count),
+        });
         let counters = engine.counters().existing(&table.name);
         let traffic = counters
             .as_ref()
@@ -122,6 +154,8 @@ pub fn advise(engine: &Engine) -> Advice {
         tables: tables.len(),
         rules_checked: RULES.len(),
         rules_checkable: CHECKABLE,
+        traffic_since: rfc3339(engine.counters().since_ms()),
+        samples,
         findings,
     }
 }

@@ -481,6 +481,7 @@ pub(crate) async fn advisor(ctx: Ctx, Query(q): Query<Fields>) -> Response {
             html! {
                 h1 { "Design advisor" }
                 p { (advice.rules_checked) " of " (advice.rules_checkable) " checkable rules of the design guideline checked on the " (visible.len()) " tables you may read (docs/advisor.md)." }
+                p.hint { "Traffic evidence since " (advice.traffic_since) " (the console's own browsing and test seeds left out); up to 1,000 items of each table sampled across its key space." }
                 @if findings.is_empty() { p.empty { "No findings: every checked rule holds." } }
                 @for f in findings {
                     article.finding {

@@ -266,13 +266,14 @@ impl Engine {
         } = open::recover(store.as_ref())?;
         let catalog = Arc::new(Catalog::new(tables));
         let throttle = throttle.map(|o| Arc::new(throttle::Throttle::new(o)));
-        let counters = Arc::new(counters::Counters::with_charge(throttle.clone().map(
-            |throttle| counters::Charge {
+        let counters = Arc::new(counters::Counters::with_charge(
+            throttle.clone().map(|throttle| counters::Charge {
                 throttle,
                 catalog: catalog.clone(),
                 clock: clock.clone(),
-            },
-        )));
+            }),
+            clock.now_ms(),
+        ));
         let vectors = Arc::new(vectors::Vectors::new(
             vector_exact_below,
             vector_search_expansion,

@@ -208,12 +208,43 @@ fn text_of(v: &Value, key: &str) -> String {
     v[key].as_str().unwrap_or_default().to_owned()
 }
 
+/// What the evidence covers: traffic since when, and the tables whose item sample is
+/// part of them (a template's report has neither).
+fn evidence_line(advice: &Value) -> String {
+    let since = advice["trafficSince"].as_str().filter(|s| !s.is_empty());
+    let partial: Vec<String> = advice["samples"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["sampled"].as_u64() < s["items"].as_u64())
+        .map(|s| format!("{} {} of {}", text_of(s, "table"), s["sampled"], s["items"]))
+        .collect();
+    let mut line = String::new();
+    if let Some(since) = since {
+        line.push_str(&format!("traffic since {since}"));
+    }
+    if !partial.is_empty() {
+        if !line.is_empty() {
+            line.push_str("; ");
+        }
+        line.push_str(&format!(
+            "items sampled across the key space: {}",
+            partial.join(", ")
+        ));
+    }
+    if !line.is_empty() {
+        line.push('\n');
+    }
+    line
+}
+
 /// The report for people.
 pub fn text(advice: &Value, reported: &[Reported]) -> String {
     let mut out = format!(
         "{} table(s), {} rule(s) checked of {} checkable (docs/advisor.md)\n",
         advice["tables"], advice["rulesChecked"], advice["rulesCheckable"]
     );
+    out.push_str(&evidence_line(advice));
     let (suppressed, open): (Vec<&Reported>, Vec<&Reported>) =
         reported.iter().partition(|r| r.suppressed.is_some());
     if open.is_empty() {
@@ -469,8 +500,17 @@ mod tests {
         assert_eq!(failing(&reported, FailOn::Info), 2);
         assert_eq!(failing(&reported, FailOn::Never), 0);
         let text = text(
-            &json!({"tables": 2, "rulesChecked": 49, "rulesCheckable": 49}),
+            &json!({"tables": 2, "rulesChecked": 49, "rulesCheckable": 49,
+                    "trafficSince": "2026-11-29T10:00:00Z",
+                    "samples": [{"table": "big", "sampled": 1000, "items": 5000},
+                                {"table": "small", "sampled": 20, "items": 20}]}),
             &reported,
+        );
+        assert!(
+            text.contains(
+                "traffic since 2026-11-29T10:00:00Z; items sampled across the key space: big 1000 of 5000\n"
+            ),
+            "{text}"
         );
         assert!(
             text.contains(

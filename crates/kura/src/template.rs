@@ -322,6 +322,11 @@ pub async fn advise(text: &str) -> Result<Value, String> {
             .await
             .map_err(|e| format!("the advisor stopped: {e}"))?;
     let mut advice = serde_json::to_value(&advice).map_err(|e| e.to_string())?;
+    // Definitions only: no traffic and no items are evidence here.
+    if let Some(map) = advice.as_object_mut() {
+        map.remove("trafficSince");
+        map.remove("samples");
+    }
     let findings = advice["findings"]
         .as_array_mut()
         .map(std::mem::take)

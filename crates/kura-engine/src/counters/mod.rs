@@ -233,6 +233,8 @@ pub struct Counters {
     pub writer: WriterCounters,
     /// Capacity emulation, when on: consumed capacity is also taken from its buckets.
     pub(crate) charge: Option<Charge>,
+    /// When counting began (epoch ms on the engine's clock): what traffic evidence covers.
+    since_ms: i64,
 }
 
 /// What taking consumed capacity from the throttle's buckets needs.
@@ -243,11 +245,17 @@ pub(crate) struct Charge {
 }
 
 impl Counters {
-    pub(crate) fn with_charge(charge: Option<Charge>) -> Self {
+    pub(crate) fn with_charge(charge: Option<Charge>, since_ms: i64) -> Self {
         Counters {
             charge,
+            since_ms,
             ..Counters::default()
         }
+    }
+
+    /// When counting began (epoch ms): the traffic the counters hold is all since then.
+    pub fn since_ms(&self) -> i64 {
+        self.since_ms
     }
 
     /// The counters the running request records into for `table`, created on first use:
