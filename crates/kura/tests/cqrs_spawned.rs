@@ -511,6 +511,24 @@ async fn a_record_too_large_for_an_item_is_imported_with_an_objects_dir() {
     assert!(manual.attributes_ref.is_some());
 }
 
+#[test]
+fn an_objects_s3_endpoint_without_credentials_is_refused() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kura"))
+        .args(["cqrs", "redrive", "--endpoint", "http://127.0.0.1:9"])
+        .args(["--env", "t", "--app", "shop", "--module", "m"])
+        .args(["--objects-s3-endpoint", "http://127.0.0.1:9"])
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .output()
+        .expect("run kura cqrs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+        "{stderr}"
+    );
+}
+
 /// Runs `kura cqrs SUBCOMMAND` on the poison module; its stdout's JSON lines.
 fn cqrs_cli(endpoint: &str, args: &[&str]) -> Vec<serde_json::Value> {
     cqrs_cli_module(endpoint, "poison", args)
