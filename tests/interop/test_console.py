@@ -521,6 +521,67 @@ def test_metrics_insights_and_advisor_pages(ui, server):
     ui.shot("advisor")
 
 
+def test_advisor_suppressions_and_template_upload(ui, server, tmp_path):
+    """Issue 35: the console's advisor page applies a suppressions file (listed as
+    suppressed with its reason, never hidden; a refused file says why) and checks an
+    uploaded template as `kura advise --template` does, with the resource and line."""
+    ui.open("/console/advisor?table=orders")
+    open_rules = [f.text for f in ui.els("article.finding:not(.suppressed)")]
+    assert any("naming.table-name-pattern" in f for f in open_rules), open_rules
+    suppressions = tmp_path / "kura-advise.json"
+    suppressions.write_text(json.dumps({"suppressions": [
+        {"rule": "naming.table-name-pattern", "table": "ord*",
+         "reason": "a fixture table of the tests", "expires": "2999-12-31"}]}))
+    ui.el("details.suppressions summary").click()
+    ui.el("form.suppressions input[type=file]").send_keys(str(suppressions))
+    ui.wait_for(lambda: "fixture table" in ui.el("#advisor-suppressions").get_attribute("value"),
+                what="the file in the form")
+    ui.submit("form.suppressions")
+    suppressed = [f.text for f in ui.els("article.finding.suppressed")]
+    assert len(suppressed) == 1 and "naming.table-name-pattern" in suppressed[0], suppressed
+    assert "Suppressed: a fixture table of the tests (until 2999-12-31)" in suppressed[0]
+    assert not any("naming.table-name-pattern" in f.text
+                   for f in ui.els("article.finding:not(.suppressed)"))
+    assert "Suppressed (1)" in ui.text()
+    # Only this table's findings, as the link asked.
+    assert all("orders" in f.text for f in ui.els("article.finding"))
+    # A file the CLI would refuse is refused here too, and nothing is suppressed.
+    ui.fill("suppressions", json.dumps({"suppressions": [{"rule": "api.scan"}]}))
+    ui.submit("form.suppressions")
+    assert "The suppressions are not applied" in (ui.error() or ""), ui.text()
+    assert not ui.els("article.finding.suppressed")
+    # A template read from a file: its own findings, with resource and line.
+    template = tmp_path / "template.yaml"
+    template.write_text("""AWSTemplateFormatVersion: '2010-09-09'
+Resources:
+  OrdersTable:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: !Sub '${Env}-orders'
+      BillingMode: PROVISIONED
+      ProvisionedThroughput: {ReadCapacityUnits: 1, WriteCapacityUnits: 1}
+      AttributeDefinitions: [{AttributeName: pk, AttributeType: S}]
+      KeySchema: [{AttributeName: pk, KeyType: HASH}]
+""")
+    ui.open("/console/advisor")
+    ui.el("form.template input[type=file]").send_keys(str(template))
+    ui.wait_for(lambda: "OrdersTable" in ui.el("#advisor-template").get_attribute("value"),
+                what="the template in the form")
+    ui.submit("form.template")
+    assert ui.el("h1").text == "Design advisor: template", ui.text()
+    findings = [f.text for f in ui.els("article.finding")]
+    on_demand = [f for f in findings if "capacity.on-demand" in f]
+    assert len(on_demand) == 1 and "resource OrdersTable · line 3" in on_demand[0], findings
+    # The server's own tables are untouched: the template went to a scratch engine.
+    assert "OrdersTable" not in [t for t in client(server).list_tables()["TableNames"]]
+    ui.shot("advisor-template")
+    # A file that is no template says so, and keeps the text for correcting it.
+    ui.fill("template", "{not json")
+    ui.submit("form.template")
+    assert "The template could not be read" in (ui.error() or ""), ui.text()
+    assert ui.el("#advisor-template").get_attribute("value") == "{not json"
+
+
 def test_data_protection_pitr_backups_restore_and_export(ui, server, server_home):
     ddb = client(server)
     ui.open("/console/tables/pages/protection")

@@ -13,6 +13,7 @@
 mod keys;
 mod naming;
 pub mod rules;
+pub mod suppressions;
 pub mod template_yaml;
 mod traffic;
 mod values;

@@ -9,6 +9,7 @@
 //! `SameSite=Lax`, a POST from another origin is refused, and the pages' content
 //! security policy allows no inline script, so a stored value can never run as code.
 
+mod advisor;
 mod assets;
 mod code;
 mod entities;
@@ -52,7 +53,7 @@ pub(crate) use layout::Tab;
 struct Console {
     sessions: session::Sessions,
     samples: metrics::Sampler,
-    advice: metrics::AdviceCache,
+    advice: advisor::AdviceCache,
     /// The server speaks HTTPS: the session cookie is `Secure`.
     secure: bool,
 }
@@ -118,7 +119,8 @@ fn routes() -> Router<Shared> {
             get(protection::page).post(protection::act),
         )
         .route("/console/partiql", get(partiql::page).post(partiql::run))
-        .route("/console/advisor", get(metrics::advisor))
+        .route("/console/advisor", get(advisor::page).post(advisor::apply))
+        .route("/console/advisor/template", post(advisor::template))
         .route("/console/framework", get(framework::list))
         .route("/console/framework/{module}", get(framework::module))
 }

@@ -34,7 +34,7 @@ fn page(ctx: &Ctx, table: &str, f: &Fields, failed: Option<&ApiError>) -> Markup
         form.load method="post" action=(format!("/console/tables/{}/load", layout::encode(table))) {
             (csrf(ctx))
             div.row {
-                label { "Read a file" input #load-file type="file" accept=".json,.jsonl,application/json"; }
+                label { "Read a file" input #load-file type="file" accept=".json,.jsonl,application/json" data-fills="load-items"; }
                 label { "Format"
                     select name="format" {
                         option value="auto" selected[format.is_empty() || format == "auto"] { "detect" }

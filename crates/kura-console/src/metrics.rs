@@ -1,13 +1,13 @@
 //! Metrics and insights: charts of a table's requests, latency, capacity (table and each
 //! index), throttles and errors over the last ten minutes; its Contributor Insights hot
-//! keys; and the design advisor's findings.
+//! keys.
 //!
 //! The figures are the server's own counters (the ones `/metrics` exports), sampled every
 //! five seconds (and when a page asks) over the last ten minutes from the server's start;
 //! the charts are SVG drawn on the server, with their axes, refreshed in place by the
 //! page's script.
-//! Hot keys and the advisor's evidence hold key values: they are shown only to a principal
-//! its policies let scan the table.
+//! Hot keys hold key values: they are shown only to a principal its policies let scan the
+//! table.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Weak};
@@ -20,7 +20,7 @@ use parking_lot::Mutex;
 use serde_json::json;
 
 use super::layout::{self, Section, Tab, csrf, table_path};
-use super::{Console, Ctx, Fields, field};
+use super::{Console, Ctx, Fields};
 use kura_server::ServerHandle;
 use kura_server::controls::EngineSlot;
 use kura_server::metrics::Metrics;
@@ -424,79 +424,4 @@ pub(crate) async fn charts(ctx: Ctx, Path(table): Path<String>) -> Response {
     }
     let grid = chart_grid(&ctx, &table);
     ctx.fragment(grid)
-}
-
-/// The advisor's last findings, kept a few seconds: it samples every table, and a page
-/// reloaded in a loop should not make it do so each time.
-#[derive(Default)]
-pub(crate) struct AdviceCache {
-    last: Mutex<Option<(Instant, Arc<kura_advisor::Advice>)>>,
-}
-
-/// How long the advisor's findings are reused.
-const ADVICE_FOR: Duration = Duration::from_secs(10);
-
-impl AdviceCache {
-    async fn get(
-        &self,
-        engine: Arc<kura_engine::Engine>,
-    ) -> Result<Arc<kura_advisor::Advice>, String> {
-        if let Some((at, advice)) = &*self.last.lock()
-            && at.elapsed() < ADVICE_FOR
-        {
-            return Ok(advice.clone());
-        }
-        // It samples every table: off the async workers.
-        let advice = tokio::task::spawn_blocking(move || kura_advisor::advise(&engine))
-            .await
-            .map_err(|e| e.to_string())?;
-        let advice = Arc::new(advice);
-        *self.last.lock() = Some((Instant::now(), advice.clone()));
-        Ok(advice)
-    }
-}
-
-/// `GET /console/advisor`: the design advisor's findings on the tables the principal may
-/// describe and scan (the evidence quotes keys and attribute names from sampled items).
-pub(crate) async fn advisor(ctx: Ctx, Query(q): Query<Fields>) -> Response {
-    let names = match super::tables::table_names(&ctx).await {
-        Ok(names) => names,
-        Err(e) => return ctx.page("Advisor", Tab::Advisor, layout::error(&e)),
-    };
-    let mut visible = Vec::new();
-    for name in names {
-        if ctx.allowed("Scan", &name) && super::tables::describe(&ctx, &name).await.is_ok() {
-            visible.push(name);
-        }
-    }
-    let only = field(&q, "table");
-    let body = match ctx.console.advice.get(ctx.engine()).await {
-        Err(e) => html! { div.error { (e) } },
-        Ok(advice) => {
-            let findings: Vec<_> = advice
-                .findings
-                .iter()
-                .filter(|f| visible.contains(&f.table) && (only.is_empty() || f.table == only))
-                .collect();
-            html! {
-                h1 { "Design advisor" }
-                p { (advice.rules_checked) " of " (advice.rules_checkable) " checkable rules of the design guideline checked on the " (visible.len()) " tables you may read (docs/advisor.md)." }
-                p.hint { "Traffic evidence since " (advice.traffic_since) " (the console's own browsing and test seeds left out); up to 1,000 items of each table sampled across its key space." }
-                @if findings.is_empty() { p.empty { "No findings: every checked rule holds." } }
-                @for f in findings {
-                    article.finding {
-                        h3 {
-                            span class=(format!("severity {}", f.severity.name())) { (f.severity.name()) }
-                            " " (f.rule) " · " a href=(table_path(&f.table, Section::Overview)) { (f.table) }
-                            @if let Some(i) = &f.index { " · index " (i) }
-                        }
-                        p.evidence { (f.evidence) }
-                        p.fix { strong { "Fix: " } (f.fix) }
-                        p.section { "Guideline: " (f.section) }
-                    }
-                }
-            }
-        }
-    };
-    ctx.page("Advisor", Tab::Advisor, body)
 }

@@ -30,6 +30,7 @@ pub mod pipeline;
 mod protocol;
 mod schemas;
 mod slot;
+pub mod template;
 pub mod tls;
 pub use handle::{FrontEnd, ServerHandle};
 pub use tls::TlsConfig;

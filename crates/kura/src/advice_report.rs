@@ -6,173 +6,10 @@
 
 use std::fmt::Write as _;
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// One accepted exception: `rule` on `table` (a name, or a prefix ending in `*`; every
-/// table when absent) and `index` (when given), for `reason`, until `expires`
-/// (`YYYY-MM-DD`, UTC, inclusive) when given.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Suppression {
-    pub rule: String,
-    #[serde(default)]
-    pub table: Option<String>,
-    #[serde(default)]
-    pub index: Option<String>,
-    pub reason: String,
-    #[serde(default)]
-    pub expires: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SuppressionsFile {
-    suppressions: Vec<Suppression>,
-}
-
-/// Reads a suppressions file: `{"suppressions": [{"rule": ..., "reason": ...}, ...]}`.
-pub fn read_suppressions(text: &str) -> Result<Vec<Suppression>, String> {
-    let file: SuppressionsFile =
-        serde_json::from_str(text).map_err(|e| format!("the suppressions file: {e}"))?;
-    for s in &file.suppressions {
-        if s.reason.trim().is_empty() {
-            return Err(format!(
-                "the suppressions file: the suppression of {} has no reason",
-                s.rule
-            ));
-        }
-        if let Some(date) = &s.expires
-            && parse_date(date).is_none()
-        {
-            return Err(format!(
-                "the suppressions file: expires {date:?} of {} is not YYYY-MM-DD",
-                s.rule
-            ));
-        }
-    }
-    Ok(file.suppressions)
-}
-
-/// `YYYY-MM-DD` as days since 1970-01-01 (the proleptic Gregorian calendar).
-fn parse_date(text: &str) -> Option<i64> {
-    let mut parts = text.splitn(3, '-');
-    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
-    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
-        return None;
-    }
-    let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days_in = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if !(1..=12).contains(&m) || d < 1 || d > days_in[(m - 1) as usize] {
-        return None;
-    }
-    // Days from civil (H. Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
-
-/// Today as days since 1970-01-01, UTC.
-pub fn today() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64 / 86_400)
-}
-
-impl Suppression {
-    fn matches(&self, finding: &Value) -> bool {
-        let table = finding["table"].as_str().unwrap_or_default();
-        self.rule == finding["rule"].as_str().unwrap_or_default()
-            && self
-                .table
-                .as_deref()
-                .is_none_or(|t| match t.strip_suffix('*') {
-                    Some(prefix) => table.starts_with(prefix),
-                    None => t == table,
-                })
-            && self
-                .index
-                .as_deref()
-                .is_none_or(|i| finding["index"].as_str() == Some(i))
-    }
-
-    /// Whether it has expired on `today` (days since 1970-01-01).
-    fn expired(&self, today: i64) -> bool {
-        self.expires
-            .as_deref()
-            .and_then(parse_date)
-            .is_some_and(|last| today > last)
-    }
-}
-
-/// A finding and what the suppressions say of it.
-#[derive(Debug, Clone)]
-pub struct Reported {
-    pub finding: Value,
-    /// The suppression in force for it.
-    pub suppressed: Option<Suppression>,
-    /// A suppression that matched but has expired.
-    pub expired: Option<Suppression>,
-}
-
-/// Severity's rank: errors first.
-fn rank(severity: &str) -> u8 {
-    match severity {
-        "error" => 0,
-        "warning" => 1,
-        _ => 2,
-    }
-}
-
-/// The findings with `suppressions` applied on `today`, errors first, then warnings, then
-/// the rest; in each, by table and rule.
-pub fn report(findings: &[Value], suppressions: &[Suppression], today: i64) -> Vec<Reported> {
-    let mut out: Vec<Reported> = findings
-        .iter()
-        .map(|finding| {
-            let matching: Vec<&Suppression> =
-                suppressions.iter().filter(|s| s.matches(finding)).collect();
-            Reported {
-                finding: finding.clone(),
-                suppressed: matching
-                    .iter()
-                    .find(|s| !s.expired(today))
-                    .cloned()
-                    .cloned(),
-                expired: matching.iter().find(|s| s.expired(today)).cloned().cloned(),
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        let key = |r: &Reported| {
-            (
-                rank(r.finding["severity"].as_str().unwrap_or_default()),
-                r.finding["table"].as_str().unwrap_or_default().to_owned(),
-                r.finding["rule"].as_str().unwrap_or_default().to_owned(),
-            )
-        };
-        key(a).cmp(&key(b))
-    });
-    out
-}
+use kura_server::advisor::suppressions::rank;
+pub use kura_server::advisor::suppressions::{Reported, read_suppressions, report, today};
 
 /// The lowest severity that fails the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -454,6 +291,7 @@ pub fn junit(reported: &[Reported], fail_on: FailOn) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kura_server::advisor::suppressions::{Suppression, parse_date};
 
     fn finding(rule: &str, severity: &str, table: &str) -> Value {
         json!({"rule": rule, "severity": severity, "table": table, "section": "命名規則 (Naming rules)",
@@ -469,15 +307,6 @@ mod tests {
     }
 
     const TODAY: i64 = 20_000; // 2024-10-04
-
-    #[test]
-    fn dates_are_days_since_the_epoch() {
-        assert_eq!(parse_date("1970-01-01"), Some(0));
-        assert_eq!(parse_date("2024-10-04"), Some(TODAY));
-        assert_eq!(parse_date("2000-03-01"), Some(11_017));
-        assert_eq!(parse_date("2023-02-29"), None);
-        assert_eq!(parse_date("2024-2-1"), None);
-    }
 
     #[test]
     fn errors_come_first_and_suppressions_are_listed_not_hidden() {
@@ -547,18 +376,6 @@ mod tests {
             parse_date("2024-10-01").unwrap_or(0),
         );
         assert!(on_the_day[0].suppressed.is_some());
-    }
-
-    #[test]
-    fn a_suppression_needs_a_reason_and_a_date_that_parses() {
-        assert!(read_suppressions(r#"{"suppressions": [{"rule": "x", "reason": " "}]}"#).is_err());
-        assert!(
-            read_suppressions(
-                r#"{"suppressions": [{"rule": "x", "reason": "r", "expires": "soon"}]}"#
-            )
-            .is_err()
-        );
-        assert!(read_suppressions(r#"{"suppressions": [{"rule": "x", "why": "r"}]}"#).is_err());
     }
 
     #[test]

@@ -24,7 +24,6 @@ mod health;
 mod observe;
 #[cfg(feature = "clients")]
 mod s3;
-mod template;
 #[cfg(not(feature = "clients"))]
 mod without_clients;
 #[cfg(not(feature = "clients"))]

@@ -226,7 +226,7 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            crate::template::advise(&text)
+            kura_server::template::advise(&text)
                 .await
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }

@@ -432,11 +432,10 @@ document.addEventListener("DOMContentLoaded", () => {
   if (controls) tail(controls);
   const charts = document.getElementById("charts");
   if (charts && charts.dataset.refresh) refreshCharts(charts);
-  const file = document.getElementById("load-file");
-  if (file) {
-    // The file is read here and sent as the form's text: the server takes no uploads.
+  // A file is read here and sent as the form's text: the server takes no uploads.
+  for (const file of document.querySelectorAll("input[type=file][data-fills]")) {
     file.addEventListener("change", async () => {
-      if (file.files.length) document.getElementById("load-items").value = await file.files[0].text();
+      if (file.files.length) document.getElementById(file.dataset.fills).value = await file.files[0].text();
     });
   }
   for (const form of document.querySelectorAll("form[data-confirm]")) {

@@ -1,7 +1,7 @@
-//! `kura advise --template FILE`: the design advisor on table definitions before they
-//! are deployed, without a server. The tables a template declares are created in an
-//! in-memory engine through the same CreateTable (and UpdateTimeToLive,
-//! UpdateContinuousBackups) a client would call, so a definition DynamoDB would refuse is
+//! Template mode (`kura advise --template FILE`, the console's template upload): the
+//! design advisor on table definitions before they are deployed. The tables a template
+//! declares are created in an in-memory engine through the same CreateTable (and
+//! UpdateTimeToLive, UpdateContinuousBackups) a client would call, so a definition DynamoDB would refuse is
 //! refused here too, and the advisor then checks them as it checks live tables (with no
 //! items and no traffic, the design rules only).
 //!
@@ -34,7 +34,7 @@ pub fn declared(text: &str) -> Result<Vec<Declared>, String> {
         Err(json) if text.trim_start().starts_with(['{', '[']) => {
             return Err(format!("not JSON ({json})"));
         }
-        Err(_) => kura_server::advisor::template_yaml::to_json(text)?,
+        Err(_) => crate::advisor::template_yaml::to_json(text)?,
     };
     let mut tables = if let Some(resources) = value.get("Resources").and_then(Value::as_object) {
         cloudformation(resources)
@@ -43,7 +43,7 @@ pub fn declared(text: &str) -> Result<Vec<Declared>, String> {
         terraform(&value["planned_values"]["root_module"], &mut found);
         found
     } else {
-        kura_server::controls::seed::schema_inputs(text)?
+        crate::controls::seed::schema_inputs(text)?
             .into_iter()
             .map(|create| Declared {
                 resource: create["TableName"].as_str().unwrap_or_default().to_owned(),
@@ -166,7 +166,7 @@ fn stream_on(create: &mut Value) {
 
 /// A CreateTable input cut to what CreateTable takes (as `--schema` does).
 fn schema_input(create: Value) -> Value {
-    kura_server::controls::seed::schema_inputs(&create.to_string())
+    crate::controls::seed::schema_inputs(&create.to_string())
         .ok()
         .and_then(|mut inputs| inputs.pop())
         .unwrap_or(create)
@@ -317,10 +317,9 @@ pub async fn advise(text: &str) -> Result<Value, String> {
         }
     }
     let engine_for_advice = engine.clone();
-    let advice =
-        tokio::task::spawn_blocking(move || kura_server::advisor::advise(&engine_for_advice))
-            .await
-            .map_err(|e| format!("the advisor stopped: {e}"))?;
+    let advice = tokio::task::spawn_blocking(move || crate::advisor::advise(&engine_for_advice))
+        .await
+        .map_err(|e| format!("the advisor stopped: {e}"))?;
     let mut advice = serde_json::to_value(&advice).map_err(|e| e.to_string())?;
     // Definitions only: no traffic and no items are evidence here.
     if let Some(map) = advice.as_object_mut() {
@@ -353,7 +352,7 @@ pub async fn advise(text: &str) -> Result<Value, String> {
 }
 
 async fn call(engine: &kura_engine::Engine, operation: &str, body: &Value) -> Result<(), String> {
-    kura_server::invoke(engine, operation, bytes::Bytes::from(body.to_string()))
+    crate::invoke(engine, operation, bytes::Bytes::from(body.to_string()))
         .await
         .map(|_| ())
         .map_err(|e| format!("{}: {}", e.name(), e.message.as_deref().unwrap_or("")))
