@@ -302,6 +302,31 @@ fn metrics(c: &mut Criterion) {
             })
         },
     );
+    // A PutItem that replaces a 1 KB item by one with the same attributes: the counters
+    // (capacity, the put, the replacement with its recent-keys lookup) and the scan for an
+    // attribute the new item dropped (api.put-drops-attributes), done on the writer thread.
+    let old = item();
+    let new = item();
+    let slot = kura_engine::counters::recent::Slot::of(&storage_key);
+    c.bench_function(
+        "metrics/engine counters of one replacing PutItem (capacity, traffic, dropped-attribute scan)",
+        |b| {
+            b.iter(|| {
+                let dropped = black_box(&old)
+                    .keys()
+                    .find(|name| !black_box(&new).contains_key(*name))
+                    .cloned();
+                let table = engine.counters().table(black_box("prod-shop-order"));
+                table.consume(&consumed, true);
+                table.traffic.put(false, false);
+                let now = engine.now_ms();
+                table.key_replaced(slot, now);
+                if let Some(name) = dropped {
+                    table.traffic.dropped(|| name);
+                }
+            })
+        },
+    );
 }
 
 /// What Contributor Insights adds to a request on a table that has it enabled: one item's

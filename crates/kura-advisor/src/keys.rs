@@ -278,16 +278,32 @@ impl Check<'_> {
         let hash = &table.key_schema.hash;
         let partitions = key_values(sample, &hash.name);
         // Single-table design: several entity types share the partition key.
-        if hash.ty == ScalarType::S
-            && sample.len() >= 100
-            && let Some(prefixes) = mixed_prefixes(&partitions, sample.len())
-        {
+        // Or the sort key does (`USER#1` holding `PROFILE` and `ORDER#…` items).
+        let sorted = table
+            .key_schema
+            .range
+            .as_ref()
+            .filter(|r| r.ty == ScalarType::S)
+            .map(|r| (&r.name, key_values(sample, &r.name)));
+        let partitioned = (hash.ty == ScalarType::S).then(|| (&hash.name, partitions.clone()));
+        let mixed = [partitioned, sorted]
+            .into_iter()
+            .flatten()
+            .filter(|_| sample.len() >= 100)
+            .find_map(|(name, values)| {
+                mixed_prefixes(&values, sample.len()).map(|prefixes| (name, prefixes))
+            });
+        if let Some((name, prefixes)) = mixed {
+            let which = if *name == hash.name {
+                "partition"
+            } else {
+                "sort"
+            };
             self.found(
                 "keys.single-table-design",
                 None,
                 format!(
-                    "partition key {:?} holds several entity types: {}",
-                    hash.name,
+                    "{which} key {name:?} holds several entity types: {}",
                     shown(&prefixes)
                 ),
             );

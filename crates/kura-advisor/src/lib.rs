@@ -12,11 +12,13 @@
 
 mod keys;
 mod naming;
+mod partitions;
 pub mod rules;
 pub mod suppressions;
 pub mod template_yaml;
 mod traffic;
 mod values;
+mod writes;
 
 use std::collections::BTreeSet;
 
@@ -85,7 +87,7 @@ fn rfc3339(ms: i64) -> String {
 }
 
 /// Checkable rules docs/advisor.md lists (the coverage's denominator).
-pub const CHECKABLE: usize = 49;
+pub const CHECKABLE: usize = 56;
 
 /// Advice on every table of `engine`.
 pub fn advise(engine: &Engine) -> Advice {
@@ -119,12 +121,15 @@ pub fn advise(engine: &Engine) -> Advice {
         check.searched_collections(&sample, &traffic);
         check.values(&sample);
         check.key_values(&sample);
+        check.cardinality(&sample);
+        check.collections(engine.largest_item_collection(table).ok().flatten());
         if let Some(counters) = &counters {
             check.index_use(counters);
         }
         check.ttl(&sample);
         check.settings(size.map(|s| (s.item_count, s.size_bytes)));
         check.traffic(&traffic, size.map_or(0, |s| s.size_bytes));
+        check.writes(&traffic);
         if let Some(counters) = &counters {
             check.hot_partitions(&counters.insights, engine.now_ms());
         }
@@ -620,6 +625,13 @@ impl Check<'_> {
                 "security.resource-policy-public",
                 None,
                 format!("Allow to any principal without a Condition: {statement}"),
+            );
+        }
+        if let Some(key) = &table.sse_kms_key {
+            self.found(
+                "security.sse-kms",
+                None,
+                format!("encrypted with the KMS key {key}"),
             );
         }
     }

@@ -90,6 +90,12 @@ pub const RULES: &[Rule] = &[
         "Spread the traffic: choose a partition key with many evenly used values, or add a write-sharding suffix to the hot key."
     ),
     rule!(
+        "keys.low-cardinality-partition-key",
+        Warning,
+        "プライマリーキーの設計 (Primary key design)",
+        "Choose a partition key with many distinct values (a user or order id, not a status or a type); for an index on a status, add a sharding suffix or make the index sparse."
+    ),
+    rule!(
         "keys.sort-key-epoch-number",
         Warning,
         "プライマリーキーの設計 (Primary key design)",
@@ -138,6 +144,12 @@ pub const RULES: &[Rule] = &[
         "Use a GSI unless the query needs strong consistency on the table's partition key in another order; an LSI can only go with the table."
     ),
     rule!(
+        "index.lsi-collection-size",
+        Warning,
+        "インデックスの使い分け (Choosing indexes)",
+        "Spread the partition key's items over more partition keys (a sharding suffix, or another key), or move the LSI's query to a GSI, which has no item collection limit: at 10 GB DynamoDB refuses writes to the partition key."
+    ),
+    rule!(
         "index.unused-gsi",
         Warning,
         "インデックスの使い分け (Choosing indexes)",
@@ -148,6 +160,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         "インデックスの使い分け (Choosing indexes)",
         "Delete the index that repeats another's (or the table's) keys; each index costs a write per item change."
+    ),
+    rule!(
+        "index.key-value-refused",
+        Error,
+        "インデックスの使い分け (Choosing indexes)",
+        "Leave an index key attribute out of the item (remove it) instead of writing NULL or an empty value: the item then stays out of the index (a sparse index)."
     ),
     rule!(
         "projection.all",
@@ -258,6 +276,18 @@ pub const RULES: &[Rule] = &[
         "Add attribute_exists(<partition key>) to updates of existing items (attribute_not_exists to creations)."
     ),
     rule!(
+        "api.put-drops-attributes",
+        Warning,
+        "レコードの書き込み (Writing items)",
+        "Change some attributes with UpdateItem (SET, REMOVE); keep PutItem for creating an item or replacing it with a complete new one."
+    ),
+    rule!(
+        "api.create-without-condition",
+        Info,
+        "条件付き書き込み (Conditional writes)",
+        "Create items with PutItem and ConditionExpression attribute_not_exists(<partition key>), so a create never overwrites an item that exists."
+    ),
+    rule!(
         "api.batch-write-for-bulk",
         Info,
         "複数レコードの書き込み (Writing many items)",
@@ -274,6 +304,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         "複数レコードの一括取得 (Reading many items)",
         "Serve the access pattern with Query on the table or a GSI; use an export for bulk reads."
+    ),
+    rule!(
+        "api.query-filter-discard",
+        Info,
+        "複数レコードの一括取得 (Reading many items)",
+        "Make the key condition select what the filter keeps (a sort key or a GSI on the filtered attribute), or read the items with BatchGetItem when their keys are known: a filter discards after the read is paid for."
     ),
     rule!(
         "api.pagination-followed",
@@ -340,6 +376,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         "アクセス制御（IAM） (Access control)",
         "Name the principals in the resource policy, or add a Condition; never Allow \"*\" unconditionally."
+    ),
+    rule!(
+        "security.sse-kms",
+        Info,
+        "暗号化 (Encryption)",
+        "Unless a compliance duty (PCI DSS, for example) asks for a KMS key, use the AWS owned key (SSESpecification Enabled false): KMS keys cost per request and per key."
     ),
 ];
 

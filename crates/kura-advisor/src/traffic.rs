@@ -102,13 +102,31 @@ impl Check<'_> {
                 ),
             );
         }
-        if t.pages_with_more > t.pages_continued {
+        if t.pages_with_more > t.pages_followed {
             self.found(
                 "api.pagination-followed",
                 None,
                 format!(
-                    "{} page(s) cut at 1 MB answered a LastEvaluatedKey; {} request(s) continued one",
-                    t.pages_with_more, t.pages_continued
+                    "{} of {} page(s) cut at 1 MB were never continued from their LastEvaluatedKey ({} request(s) carried an ExclusiveStartKey)",
+                    t.pages_with_more - t.pages_followed,
+                    t.pages_with_more,
+                    t.pages_continued
+                ),
+            );
+        }
+        let discarded = t
+            .query_filter_evaluated_items
+            .saturating_sub(t.query_filter_kept_items);
+        if t.filtered_queries >= 10
+            && t.query_filter_evaluated_items >= 1000
+            && discarded * 10 >= t.query_filter_evaluated_items * 9
+        {
+            self.found(
+                "api.query-filter-discard",
+                None,
+                format!(
+                    "{} filtered Query page(s) read {} items and their filters kept {}",
+                    t.filtered_queries, t.query_filter_evaluated_items, t.query_filter_kept_items
                 ),
             );
         }

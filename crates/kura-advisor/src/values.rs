@@ -127,7 +127,92 @@ pub fn is_non_iso_datetime(text: &str) -> bool {
             && c.lit(" ")
             && !c.0.is_empty()
     };
-    slashes_year_first || slashes_year_last || dots || space_for_t || japanese || rfc1123
+    slashes_year_first
+        || slashes_year_last
+        || dots
+        || space_for_t
+        || japanese
+        || rfc1123
+        || worded(text)
+        || day_first(text)
+}
+
+/// English month names, as dates are written in words, in full or in three letters.
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// `word` is a month's name or its first three letters (`Sept` too).
+fn is_month(word: &str) -> bool {
+    MONTHS
+        .iter()
+        .any(|m| word == *m || word == &m[..3] || (*m == "september" && word == "sept"))
+}
+
+/// A date with its month in words, in any order: `Nov 26, 2026`, `26 November 2026`,
+/// `26-Nov-2026`, `Thursday, November 26, 2026 10:00 AM`. Every token must be a part of a
+/// date-time (a year, a day, a month, a weekday, a time, AM/PM or a zone), so text that
+/// merely mentions a month is not one.
+fn worded(text: &str) -> bool {
+    if text.len() > 48 || !text.bytes().any(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let (mut year, mut month, mut day) = (false, false, false);
+    for token in text
+        .split([' ', ',', '-', '/', '.'])
+        .filter(|t| !t.is_empty())
+    {
+        let lower = token.to_ascii_lowercase();
+        let digits = token.bytes().all(|b| b.is_ascii_digit());
+        if digits && token.len() == 4 && !year {
+            year = true;
+        } else if digits
+            && token.len() <= 2
+            && !day
+            && token.parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
+        {
+            day = true;
+        } else if !month && is_month(&lower) {
+            month = true;
+        } else if !(lower.contains(':') && lower.bytes().all(|b| b.is_ascii_digit() || b == b':')
+            || ["am", "pm", "gmt", "utc", "jst", "z"].contains(&lower.as_str())
+            || ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+                .iter()
+                .any(|d| {
+                    lower.starts_with(d) && lower.len() <= 9 && lower.ends_with('y') || lower == *d
+                }))
+        {
+            return false;
+        }
+    }
+    year && month && day
+}
+
+/// A day-first date with dashes or dots: `26-11-2026`, `26.11.2026`.
+fn day_first(text: &str) -> bool {
+    [b'-', b'.'].iter().any(|&sep| {
+        let parts: Vec<&str> = text.split(sep as char).collect();
+        parts.len() == 3
+            && parts[0].len() <= 2
+            && parts[1].len() <= 2
+            && parts[2].len() == 4
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            && parts[0].parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
+            && parts[1].parse::<u8>().is_ok_and(|m| (1..=12).contains(&m))
+    })
 }
 
 /// A position in a string being matched.
@@ -205,6 +290,12 @@ mod tests {
             "2026-11-26 10:00:00.123+09:00",
             "2026年11月26日",
             "Thu, 26 Nov 2026 10:00:00 GMT",
+            "Nov 26, 2026",
+            "26 November 2026",
+            "26-Nov-2026",
+            "Thursday, November 26, 2026 10:00 AM",
+            "26-11-2026",
+            "26.11.2026",
         ] {
             assert!(is_non_iso_datetime(text), "{text}");
         }
@@ -215,6 +306,11 @@ mod tests {
             "order#2026",
             "",
             "12/ab/2026",
+            "may 2026 sale",
+            "marketing-2026-12",
+            "Nov 2026",
+            "ORDER-11-2026",
+            "1.5.2026x",
         ] {
             assert!(!is_non_iso_datetime(text), "{text}");
         }

@@ -300,7 +300,10 @@ impl Engine {
                 let (key, item) = match change {
                     Change::Put(item) => {
                         let key = put_key(&table, &item)?;
-                        check_index_keys(&table, &item)?;
+                        if let Err(refused) = check_index_keys(&table, &item) {
+                            self.count_index_key_refusal(&table_name, &refused);
+                            return Err(refused);
+                        }
                         (key, Some(item))
                     }
                     Change::Delete(key) => (table.key_schema.key_of_key_map(&key)?, None),

@@ -33,6 +33,9 @@ pub struct TableDesign {
     pub deletion_protection: bool,
     /// The resource-based policy document, as stored.
     pub resource_policy: Option<String>,
+    /// The KMS key's ARN when the table is encrypted with a KMS key (the AWS managed key or
+    /// a customer managed one); None for the AWS owned key.
+    pub sse_kms_key: Option<String>,
     /// Items and bytes, as DescribeTable reports them (None when they cannot be read).
     pub size: Option<TableSize>,
     /// Where the table's items are stored (for [`Engine::sample_items`]).
@@ -98,6 +101,7 @@ impl TableDesign {
             pitr_recovery_days: record.pitr.as_ref().map(|p| p.recovery_days),
             deletion_protection: record.deletion_protection,
             resource_policy: record.resource_policy.as_ref().map(|p| p.policy.clone()),
+            sse_kms_key: record.sse.as_ref().map(|s| s.kms_master_key_arn.clone()),
             size,
             id: record.id,
         }
@@ -119,6 +123,25 @@ impl Engine {
                 TableDesign::of(record, size)
             })
             .collect()
+    }
+
+    /// The largest item collection of a table with LSIs (a partition key's items and their
+    /// LSI entries, in bytes, as ItemCollectionMetrics estimates them) and the limit in
+    /// force (10 GB unless the engine was built with another); None without LSIs.
+    pub fn largest_item_collection(&self, table: &TableDesign) -> Result<Option<(u64, u64)>> {
+        if !table.indexes.iter().any(|i| i.kind == IndexKind::Local) {
+            return Ok(None);
+        }
+        let snapshot = self.store.snapshot()?;
+        let prefix = keys::collection_prefix(table.id);
+        let mut largest = 0;
+        for row in snapshot.range(Space::Meta, KeyRange::prefix(&prefix), Direction::Forward) {
+            let (_, value) = row?;
+            if let Ok(bytes) = <[u8; 8]>::try_from(value.as_ref()) {
+                largest = largest.max(u64::from_be_bytes(bytes));
+            }
+        }
+        Ok(Some((largest, self.limits.max_item_collection_bytes)))
     }
 
     /// Up to `limit` of a table's items, and at most `max_bytes` of them, read without

@@ -217,6 +217,17 @@ impl Engine {
         stats
     }
 
+    /// A write refused for an index key value (NULL, empty, wrong type): counted for the
+    /// advisor, which no other record of the request keeps.
+    pub(crate) fn count_index_key_refusal(&self, table: &str, refused: &EngineError) {
+        if let EngineError::Validation(message) = refused {
+            self.counters
+                .table(table)
+                .traffic
+                .index_key_refused(|| message.clone());
+        }
+    }
+
     /// The table a data-plane operation names, with its not-found message.
     pub(crate) fn table_for_items(&self, name: &str) -> Result<Arc<TableRecord>> {
         // A table being restored is CREATING, and DynamoDB does not find those.
@@ -248,21 +259,29 @@ impl Engine {
         if size > limits::MAX_ITEM_SIZE {
             return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
         }
-        check_index_keys(&table, &item)?;
+        if let Err(refused) = check_index_keys(&table, &item) {
+            self.count_index_key_refusal(&table_name, &refused);
+            return Err(refused);
+        }
         let storage_key = keys::item_key(table.id, &key)?;
         let slot = crate::counters::recent::Slot::of(&storage_key);
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
         let metrics = asks_metrics(&input.return_item_collection_metrics);
-        let (old, written, table) = self
+        let (old, written, table, dropped) = self
             .writer
             .submit(false, move |w| {
                 let table = current_table(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
+                // An attribute the old item had and the new one lacks (the advisor's
+                // `api.put-drops-attributes`): looked for here, before the item moves.
+                let dropped = current
+                    .as_ref()
+                    .and_then(|old| old.keys().find(|name| !item.contains_key(*name)).cloned());
                 let written = write_item(w, &table, storage_key, current.as_ref(), Some(item))?;
-                Ok((current, written, table))
+                Ok((current, written, table, dropped))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
@@ -273,8 +292,12 @@ impl Engine {
         if !conditional {
             counters.traffic.single_write(now);
         }
+        counters.traffic.put(conditional, old.is_none());
         if old.is_some() {
             counters.key_replaced(slot, now);
+        }
+        if let Some(name) = dropped {
+            counters.traffic.dropped(|| name);
         }
         Ok(PutItemOutput {
             attributes: if return_old { old } else { None },
@@ -413,7 +436,8 @@ impl Engine {
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
         let metrics = asks_metrics(&input.return_item_collection_metrics);
-        let (old, new, written, table) = self
+        // The inner error is an index key refusal, which the advisor counts.
+        let outcome = self
             .writer
             .submit(false, move |w| {
                 let table = current_table(&catalog, &table)?;
@@ -421,22 +445,31 @@ impl Engine {
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
                 // Removing from an item that does not exist creates nothing.
                 if current.is_none() && update.only_removes() {
-                    return Ok((None, None, Written::default(), table));
+                    return Ok(Ok((None, None, Written::default(), table)));
                 }
                 let new = apply(&update, current.as_ref().unwrap_or(&key_item))?;
                 if item_size(&new) > limits::MAX_ITEM_SIZE {
                     return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
                 }
-                check_updated_index_keys(&table, &new)?;
+                if let Err(refused) = check_updated_index_keys(&table, &new) {
+                    return Ok(Err(refused));
+                }
                 let unchanged = current.as_ref().is_some_and(|c| items_equal(c, &new));
                 let written = if !unchanged {
                     write_item(w, &table, storage_key, current.as_ref(), Some(new.clone()))?
                 } else {
                     Written::default()
                 };
-                Ok((current, Some(new), written, table))
+                Ok(Ok((current, Some(new), written, table)))
             })
             .await?;
+        let (old, new, written, table) = match outcome {
+            Ok(done) => done,
+            Err(refused) => {
+                self.count_index_key_refusal(&table_name, &refused);
+                return Err(refused);
+            }
+        };
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(

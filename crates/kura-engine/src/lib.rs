@@ -165,6 +165,8 @@ pub struct Engine {
     counters: Arc<counters::Counters>,
     throttle: Option<Arc<throttle::Throttle>>,
     vectors: Arc<vectors::Vectors>,
+    /// The write limits in force (the advisor compares item collections with them).
+    limits: WriteLimits,
 }
 
 impl Engine {
@@ -354,6 +356,7 @@ impl Engine {
             counters,
             throttle,
             vectors,
+            limits,
         });
         engine.resume_insights();
         engine.fill_vector_indexes();

@@ -18,6 +18,9 @@ pub struct Traffic {
     filtered_reads: AtomicU64,
     filter_evaluated: AtomicU64,
     filter_kept: AtomicU64,
+    filtered_queries: AtomicU64,
+    query_filter_evaluated: AtomicU64,
+    query_filter_kept: AtomicU64,
     reads: AtomicU64,
     consistent_reads: AtomicU64,
     unprojected_queries: AtomicU64,
@@ -25,6 +28,10 @@ pub struct Traffic {
     unprojected_gsi_reads: AtomicU64,
     pages_with_more: AtomicU64,
     pages_continued: AtomicU64,
+    pages_followed: AtomicU64,
+    /// Fingerprints of the LastEvaluatedKeys of pages the size limit cut, awaiting the
+    /// request that continues each (bounded).
+    cut_waiting: Mutex<std::collections::HashSet<u64>>,
     unprocessed_returned: AtomicU64,
     unprocessed_retried: AtomicU64,
     near_limit_writes: AtomicU64,
@@ -33,6 +40,13 @@ pub struct Traffic {
     unguarded_updates: AtomicU64,
     replacing_puts: AtomicU64,
     read_modify_writes: AtomicU64,
+    dropping_puts: AtomicU64,
+    dropped_example: Mutex<Option<String>>,
+    creating_puts: AtomicU64,
+    unguarded_creates: AtomicU64,
+    conditional_puts: AtomicU64,
+    index_key_refusals: AtomicU64,
+    index_key_example: Mutex<Option<String>>,
     nested_filters: AtomicU64,
     /// Attributes filters searched with `contains` (at most [`MAX_CONTAINS`] names).
     contains_attributes: Mutex<std::collections::BTreeSet<String>>,
@@ -66,6 +80,9 @@ pub struct TrafficSnapshot {
     pub filtered_reads: u64,
     pub filter_evaluated_items: u64,
     pub filter_kept_items: u64,
+    pub filtered_queries: u64,
+    pub query_filter_evaluated_items: u64,
+    pub query_filter_kept_items: u64,
     pub reads: u64,
     pub consistent_reads: u64,
     pub unprojected_queries: u64,
@@ -73,6 +90,7 @@ pub struct TrafficSnapshot {
     pub unprojected_gsi_reads: u64,
     pub pages_with_more: u64,
     pub pages_continued: u64,
+    pub pages_followed: u64,
     pub unprocessed_returned: u64,
     pub unprocessed_retried: u64,
     pub near_limit_writes: u64,
@@ -81,9 +99,34 @@ pub struct TrafficSnapshot {
     pub unguarded_updates: u64,
     pub replacing_puts: u64,
     pub read_modify_writes: u64,
+    pub dropping_puts: u64,
+    pub dropped_example: Option<String>,
+    pub creating_puts: u64,
+    pub unguarded_creates: u64,
+    pub conditional_puts: u64,
+    pub index_key_refusals: u64,
+    pub index_key_example: Option<String>,
     pub nested_filters: u64,
     pub contains_attributes: Vec<String>,
     pub bulk_windows: u64,
+}
+
+/// A page's fingerprint: its key and the request's Limit. A LastEvaluatedKey and the
+/// ExclusiveStartKey of the request that follows it have the same one (numbers are kept in
+/// canonical form, maps in name order); a client paging the same items with another Limit
+/// passes through the same keys but follows its own pages, not another client's.
+pub fn page_fingerprint(key: &kura_model::Item, limit: Option<usize>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same key, the same fingerprint, in every request.
+    let mut hasher = std::hash::DefaultHasher::new();
+    limit.hash(&mut hasher);
+    for (name, value) in key {
+        name.hash(&mut hasher);
+        serde_json::to_string(value)
+            .unwrap_or_default()
+            .hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 fn add(counter: &AtomicU64, n: u64) {
@@ -99,10 +142,15 @@ impl Traffic {
     }
 
     /// A Query or Scan page with a filter: items it evaluated and kept.
-    pub fn filtered(&self, evaluated: usize, kept: usize) {
+    pub fn filtered(&self, evaluated: usize, kept: usize, scan: bool) {
         add(&self.filtered_reads, 1);
         add(&self.filter_evaluated, evaluated as u64);
         add(&self.filter_kept, kept as u64);
+        if !scan {
+            add(&self.filtered_queries, 1);
+            add(&self.query_filter_evaluated, evaluated as u64);
+            add(&self.query_filter_kept, kept as u64);
+        }
     }
 
     /// A GetItem, a BatchGetItem's table, a Query or Scan page: consistent or not.
@@ -124,14 +172,29 @@ impl Traffic {
         add(counter, 1);
     }
 
-    /// A Query or Scan page: whether the 1 MB page size cut it (a LastEvaluatedKey a
-    /// client must follow), and whether it was itself a continuation (ExclusiveStartKey).
-    pub fn page(&self, cut_by_size: bool, continued: bool) {
-        if cut_by_size {
-            add(&self.pages_with_more, 1);
-        }
-        if continued {
+    /// A Query or Scan page: the fingerprint of its LastEvaluatedKey when the 1 MB page
+    /// size cut it (a key the client must follow), and of its ExclusiveStartKey when it
+    /// continued a page. A continuation follows the cut page whose key it carries, so one
+    /// client paging with Limit cannot hide another that drops its cut pages.
+    pub fn page(&self, cut_by_size: Option<u64>, continued: Option<u64>, scan: bool) {
+        // Scan and Query keys never meet: a Scan's start key is not a Query's.
+        let kind = |key: u64| key ^ u64::from(scan);
+        if let Some(key) = continued {
             add(&self.pages_continued, 1);
+            if self.pages_with_more.load(Ordering::Relaxed)
+                != self.pages_followed.load(Ordering::Relaxed)
+                && self.cut_waiting.lock().remove(&kind(key))
+            {
+                add(&self.pages_followed, 1);
+            }
+        }
+        if let Some(key) = cut_by_size {
+            add(&self.pages_with_more, 1);
+            let mut waiting = self.cut_waiting.lock();
+            if waiting.len() < MAX_WAITING && !waiting.insert(kind(key)) {
+                // The same page cut again (a client reading it twice): one to follow.
+                add(&self.pages_followed, 1);
+            }
         }
     }
 
@@ -185,6 +248,39 @@ impl Traffic {
         }
     }
 
+    /// A PutItem that replaced an item without some of its attributes (`dropped` names
+    /// one): a partial update written as a whole item.
+    pub fn dropped(&self, dropped: impl FnOnce() -> String) {
+        add(&self.dropping_puts, 1);
+        let mut example = self.dropped_example.lock();
+        if example.is_none() {
+            *example = Some(dropped());
+        }
+    }
+
+    /// A PutItem: whether it had a condition, and whether it created the item.
+    pub fn put(&self, conditional: bool, created: bool) {
+        if conditional {
+            add(&self.conditional_puts, 1);
+        }
+        if created {
+            add(&self.creating_puts, 1);
+            if !conditional {
+                add(&self.unguarded_creates, 1);
+            }
+        }
+    }
+
+    /// A write refused for an index key attribute that is NULL, empty or of the wrong type
+    /// (`why` is DynamoDB's message).
+    pub fn index_key_refused(&self, why: impl FnOnce() -> String) {
+        add(&self.index_key_refusals, 1);
+        let mut example = self.index_key_example.lock();
+        if example.is_none() {
+            *example = Some(why());
+        }
+    }
+
     /// A Query or Scan filter: whether it reaches into documents (`a.b`, `a[0]`), and the
     /// attributes it searches with `contains`.
     pub fn filter_use(&self, nested: bool, contains: &[String]) {
@@ -224,6 +320,9 @@ impl Traffic {
             filtered_reads: get(&self.filtered_reads),
             filter_evaluated_items: get(&self.filter_evaluated),
             filter_kept_items: get(&self.filter_kept),
+            filtered_queries: get(&self.filtered_queries),
+            query_filter_evaluated_items: get(&self.query_filter_evaluated),
+            query_filter_kept_items: get(&self.query_filter_kept),
             reads: get(&self.reads),
             consistent_reads: get(&self.consistent_reads),
             unprojected_queries: get(&self.unprojected_queries),
@@ -231,6 +330,7 @@ impl Traffic {
             unprojected_gsi_reads: get(&self.unprojected_gsi_reads),
             pages_with_more: get(&self.pages_with_more),
             pages_continued: get(&self.pages_continued),
+            pages_followed: get(&self.pages_followed),
             unprocessed_returned: get(&self.unprocessed_returned),
             unprocessed_retried: get(&self.unprocessed_retried),
             near_limit_writes: get(&self.near_limit_writes),
@@ -239,6 +339,13 @@ impl Traffic {
             unguarded_updates: get(&self.unguarded_updates),
             replacing_puts: get(&self.replacing_puts),
             read_modify_writes: get(&self.read_modify_writes),
+            dropping_puts: get(&self.dropping_puts),
+            dropped_example: self.dropped_example.lock().clone(),
+            creating_puts: get(&self.creating_puts),
+            unguarded_creates: get(&self.unguarded_creates),
+            conditional_puts: get(&self.conditional_puts),
+            index_key_refusals: get(&self.index_key_refusals),
+            index_key_example: self.index_key_example.lock().clone(),
             nested_filters: get(&self.nested_filters),
             contains_attributes: self.contains_attributes.lock().iter().cloned().collect(),
             bulk_windows: get(&self.bulk_windows),
@@ -276,6 +383,51 @@ mod tests {
             slow.single_write(i * 200);
         }
         assert_eq!(slow.snapshot().bulk_windows, 0);
+    }
+
+    #[test]
+    fn a_cut_page_is_followed_only_by_a_continuation_from_its_own_key() {
+        let key = |order: &str| {
+            kura_model::Item::from([(
+                "order_id".to_owned(),
+                kura_model::AttributeValue::S(order.into()),
+            )])
+        };
+        let t = Traffic::default();
+        // A 1 MB page cut at o3 (no Limit), dropped; another client pages with Limit 1
+        // through the same keys.
+        t.page(Some(page_fingerprint(&key("o3"), None)), None, false);
+        for order in ["o0", "o1", "o2", "o3"] {
+            t.page(None, Some(page_fingerprint(&key(order), Some(1))), false);
+        }
+        let s = t.snapshot();
+        assert_eq!(
+            (s.pages_with_more, s.pages_followed, s.pages_continued),
+            (1, 0, 4)
+        );
+        // Its own continuation follows it, once; a Scan's key is not a Query's.
+        t.page(None, Some(page_fingerprint(&key("o3"), None)), true);
+        t.page(None, Some(page_fingerprint(&key("o3"), None)), false);
+        t.page(None, Some(page_fingerprint(&key("o3"), None)), false);
+        assert_eq!(t.snapshot().pages_followed, 1);
+    }
+
+    #[test]
+    fn puts_are_counted_by_what_they_did() {
+        let t = Traffic::default();
+        t.put(false, true);
+        t.put(true, true);
+        t.put(true, false);
+        t.dropped(|| "note".into());
+        let s = t.snapshot();
+        assert_eq!(
+            (s.creating_puts, s.unguarded_creates, s.conditional_puts),
+            (2, 1, 2)
+        );
+        assert_eq!(
+            (s.dropping_puts, s.dropped_example.as_deref()),
+            (1, Some("note"))
+        );
     }
 
     #[test]

@@ -298,8 +298,9 @@ struct Page<'a> {
     capacity: ReturnConsumedCapacity,
     /// Whether the request is a Scan (the advisor counts them apart from Queries).
     scan: bool,
-    /// Whether the request continued an earlier page (ExclusiveStartKey).
-    continued: bool,
+    /// The ExclusiveStartKey's fingerprint when the request continued an earlier page
+    /// (the advisor matches it to the LastEvaluatedKey it follows).
+    continued: Option<u64>,
     /// What its filter reaches into (the advisor's `types.collection-in-search`).
     filter_used: FilterUse,
 }
@@ -462,7 +463,13 @@ impl Engine {
                 attr.check_sort_value(value)?;
             }
         }
-        let continued = input.exclusive_start_key.is_some();
+        let continued = input
+            .exclusive_start_key
+            .as_ref()
+            .and_then(|key| kura_model::wire::item_from_json(key.clone()).ok())
+            .map(|key| {
+                crate::counters::traffic::page_fingerprint(&key, input.limit.map(|l| l as usize))
+            });
         let start = target.start_key(input.exclusive_start_key)?;
         if let Some((start_key, _)) = &start {
             let within = start_key.hash == partition
@@ -587,7 +594,13 @@ impl Engine {
             None => KeyRange::prefix(&target.prefix()),
             Some((segment, total)) => segment_range(&target.prefix(), segment, total),
         };
-        let continued = input.exclusive_start_key.is_some();
+        let continued = input
+            .exclusive_start_key
+            .as_ref()
+            .and_then(|key| kura_model::wire::item_from_json(key.clone()).ok())
+            .map(|key| {
+                crate::counters::traffic::page_fingerprint(&key, input.limit.map(|l| l as usize))
+            });
         if let Some((_, start)) = target.start_key(input.exclusive_start_key)? {
             // A start key before the segment does not widen it.
             let inside = match &range.start {
@@ -749,7 +762,7 @@ impl Engine {
             traffic.scan(out.scanned_count, out.count);
         }
         if page.filter.is_some() {
-            traffic.filtered(out.scanned_count, out.count);
+            traffic.filtered(out.scanned_count, out.count, page.scan);
         }
         traffic.read(page.consistent);
         let used = &page.filter_used;
@@ -771,7 +784,12 @@ impl Engine {
                 .is_some_and(|i| i.kind == IndexKind::Global);
             traffic.unprojected(page.scan, gsi);
         }
-        traffic.page(stopped_early && !cut_by_limit, page.continued);
+        // Only a page the 1 MB size cut must be followed; one cut by Limit is the client's.
+        let cut_by_size = (stopped_early && !cut_by_limit)
+            .then_some(out.last_evaluated_key.as_ref())
+            .flatten()
+            .map(|key| crate::counters::traffic::page_fingerprint(key, page.limit));
+        traffic.page(cut_by_size, page.continued, page.scan);
         out.consumed_capacity =
             ConsumedCapacity::report(page.capacity, table_name, &consumed, false);
         Ok(out)

@@ -171,7 +171,10 @@ impl Engine {
                     return Ok(Err(validation_reason(&e.to_string())));
                 }
                 let key = table.key_schema.key_of_item(&item)?;
-                check_index_keys(&table, &item)?;
+                if let Err(refused) = check_index_keys(&table, &item) {
+                    self.count_index_key_refusal(&table.name, &refused);
+                    return Err(refused);
+                }
                 (key, Kind::Put(item))
             }
             _ => {

@@ -1,0 +1,52 @@
+//! The checks on how items are written (docs/advisor.md, "api" and
+//! `index.key-value-refused`): PutItems that drop attributes, creates without a guard,
+//! and writes refused for an index key value.
+
+use kura_engine::counters::TrafficSnapshot;
+
+use super::Check;
+
+/// Writes of one kind below this many are too few to say a habit (Kura's threshold, as
+/// for `api.read-modify-write`).
+const HABIT: u64 = 10;
+
+impl Check<'_> {
+    pub(super) fn writes(&mut self, t: &TrafficSnapshot) {
+        // PutItem used for a partial update: the attributes it left out are gone.
+        if t.dropping_puts >= HABIT && t.dropping_puts * 10 >= t.replacing_puts {
+            self.found(
+                "api.put-drops-attributes",
+                None,
+                format!(
+                    "{} of {} PutItems that replaced an item left out attributes it had (e.g. {:?})",
+                    t.dropping_puts,
+                    t.replacing_puts,
+                    t.dropped_example.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+        // Creates with no guard, and never one with: the application does not protect its
+        // creates from overwriting (a table whose PutItems are sometimes conditional does).
+        if t.unguarded_creates >= HABIT && t.conditional_puts == 0 {
+            self.found(
+                "api.create-without-condition",
+                None,
+                format!(
+                    "{} PutItems created an item without a ConditionExpression, and no PutItem on the table had one",
+                    t.unguarded_creates
+                ),
+            );
+        }
+        if t.index_key_refusals > 0 {
+            self.found(
+                "index.key-value-refused",
+                None,
+                format!(
+                    "{} write(s) refused for an index key value, e.g. {:?}",
+                    t.index_key_refusals,
+                    t.index_key_example.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+    }
+}
