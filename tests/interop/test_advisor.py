@@ -345,6 +345,19 @@ def broken_set(ddb, t):
     t.batch_put(table, [{"user_id": {"S": f"u{i:04}"}, "order_id": {"S": "o1"},
                          "order_status": {"S": ("open", "shipped", "closed")[i % 3]}}
                         for i in range(1000)])
+    table = expect["index.gsi-count"] = t.create(
+        "manygsis", gsis=[{"name": f"gsi{n}", "keys": [f"shop_id{n}"]} for n in range(1, 7)])
+    table = expect["index.gsi-sentinel-key"] = t.create(
+        "sentinel", gsis=[{"name": "gsi1", "keys": ["shop_id"]}])
+    t.batch_put(table, [{"order_id": {"S": f"o{i:03}"},
+                         "shop_id": {"S": "NULL" if i % 3 == 0 else f"s{i:03}"}}
+                        for i in range(120)])
+    table = expect["types.uuid-as-string"] = t.create("binaryuuid")
+    t.batch_put(table, [{"order_id": {"S": f"o{i:02}"},
+                         "device_id": {"B": uuid.uuid4().bytes}} for i in range(20)])
+    # One server holding a prod table beside the dev ones.
+    expect["naming.mixed-environments"] = "*"
+    t.create(name=f"prod-{t.product}-orders")
     return expect
 
 
@@ -361,7 +374,8 @@ def compliant_set(ddb, t):
         "user_id": {"S": f"u{i % 40:02}"}, "order_id": {"S": f"o{i:03}"},
         "shop_id": {"S": f"s{i % 7}"}, "ordered_at": {"S": "2026-11-26T10:00:00Z"},
         "total_price": {"N": "1200"}, "order_status": {"S": "shipped"},
-        "is_gift": {"BOOL": False}, "ttl": {"N": "4102444800"}} for i in range(120)])
+        "is_gift": {"BOOL": False}, "ttl": {"N": "4102444800"},
+        "request_id": {"S": str(uuid.uuid4())}} for i in range(120)])
     ddb.update_item(TableName=table, Key={"user_id": {"S": "u01"}, "order_id": {"S": "o001"}},
                     UpdateExpression="SET total_price = :p",
                     ConditionExpression="attribute_exists(user_id)",
@@ -585,6 +599,28 @@ def test_kura_advise_checks_a_template_before_deploy(tmp_path):
                                          for f in report["findings"]) else 0)
     # A warning fails the pull request when CI asks for it.
     assert advise(cfn.with_name("template.json"), "--fail-on", "warning").returncode == 1
+    # Encryption with a KMS key, as CloudFormation (SSEEnabled) and Terraform
+    # (server_side_encryption) write it; the AWS owned key is no finding.
+    keyed = tmp_path / "keyed.json"
+    keyed.write_text(json.dumps({"Resources": {
+        name: {"Type": "AWS::DynamoDB::Table", "Properties": dict({
+            "TableName": f"prod-shop-{name.lower()}", "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "order_id", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "order_id", "KeyType": "HASH"}]}, **sse)}
+        for name, sse in [("Keyed", {"SSESpecification": {"SSEEnabled": True, "SSEType": "KMS",
+                                                          "KMSMasterKeyId": "alias/shop"}}),
+                          ("Owned", {"SSESpecification": {"SSEEnabled": False}})]}}))
+    kms = [f for f in json.loads(advise(keyed, "--format", "json").stdout)["findings"]
+           if f["rule"] == "security.sse-kms"]
+    assert [f["resource"] for f in kms] == ["Keyed"], kms
+    assert "alias/shop" in kms[0]["evidence"], kms
+    values = json.loads(plan.read_text())
+    values["planned_values"]["root_module"]["resources"][0]["values"]["server_side_encryption"] = [
+        {"enabled": True, "kms_key_arn": ""}]
+    plan.write_text(json.dumps(values))
+    kms = [f for f in json.loads(advise(plan, "--format", "json").stdout)["findings"]
+           if f["rule"] == "security.sse-kms"]
+    assert [f["resource"] for f in kms] == ["aws_dynamodb_table.orders"], kms
 
 
 def test_kura_advise_reads_a_yaml_template_with_short_intrinsics(tmp_path):

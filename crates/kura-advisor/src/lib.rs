@@ -10,6 +10,7 @@
 //! ([`kura_engine::design`], [`kura_engine::counters`]) and has no HTTP in it: the server
 //! serves its [`Advice`] as JSON (`GET /kura/advise`) and the console draws it.
 
+mod index_values;
 mod keys;
 mod naming;
 mod partitions;
@@ -87,7 +88,7 @@ fn rfc3339(ms: i64) -> String {
 }
 
 /// Checkable rules docs/advisor.md lists (the coverage's denominator).
-pub const CHECKABLE: usize = 56;
+pub const CHECKABLE: usize = 60;
 
 /// Advice on every table of `engine`.
 pub fn advise(engine: &Engine) -> Advice {
@@ -122,6 +123,7 @@ pub fn advise(engine: &Engine) -> Advice {
         check.values(&sample);
         check.key_values(&sample);
         check.cardinality(&sample);
+        check.index_values(&sample);
         check.collections(engine.largest_item_collection(table).ok().flatten());
         if let Some(counters) = &counters {
             check.index_use(counters);
@@ -139,22 +141,23 @@ pub fn advise(engine: &Engine) -> Advice {
     let reported = findings
         .iter()
         .any(|f| f.rule == "types.datetime-consistent-format");
-    if zones.len() > 1
-        && !reported
-        && let Some(rule) = rules::rule("types.datetime-consistent-format")
-    {
-        findings.push(Finding {
-            rule: rule.id,
-            severity: rule.severity,
-            section: rule.section,
-            table: "*".to_owned(),
-            index: None,
-            evidence: format!(
+    if zones.len() > 1 && !reported {
+        findings.extend(instance_wide(
+            "types.datetime-consistent-format",
+            format!(
                 "key date-times use {} kinds of time zone across the tables",
                 zones.len()
             ),
-            fix: rule.fix,
-        });
+        ));
+    }
+    // One server (one account) holding tables of several environments.
+    let environments = naming::environments(tables.iter().map(|t| t.name.as_str()));
+    if environments.len() > 1 {
+        let listed: Vec<&str> = environments.into_iter().collect();
+        findings.extend(instance_wide(
+            "naming.mixed-environments",
+            format!("tables of the environments {}", listed.join(", ")),
+        ));
     }
     Advice {
         tables: tables.len(),
@@ -164,6 +167,20 @@ pub fn advise(engine: &Engine) -> Advice {
         samples,
         findings,
     }
+}
+
+/// A finding on the whole server rather than one table (its table is `*`).
+fn instance_wide(id: &str, evidence: String) -> Option<Finding> {
+    let rule = rules::rule(id)?;
+    Some(Finding {
+        rule: rule.id,
+        severity: rule.severity,
+        section: rule.section,
+        table: "*".to_owned(),
+        index: None,
+        evidence,
+        fix: rule.fix,
+    })
 }
 
 pub(crate) struct Check<'a> {

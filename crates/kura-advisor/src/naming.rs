@@ -98,6 +98,16 @@ pub(super) fn table_name_follows(name: &str) -> bool {
         })
 }
 
+/// The environments (`dev`, `stg`, `prod`) of the table names that follow the pattern.
+pub(super) fn environments<'a>(
+    names: impl Iterator<Item = &'a str>,
+) -> std::collections::BTreeSet<&'a str> {
+    names
+        .filter(|name| table_name_follows(name))
+        .filter_map(|name| name.split('-').next())
+        .collect()
+}
+
 /// `^[a-z][a-z0-9]*(_[a-z0-9]+)*$`.
 pub(super) fn is_snake_case(name: &str) -> bool {
     name.bytes().next().is_some_and(|b| b.is_ascii_lowercase())

@@ -78,6 +78,12 @@ pub const RULES: &[Rule] = &[
         "Name GSIs gsi1, gsi2, ... rather than after their key attributes."
     ),
     rule!(
+        "naming.mixed-environments",
+        Info,
+        "命名規則 (Naming rules)",
+        "Keep one environment per account (and per Kura server): dev, stg and prod tables apart, so a policy or a mistake in one cannot reach another."
+    ),
+    rule!(
         "keys.single-table-design",
         Warning,
         "シングルテーブル/マルチテーブル (Single table or many)",
@@ -156,6 +162,12 @@ pub const RULES: &[Rule] = &[
         "Delete the GSI nothing reads, and add it back when a query needs it."
     ),
     rule!(
+        "index.gsi-count",
+        Warning,
+        "インデックスの使い分け (Choosing indexes)",
+        "Keep GSIs to the queries that need them now (each one is another copy of every write it projects); add one when a query needs it, and remove those nothing reads."
+    ),
+    rule!(
         "index.duplicate-key-schema",
         Warning,
         "インデックスの使い分け (Choosing indexes)",
@@ -166,6 +178,12 @@ pub const RULES: &[Rule] = &[
         Error,
         "インデックスの使い分け (Choosing indexes)",
         "Leave an index key attribute out of the item (remove it) instead of writing NULL or an empty value: the item then stays out of the index (a sparse index)."
+    ),
+    rule!(
+        "index.gsi-sentinel-key",
+        Warning,
+        "インデックスの使い分け (Choosing indexes)",
+        "Remove the attribute (REMOVE in UpdateItem) instead of writing a stand-in such as \"NULL\" or \"-\": an item without the index key stays out of the GSI, which keeps it sparse."
     ),
     rule!(
         "projection.all",
@@ -190,6 +208,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         "データ型 (Data types)",
         "Store codes and statuses as strings (S): they are identifiers, not quantities."
+    ),
+    rule!(
+        "types.uuid-as-string",
+        Warning,
+        "データ型 (Data types)",
+        "Store UUIDs as String in their canonical text form (8-4-4-4-12 hex digits), as codes and classifications."
     ),
     rule!(
         "types.flag-as-string",

@@ -253,6 +253,16 @@ fn terraform(module: &Value, tables: &mut Vec<Declared>) {
         if let Some(protected) = v["deletion_protection_enabled"].as_bool() {
             create["DeletionProtectionEnabled"] = json!(protected);
         }
+        if let Some(sse) = v["server_side_encryption"]
+            .as_array()
+            .and_then(|s| s.first())
+            .filter(|s| s["enabled"] == json!(true))
+        {
+            create["SSESpecification"] = json!({"Enabled": true, "SSEType": "KMS"});
+            if let Some(key) = sse["kms_key_arn"].as_str().filter(|k| !k.is_empty()) {
+                create["SSESpecification"]["KMSMasterKeyId"] = json!(key);
+            }
+        }
         let ttl = v["ttl"]
             .as_array()
             .and_then(|t| t.first())

@@ -159,6 +159,22 @@ fn create_table_input(d: &Value) -> Value {
     if let Some(protected) = d["DeletionProtectionEnabled"].as_bool() {
         input["DeletionProtectionEnabled"] = json!(protected);
     }
+    // A KMS key, from a description (SSEDescription), a CreateTable input
+    // (SSESpecification.Enabled) or a CloudFormation template (its SSEEnabled).
+    let sse = &d["SSESpecification"];
+    if d["SSEDescription"]["SSEType"] == "KMS"
+        || sse["Enabled"] == json!(true)
+        || sse["SSEEnabled"] == json!(true)
+    {
+        let mut spec = json!({"Enabled": true, "SSEType": "KMS"});
+        if let Some(key) = sse["KMSMasterKeyId"]
+            .as_str()
+            .or(d["SSEDescription"]["KMSMasterKeyArn"].as_str())
+        {
+            spec["KMSMasterKeyId"] = json!(key);
+        }
+        input["SSESpecification"] = spec;
+    }
     input
 }
 
