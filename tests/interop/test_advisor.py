@@ -423,6 +423,9 @@ def compliant_set(ddb, t):
 PROVEN_ELSEWHERE = {
     # A 10 GB item collection: the engine's limit is lowered there.
     "index.lsi-collection-size": "crates/kura-advisor/tests/collections.rs",
+    # Identity policies: /kura/advise is off under --auth; the credentials file is read.
+    "security.identity-full-access": "test_kura_advise_checks_identity_policies_of_a_credentials_file",
+    "security.identity-resource-scope": "test_kura_advise_checks_identity_policies_of_a_credentials_file",
 }
 
 
@@ -728,3 +731,42 @@ def test_single_table_design_is_seen_in_sort_keys(server):
              if f["rule"] == "keys.single-table-design" and f["table"] in (single, plain)]
     assert [f["table"] for f in found] == [single], found
     assert 'sort key "order_id" holds several entity types' in found[0]["evidence"], found
+
+
+def test_kura_advise_checks_identity_policies_of_a_credentials_file(tmp_path):
+    """Issue 35: `kura advise --credentials FILE` reads `kura serve --auth`'s identity
+    policies without a server: a person (user) given dynamodb:* is a warning, a grant on
+    every table rather than one environment's an info; a role with every action on its
+    environment's tables and a user with what it needs are neither."""
+    creds = tmp_path / "credentials.json"
+    policy = lambda action, resource: [{"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": action, "Resource": resource}]}]
+    creds.write_text(json.dumps({"Credentials": [
+        {"AccessKeyId": "AKIAALICE", "SecretAccessKey": "s", "User": "alice",
+         "Policies": policy("dynamodb:*", "arn:aws:dynamodb:*:*:table/dev-*")},
+        {"AccessKeyId": "ASIAAPP", "SecretAccessKey": "s", "Role": "orders-app",
+         "Policies": policy("dynamodb:*", "arn:aws:dynamodb:*:*:table/prod-shop-*")},
+        {"AccessKeyId": "ASIAETL", "SecretAccessKey": "s", "Role": "etl",
+         "Policies": policy(["dynamodb:Scan"], "arn:aws:dynamodb:*:*:table/*")},
+        {"AccessKeyId": "AKIABOB", "SecretAccessKey": "s", "User": "bob",
+         "Policies": policy(["dynamodb:GetItem"], "arn:aws:dynamodb:*:*:table/prod-shop-*")},
+    ]}))
+
+    def advise(*args):
+        return subprocess.run([str(KURA), "advise", "--credentials", str(creds), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    run = advise("--format", "json")
+    assert run.returncode == 0, run.stderr
+    found = [(f["rule"], f["table"], f["evidence"]) for f in json.loads(run.stdout)["findings"]]
+    # Warnings before infos.
+    assert [(rule, table) for rule, table, _ in found] == [
+        ("security.identity-full-access", "*"), ("security.identity-resource-scope", "*")], found
+    assert "user/alice" in found[0][2] and "role/etl" in found[1][2], found
+    assert advise("--fail-on", "warning").returncode == 1
+    valid_sarif(json.loads(advise("--format", "sarif").stdout))
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"Credentials": [{"AccessKeyId": "A"}]}')
+    refused = subprocess.run([str(KURA), "advise", "--credentials", str(bad)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and refused.stderr.strip(), refused

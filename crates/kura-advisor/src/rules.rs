@@ -402,6 +402,18 @@ pub const RULES: &[Rule] = &[
         "Name the principals in the resource policy, or add a Condition; never Allow \"*\" unconditionally."
     ),
     rule!(
+        "security.identity-full-access",
+        Warning,
+        "アクセス制御（IAM） (Access control)",
+        "Grant people the operations they need (GetItem only, to look into production data); keep dynamodb:* for the applications (roles) that operate DynamoDB."
+    ),
+    rule!(
+        "security.identity-resource-scope",
+        Info,
+        "アクセス制御（IAM） (Access control)",
+        "Narrow the policy's Resource to one environment's tables by their prefix (arn:aws:dynamodb:*:*:table/dev-*)."
+    ),
+    rule!(
         "security.sse-kms",
         Info,
         "暗号化 (Encryption)",

@@ -235,6 +235,17 @@ impl Credentials {
         self.by_key.get(access_key_id)
     }
 
+    /// Every principal the file names, once each, by ARN (several keys may share one).
+    pub fn principals(&self) -> Vec<&Principal> {
+        let mut by_arn: BTreeMap<String, &Principal> = BTreeMap::new();
+        for credential in self.by_key.values() {
+            by_arn
+                .entry(credential.principal.arn())
+                .or_insert(&credential.principal);
+        }
+        by_arn.into_values().collect()
+    }
+
     pub fn len(&self) -> usize {
         self.by_key.len()
     }

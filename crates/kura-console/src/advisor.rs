@@ -5,7 +5,8 @@
 //! `--schema` JSON) checked before it is deployed, as `kura advise --template` checks it.
 //!
 //! The advisor's evidence holds key values: findings are shown only for tables the
-//! principal's policies let it scan. Nothing here is kept on the server: the suppressions
+//! principal's policies let it scan. Under `--auth` the signed-in principal's own identity
+//! policies are checked too (no one else's). Nothing here is kept on the server: the suppressions
 //! and the template travel with the form.
 
 use std::sync::Arc;
@@ -85,10 +86,18 @@ async fn live(ctx: Ctx, f: Fields) -> Response {
     let body = match ctx.console.advice.get(ctx.engine()).await {
         Err(e) => html! { div.error { (e) } },
         Ok(advice) => {
+            // Under --auth, the signed-in principal's own identity policies too.
+            let own = ctx
+                .session
+                .signed_in
+                .as_ref()
+                .map(|v| kura_advisor::identities(&[&v.principal]))
+                .unwrap_or_default();
             let findings: Vec<Value> = advice
                 .findings
                 .iter()
                 .filter(|f| visible.contains(&f.table) && (only.is_empty() || f.table == only))
+                .chain(own.iter().filter(|_| only.is_empty()))
                 .filter_map(|f| serde_json::to_value(f).ok())
                 .collect();
             let (reported, refused) = applied(&findings, text);
@@ -224,6 +233,8 @@ fn finding(r: &Reported, from_template: bool) -> Markup {
                     (table)
                     @if let Some(resource) = f["resource"].as_str() { " · resource " code { (resource) } }
                     @if let Some(line) = f["line"].as_u64() { " · line " (line) }
+                } @else if table == "*" {
+                    "the whole server"
                 } @else {
                     a href=(table_path(table, Section::Overview)) { (table) }
                 }

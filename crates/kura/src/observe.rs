@@ -199,6 +199,11 @@ pub struct AdviseArgs {
     /// DescribeTable/CreateTable JSON. No server is needed (docs/advisor.md).
     #[arg(long)]
     template: Option<std::path::PathBuf>,
+    /// Check the identity policies of a credentials file (`kura serve --auth`'s) without
+    /// a server: people given every action, grants on every environment's tables. With
+    /// `--template`, both; alone, the policies only (docs/advisor.md).
+    #[arg(long)]
+    credentials: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -222,16 +227,29 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))?,
         None => Vec::new(),
     };
-    let advice = match &args.template {
-        Some(path) => {
+    let mut advice = match (&args.template, &args.credentials) {
+        (Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             kura_server::template::advise(&text)
                 .await
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
-        None => get_json(&args.endpoint.endpoint, "/kura/advise").await?,
+        (None, Some(_)) => serde_json::json!({
+            "tables": 0,
+            "rulesChecked": kura_server::advisor::rules::RULES.len(),
+            "rulesCheckable": kura_server::advisor::CHECKABLE,
+            "findings": [],
+        }),
+        (None, None) => get_json(&args.endpoint.endpoint, "/kura/advise").await?,
     };
+    if let Some(path) = &args.credentials {
+        let credentials = kura_server::Credentials::load(path).map_err(|e| e.to_string())?;
+        let found = kura_server::advisor::identities(&credentials.principals());
+        if let Some(findings) = advice["findings"].as_array_mut() {
+            findings.extend(found.iter().filter_map(|f| serde_json::to_value(f).ok()));
+        }
+    }
     let artifact = args.template.as_ref().map(|p| p.display().to_string());
     let findings = advice["findings"].as_array().cloned().unwrap_or_default();
     let reported = report::report(&findings, &suppressions, report::today());

@@ -127,7 +127,36 @@ fn strings(value: &Value, what: &str) -> Result<Vec<String>, PolicyError> {
     }
 }
 
+/// An `Allow` statement as the design advisor reads it (docs/advisor.md, the identity
+/// rules): what it grants, on what, and whether a condition narrows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant<'a> {
+    /// The action patterns (`dynamodb:GetItem`, `dynamodb:*`, `*`).
+    pub actions: &'a [String],
+    /// `NotAction`: the grant is every action but these.
+    pub not_actions: bool,
+    /// The resource patterns (ARNs with `*` and `?`).
+    pub resources: &'a [String],
+    /// `NotResource`: every resource but these.
+    pub not_resources: bool,
+    pub conditional: bool,
+}
+
 impl Policy {
+    /// The policy's `Allow` statements.
+    pub fn grants(&self) -> impl Iterator<Item = Grant<'_>> {
+        self.statements
+            .iter()
+            .filter(|s| s.effect == Effect::Allow)
+            .map(|s| Grant {
+                actions: &s.actions.patterns,
+                not_actions: s.actions.negated,
+                resources: &s.resources.patterns,
+                not_resources: s.resources.negated,
+                conditional: !s.conditions.is_empty(),
+            })
+    }
+
     /// Parses an identity policy document given as JSON text.
     pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
         let value: Value =
