@@ -355,6 +355,23 @@ def broken_set(ddb, t):
     table = expect["types.uuid-as-string"] = t.create("binaryuuid")
     t.batch_put(table, [{"order_id": {"S": f"o{i:02}"},
                          "device_id": {"B": uuid.uuid4().bytes}} for i in range(20)])
+    table = expect["types.collection-append"] = t.create("appender")
+    t.put(table, history={"L": []})
+    for i in range(10):
+        ddb.update_item(TableName=table, Key={"user_id": {"S": "u1"}, "order_id": {"S": "o1"}},
+                        UpdateExpression="SET history = list_append(history, :e)",
+                        ConditionExpression="attribute_exists(user_id)",
+                        ExpressionAttributeValues={":e": {"L": [{"S": f"event {i}"}]}})
+    table = expect["ttl.deletes-instead-of-ttl"] = t.create("handdeleted")
+    t.batch_put(table, [{"order_id": {"S": f"o{i:03}"}} for i in range(100)])
+    for i in range(100):
+        ddb.delete_item(TableName=table, Key={"user_id": {"S": "u1"}, "order_id": {"S": f"o{i:03}"}},
+                        ConditionExpression="attribute_exists(user_id)")
+    table = expect["streams.switch-gap-writes"] = t.create("streamswitch", stream="NEW_AND_OLD_IMAGES")
+    ddb.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
+    t.put(table, note={"S": "written while no stream was on"})
+    ddb.update_table(TableName=table, StreamSpecification={
+        "StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
     # One server holding a prod table beside the dev ones.
     expect["naming.mixed-environments"] = "*"
     t.create(name=f"prod-{t.product}-orders")
@@ -404,6 +421,12 @@ def compliant_set(ddb, t):
         ddb.query(TableName=table, KeyConditionExpression="user_id = :u",
                   FilterExpression="total_price > :p", ProjectionExpression="order_id",
                   ExpressionAttributeValues={":u": {"S": f"u{i:02}"}, ":p": {"N": "100"}})
+    # Atomic counters (ADD of a number) are no history appended to a collection.
+    for _ in range(12):
+        ddb.update_item(TableName=table, Key={"user_id": {"S": "u01"}, "order_id": {"S": "o001"}},
+                        UpdateExpression="ADD total_price :one",
+                        ConditionExpression="attribute_exists(user_id)",
+                        ExpressionAttributeValues={":one": {"N": "1"}})
     # Creates guarded by attribute_not_exists, and a whole item replaced by a whole item.
     item = {"user_id": {"S": "u99"}, "order_id": {"S": "o999"}, "shop_id": {"S": "s1"},
             "ordered_at": {"S": "2026-11-26T10:00:00Z"}, "total_price": {"N": "1200"},

@@ -246,6 +246,12 @@ pub const RULES: &[Rule] = &[
         "Store one item per element under the same partition key, with its own sort key."
     ),
     rule!(
+        "types.collection-append",
+        Warning,
+        "データ型 (Data types)",
+        "Keep history as items of their own under the same partition key (a sort key per entry), not appended to a list or set in one item, which grows toward the 400 KB limit; use List, Set and Map only for values replaced whole."
+    ),
+    rule!(
         "types.compressed-as-string",
         Warning,
         "データの圧縮 (Compression)",
@@ -286,6 +292,12 @@ pub const RULES: &[Rule] = &[
         Error,
         "データ型 (Data types)",
         "Write TTL values as a Number of Unix epoch seconds (not milliseconds, not a string)."
+    ),
+    rule!(
+        "ttl.deletes-instead-of-ttl",
+        Info,
+        "コスト (Cost)",
+        "Let TTL delete items that expire (UpdateTimeToLive with a ttl attribute of epoch seconds): its deletes cost no write capacity."
     ),
     rule!(
         "api.read-modify-write",
@@ -370,6 +382,12 @@ pub const RULES: &[Rule] = &[
         Info,
         "ストリームビュータイプ (Stream view types)",
         "With items this large, consider NEW_IMAGE or KEYS_ONLY and reading the rest from the table."
+    ),
+    rule!(
+        "streams.switch-gap-writes",
+        Error,
+        "ストリームビュータイプ (Stream view types)",
+        "Stop the table's writes while a stream is switched (its view type changes by turning it off and on), or recover what was written in between (from a backup or PITR export) for the stream's consumers."
     ),
     rule!(
         "capacity.on-demand",

@@ -1,6 +1,6 @@
-//! The checks on how items are written (docs/advisor.md, "api" and
-//! `index.key-value-refused`): PutItems that drop attributes, creates without a guard,
-//! and writes refused for an index key value.
+//! The checks on how items are written (docs/advisor.md): PutItems that drop attributes,
+//! creates without a guard, writes refused for an index key value, history appended to
+//! collections, items deleted by hand where TTL would, and writes a stream switch lost.
 
 use kura_engine::counters::TrafficSnapshot;
 
@@ -34,6 +34,33 @@ impl Check<'_> {
                 format!(
                     "{} PutItems created an item without a ConditionExpression, and no PutItem on the table had one",
                     t.unguarded_creates
+                ),
+            );
+        }
+        if t.appending_updates >= HABIT && t.appending_updates * 10 >= t.updates {
+            self.found(
+                "types.collection-append",
+                None,
+                format!(
+                    "{} of {} UpdateItems appended to a list (list_append) or added to a set",
+                    t.appending_updates, t.updates
+                ),
+            );
+        }
+        if t.deletes >= 100 && self.table.ttl_attribute.is_none() {
+            self.found(
+                "ttl.deletes-instead-of-ttl",
+                None,
+                format!("{} DeleteItems on a table without TTL", t.deletes),
+            );
+        }
+        if t.switch_gaps > 0 {
+            self.found(
+                "streams.switch-gap-writes",
+                None,
+                format!(
+                    "{} write(s) while the stream was off between turning it off and on again ({} switch(es)): no stream record has them",
+                    t.switch_gap_writes, t.switch_gaps
                 ),
             );
         }

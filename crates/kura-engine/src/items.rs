@@ -153,6 +153,36 @@ pub(crate) fn gsi_of_tag(table: &TableRecord, tag: u8) -> Option<String> {
 /// `attribute_not_exists` (directly or through a `#name`), or its legacy `Expected` names the
 /// key: the guard docs/advisor.md's `api.update-existence-condition` looks for. Judged on the
 /// text, for the advisor's counts only.
+/// Whether an UpdateItem appends to a list (`list_append`) or adds a set's elements
+/// (`ADD` with a set value, or the legacy `AttributeUpdates` action ADD of a set): how
+/// history piles up in one item (docs/advisor.md, `types.collection-append`). An ADD of a
+/// number is an atomic counter, which the guideline recommends. Judged on the text, for
+/// the advisor's counts only.
+fn appends_to_collection(expressions: &kura_expr::request::ExpressionParams) -> bool {
+    let is_set = |value: &kura_model::wire::AttributeValueJson| {
+        serde_json::to_value(value)
+            .is_ok_and(|v| ["SS", "NS", "BS"].iter().any(|kind| v.get(kind).is_some()))
+    };
+    if let Some(updates) = &expressions.attribute_updates {
+        return updates
+            .values()
+            .any(|u| u.action.as_deref() == Some("ADD") && u.value.as_ref().is_some_and(is_set));
+    }
+    expressions
+        .update_expression
+        .as_deref()
+        .is_some_and(|text| {
+            text.contains("list_append")
+                || (text
+                    .split_whitespace()
+                    .any(|word| word.eq_ignore_ascii_case("ADD"))
+                    && expressions
+                        .expression_attribute_values
+                        .as_ref()
+                        .is_some_and(|values| values.values().any(is_set)))
+        })
+}
+
 fn guards_existence(
     expressions: &kura_expr::request::ExpressionParams,
     key: Option<&ItemJson>,
@@ -387,6 +417,7 @@ impl Engine {
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size));
         let counters = self.count_item_request(&table_name, &consumed, Some(0), &key);
+        counters.traffic.deleted();
         if !conditional {
             counters.traffic.single_write(self.clock.now_ms());
         }
@@ -420,6 +451,7 @@ impl Engine {
         );
         c.finish()?;
         let guarded = guards_existence(&input.expressions, input.key.as_ref());
+        let appends = appends_to_collection(&input.expressions);
         let Compiled {
             condition, update, ..
         } = compile_item_write(Operation::UpdateItem, input.expressions)?;
@@ -479,7 +511,7 @@ impl Engine {
         );
         let new_size = new.as_ref().map_or(0, item_size);
         let counters = self.count_item_request(&table_name, &consumed, Some(new_size), &key);
-        counters.traffic.update(guarded);
+        counters.traffic.update(guarded, appends);
         let attributes = match input.return_values.as_deref() {
             Some("ALL_OLD") => old,
             Some("ALL_NEW") => new,

@@ -47,6 +47,14 @@ pub struct Traffic {
     conditional_puts: AtomicU64,
     index_key_refusals: AtomicU64,
     index_key_example: Mutex<Option<String>>,
+    appending_updates: AtomicU64,
+    deletes: AtomicU64,
+    /// Whether the table's stream was turned off and not yet on again, the writes since,
+    /// and the switches (off, then on) that had writes between.
+    stream_paused: std::sync::atomic::AtomicBool,
+    gap_writes: AtomicU64,
+    switch_gaps: AtomicU64,
+    switch_gap_writes: AtomicU64,
     nested_filters: AtomicU64,
     /// Attributes filters searched with `contains` (at most [`MAX_CONTAINS`] names).
     contains_attributes: Mutex<std::collections::BTreeSet<String>>,
@@ -106,6 +114,10 @@ pub struct TrafficSnapshot {
     pub conditional_puts: u64,
     pub index_key_refusals: u64,
     pub index_key_example: Option<String>,
+    pub appending_updates: u64,
+    pub deletes: u64,
+    pub switch_gaps: u64,
+    pub switch_gap_writes: u64,
     pub nested_filters: u64,
     pub contains_attributes: Vec<String>,
     pub bulk_windows: u64,
@@ -223,6 +235,9 @@ impl Traffic {
 
     /// An item written at `size` bytes; `key` describes it for the advisor's evidence.
     pub fn written(&self, size: usize, key: impl FnOnce() -> String) {
+        if self.stream_paused.load(Ordering::Relaxed) {
+            add(&self.gap_writes, 1);
+        }
         if size >= NEAR_LIMIT_BYTES {
             add(&self.near_limit_writes, 1);
             let mut example = self.near_limit_example.lock();
@@ -232,11 +247,36 @@ impl Traffic {
         }
     }
 
-    /// An UpdateItem: whether its condition tests the partition key's existence.
-    pub fn update(&self, guarded: bool) {
+    /// An UpdateItem: whether its condition tests the partition key's existence, and
+    /// whether it appends to a list (`list_append`) or adds to a set (`ADD`).
+    pub fn update(&self, guarded: bool, appends: bool) {
         add(&self.updates, 1);
         if !guarded {
             add(&self.unguarded_updates, 1);
+        }
+        if appends {
+            add(&self.appending_updates, 1);
+        }
+    }
+
+    /// A DeleteItem.
+    pub fn deleted(&self) {
+        add(&self.deletes, 1);
+    }
+
+    /// UpdateTable turned the table's stream off (`on` false) or on. Writes while it is
+    /// off are in no stream: a switch of view type (off, then on) with writes between
+    /// lost them for the stream's consumers.
+    pub fn stream_switched(&self, on: bool) {
+        if !on {
+            self.gap_writes.store(0, Ordering::Relaxed);
+            self.stream_paused.store(true, Ordering::Relaxed);
+        } else if self.stream_paused.swap(false, Ordering::Relaxed) {
+            let writes = self.gap_writes.swap(0, Ordering::Relaxed);
+            if writes > 0 {
+                add(&self.switch_gaps, 1);
+                add(&self.switch_gap_writes, writes);
+            }
         }
     }
 
@@ -346,6 +386,10 @@ impl Traffic {
             conditional_puts: get(&self.conditional_puts),
             index_key_refusals: get(&self.index_key_refusals),
             index_key_example: self.index_key_example.lock().clone(),
+            appending_updates: get(&self.appending_updates),
+            deletes: get(&self.deletes),
+            switch_gaps: get(&self.switch_gaps),
+            switch_gap_writes: get(&self.switch_gap_writes),
             nested_filters: get(&self.nested_filters),
             contains_attributes: self.contains_attributes.lock().iter().cloned().collect(),
             bulk_windows: get(&self.bulk_windows),

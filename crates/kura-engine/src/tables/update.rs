@@ -100,7 +100,7 @@ impl Engine {
             self.writer.clone(),
             self.catalog.clone(),
         );
-        let (record, changing_index) = self
+        let (record, changing_index, had_stream) = self
             .writer
             .submit(true, move |w| {
                 let current = catalog.get(&name).ok_or_else(|| {
@@ -113,6 +113,7 @@ impl Engine {
                 }
                 let mut next = current.as_ref().clone();
                 let mut changing_index = false;
+                let had_stream = current.stream.as_ref().is_some_and(|s| s.enabled);
                 vector_definition::check_gsi_updates(
                     &current,
                     input.global_secondary_index_updates.as_deref(),
@@ -182,9 +183,17 @@ impl Engine {
                 catalog.stage(w, next.clone())?;
                 let (counters, table) = (counters.clone(), next.clone());
                 w.after_commit(move || crate::tables::insights::follow_record(&counters, &table));
-                Ok((next, changing_index))
+                Ok((next, changing_index, had_stream))
             })
             .await?;
+        // The advisor's `streams.switch-gap-writes`: writes while the stream is off.
+        let has_stream = record.stream.as_ref().is_some_and(|s| s.enabled);
+        if had_stream != has_stream {
+            self.counters
+                .table(&record.name)
+                .traffic
+                .stream_switched(has_stream);
+        }
         // A deleted vector index leaves memory only now: writes committed in the same group
         // (which saw the old catalog) have had their after-commit steps.
         for name in &deleting {
