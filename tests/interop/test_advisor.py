@@ -793,3 +793,15 @@ def test_kura_advise_checks_identity_policies_of_a_credentials_file(tmp_path):
     refused = subprocess.run([str(KURA), "advise", "--credentials", str(bad)],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode != 0 and refused.stderr.strip(), refused
+
+
+def test_an_lsi_with_the_tables_own_sort_key_is_a_duplicate(server):
+    """Issue 35 (l. 317): an LSI must give another sort order than the table's; one with the
+    table's own keys is `index.duplicate-key-schema`, one with another sort key is not."""
+    ddb = client(server)
+    t = Tables(ddb)
+    same = t.create("lsisame", lsis=[{"name": "lsi1", "keys": ["user_id", "order_id"]}])
+    other = t.create("lsiother", lsis=[{"name": "lsi1", "keys": ["user_id", "shop_id"]}])
+    found = [(f["table"], f.get("index")) for f in advice(server)["findings"]
+             if f["rule"] == "index.duplicate-key-schema" and f["table"] in (same, other)]
+    assert found == [(same, "lsi1")], found
