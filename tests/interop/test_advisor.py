@@ -372,6 +372,13 @@ def broken_set(ddb, t):
     t.put(table, note={"S": "written while no stream was on"})
     ddb.update_table(TableName=table, StreamSpecification={
         "StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+    table = expect["streams.noop-put"] = t.create("samestream", stream="NEW_AND_OLD_IMAGES")
+    for _ in range(11):
+        t.put(table, order_status={"S": "shipped"})
+    table = expect["keys.composite-partition-key"] = t.create("orguser")
+    t.batch_put(table, [{"user_id": {"S": f"org-{i % 4}#user-{i:03}"},
+                         "org_name": {"S": f"org-{i % 4}"}, "user_name": {"S": f"user-{i:03}"}}
+                        for i in range(20)])
     # One server holding a prod table beside the dev ones.
     expect["naming.mixed-environments"] = "*"
     t.create(name=f"prod-{t.product}-orders")

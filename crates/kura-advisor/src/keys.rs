@@ -124,6 +124,45 @@ fn key_values(sample: &[Item], attribute: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether partition key values are mostly `#`-joined parts of which two or more vary,
+/// not counting a leading entity prefix (`USER#42` is one part that varies; `t1#u42` two):
+/// the evidence, or None.
+fn composite_partition(values: &[String]) -> Option<String> {
+    let joined: Vec<Vec<&str>> = values
+        .iter()
+        .filter(|v| v.contains('#'))
+        .map(|v| v.split('#').collect())
+        .collect();
+    if values.len() < 20 || joined.len() * 5 < values.len() * 4 {
+        return None;
+    }
+    let width = joined.iter().map(Vec::len).max()?;
+    let varying: Vec<usize> = (0..width)
+        .filter(|&at| {
+            let parts: BTreeSet<&str> = joined.iter().filter_map(|p| p.get(at).copied()).collect();
+            // A position holding a few entity names is the type, not a key part.
+            let entity = at == 0
+                && parts.len() <= 10
+                && parts
+                    .iter()
+                    .all(|p| entity_prefix(&format!("{p}#")).is_some());
+            parts.len() > 1 && !entity
+        })
+        .collect();
+    (varying.len() >= 2).then(|| {
+        format!(
+            "joins {} varying parts with '#' in {} of {} sampled values (e.g. {:?})",
+            varying.len(),
+            joined.len(),
+            values.len(),
+            values
+                .iter()
+                .find(|v| v.contains('#'))
+                .map_or("", String::as_str)
+        )
+    })
+}
+
 /// GSI key attribute names that say nothing of what they hold (`GSI1PK`, `gsi1_sk`, `pk2`).
 fn overloaded_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
@@ -306,6 +345,16 @@ impl Check<'_> {
                     "{which} key {name:?} holds several entity types: {}",
                     shown(&prefixes)
                 ),
+            );
+        }
+        // A composite partition key: two or more parts that vary, past an entity prefix.
+        if hash.ty == ScalarType::S
+            && let Some(evidence) = composite_partition(&partitions)
+        {
+            self.found(
+                "keys.composite-partition-key",
+                None,
+                format!("partition key {:?} {evidence}", hash.name),
             );
         }
         // A dense run of integers as the partition key. Dense against the distinct values

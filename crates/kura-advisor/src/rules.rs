@@ -138,6 +138,12 @@ pub const RULES: &[Rule] = &[
         "Also write each part of a composite key as an attribute of its own (order_status, ordered_at)."
     ),
     rule!(
+        "keys.composite-partition-key",
+        Info,
+        "複合キー (Composite keys)",
+        "Keep the partition key simple (one value every query knows) and join the other parts in the sort key, where begins_with and ranges can select them; compose the partition key only when every query always has all its parts."
+    ),
+    rule!(
         "index.gsi-overloading",
         Warning,
         "インデックスの使い分け (Choosing indexes)",
@@ -388,6 +394,12 @@ pub const RULES: &[Rule] = &[
         Error,
         "ストリームビュータイプ (Stream view types)",
         "Stop the table's writes while a stream is switched (its view type changes by turning it off and on), or recover what was written in between (from a backup or PITR export) for the stream's consumers."
+    ),
+    rule!(
+        "streams.noop-put",
+        Info,
+        "DynamoDB Streams",
+        "To make the stream carry a re-run, change an attribute (a rerun_at time, for example): a PutItem that writes the same item again produces no stream record."
     ),
     rule!(
         "capacity.on-demand",

@@ -54,6 +54,16 @@ impl Check<'_> {
                 format!("{} DeleteItems on a table without TTL", t.deletes),
             );
         }
+        if t.unchanged_puts >= HABIT {
+            self.found(
+                "streams.noop-put",
+                None,
+                format!(
+                    "{} PutItems replaced an item by an equal one: the stream has no record of them",
+                    t.unchanged_puts
+                ),
+            );
+        }
         if t.switch_gaps > 0 {
             self.found(
                 "streams.switch-gap-writes",

@@ -299,7 +299,7 @@ impl Engine {
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
         let metrics = asks_metrics(&input.return_item_collection_metrics);
-        let (old, written, table, dropped) = self
+        let (old, written, table, dropped, unchanged) = self
             .writer
             .submit(false, move |w| {
                 let table = current_table(&catalog, &table)?;
@@ -310,8 +310,12 @@ impl Engine {
                 let dropped = current
                     .as_ref()
                     .and_then(|old| old.keys().find(|name| !item.contains_key(*name)).cloned());
+                // A replacement that changes nothing writes no stream record
+                // (`streams.noop-put`); compared only where a stream is on.
+                let unchanged = table.stream.as_ref().is_some_and(|s| s.enabled)
+                    && current.as_ref().is_some_and(|old| items_equal(old, &item));
                 let written = write_item(w, &table, storage_key, current.as_ref(), Some(item))?;
-                Ok((current, written, table, dropped))
+                Ok((current, written, table, dropped, unchanged))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
@@ -328,6 +332,9 @@ impl Engine {
         }
         if let Some(name) = dropped {
             counters.traffic.dropped(|| name);
+        }
+        if unchanged {
+            counters.traffic.unchanged_put();
         }
         Ok(PutItemOutput {
             attributes: if return_old { old } else { None },

@@ -49,6 +49,7 @@ pub struct Traffic {
     index_key_example: Mutex<Option<String>>,
     appending_updates: AtomicU64,
     deletes: AtomicU64,
+    unchanged_puts: AtomicU64,
     /// Whether the table's stream was turned off and not yet on again, the writes since,
     /// and the switches (off, then on) that had writes between.
     stream_paused: std::sync::atomic::AtomicBool,
@@ -116,6 +117,7 @@ pub struct TrafficSnapshot {
     pub index_key_example: Option<String>,
     pub appending_updates: u64,
     pub deletes: u64,
+    pub unchanged_puts: u64,
     pub switch_gaps: u64,
     pub switch_gap_writes: u64,
     pub nested_filters: u64,
@@ -259,6 +261,12 @@ impl Traffic {
         }
     }
 
+    /// A PutItem on a table with a stream that replaced an item by an equal one: no stream
+    /// record is written for it.
+    pub fn unchanged_put(&self) {
+        add(&self.unchanged_puts, 1);
+    }
+
     /// A DeleteItem.
     pub fn deleted(&self) {
         add(&self.deletes, 1);
@@ -388,6 +396,7 @@ impl Traffic {
             index_key_example: self.index_key_example.lock().clone(),
             appending_updates: get(&self.appending_updates),
             deletes: get(&self.deletes),
+            unchanged_puts: get(&self.unchanged_puts),
             switch_gaps: get(&self.switch_gaps),
             switch_gap_writes: get(&self.switch_gap_writes),
             nested_filters: get(&self.nested_filters),
