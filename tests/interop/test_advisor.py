@@ -477,6 +477,17 @@ def test_a_table_set_breaking_each_rule_once_yields_one_finding_per_rule(server)
     for f in answer["findings"]:
         assert f["evidence"] and f["fix"] and f["section"], f
         assert f["severity"] in ("error", "warning", "info")
+        # Each finding says what it rests on: the items it judged, or since when the
+        # requests were counted.
+        assert f["basis"] in ("definition", "sample", "traffic", "insights", "storage",
+                              "policies"), f
+        if f["basis"] == "sample":
+            assert f["sampled"]["table"] == f["table"], f
+            assert 0 < f["sampled"]["sampled"] <= f["sampled"]["items"], f
+        if f["basis"] == "traffic":
+            assert f["since"] == answer["trafficSince"], f
+    assert {f["basis"] for f in answer["findings"]} == {
+        "definition", "sample", "traffic", "insights"}
 
 
 def test_the_advisor_knows_vector_indexes(server):

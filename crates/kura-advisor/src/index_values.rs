@@ -1,11 +1,12 @@
-//! The checks on what a table's indexes and identifiers hold (docs/advisor.md): how many
-//! GSIs a table keeps (`index.gsi-count`), stand-in values written into GSI keys instead
-//! of leaving the attribute out (`index.gsi-sentinel-key`), and UUIDs stored as Binary or
-//! Number (`types.uuid-as-string`).
+//! The checks on a table's indexes and identifiers (docs/advisor.md): key schemas that
+//! repeat another's and ALL projections, how many GSIs a table keeps (`index.gsi-count`),
+//! stand-in values written into GSI keys instead of leaving the attribute out
+//! (`index.gsi-sentinel-key`), and UUIDs stored as Binary or Number
+//! (`types.uuid-as-string`).
 
 use std::collections::BTreeMap;
 
-use kura_engine::design::IndexKind;
+use kura_engine::design::{IndexKind, IndexProjection};
 use kura_model::{AttributeValue, Item};
 
 use super::Check;
@@ -36,6 +37,57 @@ fn identifier_name(name: &str) -> bool {
 }
 
 impl Check<'_> {
+    /// Key schemas that repeat another's, and ALL projections.
+    pub(super) fn indexes(&mut self) {
+        let table = self.table;
+        let table_keys = (
+            table.key_schema.hash.name.as_str(),
+            table.key_schema.range.as_ref().map(|a| a.name.as_str()),
+        );
+        let mut seen: Vec<((&str, Option<&str>), &str)> = Vec::new();
+        for index in &table.indexes {
+            let keys = (
+                index.key_schema.hash.name.as_str(),
+                index.key_schema.range.as_ref().map(|a| a.name.as_str()),
+            );
+            // An LSI with the table's own sort key gives no other order (l. 317).
+            let alike = if keys == table_keys {
+                Some("the table".to_owned())
+            } else {
+                seen.iter()
+                    .find(|(k, _)| *k == keys)
+                    .map(|(_, name)| format!("index {name}"))
+            };
+            if let Some(other) = alike {
+                self.found(
+                    "index.duplicate-key-schema",
+                    Some(&index.name),
+                    format!("{} has the same keys as {other}", index.name),
+                );
+            }
+            seen.push((keys, index.name.as_str()));
+            if index.projection == IndexProjection::All {
+                self.found(
+                    "projection.all",
+                    Some(&index.name),
+                    format!("{} projects ALL attributes", index.name),
+                );
+            }
+        }
+        for index in &table.vector_indexes {
+            if index.projection == IndexProjection::All {
+                self.found(
+                    "projection.all",
+                    Some(&index.name),
+                    format!(
+                        "vector index {} projects ALL attributes: every write copies the whole item into it (VectorWriteRequestBytes)",
+                        index.name
+                    ),
+                );
+            }
+        }
+    }
+
     pub(super) fn index_values(&mut self, sample: &[Item]) {
         let table = self.table;
         let gsis: Vec<_> = table

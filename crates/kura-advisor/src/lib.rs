@@ -51,6 +51,14 @@ pub struct Finding {
     pub index: Option<String>,
     pub evidence: String,
     pub fix: &'static str,
+    /// What the finding rests on.
+    pub basis: rules::Basis,
+    /// For a sample-based finding: the items it judged, of the table's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<Sample>,
+    /// For a traffic-based finding: since when the requests were counted (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
 }
 
 /// What `kura advise` and `GET /kura/advise` answer.
@@ -98,6 +106,7 @@ pub fn advise(engine: &Engine) -> Advice {
     let mut findings = Vec::new();
     let mut zones = BTreeSet::new();
     let mut samples = Vec::new();
+    let since = rfc3339(engine.counters().since_ms());
     for table in &tables {
         let size = table.size.as_ref();
         let sample = engine
@@ -117,6 +126,8 @@ pub fn advise(engine: &Engine) -> Advice {
             table,
             findings: &mut findings,
             zones: &mut zones,
+            sample: samples.last().cloned(),
+            since: &since,
         };
         check.naming(&sample);
         check.indexes();
@@ -165,7 +176,7 @@ pub fn advise(engine: &Engine) -> Advice {
         tables: tables.len(),
         rules_checked: RULES.len(),
         rules_checkable: CHECKABLE,
-        traffic_since: rfc3339(engine.counters().since_ms()),
+        traffic_since: since,
         samples,
         findings,
     }
@@ -182,6 +193,9 @@ fn instance_wide(id: &str, evidence: String) -> Option<Finding> {
         index: None,
         evidence,
         fix: rule.fix,
+        basis: rules::basis(id),
+        sampled: None,
+        since: None,
     })
 }
 
@@ -190,6 +204,10 @@ pub(crate) struct Check<'a> {
     findings: &'a mut Vec<Finding>,
     /// Time-zone designators of the key date-times seen so far, across tables.
     zones: &'a mut BTreeSet<keys::Zone>,
+    /// This table's sample, for the findings that rest on it.
+    sample: Option<Sample>,
+    /// When the traffic counters start.
+    since: &'a str,
 }
 
 impl Check<'_> {
@@ -204,6 +222,7 @@ impl Check<'_> {
             debug_assert!(false, "advisor rule {id} is not in rules::RULES");
             return;
         };
+        let basis = rules::basis(id);
         self.findings.push(Finding {
             rule: id,
             severity,
@@ -212,57 +231,13 @@ impl Check<'_> {
             index: index.map(str::to_owned),
             evidence,
             fix,
+            basis,
+            sampled: self
+                .sample
+                .clone()
+                .filter(|_| basis == rules::Basis::Sample),
+            since: (basis == rules::Basis::Traffic).then(|| self.since.to_owned()),
         });
-    }
-
-    fn indexes(&mut self) {
-        let table = self.table;
-        let table_keys = (
-            table.key_schema.hash.name.as_str(),
-            table.key_schema.range.as_ref().map(|a| a.name.as_str()),
-        );
-        let mut seen: Vec<((&str, Option<&str>), &str)> = Vec::new();
-        for index in &table.indexes {
-            let keys = (
-                index.key_schema.hash.name.as_str(),
-                index.key_schema.range.as_ref().map(|a| a.name.as_str()),
-            );
-            // An LSI with the table's own sort key gives no other order (l. 317).
-            let alike = if keys == table_keys {
-                Some("the table".to_owned())
-            } else {
-                seen.iter()
-                    .find(|(k, _)| *k == keys)
-                    .map(|(_, name)| format!("index {name}"))
-            };
-            if let Some(other) = alike {
-                self.found(
-                    "index.duplicate-key-schema",
-                    Some(&index.name),
-                    format!("{} has the same keys as {other}", index.name),
-                );
-            }
-            seen.push((keys, index.name.as_str()));
-            if index.projection == IndexProjection::All {
-                self.found(
-                    "projection.all",
-                    Some(&index.name),
-                    format!("{} projects ALL attributes", index.name),
-                );
-            }
-        }
-        for index in &table.vector_indexes {
-            if index.projection == IndexProjection::All {
-                self.found(
-                    "projection.all",
-                    Some(&index.name),
-                    format!(
-                        "vector index {} projects ALL attributes: every write copies the whole item into it (VectorWriteRequestBytes)",
-                        index.name
-                    ),
-                );
-            }
-        }
     }
 
     fn types(&mut self, sample: &[Item], traffic: &TrafficSnapshot) {

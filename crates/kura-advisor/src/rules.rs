@@ -22,6 +22,89 @@ impl Severity {
     }
 }
 
+/// What a rule's findings rest on: the evidence a reader weighs them by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Basis {
+    /// The table's definition or settings (DescribeTable and friends): a fact.
+    Definition,
+    /// The item sample: holds for the sampled items, and judges a larger table by them.
+    Sample,
+    /// The application's requests since `trafficSince`, each counted.
+    Traffic,
+    /// Contributor Insights' heavy hitters: an estimate with its error bound.
+    Insights,
+    /// What the engine keeps for itself (item collection sizes).
+    Storage,
+    /// Identity policies of a credentials file.
+    Policies,
+}
+
+/// What `id`'s findings rest on (docs/advisor.md's Evidence column).
+pub fn basis(id: &str) -> Basis {
+    match id {
+        "keys.hot-partition" => Basis::Insights,
+        "index.lsi-collection-size" => Basis::Storage,
+        "security.identity-full-access" | "security.identity-resource-scope" => Basis::Policies,
+        "naming.table-name-pattern"
+        | "naming.key-attribute-descriptive"
+        | "naming.gsi-sequential-name"
+        | "naming.mixed-environments"
+        | "index.duplicate-key-schema"
+        | "index.gsi-count"
+        | "index.gsi-overloading"
+        | "projection.all"
+        | "ttl.attribute-name"
+        | "streams.view-type"
+        | "streams.large-item-view-type"
+        | "capacity.on-demand"
+        | "availability.deletion-protection"
+        | "availability.pitr"
+        | "availability.pitr-recovery-period"
+        | "security.resource-policy-public"
+        | "security.sse-kms" => Basis::Definition,
+        id if id.starts_with("api.")
+            || id.starts_with("projection.")
+            || matches!(
+                id,
+                "index.lsi-conditions"
+                    | "index.unused-gsi"
+                    | "index.key-value-refused"
+                    | "types.collection-in-search"
+                    | "types.collection-append"
+                    | "ttl.deletes-instead-of-ttl"
+                    | "streams.switch-gap-writes"
+                    | "streams.noop-put"
+            ) =>
+        {
+            Basis::Traffic
+        }
+        _ => Basis::Sample,
+    }
+}
+
+/// What a finding (as JSON) saw, in a few words for people: the report and the console.
+pub fn seen(finding: &serde_json::Value) -> String {
+    let count = |key: &str| finding["sampled"][key].as_u64().unwrap_or_default();
+    match finding["basis"].as_str().unwrap_or_default() {
+        "sample" => format!(
+            "a sample of {} of the table's {} items",
+            count("sampled"),
+            count("items")
+        ),
+        "traffic" => format!(
+            "the application's requests since {}",
+            finding["since"].as_str().unwrap_or("the server's start")
+        ),
+        "insights" => {
+            "Contributor Insights over the last hour (an estimate, ± its error bound)".into()
+        }
+        "storage" => "the item collection sizes the engine keeps".into(),
+        "policies" => "the identity policies".into(),
+        _ => "the table's definition".into(),
+    }
+}
+
 /// One checkable recommendation of the guideline.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct Rule {

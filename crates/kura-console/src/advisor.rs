@@ -247,6 +247,7 @@ fn finding(r: &Reported, from_template: bool) -> Markup {
                 p.suppression.expired { "Its suppression expired on " (s.expires.as_deref().unwrap_or_default()) ": " (s.reason) }
             }
             p.evidence { (text(f, "evidence")) }
+            p.seen { "Seen in " (kura_advisor::rules::seen(f)) "." }
             p.fix { strong { "Fix: " } (text(f, "fix")) }
             p.section { "Guideline: " (text(f, "section")) }
         }

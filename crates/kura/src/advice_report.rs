@@ -102,12 +102,13 @@ pub fn text(advice: &Value, reported: &[Reported]) -> String {
         }
         let _ = write!(
             out,
-            "\n[{}] {}{index}: {}\n  rule: {} ({})\n  fix:  {}\n",
+            "\n[{}] {}{index}: {}\n  rule: {} ({})\n  seen: {}\n  fix:  {}\n",
             text_of(f, "severity"),
             text_of(f, "table"),
             text_of(f, "evidence"),
             text_of(f, "rule"),
             text_of(f, "section"),
+            kura_server::advisor::rules::seen(f),
             text_of(f, "fix"),
         );
         if let Some(s) = &r.expired {
