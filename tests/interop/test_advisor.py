@@ -379,6 +379,12 @@ def broken_set(ddb, t):
     t.batch_put(table, [{"user_id": {"S": f"org-{i % 4}#user-{i:03}"},
                          "org_name": {"S": f"org-{i % 4}"}, "user_name": {"S": f"user-{i:03}"}}
                         for i in range(20)])
+    table = expect["api.write-then-read-eventual"] = t.create("readback")
+    for i in range(10):
+        key = {"user_id": {"S": "u1"}, "order_id": {"S": f"o{i:02}"}}
+        ddb.put_item(TableName=table, Item=dict(key, quantity={"N": "1"}),
+                     ConditionExpression="attribute_not_exists(user_id)")
+        assert ddb.get_item(TableName=table, Key=key)["Item"]["quantity"] == {"N": "1"}
     # One server holding a prod table beside the dev ones.
     expect["naming.mixed-environments"] = "*"
     t.create(name=f"prod-{t.product}-orders")
@@ -445,6 +451,10 @@ def compliant_set(ddb, t):
                      ConditionExpression="attribute_not_exists(user_id)")
         ddb.put_item(TableName=table, Item=dict(created, total_price={"N": "1300"}),
                      ConditionExpression="attribute_exists(user_id)")
+        # A read that must see the write just made reads strongly.
+        ddb.get_item(TableName=table, Key={"user_id": created["user_id"],
+                                           "order_id": created["order_id"]},
+                     ConsistentRead=True)
     return table
 
 

@@ -461,6 +461,12 @@ pub const RULES: &[Rule] = &[
         "Read with eventual consistency (half the cost) unless the read must see the latest write."
     ),
     rule!(
+        "api.write-then-read-eventual",
+        Info,
+        "結果整合性・強力な整合性の読み込み (Consistent reads)",
+        "Where a read must see the write just made, read with ConsistentRead true (on the table or an LSI); an eventually consistent read may return the item as it was."
+    ),
+    rule!(
         "streams.view-type",
         Warning,
         "ストリームビュータイプ (Stream view types)",

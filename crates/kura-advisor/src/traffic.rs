@@ -191,6 +191,16 @@ impl Check<'_> {
                 ),
             );
         }
+        if t.reads_after_write >= 10 && t.reads_after_write * 10 >= t.eventual_gets {
+            self.found(
+                "api.write-then-read-eventual",
+                None,
+                format!(
+                    "{} of {} eventually consistent GetItems read a key written within the second before",
+                    t.reads_after_write, t.eventual_gets
+                ),
+            );
+        }
         if t.reads >= 100 && t.consistent_reads * 2 >= t.reads {
             self.found(
                 "api.consistent-reads",

@@ -327,6 +327,7 @@ impl Engine {
             counters.traffic.single_write(now);
         }
         counters.traffic.put(conditional, old.is_none());
+        counters.key_written(slot, now);
         if old.is_some() {
             counters.key_replaced(slot, now);
         }
@@ -376,6 +377,9 @@ impl Engine {
         let consumed = Consumed::table(units);
         let counters = self.count_item_request(&table_name, &consumed, None, &key);
         counters.traffic.read(consistent);
+        if !consistent {
+            counters.eventual_read(&storage_key, self.clock.now_ms());
+        }
         counters.key_read(&storage_key, self.clock.now_ms(), &|tag| {
             gsi_of_tag(&table, tag)
         });
@@ -406,6 +410,7 @@ impl Engine {
         let table = self.table_for_items(&table_name)?;
         let key = table.key_schema.key_of_key_map(&key)?;
         let storage_key = keys::item_key(table.id, &key)?;
+        let slot = crate::counters::recent::Slot::of(&storage_key);
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
@@ -425,6 +430,7 @@ impl Engine {
         consumed.table = write_units(old.as_ref().map_or(0, item_size));
         let counters = self.count_item_request(&table_name, &consumed, Some(0), &key);
         counters.traffic.deleted();
+        counters.key_written(slot, self.clock.now_ms());
         if !conditional {
             counters.traffic.single_write(self.clock.now_ms());
         }
@@ -471,6 +477,7 @@ impl Engine {
         let updated_paths: Vec<Path> = update.target_paths().cloned().collect();
         let key_item = table.key_schema.key_item(&key);
         let storage_key = keys::item_key(table.id, &key)?;
+        let slot = crate::counters::recent::Slot::of(&storage_key);
         let catalog = self.catalog.clone();
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
@@ -519,6 +526,7 @@ impl Engine {
         let new_size = new.as_ref().map_or(0, item_size);
         let counters = self.count_item_request(&table_name, &consumed, Some(new_size), &key);
         counters.traffic.update(guarded, appends);
+        counters.key_written(slot, self.clock.now_ms());
         let attributes = match input.return_values.as_deref() {
             Some("ALL_OLD") => old,
             Some("ALL_NEW") => new,

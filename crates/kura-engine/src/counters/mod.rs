@@ -86,9 +86,11 @@ pub struct TableCounters {
     stream_positions: Mutex<BTreeMap<(u64, u32), u64>>,
     pub traffic: Traffic,
     pub insights: Insights,
-    /// Keys lately read from the table, and keys lately returned first by a GSI page.
+    /// Keys lately read from the table, keys lately returned first by a GSI page, and keys
+    /// lately written by a single-item write.
     reads: recent::RecentKeys,
     gsi_returned: recent::RecentKeys,
+    writes: recent::RecentKeys,
 }
 
 impl TableCounters {
@@ -150,6 +152,22 @@ impl TableCounters {
                 .followed_pages
                 .fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// A PutItem, UpdateItem or DeleteItem of the key in `slot` at `now_ms`.
+    pub fn key_written(&self, slot: recent::Slot, now_ms: i64) {
+        self.writes.mark(slot, now_ms, 0);
+    }
+
+    /// An eventually consistent GetItem of `storage_key` at `now_ms`: a read that may miss
+    /// the write when that key was written within the second before
+    /// (`api.write-then-read-eventual`).
+    pub fn eventual_read(&self, storage_key: &[u8], now_ms: i64) {
+        let written = self
+            .writes
+            .take_within(recent::Slot::of(storage_key), now_ms, 1_000)
+            .is_some();
+        self.traffic.eventual_get(written);
     }
 
     /// A PutItem that replaced an item: a read-modify-write when the key was read within

@@ -50,6 +50,8 @@ pub struct Traffic {
     appending_updates: AtomicU64,
     deletes: AtomicU64,
     unchanged_puts: AtomicU64,
+    eventual_gets: AtomicU64,
+    reads_after_write: AtomicU64,
     /// Whether the table's stream was turned off and not yet on again, the writes since,
     /// and the switches (off, then on) that had writes between.
     stream_paused: std::sync::atomic::AtomicBool,
@@ -118,6 +120,8 @@ pub struct TrafficSnapshot {
     pub appending_updates: u64,
     pub deletes: u64,
     pub unchanged_puts: u64,
+    pub eventual_gets: u64,
+    pub reads_after_write: u64,
     pub switch_gaps: u64,
     pub switch_gap_writes: u64,
     pub nested_filters: u64,
@@ -267,6 +271,15 @@ impl Traffic {
         add(&self.unchanged_puts, 1);
     }
 
+    /// An eventually consistent GetItem; `after_write` when its key was written within the
+    /// second before.
+    pub fn eventual_get(&self, after_write: bool) {
+        add(&self.eventual_gets, 1);
+        if after_write {
+            add(&self.reads_after_write, 1);
+        }
+    }
+
     /// A DeleteItem.
     pub fn deleted(&self) {
         add(&self.deletes, 1);
@@ -397,6 +410,8 @@ impl Traffic {
             appending_updates: get(&self.appending_updates),
             deletes: get(&self.deletes),
             unchanged_puts: get(&self.unchanged_puts),
+            eventual_gets: get(&self.eventual_gets),
+            reads_after_write: get(&self.reads_after_write),
             switch_gaps: get(&self.switch_gaps),
             switch_gap_writes: get(&self.switch_gap_writes),
             nested_filters: get(&self.nested_filters),
