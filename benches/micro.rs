@@ -291,14 +291,25 @@ fn metrics(c: &mut Criterion) {
     let consumed = kura_engine::api::Consumed::table(0.5);
     let storage_key = b"\x00\x00\x00\x01\x8a\x12\x34\x56user-42\x00\x00order-7".to_vec();
     c.bench_function(
-        "metrics/engine counters of one GetItem (capacity, traffic, recent keys)",
+        "metrics/engine counters of one GetItem (capacity, traffic, recent reads and writes)",
         |b| {
             b.iter(|| {
                 let table = engine.counters().table(black_box("prod-shop-order"));
                 table.consume(&consumed, false);
                 table.traffic.read(false);
                 let now = engine.now_ms();
+                table.eventual_read(black_box(&storage_key), now);
                 table.key_read(black_box(&storage_key), now, &|_| None);
+            })
+        },
+    );
+    // What the advisor's checks of issue 35 add alone, beside the totals above.
+    c.bench_function(
+        "metrics/advisor additions to one GetItem (read-after-write check)",
+        |b| {
+            b.iter(|| {
+                let table = engine.counters().table(black_box("prod-shop-order"));
+                table.eventual_read(black_box(&storage_key), 0);
             })
         },
     );
@@ -320,6 +331,7 @@ fn metrics(c: &mut Criterion) {
                 table.consume(&consumed, true);
                 table.traffic.put(false, false);
                 let now = engine.now_ms();
+                table.key_written(slot, now);
                 table.key_replaced(slot, now);
                 if let Some(name) = dropped {
                     table.traffic.dropped(|| name);
