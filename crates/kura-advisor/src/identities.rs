@@ -29,12 +29,15 @@ fn any_environment(resource: &str) -> bool {
     if resource == "*" {
         return true;
     }
-    let Some((_, table)) = resource.split_once(":table/") else {
-        // Another service's ARN, or a whole-region pattern (`arn:aws:dynamodb:*`).
-        return resource.starts_with("arn:aws:dynamodb:")
-            && !resource.contains(":table/")
+    let Some((_, rest)) = resource.split_once(":table/") else {
+        // Another service's ARN, or a whole-region pattern (`arn:aws:dynamodb:*`, in any
+        // partition: aws, aws-cn, aws-us-gov).
+        return resource.starts_with("arn:aws")
+            && resource.contains(":dynamodb:")
             && resource.ends_with('*');
     };
+    // The table's name only: `table/Orders/index/*` is one table's indexes.
+    let table = rest.split('/').next().unwrap_or_default();
     let wild = table.find(['*', '?']);
     match wild {
         None => false,
@@ -114,6 +117,15 @@ mod tests {
             "arn:aws:dynamodb:us-east-1:123456789012:table/Orders"
         ));
         assert!(!any_environment("arn:aws:s3:::bucket/*"));
+        assert!(!any_environment(
+            "arn:aws:dynamodb:*:*:table/Orders/index/*"
+        ));
+        assert!(!any_environment(
+            "arn:aws:dynamodb:*:*:table/Orders/stream/*"
+        ));
+        assert!(any_environment(
+            "arn:aws-cn:dynamodb:cn-north-1:123456789012:*"
+        ));
     }
 
     #[test]

@@ -124,6 +124,39 @@ fn key_values(sample: &[Item], attribute: &str) -> Vec<String> {
         .collect()
 }
 
+/// Sort-key entity prefixes carried by ≥ 5% of the sample, when two or more of them share a
+/// partition and their items hold different attributes (other entity types, not one
+/// entity's states).
+fn sort_key_entities(sample: &[Item], hash: &str, range: &str) -> Option<Vec<(String, usize)>> {
+    let mut attributes: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut partitions: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
+    let mut values = Vec::new();
+    for item in sample {
+        let Some(AttributeValue::S(sort)) = item.get(range) else {
+            continue;
+        };
+        values.push(sort.clone());
+        let Some(prefix) = entity_prefix(sort) else {
+            continue;
+        };
+        attributes.entry(prefix).or_default().extend(
+            item.keys()
+                .map(String::as_str)
+                .filter(|name| *name != hash && *name != range),
+        );
+        if let Some(partition) = item.get(hash).and_then(text) {
+            partitions.entry(partition).or_default().insert(prefix);
+        }
+    }
+    let prefixes = mixed_prefixes(&values, sample.len())?;
+    let shared = partitions.values().any(|p| p.len() > 1);
+    let sets: BTreeSet<&BTreeSet<&str>> = prefixes
+        .iter()
+        .filter_map(|(p, _)| attributes.get(p.as_str()))
+        .collect();
+    (shared && sets.len() > 1).then_some(prefixes)
+}
+
 /// Whether partition key values are mostly `#`-joined parts of which two or more vary,
 /// not counting a leading entity prefix (`USER#42` is one part that varies; `t1#u42` two):
 /// the evidence, or None.
@@ -317,27 +350,22 @@ impl Check<'_> {
         let hash = &table.key_schema.hash;
         let partitions = key_values(sample, &hash.name);
         // Single-table design: several entity types share the partition key.
-        // Or the sort key does (`USER#1` holding `PROFILE` and `ORDER#…` items).
+        // Or the sort key does (`USER#1` holding `PROFILE#` and `ORDER#…` items): prefixes
+        // that share partitions and hold different attributes, so not one entity's composite
+        // sort key (`PENDING#…`, `SHIPPED#…`), which the guideline recommends.
+        let partitioned = (hash.ty == ScalarType::S && sample.len() >= 100)
+            .then(|| mixed_prefixes(&partitions, sample.len()))
+            .flatten()
+            .map(|prefixes| ("partition", &hash.name, prefixes));
         let sorted = table
             .key_schema
             .range
             .as_ref()
-            .filter(|r| r.ty == ScalarType::S)
-            .map(|r| (&r.name, key_values(sample, &r.name)));
-        let partitioned = (hash.ty == ScalarType::S).then(|| (&hash.name, partitions.clone()));
-        let mixed = [partitioned, sorted]
-            .into_iter()
-            .flatten()
-            .filter(|_| sample.len() >= 100)
-            .find_map(|(name, values)| {
-                mixed_prefixes(&values, sample.len()).map(|prefixes| (name, prefixes))
+            .filter(|r| r.ty == ScalarType::S && sample.len() >= 100)
+            .and_then(|r| {
+                sort_key_entities(sample, &hash.name, &r.name).map(|p| ("sort", &r.name, p))
             });
-        if let Some((name, prefixes)) = mixed {
-            let which = if *name == hash.name {
-                "partition"
-            } else {
-                "sort"
-            };
+        if let Some((which, name, prefixes)) = partitioned.or(sorted) {
             self.found(
                 "keys.single-table-design",
                 None,

@@ -87,11 +87,12 @@ pub fn basis(id: &str) -> Basis {
 pub fn seen(finding: &serde_json::Value) -> String {
     let count = |key: &str| finding["sampled"][key].as_u64().unwrap_or_default();
     match finding["basis"].as_str().unwrap_or_default() {
-        "sample" => format!(
+        "sample" if finding["sampled"].is_object() => format!(
             "a sample of {} of the table's {} items",
             count("sampled"),
             count("items")
         ),
+        "sample" => "the samples of every table".into(),
         "traffic" => format!(
             "the application's requests since {}",
             finding["since"].as_str().unwrap_or("the server's start")

@@ -102,15 +102,21 @@ impl Check<'_> {
                 ),
             );
         }
-        if t.pages_with_more > t.pages_followed {
+        if t.pages_unfollowed > 0 {
+            let untracked = if t.pages_untracked > 0 {
+                format!(
+                    "; {} more cut past the 10,000 remembered",
+                    t.pages_untracked
+                )
+            } else {
+                String::new()
+            };
             self.found(
                 "api.pagination-followed",
                 None,
                 format!(
-                    "{} of {} page(s) cut at 1 MB were never continued from their LastEvaluatedKey ({} request(s) carried an ExclusiveStartKey)",
-                    t.pages_with_more - t.pages_followed,
-                    t.pages_with_more,
-                    t.pages_continued
+                    "{} of {} page(s) cut at 1 MB were never continued from their LastEvaluatedKey ({} request(s) carried an ExclusiveStartKey){untracked}",
+                    t.pages_unfollowed, t.pages_with_more, t.pages_continued
                 ),
             );
         }

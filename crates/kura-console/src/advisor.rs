@@ -93,17 +93,27 @@ async fn live(ctx: Ctx, f: Fields) -> Response {
                 .as_ref()
                 .map(|v| kura_advisor::identities(&[&v.principal]))
                 .unwrap_or_default();
+            // Server-wide findings (table `*`) quote no item; mixed-environments names other
+            // tables' environments, so only a principal who sees every table gets it.
+            let sees_all = visible.len() == advice.tables;
+            let shown = |f: &&kura_advisor::Finding| {
+                if f.table == "*" {
+                    only.is_empty() && (f.rule != "naming.mixed-environments" || sees_all)
+                } else {
+                    visible.contains(&f.table) && (only.is_empty() || f.table == only)
+                }
+            };
             let findings: Vec<Value> = advice
                 .findings
                 .iter()
-                .filter(|f| visible.contains(&f.table) && (only.is_empty() || f.table == only))
+                .filter(shown)
                 .chain(own.iter().filter(|_| only.is_empty()))
                 .filter_map(|f| serde_json::to_value(f).ok())
                 .collect();
             let (reported, refused) = applied(&findings, text);
             html! {
                 h1 { "Design advisor" }
-                p { (advice.rules_checked) " of " (advice.rules_checkable) " checkable rules of the design guideline checked on the " (visible.len()) " tables you may read (docs/advisor.md)." }
+                p { (advice.rules_checked) " rules check " (advice.rules_checked) " of the " (advice.rules_checkable) " recommendations of the design guideline a program can check (docs/advisor.md), on the " (visible.len()) " tables you may read." }
                 p.hint { "Traffic evidence since " (advice.traffic_since) " (the console's own browsing and test seeds left out); up to 1,000 items of each table sampled across its key space." }
                 (suppressions_form(&ctx, "/console/advisor", text, only, refused.as_deref()))
                 (listed(&reported, false))

@@ -153,6 +153,16 @@ pub(crate) fn gsi_of_tag(table: &TableRecord, tag: u8) -> Option<String> {
 /// `attribute_not_exists` (directly or through a `#name`), or its legacy `Expected` names the
 /// key: the guard docs/advisor.md's `api.update-existence-condition` looks for. Judged on the
 /// text, for the advisor's counts only.
+/// Counts a refused write for `index.key-value-refused` when an index key value was NULL,
+/// empty or of another type (not when it was too long: that has another fix).
+fn index_key_refused(counters: &crate::counters::TableCounters, refused: &EngineError) {
+    if let EngineError::Validation(message) = refused
+        && (message.contains("Type mismatch") || message.contains("empty"))
+    {
+        counters.traffic.index_key_refused(|| message.clone());
+    }
+}
+
 /// Whether an UpdateItem appends to a list (`list_append`) or adds a set's elements
 /// (`ADD` with a set value, or the legacy `AttributeUpdates` action ADD of a set): how
 /// history piles up in one item (docs/advisor.md, `types.collection-append`). An ADD of a
@@ -250,12 +260,7 @@ impl Engine {
     /// A write refused for an index key value (NULL, empty, wrong type): counted for the
     /// advisor, which no other record of the request keeps.
     pub(crate) fn count_index_key_refusal(&self, table: &str, refused: &EngineError) {
-        if let EngineError::Validation(message) = refused {
-            self.counters
-                .table(table)
-                .traffic
-                .index_key_refused(|| message.clone());
-        }
+        index_key_refused(&self.counters.table(table), refused);
     }
 
     /// The table a data-plane operation names, with its not-found message.
@@ -327,6 +332,7 @@ impl Engine {
             counters.traffic.single_write(now);
         }
         counters.traffic.put(conditional, old.is_none());
+        counters.traffic.changed();
         counters.key_written(slot, now);
         if old.is_some() {
             counters.key_replaced(slot, now);
@@ -430,6 +436,9 @@ impl Engine {
         consumed.table = write_units(old.as_ref().map_or(0, item_size));
         let counters = self.count_item_request(&table_name, &consumed, Some(0), &key);
         counters.traffic.deleted();
+        if old.is_some() {
+            counters.traffic.changed();
+        }
         counters.key_written(slot, self.clock.now_ms());
         if !conditional {
             counters.traffic.single_write(self.clock.now_ms());
@@ -482,8 +491,9 @@ impl Engine {
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
         let metrics = asks_metrics(&input.return_item_collection_metrics);
-        // The inner error is an index key refusal, which the advisor counts.
-        let outcome = self
+        // The writer counts an index key refusal for the advisor where it finds one.
+        let refusals = self.counters.table(&table_name);
+        let (old, new, written, table) = self
             .writer
             .submit(false, move |w| {
                 let table = current_table(&catalog, &table)?;
@@ -491,14 +501,15 @@ impl Engine {
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
                 // Removing from an item that does not exist creates nothing.
                 if current.is_none() && update.only_removes() {
-                    return Ok(Ok((None, None, Written::default(), table)));
+                    return Ok((None, None, Written::default(), table));
                 }
                 let new = apply(&update, current.as_ref().unwrap_or(&key_item))?;
                 if item_size(&new) > limits::MAX_ITEM_SIZE {
                     return Err(EngineError::validation(messages::UPDATED_ITEM_TOO_LARGE));
                 }
                 if let Err(refused) = check_updated_index_keys(&table, &new) {
-                    return Ok(Err(refused));
+                    index_key_refused(&refusals, &refused);
+                    return Err(refused);
                 }
                 let unchanged = current.as_ref().is_some_and(|c| items_equal(c, &new));
                 let written = if !unchanged {
@@ -506,16 +517,9 @@ impl Engine {
                 } else {
                     Written::default()
                 };
-                Ok(Ok((current, Some(new), written, table)))
+                Ok((current, Some(new), written, table))
             })
             .await?;
-        let (old, new, written, table) = match outcome {
-            Ok(done) => done,
-            Err(refused) => {
-                self.count_index_key_refusal(&table_name, &refused);
-                return Err(refused);
-            }
-        };
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(
@@ -526,6 +530,14 @@ impl Engine {
         let new_size = new.as_ref().map_or(0, item_size);
         let counters = self.count_item_request(&table_name, &consumed, Some(new_size), &key);
         counters.traffic.update(guarded, appends);
+        let changed = match (&old, &new) {
+            (None, None) => false,
+            (Some(old), Some(new)) => !items_equal(old, new),
+            _ => true,
+        };
+        if changed {
+            counters.traffic.changed();
+        }
         counters.key_written(slot, self.clock.now_ms());
         let attributes = match input.return_values.as_deref() {
             Some("ALL_OLD") => old,

@@ -29,9 +29,11 @@ pub struct Traffic {
     pages_with_more: AtomicU64,
     pages_continued: AtomicU64,
     pages_followed: AtomicU64,
+    /// Cut pages not remembered because [`MAX_WAITING`] were already waiting.
+    pages_untracked: AtomicU64,
     /// Fingerprints of the LastEvaluatedKeys of pages the size limit cut, awaiting the
-    /// request that continues each (bounded).
-    cut_waiting: Mutex<std::collections::HashSet<u64>>,
+    /// request that continues each: how many cuts of that page wait, and when the last was.
+    cut_waiting: Mutex<std::collections::HashMap<u64, (u32, std::time::Instant)>>,
     unprocessed_returned: AtomicU64,
     unprocessed_retried: AtomicU64,
     near_limit_writes: AtomicU64,
@@ -78,8 +80,12 @@ pub const BULK_WINDOW_MS: i64 = 10_000;
 /// Most attribute names remembered from `contains` filters, per table.
 const MAX_CONTAINS: usize = 32;
 
-/// Most unprocessed keys remembered per table while they wait for a retry.
+/// Most unprocessed keys (and cut pages) remembered per table while they wait for a retry
+/// (or a continuation).
 const MAX_WAITING: usize = 10_000;
+
+/// A cut page younger than this may be about to be continued: not counted as dropped.
+const IN_FLIGHT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A copy of a table's traffic counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -102,6 +108,10 @@ pub struct TrafficSnapshot {
     pub pages_with_more: u64,
     pub pages_continued: u64,
     pub pages_followed: u64,
+    /// Cut pages no request has continued, leaving out the last few seconds' (a client may
+    /// be about to) and the untracked.
+    pub pages_unfollowed: u64,
+    pub pages_untracked: u64,
     pub unprocessed_returned: u64,
     pub unprocessed_retried: u64,
     pub near_limit_writes: u64,
@@ -199,19 +209,34 @@ impl Traffic {
         let kind = |key: u64| key ^ u64::from(scan);
         if let Some(key) = continued {
             add(&self.pages_continued, 1);
-            if self.pages_with_more.load(Ordering::Relaxed)
-                != self.pages_followed.load(Ordering::Relaxed)
-                && self.cut_waiting.lock().remove(&kind(key))
-            {
-                add(&self.pages_followed, 1);
+            // Only once some page was cut: a table paged by Limit alone takes no lock.
+            if self.pages_with_more.load(Ordering::Relaxed) > 0 {
+                let mut waiting = self.cut_waiting.lock();
+                if let Some((count, _)) = waiting.get_mut(&kind(key)) {
+                    // Each cut of the page is followed by a continuation of its own: two
+                    // clients reading it, one dropping it, leave one waiting.
+                    *count -= 1;
+                    if *count == 0 {
+                        waiting.remove(&kind(key));
+                    }
+                    add(&self.pages_followed, 1);
+                }
             }
         }
         if let Some(key) = cut_by_size {
             add(&self.pages_with_more, 1);
             let mut waiting = self.cut_waiting.lock();
-            if waiting.len() < MAX_WAITING && !waiting.insert(kind(key)) {
-                // The same page cut again (a client reading it twice): one to follow.
-                add(&self.pages_followed, 1);
+            let now = std::time::Instant::now();
+            let full = waiting.len() >= MAX_WAITING;
+            match waiting.get_mut(&kind(key)) {
+                Some((count, at)) => {
+                    *count += 1;
+                    *at = now;
+                }
+                None if !full => {
+                    waiting.insert(kind(key), (1, now));
+                }
+                None => add(&self.pages_untracked, 1),
             }
         }
     }
@@ -241,9 +266,6 @@ impl Traffic {
 
     /// An item written at `size` bytes; `key` describes it for the advisor's evidence.
     pub fn written(&self, size: usize, key: impl FnOnce() -> String) {
-        if self.stream_paused.load(Ordering::Relaxed) {
-            add(&self.gap_writes, 1);
-        }
         if size >= NEAR_LIMIT_BYTES {
             add(&self.near_limit_writes, 1);
             let mut example = self.near_limit_example.lock();
@@ -283,6 +305,13 @@ impl Traffic {
     /// A DeleteItem.
     pub fn deleted(&self) {
         add(&self.deletes, 1);
+    }
+
+    /// A single-item write that changed an item: one the stream misses while it is off.
+    pub fn changed(&self) {
+        if self.stream_paused.load(Ordering::Relaxed) {
+            add(&self.gap_writes, 1);
+        }
     }
 
     /// UpdateTable turned the table's stream off (`on` false) or on. Writes while it is
@@ -392,6 +421,14 @@ impl Traffic {
             pages_with_more: get(&self.pages_with_more),
             pages_continued: get(&self.pages_continued),
             pages_followed: get(&self.pages_followed),
+            pages_unfollowed: self
+                .cut_waiting
+                .lock()
+                .values()
+                .filter(|(_, at)| at.elapsed() >= IN_FLIGHT)
+                .map(|(count, _)| u64::from(*count))
+                .sum(),
+            pages_untracked: get(&self.pages_untracked),
             unprocessed_returned: get(&self.unprocessed_returned),
             unprocessed_retried: get(&self.unprocessed_retried),
             near_limit_writes: get(&self.near_limit_writes),
@@ -473,11 +510,19 @@ mod tests {
             (s.pages_with_more, s.pages_followed, s.pages_continued),
             (1, 0, 4)
         );
+        // Within its first seconds a cut page may still be continued: not yet dropped.
+        assert_eq!(s.pages_unfollowed, 0);
         // Its own continuation follows it, once; a Scan's key is not a Query's.
         t.page(None, Some(page_fingerprint(&key("o3"), None)), true);
         t.page(None, Some(page_fingerprint(&key("o3"), None)), false);
         t.page(None, Some(page_fingerprint(&key("o3"), None)), false);
         assert_eq!(t.snapshot().pages_followed, 1);
+        // Two clients read the same page: one follows, one drops it; one waits.
+        t.page(Some(page_fingerprint(&key("o7"), None)), None, false);
+        t.page(Some(page_fingerprint(&key("o7"), None)), None, false);
+        t.page(None, Some(page_fingerprint(&key("o7"), None)), false);
+        let waiting: u32 = t.cut_waiting.lock().values().map(|(n, _)| *n).sum();
+        assert_eq!((t.snapshot().pages_followed, waiting), (2, 1));
     }
 
     #[test]

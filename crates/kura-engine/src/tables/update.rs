@@ -189,8 +189,10 @@ impl Engine {
         // The advisor's `streams.switch-gap-writes`: writes while the stream is off.
         let has_stream = record.stream.as_ref().is_some_and(|s| s.enabled);
         if had_stream != has_stream {
+            // The application's counters even when the console switched it: the writes
+            // the switch loses are the application's.
             self.counters
-                .table(&record.name)
+                .application(&record.name)
                 .traffic
                 .stream_switched(has_stream);
         }

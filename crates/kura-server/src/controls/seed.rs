@@ -162,9 +162,12 @@ fn create_table_input(d: &Value) -> Value {
     // A KMS key, from a description (SSEDescription), a CreateTable input
     // (SSESpecification.Enabled) or a CloudFormation template (its SSEEnabled).
     let sse = &d["SSESpecification"];
+    let on =
+        |v: &Value| v == &json!(true) || v.as_str().is_some_and(|t| t.eq_ignore_ascii_case("true"));
     if d["SSEDescription"]["SSEType"] == "KMS"
-        || sse["Enabled"] == json!(true)
-        || sse["SSEEnabled"] == json!(true)
+        || on(&sse["Enabled"])
+        || on(&sse["SSEEnabled"])
+        || (sse["Enabled"].is_null() && sse["SSEEnabled"].is_null() && sse["SSEType"] == "KMS")
     {
         let mut spec = json!({"Enabled": true, "SSEType": "KMS"});
         if let Some(key) = sse["KMSMasterKeyId"]
