@@ -463,13 +463,7 @@ impl Engine {
                 attr.check_sort_value(value)?;
             }
         }
-        let continued = input
-            .exclusive_start_key
-            .as_ref()
-            .and_then(|key| kura_model::wire::item_from_json(key.clone()).ok())
-            .map(|key| {
-                crate::counters::traffic::page_fingerprint(&key, input.limit.map(|l| l as usize))
-            });
+        let continued = start_fingerprint(input.exclusive_start_key.as_ref(), input.limit);
         let start = target.start_key(input.exclusive_start_key)?;
         if let Some((start_key, _)) = &start {
             let within = start_key.hash == partition
@@ -594,13 +588,7 @@ impl Engine {
             None => KeyRange::prefix(&target.prefix()),
             Some((segment, total)) => segment_range(&target.prefix(), segment, total),
         };
-        let continued = input
-            .exclusive_start_key
-            .as_ref()
-            .and_then(|key| kura_model::wire::item_from_json(key.clone()).ok())
-            .map(|key| {
-                crate::counters::traffic::page_fingerprint(&key, input.limit.map(|l| l as usize))
-            });
+        let continued = start_fingerprint(input.exclusive_start_key.as_ref(), input.limit);
         if let Some((_, start)) = target.start_key(input.exclusive_start_key)? {
             // A start key before the segment does not widen it.
             let inside = match &range.start {
@@ -794,4 +782,17 @@ impl Engine {
             ConsumedCapacity::report(page.capacity, table_name, &consumed, false);
         Ok(out)
     }
+}
+
+/// The fingerprint of a request's ExclusiveStartKey and Limit, which the advisor matches to
+/// the page it continues (`api.pagination-followed`).
+fn start_fingerprint(
+    start: Option<&kura_model::wire::ItemJson>,
+    limit: Option<i64>,
+) -> Option<u64> {
+    let key = kura_model::wire::item_from_json(start?.clone()).ok()?;
+    Some(crate::counters::traffic::page_fingerprint(
+        &key,
+        limit.map(|l| l as usize),
+    ))
 }
