@@ -559,15 +559,18 @@ impl Check<'_> {
             let carried = sample.iter().filter(|i| i.contains_key(hash)).count();
             let mixed = mixed_prefixes(&key_values(sample, hash), carried);
             let evidence = match (names.is_empty(), mixed) {
-                (false, _) => Some(format!("generic key attribute names: {}", names.join(", "))),
-                (true, Some(prefixes)) => Some(format!(
-                    "{hash:?} holds several entity types: {}",
-                    shown(&prefixes)
+                (false, _) => Some((
+                    super::rules::Basis::Definition,
+                    format!("generic key attribute names: {}", names.join(", ")),
+                )),
+                (true, Some(prefixes)) => Some((
+                    super::rules::Basis::Sample,
+                    format!("{hash:?} holds several entity types: {}", shown(&prefixes)),
                 )),
                 (true, None) => None,
             };
-            if let Some(evidence) = evidence {
-                self.found("index.gsi-overloading", Some(&index.name), evidence);
+            if let Some((basis, evidence)) = evidence {
+                self.found_as(basis, "index.gsi-overloading", Some(&index.name), evidence);
             }
         }
     }

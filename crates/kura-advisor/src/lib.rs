@@ -212,6 +212,18 @@ pub(crate) struct Check<'a> {
 
 impl Check<'_> {
     pub(crate) fn found(&mut self, id: &str, index: Option<&str>, evidence: String) {
+        self.found_as(rules::basis(id), id, index, evidence);
+    }
+
+    /// [`Check::found`] for a rule that reads two kinds of evidence: `basis` is the one
+    /// this finding rests on.
+    pub(crate) fn found_as(
+        &mut self,
+        basis: rules::Basis,
+        id: &str,
+        index: Option<&str>,
+        evidence: String,
+    ) {
         let Some(Rule {
             id,
             severity,
@@ -222,7 +234,6 @@ impl Check<'_> {
             debug_assert!(false, "advisor rule {id} is not in rules::RULES");
             return;
         };
-        let basis = rules::basis(id);
         self.findings.push(Finding {
             rule: id,
             severity,
@@ -280,17 +291,23 @@ impl Check<'_> {
             );
         }
         let evidence = match (&largest, traffic.near_limit_writes) {
-            (Some((size, key)), writes) => Some(format!(
-                "item {key} is {size} bytes (limit 409,600); {writes} write(s) at 90% of the limit or more"
+            (Some((size, key)), writes) => Some((
+                rules::Basis::Sample,
+                format!(
+                    "item {key} is {size} bytes (limit 409,600); {writes} write(s) at 90% of the limit or more"
+                ),
             )),
-            (None, n) if n > 0 => Some(format!(
-                "{n} write(s) at 90% of the 400 KB limit or more, e.g. {}",
-                traffic.near_limit_example.as_deref().unwrap_or("?")
+            (None, n) if n > 0 => Some((
+                rules::Basis::Traffic,
+                format!(
+                    "{n} write(s) at 90% of the 400 KB limit or more, e.g. {}",
+                    traffic.near_limit_example.as_deref().unwrap_or("?")
+                ),
             )),
             _ => None,
         };
-        if let Some(evidence) = evidence {
-            self.found("types.item-size-near-limit", None, evidence);
+        if let Some((basis, evidence)) = evidence {
+            self.found_as(basis, "types.item-size-near-limit", None, evidence);
         }
     }
 
@@ -539,7 +556,8 @@ impl Check<'_> {
                 format!("the TTL attribute is {attribute:?}, not \"ttl\""),
             );
         } else if sample.len() >= 100 && with_ttl.is_empty() {
-            self.found(
+            self.found_as(
+                rules::Basis::Sample,
                 "ttl.attribute-name",
                 None,
                 format!(
