@@ -1,11 +1,11 @@
 //! SearchVectors in process, without HTTP: what Kura's vector search costs itself, to set
 //! beside hnswlib's in-process figures on the same data (`benches/vectors.py` writes the
 //! data, runs this and prints both). Loads the vectors into an in-memory engine through
-//! BatchWriteItem, then, for each graph expansion (usearch's ef), runs every query once on
-//! one thread and prints a JSON line: the expansion, recall@10 against the brute-force
-//! truth, and searches per second through the whole operation (request checks, the graph,
-//! the exact rescoring, the item reads and the projection) and through the index alone
-//! (the graph and the rescoring: what hnswlib's figure covers).
+//! BatchWriteItem, then, for each graph expansion (usearch's ef), runs every query on one
+//! thread (the best of five passes) and prints a JSON line: the expansion, recall@10
+//! against the brute-force truth, and searches per second through the whole operation
+//! (request checks, the graph, the exact rescoring, the item reads and the projection) and
+//! through the index alone (the graph and the rescoring: what hnswlib's figure covers).
 //!
 //! Run: `cargo run --release -p kura-bench --bin vector-engine -- DIR DIMS [EF,EF,...]`
 //! where DIR holds `base.f32` and `queries.f32` (little-endian f32 rows) and `truth.json`
@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 const TOP_K: usize = 10;
 const LOADERS: usize = 4;
+const PASSES: usize = 5;
 
 fn input<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("request shape")
@@ -120,34 +121,56 @@ async fn main() {
     );
 
     let requests: Vec<Value> = queries.iter().map(|q| search_request(q)).collect();
+    // Two seconds of searches first: right after a load the machine is still settling
+    // (freed pages returned, caches cold), and the first passes ran at half speed.
+    let warm = Instant::now();
+    while warm.elapsed().as_secs_f64() < 2.0 {
+        for request in &requests {
+            engine
+                .search_vectors(input(request.clone()))
+                .await
+                .expect("search");
+        }
+    }
     for expansion in expansions {
         engine.set_vector_search_expansion(expansion);
         let mut found = 0;
-        let mut seconds = 0.0;
-        for (request, truth) in requests.iter().zip(&truth) {
-            let request = input(request.clone());
-            let started = Instant::now();
-            let answer = engine.search_vectors(request).await.expect("search");
-            seconds += started.elapsed().as_secs_f64();
-            found += answer
-                .search_results
-                .iter()
-                .filter(|r| {
-                    let item = serde_json::to_value(&r.item).expect("item");
-                    let key = item["pk"]["S"].as_str().unwrap_or_default();
-                    key.strip_prefix('k')
-                        .and_then(|i| i.parse::<usize>().ok())
-                        .is_some_and(|i| truth.contains(&i))
-                })
-                .count();
+        // Each figure is the best of PASSES passes over the queries: on a shared machine
+        // the fastest pass is the one least disturbed by others.
+        let mut seconds = f64::MAX;
+        for pass in 0..PASSES {
+            let mut elapsed = 0.0;
+            for (request, truth) in requests.iter().zip(&truth) {
+                let request = input(request.clone());
+                let started = Instant::now();
+                let answer = engine.search_vectors(request).await.expect("search");
+                elapsed += started.elapsed().as_secs_f64();
+                if pass == 0 {
+                    found += answer
+                        .search_results
+                        .iter()
+                        .filter(|r| {
+                            let item = serde_json::to_value(&r.item).expect("item");
+                            let key = item["pk"]["S"].as_str().unwrap_or_default();
+                            key.strip_prefix('k')
+                                .and_then(|i| i.parse::<usize>().ok())
+                                .is_some_and(|i| truth.contains(&i))
+                        })
+                        .count();
+                }
+            }
+            seconds = seconds.min(elapsed);
         }
         // The same searches on the index alone (the same walk, so the same recall).
-        let started = Instant::now();
-        for query in &queries {
-            let hits = engine.vector_index_search("vectors", "emb", query, TOP_K);
-            assert_eq!(hits.len(), TOP_K);
+        let mut index_seconds = f64::MAX;
+        for _ in 0..PASSES {
+            let started = Instant::now();
+            for query in &queries {
+                let hits = engine.vector_index_search("vectors", "emb", query, TOP_K);
+                assert_eq!(hits.len(), TOP_K);
+            }
+            index_seconds = index_seconds.min(started.elapsed().as_secs_f64());
         }
-        let index_seconds = started.elapsed().as_secs_f64();
         println!(
             "{}",
             json!({

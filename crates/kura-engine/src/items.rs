@@ -19,7 +19,7 @@ use kura_expr::eval::update::apply;
 use kura_expr::request::{Compiled, Operation, compile, compile_item_write};
 use kura_expr::{Condition, Path};
 use kura_model::constraint::Constraints;
-use kura_model::item_codec::{decode_item, encode_item};
+use kura_model::item_codec::{CodecError, decode_item, decode_item_where, encode_item};
 use kura_model::size::item_size;
 use kura_model::wire::{ItemJson, item_from_json};
 use kura_model::{AttributeValue, Item, PrimaryKey, limits, messages};
@@ -579,7 +579,16 @@ pub(crate) fn current_table(
 }
 
 pub(crate) fn decode_stored(bytes: &[u8]) -> Result<Item> {
-    decode_item(bytes).map_err(|e| EngineError::Internal(format!("corrupt stored item: {e}")))
+    decode_item(bytes).map_err(corrupt)
+}
+
+/// The top-level attributes of a stored item that `wanted` accepts, the rest walked past.
+pub(crate) fn decode_stored_where(bytes: &[u8], wanted: impl FnMut(&str) -> bool) -> Result<Item> {
+    decode_item_where(bytes, wanted).map_err(corrupt)
+}
+
+pub(crate) fn corrupt(e: CodecError) -> EngineError {
+    EngineError::Internal(format!("corrupt stored item: {e}"))
 }
 
 /// What one item write did besides writing the item.

@@ -25,7 +25,7 @@ pub mod value;
 pub mod wire;
 
 pub use error::ModelError;
-pub use item_codec::{CodecError, ITEM_CODEC_VERSION, decode_item, encode_item};
+pub use item_codec::{CodecError, ITEM_CODEC_VERSION, decode_item, decode_item_where, encode_item};
 pub use keycode::{KeyCodeError, ScalarType, decode_key_value, encode_key_value};
 pub use number::{Number, NumberError};
 pub use schema::{KeyAttribute, KeySchema, PrimaryKey};

@@ -13,6 +13,7 @@ pub mod insights;
 pub mod items;
 pub mod partiql;
 pub mod query_scan;
+mod search_vector;
 pub mod streams;
 pub mod tables;
 pub mod transactions;

@@ -6,6 +6,7 @@ use kura_model::Item;
 use serde::{Deserialize, Serialize};
 
 use super::ProjectionInput;
+pub use super::search_vector::SearchVector;
 
 /// `VectorIndex` (CreateTable) and `CreateVectorIndexAction` (UpdateTable): one shape.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -79,8 +80,9 @@ pub struct SearchVectorsInput {
     #[serde(deserialize_with = "super::table_name_or_arn")]
     pub table_name: Option<String>,
     pub index_name: Option<String>,
-    /// Kept as sent: its members' shapes are the engine's to judge, with DynamoDB's words.
-    pub search_vector: Option<serde_json::Value>,
+    /// Read as it arrives, element by element: the shapes are the engine's to judge, with
+    /// DynamoDB's words.
+    pub search_vector: Option<SearchVector>,
     pub top_k: Option<i64>,
     pub return_consumed_capacity: Option<String>,
     #[serde(flatten)]

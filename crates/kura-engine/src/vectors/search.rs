@@ -5,6 +5,7 @@
 use kura_expr::ast::{Comparator, Condition, Operand};
 use kura_expr::request::compile_search;
 use kura_model::constraint::Constraints;
+use kura_model::item_codec::top_level_list_len;
 use kura_model::messages::{self, vectors as msg};
 use kura_model::size::item_size;
 use kura_model::{AttributeValue, Item, Number};
@@ -12,10 +13,10 @@ use kura_model::{AttributeValue, Item, Number};
 use super::live::{as_f32, partition_bytes, placement};
 use crate::Engine;
 use crate::api::*;
-use crate::catalog::TableRecord;
 use crate::catalog::vector::{SearchRole, VectorIndexRecord};
 use crate::error::{EngineError, Result};
-use crate::items::read_snapshot;
+use crate::items::{corrupt, decode_stored_where};
+use crate::storage::Space;
 
 /// SearchVectors answers are cut at 16 MB (there is no paging).
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
@@ -65,7 +66,7 @@ impl Engine {
         c.not_null("indexName", input.index_name.as_ref());
         c.name("indexName", input.index_name.as_deref());
         c.not_null("searchVector", input.search_vector.as_ref());
-        if let Some(serde_json::Value::Array(elements)) = &input.search_vector {
+        if let Some(SearchVector::List(elements)) = &input.search_vector {
             c.length(
                 "searchVector",
                 "[...]",
@@ -138,14 +139,32 @@ impl Engine {
         // index's length, or out of the partition or filters searched, it is no answer (a
         // tenant's search never returns an item that moved to another tenant). Its score
         // is the search's (reading every element again would cost more than the search).
+        // Only what the answer shows (and the search schema, which an index always
+        // projects) is decoded: a vector the answer leaves out is walked past, its length
+        // read from the stored bytes.
+        let asked: Option<Vec<String>> = projection
+            .as_ref()
+            .map(|paths| paths.iter().map(|p| p.top().to_owned()).collect());
+        let asked_vector = asked
+            .as_deref()
+            .is_some_and(|names| names.contains(&index.attribute));
         let snapshot = self.store.snapshot()?;
         let mut answers = Vec::with_capacity(hits.len());
         for hit in hits {
-            let Some(item) = read_snapshot(snapshot.as_ref(), &hit.storage_key)? else {
+            let Some(bytes) = snapshot.get(Space::Items, &hit.storage_key)? else {
                 continue;
             };
-            let has_vector = matches!(item.get(&index.attribute),
-                Some(AttributeValue::L(elements)) if elements.len() == index.dimensions as usize);
+            let item =
+                decode_stored_where(&bytes, |name| index.projects(&table, name, asked_vector))?;
+            let vector_len = if asked_vector {
+                match item.get(&index.attribute) {
+                    Some(AttributeValue::L(elements)) => Some(elements.len()),
+                    _ => None,
+                }
+            } else {
+                top_level_list_len(&bytes, &index.attribute).map_err(corrupt)?
+            };
+            let has_vector = vector_len == Some(index.dimensions as usize);
             let Ok(Some((now_in, now_filters))) = placement(index, &item) else {
                 continue;
             };
@@ -154,13 +173,10 @@ impl Engine {
             }
             answers.push((item, hit.score));
         }
-        let asked: Option<Vec<String>> = projection
-            .as_ref()
-            .map(|paths| paths.iter().map(|p| p.top().to_owned()).collect());
         let mut results = Vec::with_capacity(answers.len());
         let mut bytes = 0usize;
         for (item, score) in answers {
-            let item = projected(&table, index, item, projection.as_deref(), asked.as_deref());
+            let item = projected(index, item, projection.as_deref());
             bytes += item_size(&item);
             if bytes > MAX_RESPONSE_BYTES {
                 break;
@@ -184,24 +200,14 @@ impl Engine {
 }
 
 /// The SearchVector member: numbers (`{"N": ...}`) that fit in an f32.
-fn search_vector(value: Option<&serde_json::Value>) -> Result<Vec<f32>> {
-    let invalid = || EngineError::validation(msg::SEARCH_VECTOR_INVALID);
-    let Some(serde_json::Value::Array(elements)) = value else {
-        return Err(invalid());
-    };
-    elements
-        .iter()
-        .map(|element| {
-            let serde_json::Value::Object(member) = element else {
-                return Err(invalid());
-            };
-            let (Some(serde_json::Value::String(n)), 1) = (member.get("N"), member.len()) else {
-                return Err(invalid());
-            };
-            let number = Number::parse(n).map_err(|_| invalid())?;
-            as_f32(&AttributeValue::N(number)).ok_or_else(invalid)
-        })
-        .collect()
+fn search_vector(value: Option<&SearchVector>) -> Result<Vec<f32>> {
+    match value {
+        Some(SearchVector::List(elements)) => elements
+            .iter()
+            .map(|x| x.ok_or_else(|| EngineError::validation(msg::SEARCH_VECTOR_INVALID)))
+            .collect(),
+        _ => Err(EngineError::validation(msg::SEARCH_VECTOR_INVALID)),
+    }
 }
 
 /// Which items a search condition admits.
@@ -295,21 +301,14 @@ fn equalities_of(condition: &Condition, out: &mut Vec<(String, AttributeValue)>)
     }
 }
 
-/// An answer's attributes: what the index projects, narrowed by the request's
-/// ProjectionExpression; attributes it does not project are left out without an error.
-/// The vector comes back only when asked for, as the index's f32 copy.
+/// An answer's attributes (`item` holds only what the index projects), narrowed by the
+/// request's ProjectionExpression; attributes it does not project are left out without an
+/// error. The vector comes back only when asked for, as the index's f32 copy.
 fn projected(
-    table: &TableRecord,
     index: &VectorIndexRecord,
-    item: Item,
+    mut item: Item,
     projection: Option<&[kura_expr::Path]>,
-    asked: Option<&[String]>,
 ) -> Item {
-    let asked_vector = asked.is_some_and(|names| names.contains(&index.attribute));
-    let mut item: Item = item
-        .into_iter()
-        .filter(|(name, _)| index.projects(table, name, asked_vector))
-        .collect();
     if let Some(AttributeValue::L(elements)) = item.get_mut(&index.attribute) {
         for element in elements.iter_mut() {
             if let Some(x) = as_f32(element)

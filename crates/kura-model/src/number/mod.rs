@@ -236,6 +236,22 @@ impl Number {
         Some(if self.negative { -magnitude } else { magnitude })
     }
 
+    /// A DynamoDB number's text as the nearest `f32` (what [`Number::to_f32`] gives of its
+    /// parse), or None when it is not a valid number or lies beyond f32's range: a search
+    /// vector's elements arrive as text, and parsing the text once is cheaper than
+    /// parsing it into a number and converting that.
+    pub fn parse_f32(text: &str) -> Option<f32> {
+        let n = Number::parse(text).ok()?;
+        let x = if n.is_zero() {
+            0.0
+        } else {
+            // Both conversions round the same exact decimal; the text's own is used when
+            // Rust's float syntax accepts it.
+            text.parse::<f32>().unwrap_or_else(|_| n.to_f32())
+        };
+        x.is_finite().then_some(x)
+    }
+
     /// The nearest `f32` (correctly rounded; infinite beyond its range), without
     /// allocating or formatting: vector indexes convert every element of every vector
     /// they read. The digits and exponent are written as `[-]DIGITSeEXP` and parsed.

@@ -437,6 +437,13 @@ proptest! {
     }
 
     #[test]
+    fn parse_f32_is_parse_then_to_f32(s in "[-+ ]?[0-9]{0,40}(\\.[0-9]{0,20})?([eE][-+]?[0-9]{1,3})? ?") {
+        let expected = Number::parse(&s).ok().map(|n| n.to_f32()).filter(|x| x.is_finite());
+        let got = Number::parse_f32(&s);
+        prop_assert_eq!(got.map(f32::to_bits), expected.map(f32::to_bits), "{}", s);
+    }
+
+    #[test]
     fn to_f32_is_the_correctly_rounded_text_conversion(s in "-?[0-9]{1,38}(\\.[0-9]{1,20})?(e-?[0-9]{1,3})?") {
         if let Ok(x) = Number::parse(&s) {
             let expected: f32 = x.to_string().parse().unwrap();

@@ -107,16 +107,60 @@ pub fn encode_item(item: &Item) -> Vec<u8> {
 /// Decodes an item written by [`encode_item`]. Total: never panics, recursion is bounded
 /// by [`MAX_DECODE_DEPTH`], allocations by the input length.
 pub fn decode_item(bytes: &[u8]) -> Result<Item, CodecError> {
-    let (&version, rest) = bytes.split_first().ok_or(CodecError::Truncated)?;
-    if version != ITEM_CODEC_VERSION {
-        return Err(CodecError::UnknownVersion(version));
-    }
-    let mut reader = Reader { input: rest };
+    let mut reader = Reader::versioned(bytes)?;
     let item = reader.map(0)?;
-    if !reader.input.is_empty() {
-        return Err(CodecError::TrailingBytes(reader.input.len()));
-    }
+    reader.finish()?;
     Ok(item)
+}
+
+/// Decodes only the top-level attributes `wanted` accepts and walks past the others
+/// without building them: a reader that projects most of a large item away (a vector
+/// index's answers leave out their vectors) skips the cost of making the rest. The values
+/// walked past are checked for their shape (tags, lengths, depth), not for canonical
+/// numbers; the item's names are checked for order as [`decode_item`] checks them.
+pub fn decode_item_where(
+    bytes: &[u8],
+    mut wanted: impl FnMut(&str) -> bool,
+) -> Result<Item, CodecError> {
+    let mut reader = Reader::versioned(bytes)?;
+    let count = reader.count()?;
+    let mut map = BTreeMap::new();
+    let mut last: Option<&str> = None;
+    for _ in 0..count {
+        let name = reader.name(last)?;
+        last = Some(name);
+        if wanted(name) {
+            map.insert(name.to_owned(), reader.value(1)?);
+        } else {
+            reader.skip_value(1)?;
+        }
+    }
+    reader.finish()?;
+    Ok(map)
+}
+
+/// The element count of the top-level attribute `name` when it is a list (L), without
+/// decoding it: None when the item has no such attribute or it is of another type.
+pub fn top_level_list_len(bytes: &[u8], name: &str) -> Result<Option<usize>, CodecError> {
+    let mut reader = Reader::versioned(bytes)?;
+    let count = reader.count()?;
+    let mut last: Option<&str> = None;
+    for _ in 0..count {
+        let this = reader.name(last)?;
+        last = Some(this);
+        if this == name {
+            return Ok(match reader.byte()? {
+                TAG_L => Some(reader.count()?),
+                _ => None,
+            });
+        }
+        if this > name {
+            // Names are sorted: it is not in this item.
+            return Ok(None);
+        }
+        reader.skip_value(1)?;
+    }
+    Ok(None)
 }
 
 fn encode_map(map: &Item, out: &mut Vec<u8>) {
@@ -222,6 +266,88 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader past the version byte of an item encoding.
+    fn versioned(bytes: &'a [u8]) -> Result<Reader<'a>, CodecError> {
+        let (&version, rest) = bytes.split_first().ok_or(CodecError::Truncated)?;
+        if version != ITEM_CODEC_VERSION {
+            return Err(CodecError::UnknownVersion(version));
+        }
+        Ok(Reader { input: rest })
+    }
+
+    fn finish(&self) -> Result<(), CodecError> {
+        if self.input.is_empty() {
+            Ok(())
+        } else {
+            Err(CodecError::TrailingBytes(self.input.len()))
+        }
+    }
+
+    /// An attribute name, borrowed, that must sort after `last`.
+    fn name(&mut self, last: Option<&str>) -> Result<&'a str, CodecError> {
+        let name = std::str::from_utf8(self.bytes()?).map_err(|_| CodecError::InvalidUtf8)?;
+        if last.is_some_and(|last| name <= last) {
+            return Err(CodecError::NonCanonical("attribute names out of order"));
+        }
+        Ok(name)
+    }
+
+    /// Walks past a value at nesting level `level` without building it.
+    fn skip_value(&mut self, level: usize) -> Result<(), CodecError> {
+        match self.byte()? {
+            TAG_S | TAG_B => {
+                self.bytes()?;
+            }
+            TAG_N => self.skip_number()?,
+            TAG_FALSE | TAG_TRUE | TAG_NULL => {}
+            tag @ (TAG_L | TAG_M) => {
+                if level > MAX_DECODE_DEPTH {
+                    return Err(CodecError::TooDeep);
+                }
+                for _ in 0..self.count()? {
+                    if tag == TAG_M {
+                        self.bytes()?;
+                    }
+                    self.skip_value(level + 1)?;
+                }
+            }
+            TAG_SS | TAG_BS => {
+                for _ in 0..self.count()? {
+                    self.bytes()?;
+                }
+            }
+            TAG_NS => {
+                for _ in 0..self.count()? {
+                    self.skip_number()?;
+                }
+            }
+            other => return Err(CodecError::InvalidTag(other)),
+        }
+        Ok(())
+    }
+
+    /// Walks past a LEB128 integer without reading its value.
+    fn skip_uleb(&mut self) -> Result<(), CodecError> {
+        let last = self
+            .input
+            .iter()
+            .position(|b| b & 0x80 == 0)
+            .ok_or(CodecError::Truncated)?;
+        self.input = &self.input[last + 1..];
+        Ok(())
+    }
+
+    fn skip_number(&mut self) -> Result<(), CodecError> {
+        match self.byte()? {
+            NUMBER_ZERO => Ok(()),
+            NUMBER_POSITIVE | NUMBER_NEGATIVE => {
+                self.skip_uleb()?;
+                self.skip_uleb()
+            }
+            other => Err(CodecError::InvalidTag(other)),
+        }
+    }
+
     fn byte(&mut self) -> Result<u8, CodecError> {
         let (&b, rest) = self.input.split_first().ok_or(CodecError::Truncated)?;
         self.input = rest;
@@ -372,296 +498,4 @@ impl<'a> Reader<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::number::strategies::arb_number;
-    use proptest::collection::{btree_map, vec};
-    use proptest::prelude::*;
-
-    fn n(s: &str) -> Number {
-        Number::parse(s).unwrap()
-    }
-
-    /// One attribute of each of the ten types.
-    fn golden_item() -> Item {
-        let mut inner = Item::new();
-        inner.insert("k".into(), AttributeValue::Null);
-        [
-            ("b", AttributeValue::B(vec![0x00, 0xFF])),
-            ("bool", AttributeValue::Bool(true)),
-            ("bs", AttributeValue::Bs(vec![vec![1], vec![2, 3]])),
-            (
-                "l",
-                AttributeValue::L(vec![AttributeValue::s("x"), AttributeValue::Bool(false)]),
-            ),
-            ("m", AttributeValue::M(inner)),
-            ("n", AttributeValue::N(n("-12.5"))),
-            (
-                "ns",
-                AttributeValue::Ns(vec![n("0"), n("1e-130"), n("300")]),
-            ),
-            ("null", AttributeValue::Null),
-            ("s", AttributeValue::s("é")),
-            ("ss", AttributeValue::Ss(vec!["a".into(), "bc".into()])),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect()
-    }
-
-    /// Version 1 bytes of [`golden_item`]. Never edit: old data on disk looks like this.
-    const GOLDEN_V1: &[u8] = &[
-        0x01, // version
-        0x0A, // 10 attributes
-        0x01,
-        b'b',
-        TAG_B,
-        0x02,
-        0x00,
-        0xFF, //
-        0x04,
-        b'b',
-        b'o',
-        b'o',
-        b'l',
-        TAG_TRUE, //
-        0x02,
-        b'b',
-        b's',
-        TAG_BS,
-        0x02,
-        0x01,
-        0x01,
-        0x02,
-        0x02,
-        0x03, //
-        0x01,
-        b'l',
-        TAG_L,
-        0x02,
-        TAG_S,
-        0x01,
-        b'x',
-        TAG_FALSE, //
-        0x01,
-        b'm',
-        TAG_M,
-        0x01,
-        0x01,
-        b'k',
-        TAG_NULL, //
-        0x01,
-        b'n',
-        TAG_N,
-        NUMBER_NEGATIVE,
-        0x7D,
-        0x01, // -125e-1
-        0x02,
-        b'n',
-        b's',
-        TAG_NS,
-        0x03,        //
-        NUMBER_ZERO, //
-        NUMBER_POSITIVE,
-        0x01,
-        0x83,
-        0x02, // 1e-130: zigzag(-130) = 259
-        NUMBER_POSITIVE,
-        0x03,
-        0x04, // 3e2
-        0x04,
-        b'n',
-        b'u',
-        b'l',
-        b'l',
-        TAG_NULL, //
-        0x01,
-        b's',
-        TAG_S,
-        0x02,
-        0xC3,
-        0xA9, //
-        0x02,
-        b's',
-        b's',
-        TAG_SS,
-        0x02,
-        0x01,
-        b'a',
-        0x02,
-        b'b',
-        b'c',
-    ];
-
-    #[test]
-    fn golden_version_1() {
-        assert_eq!(encode_item(&golden_item()), GOLDEN_V1);
-        assert_eq!(decode_item(GOLDEN_V1), Ok(golden_item()));
-    }
-
-    #[test]
-    fn every_truncation_fails() {
-        for len in 0..GOLDEN_V1.len() {
-            assert!(
-                decode_item(&GOLDEN_V1[..len]).is_err(),
-                "prefix of {len} bytes"
-            );
-        }
-    }
-
-    #[test]
-    fn rejects_corruption() {
-        let with = |prefix: &[u8]| [&[ITEM_CODEC_VERSION], prefix].concat();
-        assert_eq!(decode_item(&[]), Err(CodecError::Truncated));
-        assert_eq!(decode_item(&[2, 0]), Err(CodecError::UnknownVersion(2)));
-        assert_eq!(decode_item(&with(&[0])), Ok(Item::new()));
-        assert_eq!(
-            decode_item(&with(&[0, 0])),
-            Err(CodecError::TrailingBytes(1))
-        );
-        assert_eq!(
-            decode_item(&with(&[1, 1, b'a', 0x0C])),
-            Err(CodecError::InvalidTag(0x0C))
-        );
-        assert_eq!(
-            decode_item(&with(&[1, 1, b'a', TAG_S, 1, 0xFF])),
-            Err(CodecError::InvalidUtf8)
-        );
-        assert_eq!(
-            decode_item(&with(&[1, 1, 0xC3, TAG_NULL])),
-            Err(CodecError::InvalidUtf8)
-        );
-        // Names must ascend strictly: duplicates and disorder are corruption.
-        let dup = with(&[2, 1, b'a', TAG_NULL, 1, b'a', TAG_NULL]);
-        assert!(matches!(
-            decode_item(&dup),
-            Err(CodecError::NonCanonical(_))
-        ));
-        let disorder = with(&[2, 1, b'b', TAG_NULL, 1, b'a', TAG_NULL]);
-        assert!(matches!(
-            decode_item(&disorder),
-            Err(CodecError::NonCanonical(_))
-        ));
-        // Over-long and oversized LEB128.
-        assert!(matches!(
-            decode_item(&with(&[0x80, 0x00])),
-            Err(CodecError::NonCanonical(_))
-        ));
-        let huge = with(&[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]);
-        assert_eq!(decode_item(&huge), Err(CodecError::Overlong));
-        assert_eq!(
-            decode_item(&with(&[0xFF, 0x7F])),
-            Err(CodecError::Truncated)
-        );
-        // Numbers: bad sign byte, trailing zero, negative zero, out of range, too precise.
-        let number = |bytes: &[u8]| decode_item(&with(&[&[1, 1, b'n', TAG_N], bytes].concat()));
-        assert_eq!(number(&[0x03]), Err(CodecError::InvalidTag(0x03)));
-        assert!(matches!(
-            number(&[NUMBER_POSITIVE, 10, 0]),
-            Err(CodecError::NonCanonical(_))
-        ));
-        assert!(matches!(
-            number(&[NUMBER_NEGATIVE, 0, 0]),
-            Err(CodecError::NonCanonical(_))
-        ));
-        assert_eq!(
-            number(&[NUMBER_POSITIVE, 1, 0xFC, 0x01]), // 1e126
-            Err(CodecError::InvalidNumber(NumberError::Overflow))
-        );
-        let mut digits39 = Vec::new();
-        write_uleb(10u128.pow(38) + 1, &mut digits39);
-        assert_eq!(
-            number(&[&[NUMBER_POSITIVE], &digits39[..], &[0]].concat()),
-            Err(CodecError::InvalidNumber(NumberError::TooPrecise))
-        );
-        assert_eq!(
-            number(&[NUMBER_POSITIVE, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F]),
-            Err(CodecError::Overlong)
-        );
-    }
-
-    fn nested(levels: usize) -> Item {
-        let mut value = AttributeValue::Null;
-        for i in 0..levels {
-            value = if i % 2 == 0 {
-                AttributeValue::L(vec![value])
-            } else {
-                AttributeValue::M([("x".to_owned(), value)].into_iter().collect())
-            };
-        }
-        [("a".to_owned(), value)].into_iter().collect()
-    }
-
-    #[test]
-    fn depth_is_limited() {
-        let ok = nested(MAX_DECODE_DEPTH);
-        assert_eq!(decode_item(&encode_item(&ok)), Ok(ok));
-        let too_deep = encode_item(&nested(MAX_DECODE_DEPTH + 1));
-        assert_eq!(decode_item(&too_deep), Err(CodecError::TooDeep));
-        // A hostile million-level nesting stops at the limit instead of the stack's end.
-        let mut hostile = vec![ITEM_CODEC_VERSION, 1, 1, b'a'];
-        for _ in 0..1_000_000 {
-            hostile.extend([TAG_L, 1]);
-        }
-        assert_eq!(decode_item(&hostile), Err(CodecError::TooDeep));
-    }
-
-    fn arb_value() -> impl Strategy<Value = AttributeValue> {
-        let leaf = prop_oneof![
-            any::<String>().prop_map(AttributeValue::S),
-            arb_number().prop_map(AttributeValue::N),
-            vec(any::<u8>(), 0..8).prop_map(AttributeValue::B),
-            any::<bool>().prop_map(AttributeValue::Bool),
-            Just(AttributeValue::Null),
-            vec(any::<String>(), 0..4).prop_map(AttributeValue::Ss),
-            vec(arb_number(), 0..4).prop_map(AttributeValue::Ns),
-            vec(vec(any::<u8>(), 0..4), 0..4).prop_map(AttributeValue::Bs),
-        ];
-        leaf.prop_recursive(4, 48, 4, |inner| {
-            prop_oneof![
-                vec(inner.clone(), 0..4).prop_map(AttributeValue::L),
-                btree_map("[a-c]{0,2}|\\PC{0,3}", inner, 0..4).prop_map(AttributeValue::M),
-            ]
-        })
-    }
-
-    fn arb_item() -> impl Strategy<Value = Item> {
-        btree_map("[a-d]{1,2}|\\PC{1,4}", arb_value(), 0..6)
-    }
-
-    proptest! {
-        #[test]
-        fn round_trips(item in arb_item()) {
-            let bytes = encode_item(&item);
-            prop_assert_eq!(bytes.first(), Some(&ITEM_CODEC_VERSION));
-            prop_assert_eq!(decode_item(&bytes), Ok(item));
-        }
-
-        #[test]
-        fn random_bytes_never_panic(body in vec(any::<u8>(), 0..64), versioned in any::<bool>()) {
-            let bytes = if versioned { [&[ITEM_CODEC_VERSION][..], &body].concat() } else { body };
-            if let Ok(item) = decode_item(&bytes) {
-                prop_assert_eq!(encode_item(&item), bytes);
-            }
-        }
-
-        #[test]
-        fn mutated_encodings_are_rejected_or_canonical(
-            item in arb_item(),
-            at in any::<prop::sample::Index>(),
-            byte in any::<u8>(),
-            cut in any::<bool>(),
-        ) {
-            let mut bytes = encode_item(&item);
-            let i = at.index(bytes.len());
-            if cut {
-                bytes.truncate(i);
-            } else if let Some(b) = bytes.get_mut(i) {
-                *b = byte;
-            }
-            if let Ok(decoded) = decode_item(&bytes) {
-                prop_assert_eq!(encode_item(&decoded), bytes);
-            }
-        }
-    }
-}
+mod tests;
