@@ -3,6 +3,7 @@
 //! memory than the limit, whatever it claims or compresses to.
 
 use std::io::Read;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes, to_bytes};
 use axum::http::{HeaderMap, header};
@@ -12,9 +13,18 @@ use kura_model::messages;
 
 use crate::error::ApiError;
 
+/// How long a request's body may take to arrive, set on each request by the connection
+/// that carried it (`connections`); a request made in process has none.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadDeadline(pub Duration);
+
 /// The body of a request as sent (what a SigV4 signature covers) and decoded, or the
-/// error to answer with.
-pub async fn read(headers: &HeaderMap, body: Body) -> Result<(Bytes, Bytes), ApiError> {
+/// error to answer with. With a `deadline`, a body that trickles in slower is refused.
+pub async fn read(
+    headers: &HeaderMap,
+    body: Body,
+    deadline: Option<ReadDeadline>,
+) -> Result<(Bytes, Bytes), ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -22,7 +32,14 @@ pub async fn read(headers: &HeaderMap, body: Body) -> Result<(Bytes, Bytes), Api
     if declared.is_some_and(|n| n > MAX_REQUEST_BODY_BYTES as u64) {
         return Err(ApiError::too_large());
     }
-    let raw = to_bytes(body, MAX_REQUEST_BODY_BYTES).await.map_err(|e| {
+    let reading = to_bytes(body, MAX_REQUEST_BODY_BYTES);
+    let read = match deadline {
+        Some(ReadDeadline(limit)) => tokio::time::timeout(limit, reading)
+            .await
+            .map_err(|_| ApiError::body_timeout())?,
+        None => reading.await,
+    };
+    let raw = read.map_err(|e| {
         let over_limit =
             std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"));
         if over_limit {

@@ -80,6 +80,19 @@ impl ApiError {
         }
     }
 
+    /// A request body that did not arrive within `--request-read-timeout`: HTTP 408
+    /// `RequestTimeoutException`, which the AWS SDKs retry as a transient error.
+    pub fn body_timeout() -> Self {
+        ApiError {
+            status: StatusCode::REQUEST_TIMEOUT,
+            type_name: format!("{CORAL_SERVICE}#RequestTimeoutException"),
+            message: Some(kura_model::messages::BODY_TIMED_OUT.to_owned()),
+            item: None,
+            cancellation_reasons: None,
+            throttling_reason: None,
+        }
+    }
+
     /// `AccessDeniedException` (HTTP 400): the principal's policies refuse the request.
     pub fn access_denied(message: impl Into<String>) -> Self {
         Self::new(

@@ -18,6 +18,7 @@ pub mod audit;
 mod authz;
 mod body;
 mod call;
+pub mod connections;
 pub mod controls;
 pub mod error;
 mod handle;
@@ -97,6 +98,9 @@ pub struct ServerOptions {
     /// Also serve `GET /metrics`, and nothing else, unauthenticated on this address
     /// (`--metrics-bind`): the Prometheus convention, placed on a private interface.
     pub metrics_bind: Option<std::net::SocketAddr>,
+    /// How many connections are served at once and how long a request may take to
+    /// arrive.
+    pub connections: connections::ConnectionLimits,
 }
 
 /// Who may read `GET /metrics` on the API's port. The metrics name every table and index,
@@ -125,6 +129,7 @@ impl Default for ServerOptions {
             front_ends: Vec::new(),
             metrics_access: MetricsAccess::Open,
             metrics_bind: None,
+            connections: connections::ConnectionLimits::DEFAULT,
         }
     }
 }
@@ -424,6 +429,7 @@ async fn serve_until(
     shutdown: std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'static>>,
 ) -> std::io::Result<()> {
     let tls = options.tls.clone();
+    let limits = options.connections.clone();
     // With test controls, the engine to stop at the end is whichever serves then.
     let controls = options.controls.clone();
     let metrics_bind = options.metrics_bind;
@@ -434,17 +440,7 @@ async fn serve_until(
         None => None,
     };
     let app = routes(shared, &front_ends);
-    match tls {
-        Some(tls) => tls::serve(listener, app, &tls, shutdown).await?,
-        None => {
-            axum::serve(
-                listener,
-                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-            )
-            .with_graceful_shutdown(shutdown)
-            .await?
-        }
-    }
+    connections::serve(listener, app, tls.as_ref(), &limits, shutdown).await?;
     if let Some(server) = metrics_server {
         server.abort();
     }

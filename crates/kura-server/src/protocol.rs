@@ -34,7 +34,8 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
     // One engine for the whole request, even if a test control swaps it meanwhile.
     let engine = shared.engine();
     let (parts, body) = request.into_parts();
-    let read = body::read(&parts.headers, body).await;
+    let deadline = parts.extensions.get::<body::ReadDeadline>().copied();
+    let read = body::read(&parts.headers, body, deadline).await;
     let result = match target_operation(&parts.headers) {
         None => read.and(Err(ApiError::unknown_operation())),
         Some(target) => {

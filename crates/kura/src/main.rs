@@ -214,6 +214,15 @@ pub(crate) struct ServeArgs {
     /// the Prometheus convention, on an interface only scrapers reach.
     #[arg(long, env = "KURA_METRICS_BIND")]
     metrics_bind: Option<SocketAddr>,
+    /// Connections served at once; more wait in the kernel's backlog until one closes
+    /// (each idle connection holds about 14 KB).
+    #[arg(long, env = "KURA_MAX_CONNECTIONS", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// Seconds a request's headers, and then its body, may take to arrive: a client that
+    /// trickles them slower loses the connection (headers) or gets HTTP 408
+    /// RequestTimeoutException (body), which the SDKs retry.
+    #[arg(long, env = "KURA_REQUEST_READ_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    request_read_timeout: u64,
     /// Serve the web console at http://HOST:PORT/console (`--console false` turns it off).
     #[arg(long, env = "KURA_CONSOLE", default_value_t = true, action = clap::ArgAction::Set)]
     console: bool,
@@ -491,6 +500,10 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             front_ends,
             metrics_access: metrics_access(&args),
             metrics_bind: args.metrics_bind,
+            connections: kura_server::connections::ConnectionLimits {
+                max_open: args.max_connections as usize,
+                read_timeout: std::time::Duration::from_secs(args.request_read_timeout),
+            },
         };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await

@@ -294,3 +294,84 @@ async fn http_edges() {
     // Nothing refused was written.
     assert_eq!(item_count(e).await, 6);
 }
+
+/// Reads from `stream` until the server closes it or `within` passes; what it sent.
+async fn read_until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> Vec<u8> {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let _ = tokio::time::timeout(within, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    got
+}
+
+/// Clients that trickle a request lose their connection (headers) or get HTTP 408
+/// RequestTimeoutException (body) after `--request-read-timeout`, and connections beyond
+/// `--max-connections` wait until one closes; the server serves on throughout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_clients_and_the_connection_cap() {
+    let server = KuraProcess::start_with(None, &["--request-read-timeout", "1"]);
+    let e = server.endpoint.as_str();
+    let addr = e.trim_start_matches("http://");
+    let started = std::time::Instant::now();
+    // A body that stops arriving: 408, with the SDKs' retryable error type.
+    let mut body = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    body.write_all(
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n\
+          X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 100\r\n\r\n{\"Li",
+    )
+    .await
+    .expect("write");
+    // Headers that stop arriving: the connection is closed without an answer.
+    let mut head = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    head.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Ta")
+        .await
+        .expect("write");
+    let answer = read_until_closed(&mut body, Duration::from_secs(20)).await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+    assert!(answer.contains("RequestTimeoutException"), "{answer}");
+    assert!(
+        read_until_closed(&mut head, Duration::from_secs(20))
+            .await
+            .is_empty()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "closed promptly"
+    );
+    let reply = send(post(e, "ListTables", None, b"{}".to_vec())).await;
+    assert_eq!(reply.status, 200, "still serving");
+    drop(server);
+
+    // Two connections at most: a third is accepted only when one of them closes.
+    let server = KuraProcess::start_with(None, &["--max-connections", "2"]);
+    let addr = server.endpoint.trim_start_matches("http://").to_owned();
+    let first = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let _second = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let mut third = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("in the backlog");
+    third
+        .write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("write");
+    let waiting = read_until_closed(&mut third, Duration::from_millis(500)).await;
+    assert!(waiting.is_empty(), "served past the cap");
+    drop(first);
+    let answer = read_until_closed(&mut third, Duration::from_secs(10)).await;
+    assert!(
+        String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200 "),
+        "served once a place is free"
+    );
+}
