@@ -216,12 +216,13 @@ pub(crate) struct ServeArgs {
     metrics_bind: Option<SocketAddr>,
     /// Connections served at once; more wait in the kernel's backlog until one closes
     /// (each idle connection holds about 14 KB).
-    #[arg(long, env = "KURA_MAX_CONNECTIONS", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, env = "KURA_MAX_CONNECTIONS", default_value_t = kura_server::connections::ConnectionLimits::DEFAULT.max_open as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
     /// Seconds a request's headers, and then its body, may take to arrive: a client that
     /// trickles them slower loses the connection (headers) or gets HTTP 408
-    /// RequestTimeoutException (body), which the SDKs retry.
-    #[arg(long, env = "KURA_REQUEST_READ_TIMEOUT", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    /// RequestTimeoutException (body), which the SDKs retry. A keep-alive connection left
+    /// idle this long is closed too.
+    #[arg(long, env = "KURA_REQUEST_READ_TIMEOUT", default_value_t = kura_server::connections::ConnectionLimits::DEFAULT.read_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     request_read_timeout: u64,
     /// Serve the web console at http://HOST:PORT/console (`--console false` turns it off).
     #[arg(long, env = "KURA_CONSOLE", default_value_t = true, action = clap::ArgAction::Set)]

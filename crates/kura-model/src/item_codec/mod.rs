@@ -123,20 +123,9 @@ pub fn decode_item_where(
     mut wanted: impl FnMut(&str) -> bool,
 ) -> Result<Item, CodecError> {
     let mut reader = Reader::versioned(bytes)?;
-    let count = reader.count()?;
-    let mut map = BTreeMap::new();
-    let mut last: Option<&str> = None;
-    for _ in 0..count {
-        let name = reader.name(last)?;
-        last = Some(name);
-        if wanted(name) {
-            map.insert(name.to_owned(), reader.value(1)?);
-        } else {
-            reader.skip_value(1)?;
-        }
-    }
+    let item = reader.map_where(0, &mut wanted)?;
     reader.finish()?;
-    Ok(map)
+    Ok(item)
 }
 
 /// The element count of the top-level attribute `name` when it is a list (L), without
@@ -285,7 +274,7 @@ impl<'a> Reader<'a> {
 
     /// An attribute name, borrowed, that must sort after `last`.
     fn name(&mut self, last: Option<&str>) -> Result<&'a str, CodecError> {
-        let name = std::str::from_utf8(self.bytes()?).map_err(|_| CodecError::InvalidUtf8)?;
+        let name = self.str()?;
         if last.is_some_and(|last| name <= last) {
             return Err(CodecError::NonCanonical("attribute names out of order"));
         }
@@ -399,10 +388,12 @@ impl<'a> Reader<'a> {
         Ok(bytes)
     }
 
+    fn str(&mut self) -> Result<&'a str, CodecError> {
+        std::str::from_utf8(self.bytes()?).map_err(|_| CodecError::InvalidUtf8)
+    }
+
     fn string(&mut self) -> Result<String, CodecError> {
-        let bytes = self.bytes()?;
-        let s = std::str::from_utf8(bytes).map_err(|_| CodecError::InvalidUtf8)?;
-        Ok(s.to_owned())
+        self.str().map(str::to_owned)
     }
 
     fn number(&mut self) -> Result<Number, CodecError> {
@@ -425,18 +416,27 @@ impl<'a> Reader<'a> {
 
     /// A map whose values sit at nesting level `level + 1`.
     fn map(&mut self, level: usize) -> Result<Item, CodecError> {
+        self.map_where(level, &mut |_| true)
+    }
+
+    /// [`Reader::map`] that builds only the values whose names `wanted` accepts and walks
+    /// past the others.
+    fn map_where(
+        &mut self,
+        level: usize,
+        wanted: &mut impl FnMut(&str) -> bool,
+    ) -> Result<Item, CodecError> {
         let count = self.count()?;
         let mut map = BTreeMap::new();
+        let mut last: Option<&str> = None;
         for _ in 0..count {
-            let name = self.string()?;
-            if map
-                .last_key_value()
-                .is_some_and(|(last, _): (&String, _)| name.as_str() <= last.as_str())
-            {
-                return Err(CodecError::NonCanonical("attribute names out of order"));
+            let name = self.name(last)?;
+            last = Some(name);
+            if wanted(name) {
+                map.insert(name.to_owned(), self.value(level + 1)?);
+            } else {
+                self.skip_value(level + 1)?;
             }
-            let value = self.value(level + 1)?;
-            map.insert(name, value);
         }
         Ok(map)
     }
