@@ -132,6 +132,11 @@ struct LoadArgs {
     /// Seconds run before measuring (not counted).
     #[arg(long, default_value_t = 1.0)]
     warmup: f64,
+    /// Open loop: offer this many requests per second in all, whatever the answers take
+    /// (each client on its own schedule); the table then adds the p99 counted from when
+    /// each request was due. Without it, each client sends when its answer is in.
+    #[arg(long)]
+    rate: Option<f64>,
     /// Extra arguments for `kura serve`.
     #[arg(long = "kura-arg", allow_hyphen_values = true)]
     kura_args: Vec<String>,
@@ -273,6 +278,7 @@ fn timing(load: &LoadArgs) -> Timing {
     Timing {
         warmup: Duration::from_secs_f64(load.warmup),
         measure: Duration::from_secs_f64(load.seconds),
+        rate: load.rate,
     }
 }
 
@@ -299,7 +305,7 @@ async fn run_all(target: &targets::Target, load: &LoadArgs, out: &mut Vec<RunRes
             )
             .await;
             eprintln!(
-                "{:<22}{:<22}C={:<4}{:>10.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  errors {}  server CPU {}",
+                "{:<22}{:<22}C={:<4}{:>10.0} ops/s  p50 {:.2} ms  p99 {:.2} ms  errors {}  server CPU {}{}",
                 result.target,
                 w.0.label(),
                 c,
@@ -307,7 +313,8 @@ async fn run_all(target: &targets::Target, load: &LoadArgs, out: &mut Vec<RunRes
                 result.p50_ms,
                 result.p99_ms,
                 result.error_count(),
-                cpu_label(result.server_cpu_us)
+                cpu_label(result.server_cpu_us),
+                open_loop_label(&result)
             );
             out.push(result);
         }
@@ -370,6 +377,15 @@ fn write_json(load: &LoadArgs, skipped: &[String], results: &[RunResult]) -> Res
     std::fs::write(path, text).map_err(|e| e.to_string())
 }
 
+/// An open-loop run's offered rate and p99 from when requests were due ("" for a closed
+/// loop).
+fn open_loop_label(r: &RunResult) -> String {
+    match (r.offered_per_sec, r.p99_from_due_ms) {
+        (Some(rate), Some(p99)) => format!("  offered {rate:.0}/s, p99 from due {p99:.1} ms"),
+        _ => String::new(),
+    }
+}
+
 /// Server CPU per request, for the tables.
 fn cpu_label(us: Option<f64>) -> String {
     us.map_or_else(|| "-".into(), |us| format!("{us:.0} µs"))
@@ -391,7 +407,7 @@ fn print_results(results: &[RunResult]) {
                 .join(", ")
         };
         println!(
-            "{:<22}{:<22}{:>5}{:>11.0}{:>9.2}{:>9.2}{:>9.2}{:>12}  {errors}",
+            "{:<22}{:<22}{:>5}{:>11.0}{:>9.2}{:>9.2}{:>9.2}{:>12}  {errors}{}",
             r.target,
             r.workload.label(),
             r.concurrency,
@@ -399,7 +415,8 @@ fn print_results(results: &[RunResult]) {
             r.p50_ms,
             r.p99_ms,
             r.max_ms,
-            cpu_label(r.server_cpu_us)
+            cpu_label(r.server_cpu_us),
+            open_loop_label(r)
         );
     }
 }

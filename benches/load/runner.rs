@@ -21,6 +21,12 @@ pub struct RunResult {
     pub seconds: f64,
     /// Completed requests per second, errors included.
     pub ops_per_sec: f64,
+    /// An open-loop run's offered rate, requests per second (`--rate`); None for a closed
+    /// loop.
+    pub offered_per_sec: Option<f64>,
+    /// An open-loop run's p99 latency counted from when each request was due rather than
+    /// sent: what a caller on that schedule waited, the client's own queue included.
+    pub p99_from_due_ms: Option<f64>,
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
@@ -44,11 +50,15 @@ impl RunResult {
     }
 }
 
-/// How long to run: `warmup` first (not counted), then `measure`.
+/// How long to run: `warmup` first (not counted), then `measure`; and how fast.
 #[derive(Debug, Clone, Copy)]
 pub struct Timing {
     pub warmup: Duration,
     pub measure: Duration,
+    /// Open loop: this many requests per second in all, each client connection on its own
+    /// even schedule (as wrk2 does), sending late rather than skipping when it falls
+    /// behind. None: a closed loop, each client sends as soon as its answer is in.
+    pub rate: Option<f64>,
 }
 
 /// A `stat` file's command name and its user and system CPU time in clock ticks (fields 2,
@@ -117,14 +127,27 @@ pub async fn run(
             (spent(first.0, last.0), spent(first.1, last.1))
         })
     });
+    // Each client's interval between requests, and where its schedule starts (spread
+    // over one interval, so the clients do not all send at once).
+    let interval = timing
+        .rate
+        .map(|rate| Duration::from_secs_f64(concurrency as f64 / rate.max(1e-3)));
     let mut tasks = Vec::with_capacity(concurrency);
     for worker in 0..concurrency {
         let driver = driver.clone();
+        let first_due = interval.map(|i| started + i.mul_f64(worker as f64 / concurrency as f64));
         tasks.push(tokio::spawn(async move {
             let mut state = WorkerState::new(run_id, worker);
             let mut latencies: Vec<u32> = Vec::new();
+            let mut from_due: Vec<u32> = Vec::new();
             let mut errors: BTreeMap<String, usize> = BTreeMap::new();
+            let mut due = first_due;
             loop {
+                if let Some(at) = due
+                    && at > Instant::now()
+                {
+                    tokio::time::sleep_until(at.into()).await;
+                }
                 if Instant::now() >= end {
                     break;
                 }
@@ -144,21 +167,28 @@ pub async fn run(
                 // A closed loop: what completes inside the window counts, whenever it was
                 // sent (a target slower than the warm-up still shows its completions).
                 let completed = sent + took;
+                let micros = |d: Duration| u32::try_from(d.as_micros()).unwrap_or(u32::MAX);
                 if completed >= measure_from && completed <= end {
-                    latencies.push(u32::try_from(took.as_micros()).unwrap_or(u32::MAX));
+                    latencies.push(micros(took));
+                    if let (Some(at), Some(_)) = (due, interval) {
+                        from_due.push(micros(completed.saturating_duration_since(at)));
+                    }
                     if let Some(e) = outcome.error {
                         *errors.entry(e).or_default() += 1;
                     }
                 }
+                due = due.zip(interval).map(|(at, i)| at + i);
             }
-            (latencies, errors)
+            (latencies, from_due, errors)
         }));
     }
     let mut latencies = Vec::new();
+    let mut from_due = Vec::new();
     let mut errors: BTreeMap<String, usize> = BTreeMap::new();
     for task in tasks {
-        if let Ok((l, e)) = task.await {
+        if let Ok((l, d, e)) = task.await {
             latencies.extend(l);
+            from_due.extend(d);
             for (k, v) in e {
                 *errors.entry(k).or_default() += v;
             }
@@ -182,6 +212,11 @@ pub async fn run(
             .map(|us| us as f64 / result.requests as f64)
     };
     result.server_cpu_us = per_request(cpu_us);
+    result.offered_per_sec = timing.rate;
+    if timing.rate.is_some() {
+        from_due.sort_unstable();
+        result.p99_from_due_ms = Some(quantile_ms(&from_due, 0.99));
+    }
     result.storage_cpu_us = per_request(storage_us);
     result
 }
@@ -195,19 +230,15 @@ pub fn summarise(
     errors: BTreeMap<String, usize>,
 ) -> RunResult {
     latencies_us.sort_unstable();
-    let at = |q: f64| -> f64 {
-        if latencies_us.is_empty() {
-            return 0.0;
-        }
-        let i = ((latencies_us.len() as f64 * q).ceil() as usize).clamp(1, latencies_us.len());
-        f64::from(latencies_us[i - 1]) / 1000.0
-    };
+    let at = |q: f64| quantile_ms(latencies_us, q);
     RunResult {
         target: target.to_owned(),
         workload,
         concurrency,
         seconds,
         ops_per_sec: latencies_us.len() as f64 / seconds,
+        offered_per_sec: None,
+        p99_from_due_ms: None,
         p50_ms: at(0.50),
         p99_ms: at(0.99),
         max_ms: at(1.0),
@@ -216,6 +247,15 @@ pub fn summarise(
         server_cpu_us: None,
         storage_cpu_us: None,
     }
+}
+
+/// The `q` quantile of sorted microseconds, in milliseconds (0 for none).
+fn quantile_ms(sorted_us: &[u32], q: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted_us.len() as f64 * q).ceil() as usize).clamp(1, sorted_us.len());
+    f64::from(sorted_us[i - 1]) / 1000.0
 }
 
 #[cfg(test)]

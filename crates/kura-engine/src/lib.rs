@@ -265,6 +265,7 @@ impl Engine {
             restores,
             exports: unfinished_exports,
             imports: unfinished_imports,
+            first_writes,
         } = open::recover(store.as_ref())?;
         let catalog = Arc::new(Catalog::new(tables));
         let throttle = throttle.map(|o| Arc::new(throttle::Throttle::new(o)));
@@ -286,6 +287,7 @@ impl Engine {
             clock.clone(),
             counters.clone(),
             vectors.clone(),
+            first_writes,
         ));
         let purger = Arc::new(purge::start(store.clone(), writer.clone()));
         for target in purges {

@@ -1,5 +1,5 @@
 //! What opening an engine reads from its store before anything runs: the format version
-//! (written on a new store, checked on an old one), the catalog, and the work a stop cut
+//! (written with a new store's first write, checked on an old one), the catalog, and the work a stop cut
 //! short (purges, index backfills, restores, exports, imports), which the engine's workers
 //! resume.
 
@@ -23,17 +23,21 @@ pub(crate) struct Recovered {
     /// Ids of the exports and imports still IN_PROGRESS.
     pub exports: Vec<String>,
     pub imports: Vec<String>,
+    /// Writes the first commit carries: the format marker, on a new store.
+    pub first_writes: WriteBatch,
 }
 
 /// Checks (or writes) the store's format and reads what the engine resumes.
 pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
     let snapshot = store.snapshot()?;
+    // A store without the marker holds nothing: the marker goes with the first commit
+    // that writes anything (the writer carries it), so opening a new data directory does
+    // not create and sync a key space for it.
+    let mut first_writes = WriteBatch::default();
     match snapshot.get(Space::Meta, keys::META_FORMAT)? {
         None => {
-            let mut batch = WriteBatch::default();
             let version = keys::STORE_FORMAT_VERSION.to_be_bytes().to_vec();
-            batch.put(Space::Meta, keys::META_FORMAT.to_vec(), version);
-            store.commit(batch)?;
+            first_writes.put(Space::Meta, keys::META_FORMAT.to_vec(), version);
         }
         Some(bytes) => {
             let version = <[u8; 4]>::try_from(bytes.as_slice())
@@ -103,5 +107,6 @@ pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
         restores,
         exports: unfinished_exports,
         imports: unfinished_imports,
+        first_writes,
     })
 }

@@ -173,6 +173,8 @@ struct Inline {
 
 struct InlineState {
     stamps: ChangeStamps,
+    /// Writes for the next commit to carry (see [`Writer::start`]).
+    carried: WriteBatch,
     /// Whether jobs are still taken (false after shutdown).
     open: bool,
 }
@@ -180,7 +182,11 @@ struct InlineState {
 impl Inline {
     fn run(&self, job: Job, poisoned: &AtomicBool) {
         let mut state = self.state.lock();
-        let InlineState { stamps, open } = &mut *state;
+        let InlineState {
+            stamps,
+            carried,
+            open,
+        } = &mut *state;
         if !*open {
             refuse(job, EngineError::ShuttingDown);
             return;
@@ -195,7 +201,14 @@ impl Inline {
                 counters: &self.counters.writer,
                 vectors: &self.vectors,
             };
-            run_group(self.store.as_ref(), vec![job], poisoned, stamps, &env);
+            run_group(
+                self.store.as_ref(),
+                vec![job],
+                poisoned,
+                stamps,
+                carried,
+                &env,
+            );
         });
         if std::panic::catch_unwind(run).is_err() {
             poisoned.store(true, Ordering::SeqCst);
@@ -205,12 +218,16 @@ impl Inline {
 }
 
 impl Writer {
+    /// Starts the writer of `store`. `carried` goes into the first commit that writes
+    /// anything (a new store's format marker: written with the first data, a new data
+    /// directory does not create a key space before it is used).
     pub fn start(
         store: Arc<dyn Store>,
         limits: WriteLimits,
         clock: Arc<dyn Clock>,
         counters: Arc<Counters>,
         vectors: Arc<Vectors>,
+        carried: WriteBatch,
     ) -> Writer {
         let poisoned = Arc::new(AtomicBool::new(false));
         if !store.is_durable() {
@@ -223,6 +240,7 @@ impl Writer {
                     vectors,
                     state: Mutex::new(InlineState {
                         stamps: ChangeStamps::default(),
+                        carried,
                         open: true,
                     }),
                 }),
@@ -237,15 +255,13 @@ impl Writer {
                 // A panic here is a bug; the durable state of the group is unknown, so the
                 // engine must refuse writes rather than report ShuttingDown forever.
                 let run = std::panic::AssertUnwindSafe(|| {
-                    run(
-                        store.as_ref(),
-                        &rx,
-                        &flag,
+                    let env = GroupEnv {
                         limits,
-                        clock.as_ref(),
-                        &counters.writer,
-                        &vectors,
-                    )
+                        clock: clock.as_ref(),
+                        counters: &counters.writer,
+                        vectors: &vectors,
+                    };
+                    run(store.as_ref(), &rx, &flag, carried, &env)
                 });
                 if std::panic::catch_unwind(run).is_err() {
                     flag.store(true, Ordering::SeqCst);
@@ -356,10 +372,8 @@ fn run(
     store: &dyn Store,
     rx: &mpsc::Receiver<Job>,
     poisoned: &AtomicBool,
-    limits: WriteLimits,
-    clock: &dyn Clock,
-    counters: &WriterCounters,
-    vectors: &Arc<Vectors>,
+    mut carried: WriteBatch,
+    env: &GroupEnv<'_>,
 ) {
     let mut pending: Vec<Job> = Vec::new();
     let mut stamps = ChangeStamps::default();
@@ -383,13 +397,7 @@ fn run(
             None => pending.len(),
         };
         let group: Vec<Job> = pending.drain(..take).collect();
-        let env = GroupEnv {
-            limits,
-            clock,
-            counters,
-            vectors,
-        };
-        run_group(store, group, poisoned, &mut stamps, &env);
+        run_group(store, group, poisoned, &mut stamps, &mut carried, env);
     }
 }
 
@@ -406,6 +414,7 @@ fn run_group(
     group: Vec<Job>,
     poisoned: &AtomicBool,
     stamps: &mut ChangeStamps,
+    carried: &mut WriteBatch,
     env: &GroupEnv<'_>,
 ) {
     let GroupEnv {
@@ -463,6 +472,8 @@ fn run_group(
         Ok(())
     } else {
         counters.group_size.observe(replies.len() as f64);
+        // A failed commit poisons the writer, so what is carried is never needed again.
+        batch.absorb(std::mem::take(carried));
         let started = std::time::Instant::now();
         let committed = store.commit(batch);
         counters
@@ -497,7 +508,7 @@ mod tests {
     use crate::counters::Counters;
     use crate::storage::fjall_store::FjallStore;
     use crate::storage::memory::MemoryStore;
-    use crate::storage::{Space, Store};
+    use crate::storage::{Space, Store, WriteBatch};
 
     fn writer(store: Arc<dyn Store>) -> Writer {
         Writer::start(
@@ -506,6 +517,7 @@ mod tests {
             Arc::new(SystemClock),
             Arc::new(Counters::default()),
             Arc::default(),
+            WriteBatch::default(),
         )
     }
 

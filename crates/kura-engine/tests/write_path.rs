@@ -283,3 +283,52 @@ async fn concurrent_read_modify_writes_are_serial() {
     assert!(store.commits.load(Ordering::SeqCst) < WRITERS * ROUNDS / 2);
     engine.shutdown();
 }
+
+/// A new store gets its format marker with its first write, not when it opens (so a new
+/// data directory creates no key space before it is used); a store with a marker of
+/// another format is refused.
+#[tokio::test]
+async fn the_format_marker_comes_with_the_first_write() {
+    use kura_engine::storage::Space;
+    let store = Arc::new(Instrumented::default());
+    let marker = |store: &Instrumented| {
+        store
+            .snapshot()
+            .expect("snapshot")
+            .get(Space::Meta, b"format")
+            .expect("get")
+    };
+    let engine = Engine::with_store(store.clone()).expect("open");
+    assert_eq!(
+        store.commits.load(Ordering::SeqCst),
+        0,
+        "opening commits nothing"
+    );
+    assert_eq!(marker(&store), None);
+    engine.shutdown();
+    drop(engine);
+
+    let engine = Engine::with_store(store.clone()).expect("reopen");
+    create(&engine, "fmt").await;
+    assert_eq!(marker(&store), Some(1u32.to_be_bytes().to_vec()));
+    put(&engine, "fmt", "a").await.expect("put");
+    engine.shutdown();
+    drop(engine);
+
+    let engine = Engine::with_store(store.clone()).expect("reopen with the marker");
+    assert!(get(&engine, "fmt", "a").is_some());
+    engine.shutdown();
+    drop(engine);
+
+    let mut batch = WriteBatch::default();
+    batch.put(
+        Space::Meta,
+        b"format".to_vec(),
+        99u32.to_be_bytes().to_vec(),
+    );
+    store.commit(batch).expect("commit");
+    let refused = Engine::with_store(store.clone())
+        .err()
+        .expect("another format");
+    assert!(refused.to_string().contains("store format"), "{refused}");
+}

@@ -453,6 +453,8 @@ pub fn malformed_encoding(encoding: &str, detail: &str) -> String {
 /// Source: Kura.
 pub const BODY_UNREADABLE: &str = "The request body could not be read";
 pub const BODY_TIMED_OUT: &str = "The request body did not arrive in time";
+/// Source: DynamoDB's HTTP 503 `ServiceUnavailable` (its message as botocore reports it).
+pub const SERVICE_UNAVAILABLE: &str = "Service Unavailable";
 /// Source: Kura, for features that arrive with later issues (never accepted and ignored).
 pub fn not_supported_yet(what: &str) -> String {
     format!("{what} is not supported by Kura yet")

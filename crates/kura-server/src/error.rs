@@ -93,6 +93,17 @@ impl ApiError {
         }
     }
 
+    /// HTTP 503 `ServiceUnavailable`: too many requests at once (admission), which the AWS
+    /// SDKs retry with backoff.
+    pub fn unavailable() -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            DYNAMODB,
+            "ServiceUnavailable",
+            kura_model::messages::SERVICE_UNAVAILABLE,
+        )
+    }
+
     /// `AccessDeniedException` (HTTP 400): the principal's policies refuse the request.
     pub fn access_denied(message: impl Into<String>) -> Self {
         Self::new(

@@ -14,6 +14,7 @@
 
 /// The design advisor, served as `GET /kura/advise` and drawn by the console.
 pub use kura_advisor as advisor;
+pub mod admission;
 pub mod audit;
 mod authz;
 mod body;
@@ -58,6 +59,8 @@ pub(crate) struct Shared {
     metrics: Arc<metrics::Metrics>,
     triggers: Option<Arc<kura_triggers::Triggers>>,
     trigger_admin: bool,
+    /// Places for API requests running at once.
+    admission: Arc<admission::Admission>,
     controls: Option<Arc<controls::TestControls>>,
     /// Who may read `GET /metrics` on the API's port.
     metrics_access: MetricsAccess,
@@ -101,6 +104,8 @@ pub struct ServerOptions {
     /// How many connections are served at once and how long a request may take to
     /// arrive.
     pub connections: connections::ConnectionLimits,
+    /// How many API requests run at once and how long one waits for a place.
+    pub admission: admission::AdmissionLimits,
 }
 
 /// Who may read `GET /metrics` on the API's port. The metrics name every table and index,
@@ -130,6 +135,7 @@ impl Default for ServerOptions {
             metrics_access: MetricsAccess::Open,
             metrics_bind: None,
             connections: connections::ConnectionLimits::DEFAULT,
+            admission: admission::AdmissionLimits::DEFAULT,
         }
     }
 }
@@ -187,6 +193,7 @@ fn shared_state(engine: Arc<Engine>, options: ServerOptions) -> Shared {
         metrics,
         triggers: options.triggers,
         trigger_admin: options.trigger_admin,
+        admission: Arc::new(admission::Admission::new(options.admission)),
         controls: options.controls,
         metrics_access: options.metrics_access,
     }

@@ -26,7 +26,7 @@ enum Target<'a> {
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
 /// `POST /`: the HTTP edge. It reads the body (undoing any Content-Encoding), finds the
-/// target, verifies the signature and hands the request to the one pipeline
+/// target, admits the request (`crate::admission`), verifies the signature and hands the request to the one pipeline
 /// ([`crate::pipeline`]); what it refuses itself is recorded there too.
 pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Response {
     let request_id = pipeline::request_id();
@@ -58,6 +58,15 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                 request_id: &request_id,
                 origin: Origin::Api,
                 received,
+            };
+            // Admitted, or refused with a 503, once its body is in and before any work on
+            // it; the place is held until the answer is ready.
+            let (_place, read) = match read {
+                Ok(read) => match shared.admission.enter().await {
+                    Ok(place) => (Some(place), Ok(read)),
+                    Err(refused) => (None, Err(refused)),
+                },
+                Err(error) => (None, Err(error)),
             };
             // The signature covers the body as sent, before any Content-Encoding is undone;
             // a body that is JSON but no object is refused once the signer is known.

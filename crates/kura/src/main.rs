@@ -224,6 +224,14 @@ pub(crate) struct ServeArgs {
     /// idle this long is closed too.
     #[arg(long, env = "KURA_REQUEST_READ_TIMEOUT", default_value_t = kura_server::connections::ConnectionLimits::DEFAULT.read_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     request_read_timeout: u64,
+    /// API requests run at once; more wait for a place in arrival order (see
+    /// --max-queue-wait-ms).
+    #[arg(long, env = "KURA_MAX_IN_FLIGHT", default_value_t = kura_server::admission::AdmissionLimits::DEFAULT.max_in_flight as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    max_in_flight: u32,
+    /// Milliseconds a request waits for a place before it is answered HTTP 503
+    /// ServiceUnavailable, which the SDKs retry with backoff (0: refuse at once).
+    #[arg(long, env = "KURA_MAX_QUEUE_WAIT_MS", default_value_t = kura_server::admission::AdmissionLimits::DEFAULT.queue_wait.as_millis() as u64, value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    max_queue_wait_ms: u64,
     /// Serve the web console at http://HOST:PORT/console (`--console false` turns it off).
     #[arg(long, env = "KURA_CONSOLE", default_value_t = true, action = clap::ArgAction::Set)]
     console: bool,
@@ -504,6 +512,10 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             connections: kura_server::connections::ConnectionLimits {
                 max_open: args.max_connections as usize,
                 read_timeout: std::time::Duration::from_secs(args.request_read_timeout),
+            },
+            admission: kura_server::admission::AdmissionLimits {
+                max_in_flight: args.max_in_flight as usize,
+                queue_wait: std::time::Duration::from_millis(args.max_queue_wait_ms),
             },
         };
         kura_server::serve_with(listener, engine, options, shutdown)

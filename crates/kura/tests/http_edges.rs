@@ -375,3 +375,46 @@ async fn slow_clients_and_the_connection_cap() {
         "served once a place is free"
     );
 }
+
+/// With every place taken, a request waits `--max-queue-wait-ms` and is then answered 503
+/// `ServiceUnavailable` (retryable); once the place frees, requests are served again.
+#[tokio::test]
+async fn requests_beyond_the_places_are_refused_with_503() {
+    let server = KuraProcess::start_with(
+        None,
+        &[
+            "--test-controls",
+            "--max-in-flight",
+            "1",
+            "--max-queue-wait-ms",
+            "50",
+        ],
+    );
+    let e = server.endpoint.clone();
+    // The one place is held 2 s by a ListTables the fault slows down.
+    let rule = http::Request::post(format!("{e}/kura/admin/faults"))
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from_static(
+            br#"{"operation":"ListTables","latency_ms":2000,"count":1}"#,
+        )))
+        .expect("request");
+    assert_eq!(send(rule).await.status, 200);
+    let slow = tokio::spawn({
+        let e = e.clone();
+        async move { send(post(&e, "ListTables", None, b"{}".to_vec())).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = std::time::Instant::now();
+    let refused = send(post(&e, "DescribeLimits", None, b"{}".to_vec())).await;
+    assert_eq!(refused.status, 503, "{:?}", refused.body);
+    assert_eq!(refused.error_type(), "ServiceUnavailable");
+    assert_eq!(refused.json()["message"], "Service Unavailable");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "refused after the wait, not after the slow request"
+    );
+    let slow = slow.await.expect("joined");
+    assert_eq!(slow.status, 200, "the admitted request is served");
+    let again = send(post(&e, "DescribeLimits", None, b"{}".to_vec())).await;
+    assert_eq!(again.status, 200, "served once the place is free");
+}

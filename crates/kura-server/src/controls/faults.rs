@@ -67,7 +67,7 @@ pub const ERRORS: &[(&[&str], u16, &str, &str)] = &[
         &["ServiceUnavailable", "unavailable"],
         503,
         "com.amazonaws.dynamodb.v20120810#ServiceUnavailable",
-        "Service Unavailable",
+        kura_model::messages::SERVICE_UNAVAILABLE,
     ),
     (
         &["TransactionConflictException", "conflict"],
