@@ -132,10 +132,11 @@ struct LoadArgs {
     /// Seconds run before measuring (not counted).
     #[arg(long, default_value_t = 1.0)]
     warmup: f64,
-    /// Open loop: offer this many requests per second in all, whatever the answers take
-    /// (each client on its own schedule); the table then adds the p99 counted from when
-    /// each request was due. Without it, each client sends when its answer is in.
-    #[arg(long)]
+    /// Paced, as wrk2: this many requests per second in all, each client connection on
+    /// its own schedule, one request in flight per connection; the table then adds the
+    /// p99 counted from when each request was due and how many due were never sent.
+    /// Without it, each client sends when its answer is in.
+    #[arg(long, value_parser = positive_rate)]
     rate: Option<f64>,
     /// Extra arguments for `kura serve`.
     #[arg(long = "kura-arg", allow_hyphen_values = true)]
@@ -377,12 +378,23 @@ fn write_json(load: &LoadArgs, skipped: &[String], results: &[RunResult]) -> Res
     std::fs::write(path, text).map_err(|e| e.to_string())
 }
 
-/// An open-loop run's offered rate and p99 from when requests were due ("" for a closed
-/// loop).
+/// A paced run's rate, p99 from when requests were due and the due requests never sent
+/// ("" for a closed loop).
 fn open_loop_label(r: &RunResult) -> String {
-    match (r.offered_per_sec, r.p99_from_due_ms) {
-        (Some(rate), Some(p99)) => format!("  offered {rate:.0}/s, p99 from due {p99:.1} ms"),
+    match (r.offered_per_sec, r.p99_from_due_ms, r.due_not_sent) {
+        (Some(rate), Some(p99), Some(not_sent)) => {
+            format!("  paced {rate:.0}/s, p99 from due {p99:.1} ms, {not_sent} due not sent")
+        }
         _ => String::new(),
+    }
+}
+
+fn positive_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
+        _ => Err(format!(
+            "{s} is not a positive number of requests per second"
+        )),
     }
 }
 

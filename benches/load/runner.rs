@@ -25,8 +25,12 @@ pub struct RunResult {
     /// loop.
     pub offered_per_sec: Option<f64>,
     /// An open-loop run's p99 latency counted from when each request was due rather than
-    /// sent: what a caller on that schedule waited, the client's own queue included.
+    /// sent: what a caller on that schedule waited, the client's own queue included
+    /// (wrk2's correction for coordinated omission).
     pub p99_from_due_ms: Option<f64>,
+    /// An open-loop run's requests that fell due in the measured window but were never
+    /// sent (their connection was still waiting for an earlier answer at the end).
+    pub due_not_sent: Option<usize>,
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
@@ -55,9 +59,12 @@ impl RunResult {
 pub struct Timing {
     pub warmup: Duration,
     pub measure: Duration,
-    /// Open loop: this many requests per second in all, each client connection on its own
+    /// Paced: this many requests per second in all, each client connection on its own
     /// even schedule (as wrk2 does), sending late rather than skipping when it falls
-    /// behind. None: a closed loop, each client sends as soon as its answer is in.
+    /// behind. A connection still has one request in flight at most, so past capacity
+    /// the target sees what a closed loop of the same connections shows; what pacing adds
+    /// is the latency counted from when each request was due, and the count of those
+    /// never sent. None: a closed loop, each client sends as soon as its answer is in.
     pub rate: Option<f64>,
 }
 
@@ -179,16 +186,27 @@ pub async fn run(
                 }
                 due = due.zip(interval).map(|(at, i)| at + i);
             }
-            (latencies, from_due, errors)
+            // What fell due in the window and was never sent.
+            let mut not_sent = 0usize;
+            if let (Some(at), Some(i)) = (due, interval) {
+                let from = at.max(measure_from);
+                if from <= end {
+                    let behind = (end - from).as_secs_f64() / i.as_secs_f64();
+                    not_sent = behind as usize + 1;
+                }
+            }
+            (latencies, from_due, errors, not_sent)
         }));
     }
     let mut latencies = Vec::new();
     let mut from_due = Vec::new();
+    let mut not_sent = 0;
     let mut errors: BTreeMap<String, usize> = BTreeMap::new();
     for task in tasks {
-        if let Ok((l, d, e)) = task.await {
+        if let Ok((l, d, e, n)) = task.await {
             latencies.extend(l);
             from_due.extend(d);
+            not_sent += n;
             for (k, v) in e {
                 *errors.entry(k).or_default() += v;
             }
@@ -216,6 +234,7 @@ pub async fn run(
     if timing.rate.is_some() {
         from_due.sort_unstable();
         result.p99_from_due_ms = Some(quantile_ms(&from_due, 0.99));
+        result.due_not_sent = Some(not_sent);
     }
     result.storage_cpu_us = per_request(storage_us);
     result
@@ -239,6 +258,7 @@ pub fn summarise(
         ops_per_sec: latencies_us.len() as f64 / seconds,
         offered_per_sec: None,
         p99_from_due_ms: None,
+        due_not_sent: None,
         p50_ms: at(0.50),
         p99_ms: at(0.99),
         max_ms: at(1.0),

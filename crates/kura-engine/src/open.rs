@@ -27,7 +27,8 @@ pub(crate) struct Recovered {
     pub first_writes: WriteBatch,
 }
 
-/// Checks (or writes) the store's format and reads what the engine resumes.
+/// Checks the store's format (or has the first commit write it) and reads what the engine
+/// resumes.
 pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
     let snapshot = store.snapshot()?;
     // A store without the marker holds nothing: the marker goes with the first commit

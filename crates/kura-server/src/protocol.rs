@@ -26,13 +26,12 @@ enum Target<'a> {
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
 /// `POST /`: the HTTP edge. It reads the body (undoing any Content-Encoding), finds the
-/// target, admits the request (`crate::admission`), verifies the signature and hands the request to the one pipeline
-/// ([`crate::pipeline`]); what it refuses itself is recorded there too.
+/// target, admits the request (`crate::admission`), verifies the signature and hands the
+/// request to the one pipeline ([`crate::pipeline`]); what it refuses itself is recorded
+/// there too.
 pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Response {
     let request_id = pipeline::request_id();
     let received = shared.pipeline.timing();
-    // One engine for the whole request, even if a test control swaps it meanwhile.
-    let engine = shared.engine();
     let (parts, body) = request.into_parts();
     let deadline = parts.extensions.get::<body::ReadDeadline>().copied();
     let read = body::read(&parts.headers, body, deadline).await;
@@ -68,6 +67,9 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                 },
                 Err(error) => (None, Err(error)),
             };
+            // One engine for the whole request, even if a test control swaps it meanwhile;
+            // taken once admitted, so a request that waited runs on the engine served now.
+            let engine = shared.engine();
             // The signature covers the body as sent, before any Content-Encoding is undone;
             // a body that is JSON but no object is refused once the signer is known.
             let verified = read.and_then(|(raw, body)| {
