@@ -1,7 +1,7 @@
 //! What opening an engine reads from its store before anything runs: the format version
-//! (written with a new store's first write, checked on an old one), the catalog, and the work a stop cut
-//! short (purges, index backfills, restores, exports, imports), which the engine's workers
-//! resume.
+//! (written with a new store's first write, checked on an old one), the catalog, and the
+//! work a stop cut short (purges, index backfills, restores, exports, imports), which the
+//! engine's workers resume.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

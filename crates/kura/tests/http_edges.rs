@@ -418,3 +418,61 @@ async fn requests_beyond_the_places_are_refused_with_503() {
     let again = send(post(&e, "DescribeLimits", None, b"{}".to_vec())).await;
     assert_eq!(again.status, 200, "served once the place is free");
 }
+
+/// The AWS SDK reads the 503 as `ServiceUnavailable` and retries it: with its retries
+/// off the error reaches the caller, with them on the call succeeds once a place frees.
+#[tokio::test]
+async fn the_sdk_retries_a_503_until_a_place_frees() {
+    use aws_sdk_dynamodb::config::retry::RetryConfig;
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    let server = KuraProcess::start_with(
+        None,
+        &[
+            "--test-controls",
+            "--max-in-flight",
+            "1",
+            "--max-queue-wait-ms",
+            "50",
+        ],
+    );
+    let e = server.endpoint.clone();
+    let rule = http::Request::post(format!("{e}/kura/admin/faults"))
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from_static(
+            br#"{"operation":"ListTables","latency_ms":1000,"count":1}"#,
+        )))
+        .expect("request");
+    assert_eq!(send(rule).await.status, 200);
+    let slow = tokio::spawn({
+        let e = e.clone();
+        async move { send(post(&e, "ListTables", None, b"{}".to_vec())).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let with_retries = |retry: RetryConfig| {
+        let config = server
+            .client()
+            .config()
+            .to_builder()
+            .retry_config(retry)
+            .build();
+        aws_sdk_dynamodb::Client::from_conf(config)
+    };
+    let refused = with_retries(RetryConfig::disabled())
+        .describe_limits()
+        .send()
+        .await
+        .expect_err("no place within the wait");
+    assert_eq!(refused.code(), Some("ServiceUnavailable"), "{refused:?}");
+    let retrying = with_retries(
+        RetryConfig::standard()
+            .with_max_attempts(50)
+            .with_initial_backoff(Duration::from_millis(20))
+            .with_max_backoff(Duration::from_millis(100)),
+    );
+    retrying
+        .describe_limits()
+        .send()
+        .await
+        .expect("served after retries once the place frees");
+    assert_eq!(slow.await.expect("joined").status, 200);
+}
