@@ -376,6 +376,25 @@ async fn slow_clients_and_the_connection_cap() {
     );
 }
 
+/// Takes the only place of a server started with `--max-in-flight 1 --test-controls`: a
+/// ListTables that a fault slows down by `ms`, sent in the background; returns 300 ms
+/// later, while it holds the place (its answer is the task's).
+async fn hold_the_only_place(endpoint: &str, ms: u64) -> tokio::task::JoinHandle<Reply> {
+    let rule = http::Request::post(format!("{endpoint}/kura/admin/faults"))
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(format!(
+            r#"{{"operation":"ListTables","latency_ms":{ms},"count":1}}"#
+        ))))
+        .expect("request");
+    assert_eq!(send(rule).await.status, 200);
+    let slow = tokio::spawn({
+        let e = endpoint.to_owned();
+        async move { send(post(&e, "ListTables", None, b"{}".to_vec())).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    slow
+}
+
 /// With every place taken, a request waits `--max-queue-wait-ms` and is then answered 503
 /// `ServiceUnavailable` (retryable); once the place frees, requests are served again.
 #[tokio::test]
@@ -391,19 +410,7 @@ async fn requests_beyond_the_places_are_refused_with_503() {
         ],
     );
     let e = server.endpoint.clone();
-    // The one place is held 2 s by a ListTables the fault slows down.
-    let rule = http::Request::post(format!("{e}/kura/admin/faults"))
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from_static(
-            br#"{"operation":"ListTables","latency_ms":2000,"count":1}"#,
-        )))
-        .expect("request");
-    assert_eq!(send(rule).await.status, 200);
-    let slow = tokio::spawn({
-        let e = e.clone();
-        async move { send(post(&e, "ListTables", None, b"{}".to_vec())).await }
-    });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let slow = hold_the_only_place(&e, 2000).await;
     let started = std::time::Instant::now();
     let refused = send(post(&e, "DescribeLimits", None, b"{}".to_vec())).await;
     assert_eq!(refused.status, 503, "{:?}", refused.body);
@@ -436,18 +443,7 @@ async fn the_sdk_retries_a_503_until_a_place_frees() {
         ],
     );
     let e = server.endpoint.clone();
-    let rule = http::Request::post(format!("{e}/kura/admin/faults"))
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from_static(
-            br#"{"operation":"ListTables","latency_ms":1000,"count":1}"#,
-        )))
-        .expect("request");
-    assert_eq!(send(rule).await.status, 200);
-    let slow = tokio::spawn({
-        let e = e.clone();
-        async move { send(post(&e, "ListTables", None, b"{}".to_vec())).await }
-    });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let slow = hold_the_only_place(&e, 1000).await;
     let with_retries = |retry: RetryConfig| {
         let config = server
             .client()
