@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::command::{CommandInput, CommandModel, entity_attributes};
 use crate::error::Result;
-use crate::keys::Key;
+use crate::keys::{Key, VERSION_LATEST};
 
 /// What a partial update changes; `None` keeps the latest value.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -62,9 +62,16 @@ impl PartialUpdate {
         Ok(self)
     }
 
-    /// The full command this patch makes of `latest` (refused when `latest`'s offloaded
-    /// attributes were not read back: the patch would replace them all).
+    /// The full command this patch makes of `latest`, pinned to `latest`'s version: it
+    /// may only be written as the version after the one it was merged onto (a patch on
+    /// top of the latest, -1, takes `latest`'s number; a patch for version N merged onto
+    /// another version is a conflict when published). Refused when `latest`'s offloaded
+    /// attributes were not read back: the patch would replace them all.
     pub fn apply_to(&self, latest: &CommandModel) -> Result<CommandInput> {
+        let version = match self.version {
+            VERSION_LATEST => latest.version,
+            pinned => pinned,
+        };
         Ok(CommandInput {
             pk: self.pk.clone(),
             sk: self.sk.clone(),
@@ -74,7 +81,7 @@ impl PartialUpdate {
             seq: self.seq.or(latest.seq),
             ttl: self.ttl.or(latest.ttl),
             attributes: merge(&latest.attributes, &self.attributes),
-            ..latest.to_input(self.version)?
+            ..latest.to_input(version)?
         })
     }
 }

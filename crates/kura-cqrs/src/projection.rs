@@ -56,17 +56,11 @@ pub fn project(
     }
 }
 
-/// The table types whose TTL policies [`project`] (and the command row, when
-/// `with_command`) needs: data unless the command carries its own ttl, history when
-/// there is a previous row.
-pub fn ttl_kinds(
-    previous: Option<&CommandModel>,
-    command: &CommandModel,
-    with_command: bool,
-) -> Vec<TableKind> {
+/// The table types whose TTL policies [`project`] and [`command_row`] need: data unless
+/// the command carries its own ttl, history when there is a previous row.
+pub fn ttl_kinds(previous: Option<&CommandModel>, command: &CommandModel) -> Vec<TableKind> {
     let own = command.ttl.is_some();
     [
-        (TableKind::Command, with_command && !own),
         (TableKind::Data, !own),
         (TableKind::History, previous.is_some()),
     ]
@@ -75,11 +69,14 @@ pub fn ttl_kinds(
     .collect()
 }
 
-/// The command row of `command` with its `status`, TTL policy applied.
+/// The command row of `command` with its `status`. Written as the entity's latest
+/// version, it takes the data table's retention: the latest version lives as long as the
+/// data row, and only once superseded does it get the command table's
+/// ([`crate::CommandService`] retires it when it writes the next).
 pub fn command_row(command: &CommandModel, status: &str, ttl: &RowTtl) -> Item {
     let mut row = command.to_item();
     row.insert(STATUS.into(), s(status));
-    ttl.apply(&mut row, TableKind::Command);
+    ttl.apply(&mut row, TableKind::Data);
     row
 }
 
@@ -188,13 +185,14 @@ mod tests {
         assert_eq!(own.data_row[TTL], n(42));
         let kept = project(Some(&v1), &version(2, "a", "t2", None), &RowTtl::NONE);
         assert_eq!(kept.history_row.expect("history")[TTL], n(42));
+        // The latest command lives as long as the data row.
         assert_eq!(
             command_row(
                 &version(1, "a", "t1", None),
                 crate::status::STARTED,
                 &POLICY
             )[TTL],
-            n(100)
+            n(200)
         );
     }
 
@@ -203,11 +201,11 @@ mod tests {
         let v1 = as_data(&version(1, "a", "t1", None));
         let bare = version(2, "a", "t2", None);
         assert_eq!(
-            ttl_kinds(Some(&v1), &bare, true),
-            [TableKind::Command, TableKind::Data, TableKind::History]
+            ttl_kinds(Some(&v1), &bare),
+            [TableKind::Data, TableKind::History]
         );
-        assert_eq!(ttl_kinds(None, &bare, false), [TableKind::Data]);
+        assert_eq!(ttl_kinds(None, &bare), [TableKind::Data]);
         let own = version(2, "a", "t2", Some(5));
-        assert_eq!(ttl_kinds(Some(&v1), &own, true), [TableKind::History]);
+        assert_eq!(ttl_kinds(Some(&v1), &own), [TableKind::History]);
     }
 }

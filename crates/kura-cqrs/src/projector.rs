@@ -52,6 +52,9 @@ use crate::ttl::{self, TtlPolicies};
 
 pub use crate::projector_options::{ProjectorOptions, ProjectorStats};
 
+/// The longest pause [`Projector::run`] makes after failed rounds in a row.
+pub const MAX_ROUND_PAUSE: Duration = Duration::from_secs(5);
+
 pub struct Projector {
     client: Client,
     streams: StreamsClient,
@@ -205,16 +208,41 @@ impl Projector {
         Ok(done)
     }
 
-    /// Runs until `stop` resolves, polling every `idle` when there is nothing to do.
-    pub async fn run(&self, idle: Duration, stop: impl Future<Output = ()>) -> Result<()> {
+    /// Runs until `stop` resolves, polling every `idle` when there is nothing to do. A
+    /// round that fails (a throttled GetRecords, a table being recreated, the endpoint
+    /// down) is logged and tried again after a pause that doubles up to
+    /// [`MAX_ROUND_PAUSE`]: the projector never gives up on its own, and resumes from its
+    /// checkpoints.
+    pub async fn run(&self, idle: Duration, stop: impl Future<Output = ()>) {
         tokio::pin!(stop);
+        let mut pause = Duration::ZERO;
         loop {
-            let done = self.run_once().await?;
-            if done == 0 {
-                tokio::select! {
-                    () = &mut stop => return Ok(()),
-                    () = tokio::time::sleep(idle) => {}
+            let wait = match self.run_once().await {
+                Ok(0) => {
+                    pause = Duration::ZERO;
+                    idle
                 }
+                Ok(_) => {
+                    pause = Duration::ZERO;
+                    Duration::ZERO
+                }
+                Err(e) => {
+                    pause = (pause * 2).clamp(idle.max(Duration::from_millis(10)), MAX_ROUND_PAUSE);
+                    self.stats.failed_rounds.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(table = %self.tables.command, error = %e, retry_in = ?pause, "projector round failed");
+                    pause
+                }
+            };
+            if wait.is_zero() {
+                // Still yield to `stop` between busy rounds.
+                if futures_util::FutureExt::now_or_never(&mut stop).is_some() {
+                    return;
+                }
+                continue;
+            }
+            tokio::select! {
+                () = &mut stop => return,
+                () = tokio::time::sleep(wait) => {}
             }
         }
     }
@@ -455,7 +483,8 @@ impl Projector {
         let command = CommandModel::from_item(&stream_image(image))?;
         let mut backoff = self.options.first_backoff;
         let mut last_error = String::new();
-        for attempt in 1..=self.options.attempts.max(1) {
+        let first_try = Instant::now();
+        for attempt in 1.. {
             match self.apply(&command).await {
                 Ok(()) => {
                     self.mark(&command, status::FINISHED).await?;
@@ -467,6 +496,9 @@ impl Projector {
                 Err(Failure::Retry(e)) => {
                     tracing::warn!(pk = %command.pk, sk = %command.sk, attempt, error = %e, "projection failed");
                     last_error = e;
+                    if first_try.elapsed() + backoff > self.options.retry_for {
+                        break;
+                    }
                 }
                 // Refused by DynamoDB: no retry can change that.
                 Err(Failure::Poison(e)) => {
@@ -474,11 +506,9 @@ impl Projector {
                     break;
                 }
             }
-            if attempt < self.options.attempts {
-                self.stats.retried.fetch_add(1, Ordering::Relaxed);
-                tokio::time::sleep(backoff).await;
-                backoff = backoff.saturating_mul(2);
-            }
+            self.stats.retried.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(backoff).await;
+            backoff = backoff.saturating_mul(2).min(self.options.max_backoff);
         }
         self.park(&command, &last_error).await?;
         self.mark(&command, status::FAILED).await?;
@@ -560,10 +590,22 @@ impl Projector {
         Ok(())
     }
 
-    /// The data row is written only while its version is lower than the command's, so a
-    /// redelivered or already applied version changes nothing; history is overwritten
-    /// with the same row when that happens.
+    /// The data row is written only while it is still the row read (its version, or
+    /// its absence), so a redelivered or already applied version changes nothing and the
+    /// row it replaces is the one that goes to history: when another writer moves the
+    /// row on between the read and the write, the write is refused and the row read
+    /// again, so no intermediate version misses its history row.
     async fn apply_data(&self, command: &CommandModel) -> Result<()> {
+        loop {
+            if self.apply_data_once(command).await? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// One attempt of [`Self::apply_data`]: `false` when the data row moved between the
+    /// read and the write (read it again).
+    async fn apply_data_once(&self, command: &CommandModel) -> Result<bool> {
         let current = read_row(
             &self.client,
             &self.tables.data,
@@ -575,9 +617,9 @@ impl Projector {
             .as_ref()
             .is_some_and(|c| c.version >= command.version)
         {
-            return Ok(()); // applied already (redelivery, or publish_sync)
+            return Ok(true); // applied already (redelivery, or publish_sync)
         }
-        let kinds = ttl_kinds(current.as_ref(), command, false);
+        let kinds = ttl_kinds(current.as_ref(), command);
         let ttl = ttl::resolve(self.ttl.as_ref(), &command.tenant_code, &kinds).await?;
         let Projection {
             history_row,
@@ -587,14 +629,11 @@ impl Projector {
         if let Some(history) = history_row {
             actions.push(put(&self.tables.history, history, None)?);
         }
-        actions.push(put(
-            &self.tables.data,
-            data_row,
-            Some((
-                &format!("attribute_not_exists({PK}) OR {VERSION} < :v"),
-                command.version,
-            )),
-        )?);
+        let read = match &current {
+            Some(row) => (format!("{VERSION} = :v"), Some(row.version)),
+            None => (format!("attribute_not_exists({PK})"), None),
+        };
+        actions.push(put(&self.tables.data, data_row, Some((&read.0, read.1)))?);
         match self
             .client
             .transact_write_items()
@@ -602,15 +641,15 @@ impl Projector {
             .send()
             .await
         {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(true),
             Err(e) => match e.as_service_error() {
                 Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
-                    // A version conflict: this or a later version was applied meanwhile,
-                    // nothing left to do. Contention or throttling is retried (the retry
-                    // reads the row again).
-                    classify(cancelled.cancellation_reasons())
-                        .failure()
-                        .map_or(Ok(()), Err)
+                    // The row moved on since it was read: read it again. Contention or
+                    // throttling is a failure, retried by the caller.
+                    match classify(cancelled.cancellation_reasons()).failure() {
+                        None => Ok(false),
+                        Some(failure) => Err(failure),
+                    }
                 }
                 _ => Err(CqrsError::dynamo(e)),
             },
@@ -704,12 +743,18 @@ impl Projector {
 
 const CHECKPOINT_PK: &str = "CHECKPOINT";
 
-fn put(table: &str, item: Item, condition: Option<(&str, i64)>) -> Result<TransactWriteItem> {
+/// A put for a transaction, with a condition and the `:v` it names, if any.
+fn put(
+    table: &str,
+    item: Item,
+    condition: Option<(&str, Option<i64>)>,
+) -> Result<TransactWriteItem> {
     let mut put = Put::builder().table_name(table).set_item(Some(item));
     if let Some((expression, version)) = condition {
-        put = put
-            .condition_expression(expression)
-            .expression_attribute_values(":v", n(version));
+        put = put.condition_expression(expression);
+        if let Some(version) = version {
+            put = put.expression_attribute_values(":v", n(version));
+        }
     }
     let put = put
         .build()

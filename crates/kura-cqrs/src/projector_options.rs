@@ -7,8 +7,14 @@ use std::time::Duration;
 /// How hard the projector tries before parking a record, and how it reads the stream.
 #[derive(Debug, Clone)]
 pub struct ProjectorOptions {
-    pub attempts: u32,
+    /// How long a record that keeps failing with a retryable error (throttling, an
+    /// unavailable table or read model) is retried before it is parked; a record
+    /// DynamoDB refuses is parked at once. The shard waits meanwhile, so the order of an
+    /// item's versions holds.
+    pub retry_for: Duration,
+    /// The first wait between attempts; it doubles up to `max_backoff`.
     pub first_backoff: Duration,
+    pub max_backoff: Duration,
     /// Records per GetRecords call.
     pub page: i32,
     /// Empty GetRecords pages in a row the projector follows in one round in a closed
@@ -24,8 +30,9 @@ pub struct ProjectorOptions {
 impl Default for ProjectorOptions {
     fn default() -> Self {
         ProjectorOptions {
-            attempts: 5,
+            retry_for: Duration::from_secs(120),
             first_backoff: Duration::from_millis(50),
+            max_backoff: Duration::from_secs(5),
             page: 100,
             empty_pages: 8,
             shard_refresh: Duration::from_secs(5),
@@ -42,6 +49,9 @@ pub struct ProjectorStats {
     pub last_record_time: AtomicU64,
     /// Failed attempts to apply a record that were retried (after backoff).
     pub retried: AtomicU64,
+    /// Rounds that failed (reading the stream, a checkpoint) and were tried again after
+    /// a pause by [`crate::Projector::run`].
+    pub failed_rounds: AtomicU64,
     /// DescribeStream calls made (each page of the shard list is one).
     pub describe_stream_calls: AtomicU64,
     /// GetRecords calls made.

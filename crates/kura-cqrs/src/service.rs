@@ -16,9 +16,9 @@ use crate::cancellation::classify;
 use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
 use crate::error::{CqrsError, Result};
 use crate::indexes::Indexes;
-use crate::keys::{VER_SEPARATOR, add_sort_key_version, check_base_sk};
+use crate::keys::{add_sort_key_version, check_base_sk};
 use crate::large::{LargeAttributes, resolve_some};
-use crate::names::{ERROR, PK, SK, STATUS, VERSION, not_exists};
+use crate::names::{ERROR, PK, SK, STATUS, TTL, TTL_POLICY, VERSION, not_exists};
 use crate::notifications::{Notification, Notifier};
 use crate::partial::PartialUpdate;
 use crate::projection::{Projection, command_row, project, ttl_kinds};
@@ -168,6 +168,18 @@ impl CommandService {
     ) -> Result<Option<CommandModel>> {
         check_base_sk(&input.sk)?;
         let latest = self.latest_command(&input.pk, &input.sk).await?;
+        self.publish_async_over(input, latest, invoker).await
+    }
+
+    /// [`Self::publish_async`] on top of `latest`, the entity's latest version as the
+    /// caller read it: the version written is decided on that read and no other, so a
+    /// writer that merged onto `latest` cannot land on top of a newer one.
+    async fn publish_async_over(
+        &self,
+        input: &CommandInput,
+        latest: Option<CommandModel>,
+        invoker: &Invoker,
+    ) -> Result<Option<CommandModel>> {
         let version = match self.decide(input, latest.as_ref())? {
             Some(version) => version,
             None => return Ok(None),
@@ -184,6 +196,7 @@ impl CommandService {
             )
             .await?;
         self.put_command(&model).await?;
+        self.retire(&model).await;
         self.record(invoker, &model).await?;
         Ok(Some(model))
     }
@@ -199,6 +212,17 @@ impl CommandService {
     ) -> Result<Option<CommandModel>> {
         check_base_sk(&input.sk)?;
         let current = self.data_row(&input.pk, &input.sk).await?;
+        self.publish_sync_over(input, current, invoker).await
+    }
+
+    /// [`Self::publish_sync`] on top of `current`, the data row as the caller read it;
+    /// the transaction holds only while the data row is still at that version.
+    async fn publish_sync_over(
+        &self,
+        input: &CommandInput,
+        current: Option<CommandModel>,
+        invoker: &Invoker,
+    ) -> Result<Option<CommandModel>> {
         let version = match self.decide(input, current.as_ref())? {
             Some(version) => version,
             None => return Ok(None),
@@ -214,7 +238,7 @@ impl CommandService {
             )
             .await?;
         // Applied here and now: the command is finished when the transaction commits.
-        let kinds = ttl_kinds(current.as_ref(), &model, true);
+        let kinds = ttl_kinds(current.as_ref(), &model);
         let ttl = ttl::resolve(self.ttl.as_ref(), &model.tenant_code, &kinds).await?;
         let Projection {
             history_row,
@@ -249,6 +273,7 @@ impl CommandService {
             .await;
         match sent {
             Ok(_) => {
+                self.retire(&model).await;
                 for handler in &self.handlers.0 {
                     if let Err(source) = handler.up(&model).await {
                         let error = format!("handler {}: {source}", handler.id());
@@ -282,30 +307,39 @@ impl CommandService {
         }
     }
 
-    /// Merges `patch` onto the latest command and publishes the result asynchronously.
+    /// Merges `patch` onto the latest command and publishes the result asynchronously,
+    /// as the version after the one it merged onto: a concurrent writer that got there
+    /// first makes this a [`CqrsError::VersionConflict`] (read again and retry), never a
+    /// version that silently drops the other writer's change.
     pub async fn publish_partial_update_async(
         &self,
         patch: &PartialUpdate,
         invoker: &Invoker,
     ) -> Result<Option<CommandModel>> {
+        check_base_sk(&patch.sk)?;
         let latest = self
             .latest_command(&patch.pk, &patch.sk)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("{} {}", patch.pk, patch.sk)))?;
-        self.publish_async(&patch.apply_to(&latest)?, invoker).await
+        let input = patch.apply_to(&latest)?;
+        self.publish_async_over(&input, Some(latest), invoker).await
     }
 
-    /// Merges `patch` onto the data row and publishes the result in sync.
+    /// Merges `patch` onto the data row and publishes the result in sync, on top of the
+    /// data row it merged onto (a concurrent writer makes this a
+    /// [`CqrsError::VersionConflict`]).
     pub async fn publish_partial_update_sync(
         &self,
         patch: &PartialUpdate,
         invoker: &Invoker,
     ) -> Result<Option<CommandModel>> {
+        check_base_sk(&patch.sk)?;
         let current = self
             .data_row(&patch.pk, &patch.sk)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("{} {}", patch.pk, patch.sk)))?;
-        self.publish_sync(&patch.apply_to(&current)?, invoker).await
+        let input = patch.apply_to(&current)?;
+        self.publish_sync_over(&input, Some(current), invoker).await
     }
 
     /// Publishes the latest command again as a new version, unchanged (to replay its
@@ -330,6 +364,7 @@ impl CommandService {
             )
             .await?;
         self.put_command(&model).await?;
+        self.retire(&model).await;
         self.record(invoker, &model).await?;
         Ok(model)
     }
@@ -347,10 +382,11 @@ impl CommandService {
     }
 
     /// Writes a command version that must not exist yet; the projector will finish it.
+    /// As the latest version it is kept as long as a data row ([`command_row`]).
     async fn put_command(&self, model: &CommandModel) -> Result<()> {
         let kinds: &[TableKind] = match model.ttl {
             Some(_) => &[],
-            None => &[TableKind::Command],
+            None => &[TableKind::Data],
         };
         let ttl = ttl::resolve(self.ttl.as_ref(), &model.tenant_code, kinds).await?;
         let put = self
@@ -460,50 +496,118 @@ impl CommandService {
         resolve_some(self.large.as_ref(), row).await
     }
 
-    /// The latest version of a command, by version number (so `@10` is after `@9`).
-    pub async fn latest_command(&self, pk: &str, base_sk: &str) -> Result<Option<CommandModel>> {
-        match self.latest_version(pk, base_sk).await? {
-            Some(version) => self.command(pk, base_sk, version).await,
-            None => Ok(None),
+    /// Gives the version before `model` (now superseded) the command table's retention:
+    /// the latest version of an entity is kept as long as its data row, so that its
+    /// number is never lost to the command table's TTL while the entity lives. A row with
+    /// a `ttl` of its own keeps it. Best effort: a failure leaves the older row with the
+    /// latest's retention, and is logged.
+    async fn retire(&self, model: &CommandModel) {
+        let Some(policies) = &self.ttl else {
+            return;
+        };
+        if model.version <= 1 {
+            return;
+        }
+        let retired = async {
+            let ttl = policies
+                .resolve(&model.tenant_code, &[TableKind::Command])
+                .await?;
+            let mut update = self
+                .client
+                .update_item()
+                .table_name(&self.tables.command)
+                .set_key(Some(key(
+                    &model.pk,
+                    &add_sort_key_version(model.base_sk(), model.version - 1),
+                )))
+                // `ttl` is one of DynamoDB's reserved words.
+                .condition_expression(format!(
+                    "attribute_exists({PK}) AND (attribute_not_exists(#ttl) OR #policy = :policy)"
+                ))
+                .expression_attribute_names("#ttl", TTL)
+                .expression_attribute_names("#policy", TTL_POLICY)
+                .expression_attribute_values(":policy", AttributeValue::Bool(true));
+            update = match ttl.command {
+                Some(expiry) => update
+                    .update_expression("SET #ttl = :ttl, #policy = :policy")
+                    .expression_attribute_values(":ttl", n(expiry)),
+                None => update.update_expression("REMOVE #ttl, #policy"),
+            };
+            match update.send().await {
+                Ok(_) => Ok(()),
+                // Gone already, or its expiry is the entity's own.
+                Err(e) if e.as_service_error().is_some_and(is_conditional_failure) => Ok(()),
+                Err(e) => Err(CqrsError::dynamo(e)),
+            }
+        };
+        if let Err(e) = retired.await {
+            tracing::warn!(pk = %model.pk, sk = %model.sk, error = %e, "the superseded version keeps the latest's retention");
         }
     }
 
-    /// The number of the latest version of a command (its sort keys only: no row, no
-    /// attributes read back).
+    /// The latest version of an entity: the command row of the latest version, or the
+    /// data row when no command was published after the version it applied (its command
+    /// row may have expired; the data row holds the same entity).
+    pub async fn latest_command(&self, pk: &str, base_sk: &str) -> Result<Option<CommandModel>> {
+        let data = self.data_row(pk, base_sk).await?;
+        let applied = data.as_ref().map_or(0, |d| d.version);
+        let latest = self.last_command_from(pk, base_sk, applied).await?;
+        if latest > applied {
+            return self.command(pk, base_sk, latest).await;
+        }
+        Ok(data.map(|mut row| {
+            row.sk = add_sort_key_version(base_sk, row.version);
+            row
+        }))
+    }
+
+    /// The number of the latest version of an entity (`None` when it has none).
     async fn latest_version(&self, pk: &str, base_sk: &str) -> Result<Option<i64>> {
-        let mut best: Option<i64> = None;
-        let mut start: Option<Item> = None;
-        let prefix = format!("{base_sk}{VER_SEPARATOR}");
-        loop {
-            let page = self
-                .client
-                .query()
-                .table_name(&self.tables.command)
-                .key_condition_expression(format!("{PK} = :pk AND begins_with({SK}, :prefix)"))
-                .expression_attribute_values(":pk", s(pk))
-                .expression_attribute_values(":prefix", s(&prefix))
-                .projection_expression(SK)
-                .consistent_read(true)
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(CqrsError::dynamo)?;
-            for item in page.items() {
-                if let Some(AttributeValue::S(sk)) = item.get(SK) {
-                    let version = sk.strip_prefix(&prefix).and_then(|v| v.parse::<i64>().ok());
-                    if let Some(v) = version
-                        && best.is_none_or(|b| v > b)
-                    {
-                        best = Some(v);
-                    }
-                }
+        let applied = self.data_version(pk, base_sk).await?;
+        let latest = self.last_command_from(pk, base_sk, applied).await?;
+        Ok((latest > 0).then_some(latest))
+    }
+
+    /// The last version published from `applied` on (the data row's version, 0 for
+    /// none): versions are written one after another, so the ones not yet projected
+    /// follow `applied` without a gap. They are found by doubling steps, then halving:
+    /// one read when there are none, about 2·log2(k) for k, never a read of the
+    /// entity's history.
+    async fn last_command_from(&self, pk: &str, base_sk: &str, applied: i64) -> Result<i64> {
+        let mut found = applied;
+        let mut step = 1;
+        let mut missing = loop {
+            let probe = found.saturating_add(step);
+            if !self.command_exists(pk, base_sk, probe).await? {
+                break probe;
             }
-            match page.last_evaluated_key() {
-                Some(k) => start = Some(k.clone()),
-                None => break,
+            found = probe;
+            step = step.saturating_mul(2);
+        };
+        while missing - found > 1 {
+            let middle = found + (missing - found) / 2;
+            if self.command_exists(pk, base_sk, middle).await? {
+                found = middle;
+            } else {
+                missing = middle;
             }
         }
-        Ok(best)
+        Ok(found)
+    }
+
+    /// Whether the command row of one version exists (its key only is read back).
+    async fn command_exists(&self, pk: &str, base_sk: &str, version: i64) -> Result<bool> {
+        let got = self
+            .client
+            .get_item()
+            .table_name(&self.tables.command)
+            .set_key(Some(key(pk, &add_sort_key_version(base_sk, version))))
+            .projection_expression(SK)
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        Ok(got.item().is_some())
     }
 
     /// The version the next publish on top of the latest would get.

@@ -185,15 +185,22 @@ async fn ttl_policies_apply_to_the_rows_written() {
             "ttl {ttl} is not now + {days} days"
         );
     };
-    near(
-        commands
-            .command("ORDER#t1", "ORDER#1", 2)
-            .await
-            .expect("cmd")
-            .expect("row")
-            .expires(),
-        90,
-    );
+    // The latest command lives as long as the data row (so its version number is never
+    // lost while the entity lives); the version it superseded gets the command table's
+    // retention.
+    let command_expiry = |version: i64| {
+        let commands = commands.clone();
+        async move {
+            commands
+                .command("ORDER#t1", "ORDER#1", version)
+                .await
+                .expect("cmd")
+                .expect("row")
+                .expires()
+        }
+    };
+    near(command_expiry(2).await, 365);
+    near(command_expiry(1).await, 90);
     near(
         commands
             .data_row("ORDER#t1", "ORDER#1")
@@ -275,7 +282,13 @@ async fn ttl_policies_apply_to_the_rows_written() {
         .expect("cmd")
         .expect("row");
     assert_eq!(command.ttl, None);
-    near(command.policy_ttl, 90);
+    near(command.policy_ttl, 365);
+    let superseded = commands
+        .command("ORDER#t1", "ORDER#3", 1)
+        .await
+        .expect("cmd")
+        .expect("row");
+    near(superseded.policy_ttl, 90);
     let history = commands
         .history_row("ORDER#t1", "ORDER#3", 1)
         .await

@@ -58,7 +58,7 @@ fn command(pk: &str, sk: &str, version: i64, total: i64) -> CommandInput {
 
 fn options() -> ProjectorOptions {
     ProjectorOptions {
-        attempts: 3,
+        retry_for: Duration::from_millis(5),
         first_backoff: Duration::from_millis(1),
         page: 7,
         ..ProjectorOptions::default()
@@ -294,5 +294,5 @@ async fn projection_matches_the_command_log() {
         (5, json!(99))
     );
     let _ = stop.send(());
-    worker.await.expect("worker").expect("projector");
+    worker.await.expect("worker");
 }

@@ -90,7 +90,7 @@ async fn failed_commands_are_listed_and_replayed() {
         streams,
         tables.clone(),
         ProjectorOptions {
-            attempts: 2,
+            retry_for: std::time::Duration::from_millis(5),
             first_backoff: std::time::Duration::from_millis(1),
             ..ProjectorOptions::default()
         },

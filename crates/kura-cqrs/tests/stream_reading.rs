@@ -66,7 +66,7 @@ async fn data_version(service: &CommandService, sk: &str) -> i64 {
 
 fn options(shard_refresh: Duration) -> ProjectorOptions {
     ProjectorOptions {
-        attempts: 3,
+        retry_for: Duration::from_millis(5),
         first_backoff: Duration::from_millis(1),
         shard_refresh,
         ..ProjectorOptions::default()

@@ -208,8 +208,8 @@ async fn project(args: ProjectArgs) -> Result<(), String> {
     tracing::info!("kura projector running for {}", tables.command);
     projector
         .run(Duration::from_millis(args.idle_ms), shutdown)
-        .await
-        .map_err(|e| e.to_string())
+        .await;
+    Ok(())
 }
 
 async fn failed(args: ModuleArgs) -> Result<(), String> {

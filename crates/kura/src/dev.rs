@@ -111,16 +111,11 @@ impl Stack {
                 kura_cqrs::ProjectorOptions::default(),
             )
             .with_notifications(notifier.clone());
-            let mut stopped = stopped.clone();
-            let name = tables.command.clone();
-            projectors.push(tokio::spawn(async move {
-                let stop = async move {
-                    let _ = stopped.wait_for(|s| *s).await;
-                };
-                if let Err(e) = projector.run(Duration::from_millis(50), stop).await {
-                    tracing::error!(table = %name, error = %e, "projector stopped");
-                }
-            }));
+            projectors.push(tokio::spawn(supervise(
+                Arc::new(projector),
+                tables.command.clone(),
+                stopped.clone(),
+            )));
         }
         // The readiness line of the whole stack; keep its wording stable.
         tracing::info!(
@@ -137,6 +132,33 @@ impl Stack {
         let _ = self.stop.send(true);
         for projector in self.projectors {
             let _ = projector.await;
+        }
+    }
+}
+
+/// Runs one module's projector until the stack stops. The projector rides out failed
+/// rounds itself ([`kura_cqrs::Projector::run`]); should it panic, it is started again
+/// from its checkpoints, and the log says so.
+async fn supervise(
+    projector: Arc<kura_cqrs::Projector>,
+    table: String,
+    stopped: tokio::sync::watch::Receiver<bool>,
+) {
+    loop {
+        let mut stopped = stopped.clone();
+        let running = projector.clone();
+        let run = tokio::spawn(async move {
+            let stop = async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            };
+            running.run(Duration::from_millis(50), stop).await;
+        });
+        match run.await {
+            Ok(()) => return,
+            Err(e) => {
+                tracing::error!(%table, error = %e, "projector stopped; starting it again from its checkpoints");
+                tokio::time::sleep(kura_cqrs::projector::MAX_ROUND_PAUSE).await;
+            }
         }
     }
 }

@@ -288,7 +288,7 @@ async fn poison_is_parked_and_others_flow_over_http() {
         server.streams_client(),
         tables.clone(),
         kura_cqrs::ProjectorOptions {
-            attempts: 2,
+            retry_for: Duration::from_millis(5),
             first_backoff: Duration::from_millis(1),
             page: 16,
             ..kura_cqrs::ProjectorOptions::default()
