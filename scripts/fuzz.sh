@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for FUZZ_SECONDS each (default 60). Installs cargo-fuzz if needed.
+# Runs every fuzz target for FUZZ_SECONDS each (default 60), FUZZ_JOBS at a time (default
+# 1). Installs cargo-fuzz if needed.
 # Targets: attribute_value_json, request_json, number_parse, key_decode, item_decode,
 # expression_parse, expression_eval, table_definition, stream_requests, engine_model,
 # partiql_parse, auth_header, policy_parse, backup_requests, import_records, insights_requests,
@@ -15,22 +16,51 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds="${FUZZ_SECONDS:-60}"
+jobs="${FUZZ_JOBS:-1}"
 build=()
 [ "${FUZZ_BUILD:-}" = dev ] && build=(--dev)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 mkdir -p logs
+# Every target built once, before any runs: targets run side by side would otherwise each
+# wait for the other's build.
+cargo fuzz build -s none ${build[@]+"${build[@]}"}
 targets=$(cargo fuzz list)
-for target in $targets; do
+
+# Runs one target for $seconds; its libFuzzer lines go to its log.
+fuzz_one() {
+  local target="$1"
   # Committed seed inputs (valid requests) start the corpus where random bytes rarely go.
   if [ -d "seeds/$target" ]; then
     mkdir -p "corpus/$target" && { cp -n "seeds/$target"/* "corpus/$target/" 2>/dev/null || true; }
   fi
-  log="logs/$target.log"
-  if cargo fuzz run -s none ${build[@]+"${build[@]}"} "$target" -- -max_total_time="$seconds" >"$log" 2>&1; then
-    printf '== fuzzed %-22s %s\n' "$target" "$(grep -E '^Done [0-9]+ runs' "$log" | tail -n 1)"
+  cargo fuzz run -s none ${build[@]+"${build[@]}"} "$target" -- -max_total_time="$seconds" \
+    >"logs/$target.log" 2>&1
+}
+
+# Says how a finished target went; a failed one prints the end of its log and stops the run.
+report() {
+  local target="$1" status="$2"
+  if [ "$status" = 0 ]; then
+    printf '== fuzzed %-22s %s\n' "$target" "$(grep -E '^Done [0-9]+ runs' "logs/$target.log" | tail -n 1)"
   else
-    printf '== fuzz target %s FAILED; the end of %s:\n' "$target" "fuzz/$log"
-    tail -n 80 "$log"
+    printf '== fuzz target %s FAILED; the end of %s:\n' "$target" "fuzz/logs/$target.log"
+    tail -n 80 "logs/$target.log"
     exit 1
   fi
+}
+
+# Up to $jobs targets at a time (FUZZ_JOBS; each is one libFuzzer process, one core).
+declare -A running=()
+finish_one() {
+  local pid status=0 target
+  wait -n -p pid "${!running[@]}" || status=$?
+  target="${running[$pid]}"
+  unset "running[$pid]"
+  report "$target" "$status"
+}
+for target in $targets; do
+  while [ "${#running[@]}" -ge "$jobs" ]; do finish_one; done
+  fuzz_one "$target" &
+  running[$!]="$target"
 done
+while [ "${#running[@]}" -gt 0 ]; do finish_one; done

@@ -7,12 +7,26 @@
 # on a durable data directory, as the image (also through the Rust testcontainers image),
 # the wheel (with its pytest plugin) and the npm package (with Jest and Vitest), and the
 # kura-cqrs suite against that server and against DynamoDB Local.
+#
+# Three lanes run side by side (ADR 0026): the tests themselves in the foreground; the
+# installs (apt, npm, pip: mostly network) and the lints (clippy twice and the README
+# build's own test, in target/lint) in the background, lowered with `nice` so that the
+# foreground keeps the CPU; and the fuzz smoke run (its own build in fuzz/target), also
+# niced, started at once. On two cores a cargo build leaves one idle for most of its
+# serial tail and the tests spend much of their time waiting on sockets and disks: the
+# lanes fill those gaps. A lane's output is printed when the foreground waits for it, and
+# a lane that fails fails the run. The per-step times are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/dynamodb-local.sh
 source scripts/dynamodb-local.sh
 # shellcheck source=scripts/workspace-build.sh
 source scripts/workspace-build.sh
+# shellcheck source=scripts/docker.sh
+source scripts/docker.sh
+
+RUN_DIR=$(mktemp -d)
+STEPS="$RUN_DIR/steps.tsv"
 
 # Each step's line carries the seconds since the start and the disk left, so a CI log shows
 # where time and space went.
@@ -20,6 +34,65 @@ log() {
   local free
   free=$(df -Pm . | awk 'NR == 2 {printf "%.1f GB", $4 / 1024}')
   printf '\n== [%ds, %s free] %s\n' "$SECONDS" "$free" "$*"
+}
+
+# step LANE NAME COMMAND...: runs COMMAND as one step of LANE, keeping its time. COMMAND
+# runs in a subshell with `set -e` in force (a function called after `||` would run with
+# it ignored), so it cannot set the caller's variables: steps hand results on in files.
+step() {
+  local lane="$1" name="$2" start status
+  shift 2
+  start=$(date +%s)
+  if [ "$lane" = tests ]; then log "$name"; fi
+  set +e
+  (
+    set -e
+    "$@"
+  )
+  status=$?
+  set -e
+  printf '%s\t%s\t%d\t%s\n' "$lane" "$name" $(($(date +%s) - start)) "$status" >>"$STEPS"
+  return "$status"
+}
+
+# Stops a process and everything it started.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+
+# lane NAME FUNCTION: runs FUNCTION in the background, at a lower priority, its output kept
+# for await_lane.
+declare -A LANES=()
+lane() {
+  local name="$1"
+  shift
+  (
+    renice -n 10 -p "$BASHPID" >/dev/null
+    "$@"
+  ) >"$RUN_DIR/$name.log" 2>&1 &
+  LANES[$name]=$!
+}
+
+# Sets the niceness of a process and everything it started (best effort: raising a
+# priority needs root, which the CI machine is).
+renice_tree() {
+  local child
+  for child in $(pgrep -P "$2" 2>/dev/null); do renice_tree "$1" "$child"; done
+  renice -n "$1" -p "$2" >/dev/null 2>&1 || true
+}
+
+# await_lane NAME: waits for the lane (at the foreground's priority now that the
+# foreground waits for it), prints its output, and stops the run if it failed.
+await_lane() {
+  local name="$1" status=0
+  renice_tree 0 "${LANES[$name]}"
+  wait "${LANES[$name]}" || status=$?
+  log "lane '$name' done (exit $status); its output:"
+  cat "$RUN_DIR/$name.log"
+  unset "LANES[$name]"
+  [ "$status" = 0 ] || { echo "lane '$name' failed" >&2; exit "$status"; }
 }
 
 # The whole kura-cqrs suite (every test file, unit tests included) against the DynamoDB
@@ -33,78 +106,144 @@ cqrs_suite() {
   printf '\nkura-cqrs suite against %s: %s passed\n' "$1" "$passed"
 }
 
+# Every example of the framework against the endpoint $1.
+cqrs_examples() {
+  local example
+  for example in order_items single_table orders_by_status key_patterns; do
+    KURA_ENDPOINT="$1" workspace_example "$example"
+  done
+}
+
+python_deps() {
+  if [ ! -x .venv/bin/python ] && ! python3 -m venv .venv; then
+    # Debian's system Python needs its venv package first.
+    if command -v apt-get >/dev/null; then
+      apt-get update -qq && apt-get install -y -qq python3-venv
+    fi
+    rm -rf .venv && python3 -m venv .venv
+  fi
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
+}
+
+node_ready() {
+  command -v npm >/dev/null && return 0
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+}
+
+# The installs lane: everything apt, pip and npm bring, one after another (apt takes one
+# lock).
+installs() {
+  step installs "Python test dependencies (.venv)" python_deps
+  step installs "Chromium and chromedriver for the console's browser tests" ./scripts/browser.sh
+  step installs "Node.js and npm" node_ready
+  step installs "Debian's docker.io, dockerd started when none runs" docker_ready
+  step installs "The SARIF 2.1.0 schema the advisor's SARIF output is validated against" \
+    ./scripts/sarif-schema.sh
+  step installs "Amazon DynamoDB Local" benches/peers/install.sh dynamodb-local
+}
+
+# The lints lane, in a target directory of its own so it never waits for the tests' build.
+lints() {
+  export CARGO_TARGET_DIR="$PWD/target/lint"
+  # `clients`, not `full`: jemalloc's two-minute C build would add nothing to check (its
+  # allocator line is compiled by the static build).
+  step lints "cargo clippy --workspace (the test build's features)" \
+    cargo clippy --workspace --all-targets --locked --features "$WORKSPACE_FEATURES" -- -D warnings
+  # The README's serve command builds kura without its SDK-client commands (ADR 0020).
+  step lints "cargo clippy -p kura (the README's build)" \
+    cargo clippy -p kura --all-targets --locked -- -D warnings
+  step lints "The README's build on the commands it leaves out" \
+    cargo test --locked -p kura --test without_clients
+  if [ -n "${CI:-}" ]; then rm -rf "$CARGO_TARGET_DIR"; fi
+}
+
+fuzz_smoke() {
+  step fuzz "Fuzz smoke run: every fuzz target for ${FUZZ_SMOKE_SECONDS:-10}s from its committed seeds" \
+    env FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" FUZZ_BUILD=dev FUZZ_JOBS=2 ./scripts/fuzz.sh
+  if [ -n "${CI:-}" ]; then rm -rf fuzz/target; fi
+}
+
+# The static release binary: the one the interop tests run and the image ships.
+static_build() {
+  ./scripts/build-static.sh release | tail -n 1 >"$RUN_DIR/kura-bin"
+}
+
+summary() {
+  [ -s "$STEPS" ] || return 0
+  printf '\n== Time per step (seconds; lanes overlap, so they add up to more than the run)\n'
+  awk -F'\t' '{printf "%-9s %6d  %s%s\n", $1, $3, $2, ($4 == 0 ? "" : "  (exit " $4 ")")}' "$STEPS"
+  printf '%-9s %6d  the whole run\n' total "$SECONDS"
+}
+
+server_pid=""
+data_dir=""
+cleanup() {
+  local status=$?
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  [ -n "$data_dir" ] && rm -rf "$data_dir"
+  dynamodb_local_stop
+  local pid
+  for pid in "${LANES[@]}"; do kill_tree "$pid"; done
+  summary
+  rm -rf "$RUN_DIR"
+  exit "$status"
+}
+trap cleanup EXIT
+
 # A CI machine builds once: incremental compilation data would only fill its disk.
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
-log "Python test dependencies (.venv)"
-if [ ! -x .venv/bin/python ] && ! python3 -m venv .venv; then
-  # Debian's system Python needs its venv package first.
-  if command -v apt-get >/dev/null; then
-    apt-get update -qq && apt-get install -y -qq python3-venv
-  fi
-  rm -rf .venv && python3 -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
+step tests "cargo fmt --check" cargo fmt --all -- --check
+lane installs installs
+lane lints lints
+lane fuzz fuzz_smoke
+
+# Every later cargo step of this lane reuses this build (scripts/workspace-build.sh): the
+# container test is ignored here and run once the image exists.
+step tests "Rust tests: the build" \
+  cargo test --workspace --locked --features "$WORKSPACE_FEATURES" --no-run
+# Some Rust tests drive boto3 and the AWS CLI from .venv.
+await_lane installs
 export PATH="$PWD/.venv/bin:$PATH"
+# The static build starts now, lowered, and mostly runs while the tests wait on their
+# servers, children and disks.
+lane static static_build
+step tests "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)" \
+  cargo test --workspace --locked --features "$WORKSPACE_FEATURES"
 
-log "cargo fmt --check and clippy"
-cargo fmt --all -- --check
-# `clients`, not `full`: jemalloc's two-minute C build would add nothing to check (its
-# allocator line is compiled by the static build below).
-cargo clippy --workspace --all-targets --locked --features "$WORKSPACE_FEATURES" -- -D warnings
-# The README's serve command builds kura without its SDK-client commands (ADR 0020).
-cargo clippy -p kura --all-targets --locked -- -D warnings
-
-log "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)"
-# Every later cargo step reuses this build (scripts/workspace-build.sh): the container
-# test is ignored here and run once the image exists.
-cargo test --workspace --locked --features "$WORKSPACE_FEATURES"
-# The README's quick build (default features) on the commands it leaves out.
-cargo test --locked -p kura --test without_clients
-
-log "Chromium and chromedriver for the console's browser tests"
-./scripts/browser.sh
-
-log "The static release binary: the one the interop tests run and the image ships"
-KURA_BIN="$PWD/$(./scripts/build-static.sh release | tail -n 1)"
+await_lane static
+KURA_BIN="$PWD/$(cat "$RUN_DIR/kura-bin")"
 export KURA_BIN
 "$KURA_BIN" --version
 # Its build tree (gigabytes, with line tables) is not used again by this run; a CI machine
 # may need the space.
 if [ -n "${CI:-}" ]; then rm -rf "target/$(rustc -vV | sed -n 's/^host: //p')/release"; fi
 
-log "The container image (Debian's docker.io; dockerd started when none runs)"
-KURA_IMAGE=$(./scripts/image.sh "$KURA_BIN" | tail -n 1)
+image_build() { ./scripts/image.sh "$KURA_BIN" | tail -n 1 >"$RUN_DIR/image"; }
+step tests "The container image (Debian's docker.io)" image_build
+KURA_IMAGE=$(cat "$RUN_DIR/image")
 export KURA_IMAGE
 
-log "The Python wheel carrying the same binary (packaging/python)"
-KURA_WHEEL="$PWD/$(./scripts/python-package.sh "$KURA_BIN" | tail -n 1)"
+wheel_build() { ./scripts/python-package.sh "$KURA_BIN" | tail -n 1 >"$RUN_DIR/wheel"; }
+step tests "The Python wheel carrying the same binary (packaging/python)" wheel_build
+KURA_WHEEL="$PWD/$(cat "$RUN_DIR/wheel")"
 export KURA_WHEEL
 
-log "The npm package carrying the same binary (packaging/npm)"
-if ! command -v npm >/dev/null; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
-fi
-KURA_NPM=$(./scripts/npm-package.sh "$KURA_BIN" | tail -n 1)
+npm_build() { ./scripts/npm-package.sh "$KURA_BIN" | tail -n 1 >"$RUN_DIR/npm"; }
+step tests "The npm package carrying the same binary (packaging/npm)" npm_build
+KURA_NPM=$(cat "$RUN_DIR/npm")
 export KURA_NPM
 
-log "The SARIF 2.1.0 schema the advisor's SARIF output is validated against"
 KURA_SARIF_SCHEMA=$(./scripts/sarif-schema.sh | tail -n 1)
 export KURA_SARIF_SCHEMA
 
-log "The Rust testcontainers image (kura_testkit::container) against that image"
-cargo test --workspace --locked --features "$WORKSPACE_FEATURES" --test container -- --ignored
+step tests "The Rust testcontainers image (kura_testkit::container) against that image" \
+  cargo test --workspace --locked --features "$WORKSPACE_FEATURES" --test container -- --ignored
 
-log "Interop tests: boto3, the AWS CLI, the container and the console in headless Chromium against kura serve"
 data_dir=$(mktemp -d)
 server_log=$(mktemp)
 "$KURA_BIN" serve --port 0 --data-dir "$data_dir" 2>"$server_log" &
 server_pid=$!
-cleanup() {
-  kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$data_dir"
-  dynamodb_local_stop
-}
-trap cleanup EXIT
 endpoint=""
 for _ in $(seq 1 300); do
   endpoint=$(sed -n 's/.*kura ready on \(http:[^ ]*\).*/\1/p' "$server_log" | head -n 1)
@@ -113,40 +252,34 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 [ -n "$endpoint" ] || { cat "$server_log"; echo "kura did not become ready" >&2; exit 1; }
-KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
 
-log "Console page server times on a small table (short form of benches/console_pages.py)"
-python benches/console_pages.py --items 20000 --repeat 5 --binary "$KURA_BIN"
+step tests "Interop tests: boto3, the AWS CLI, the container and the console in headless Chromium against kura serve" \
+  env KURA_ENDPOINT="$endpoint" python -m pytest tests/interop -q
 
-log "Vector search: recall, latency and throughput over HTTP, hnswlib beside it (short form of benches/vectors.py)"
-KURA_BIN="$KURA_BIN" python benches/vectors.py --sizes 5000x64 --queries 50 --seconds 2 --no-engine
+step tests "Console page server times on a small table (short form of benches/console_pages.py)" \
+  python benches/console_pages.py --items 20000 --repeat 5 --binary "$KURA_BIN"
 
-log "Size and start-to-ready of each channel: binary, image, wheel, npm (short form of benches/channels.py)"
-python benches/channels.py --rounds 3 --binary "$KURA_BIN" --image "$KURA_IMAGE" \
+step tests "Vector search: recall, latency and throughput over HTTP, hnswlib beside it (short form of benches/vectors.py)" \
+  python benches/vectors.py --sizes 5000x64 --queries 50 --seconds 2 --no-engine
+
+step tests "Size and start-to-ready of each channel: binary, image, wheel, npm (short form of benches/channels.py)" \
+  python benches/channels.py --rounds 3 --binary "$KURA_BIN" --image "$KURA_IMAGE" \
   --wheel "$KURA_WHEEL" --npm "$KURA_NPM"
 
-log "kura-cqrs suite against kura serve ($endpoint)"
-cqrs_suite "kura serve" "$endpoint"
+step tests "kura-cqrs suite against kura serve ($endpoint)" cqrs_suite "kura serve" "$endpoint"
 
-log "Fuzz smoke run: every fuzz target for ${FUZZ_SMOKE_SECONDS:-10}s from its committed seeds"
-FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" FUZZ_BUILD=dev ./scripts/fuzz.sh
-if [ -n "${CI:-}" ]; then rm -rf fuzz/target; fi
+step tests "kura-cqrs examples against the same server" cqrs_examples "$endpoint"
 
-log "kura-cqrs examples against the same server"
-KURA_ENDPOINT="$endpoint" workspace_example order_items
-KURA_ENDPOINT="$endpoint" workspace_example single_table
-KURA_ENDPOINT="$endpoint" workspace_example orders_by_status
-KURA_ENDPOINT="$endpoint" workspace_example key_patterns
-
-log "The README's kura dev example: server, projector and trigger in one process"
-./scripts/dev-example.sh
+step tests "The README's kura dev example: server, projector and trigger in one process" \
+  ./scripts/dev-example.sh
 
 log "kura-cqrs suite and examples against Amazon DynamoDB Local"
+# In this shell: it sets DYNAMODB_LOCAL_ENDPOINT and the pid the cleanup stops.
 dynamodb_local_start
-cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
-KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example order_items
-KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example single_table
-KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example orders_by_status
-KURA_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" workspace_example key_patterns
+step tests "kura-cqrs suite against DynamoDB Local" cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
+step tests "kura-cqrs examples against DynamoDB Local" cqrs_examples "$DYNAMODB_LOCAL_ENDPOINT"
 dynamodb_local_stop
+
+await_lane lints
+await_lane fuzz
 log "all tests passed"
