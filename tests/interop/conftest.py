@@ -83,6 +83,19 @@ def credentials_file(home, *entries):
     return path
 
 
+# The process id of each server kura_server started, by endpoint (for tests that read its
+# memory from /proc).
+SERVER_PIDS = {}
+
+
+def rss_kib(pid):
+    """A process's resident memory in KiB, from /proc."""
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
 @contextlib.contextmanager
 def kura_server(args, home, env=None):
     """A `kura serve ARGS --port 0` of its own (the binary scripts/test.sh builds, or
@@ -105,6 +118,7 @@ def kura_server(args, home, env=None):
             assert proc.poll() is None, log.read_text()
             time.sleep(0.1)
         assert endpoint, log.read_text()
+        SERVER_PIDS[endpoint] = proc.pid
         yield endpoint
     finally:
         proc.terminate()

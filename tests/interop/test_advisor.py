@@ -14,7 +14,7 @@ import uuid
 import boto3
 import pytest
 
-from conftest import KURA_BIN, kura_server
+from conftest import KURA_BIN, SERVER_PIDS, kura_server, rss_kib
 
 KURA = KURA_BIN
 
@@ -739,6 +739,50 @@ Resources:
     bad = subprocess.run([str(KURA), "advise", "--template", str(broken)],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "not YAML" in bad.stderr, bad.stderr
+
+
+def alias_bomb():
+    """The billion-laughs family in YAML: nine levels, each aliasing the one below nine
+    times, so about 800 bytes would expand to 5 × 9^9 nodes (gigabytes)."""
+    text = 'a0: &a0 ["lol", "lol", "lol", "lol", "lol"]\n'
+    for level in range(1, 10):
+        text += f"a{level}: &a{level} [{', '.join([f'*a{level - 1}'] * 9)}]\n"
+    return text
+
+
+def test_alias_bombs_are_refused_by_the_cli_and_the_console(tmp_path, server):
+    """Issue 52: an alias bomb is refused with one line, quickly, by `kura advise
+    --template` and by the console's template upload, and the server keeps serving with
+    its memory where it was (it used to abort the CLI and keep 100 MB of the server's)."""
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(alias_bomb())
+    assert len(bomb.read_bytes()) < 1000
+    started = time.monotonic()
+    run = subprocess.run([str(KURA), "advise", "--template", str(bomb)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0, (run.returncode, run.stderr)
+    assert "aliases expand this document" in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert time.monotonic() - started < 5
+
+    import http.cookiejar
+    import re
+    import urllib.parse
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(server + "/console/advisor").read().decode()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    pid = SERVER_PIDS[server]
+    before = rss_kib(pid)
+    for _ in range(3):
+        body = urllib.parse.urlencode({"csrf": csrf, "template": alias_bomb()}).encode()
+        answer = opener.open(urllib.request.Request(
+            server + "/console/advisor/template", data=body,
+            headers={"Origin": server})).read().decode()
+        assert "aliases expand this document" in answer, answer[-2000:]
+    assert rss_kib(pid) - before < 20 * 1024, (before, rss_kib(pid))
+    # Still serving.
+    assert client(server).list_tables()["TableNames"] == []
 
 
 def test_sequential_ids_are_seen_in_a_table_larger_than_the_sample(server):

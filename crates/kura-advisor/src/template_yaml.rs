@@ -13,7 +13,10 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 /// The JSON value of a YAML document (the first, when there are several).
 pub fn to_json(text: &str) -> Result<Value, String> {
-    let mut builder = Builder::default();
+    let mut builder = Builder {
+        alias_budget: alias_budget(text.len()),
+        ..Builder::default()
+    };
     Parser::new_from_str(text)
         .load(&mut builder, false)
         .map_err(|e| format!("not YAML ({e})"))?;
@@ -29,27 +32,54 @@ pub fn to_json(text: &str) -> Result<Value, String> {
 /// a JSON value that deep would be dropped and written by recursion.
 const MAX_DEPTH: usize = 128;
 
-/// A collection being read, with the tag and anchor it will be closed with.
+/// What one node costs in [`Builder::size`]'s units (about a `serde_json::Value` and its
+/// place in a map), beside the bytes of its text.
+const NODE_SIZE: usize = 48;
+
+/// How much the aliases of a document of `bytes` may copy, in [`Builder::size`]'s units:
+/// 16 times the text, and at least 1 MiB. Without aliases a document is at most a small
+/// multiple of its text; with them, each alias copies what its anchor holds, and nested
+/// ones multiply (the "billion laughs": a few hundred bytes that expand to gigabytes), so
+/// the copies are counted and refused past this.
+fn alias_budget(bytes: usize) -> usize {
+    bytes.saturating_mul(16).max(1 << 20)
+}
+
+/// A collection being read, with the tag and anchor it will be closed with, and the
+/// builder's size when it opened (what it holds is the growth since).
 enum Open {
-    Sequence(Vec<Value>, Option<Tag>, usize),
+    Sequence(Vec<Value>, Option<Tag>, usize, usize),
     /// The map so far and the key waiting for its value.
-    Mapping(Map<String, Value>, Option<String>, Option<Tag>, usize),
+    Mapping(
+        Map<String, Value>,
+        Option<String>,
+        Option<Tag>,
+        usize,
+        usize,
+    ),
 }
 
 #[derive(Default)]
 struct Builder {
     open: Vec<Open>,
-    anchors: std::collections::HashMap<usize, Value>,
+    /// Each anchor's value and its size.
+    anchors: std::collections::HashMap<usize, (Value, usize)>,
     document: Option<Value>,
     error: Option<String>,
+    /// The size of everything built so far: [`NODE_SIZE`] a node plus the bytes of its
+    /// text, aliases' copies included.
+    size: usize,
+    /// The part of `size` aliases may copy ([`alias_budget`]).
+    alias_budget: usize,
+    aliased: usize,
 }
 
 impl Builder {
-    /// Puts a finished node where it belongs: into the collection open around it, or as
-    /// the document.
-    fn place(&mut self, value: Value, anchor: usize, line: usize) {
+    /// Puts a finished node of `size` where it belongs: into the collection open around
+    /// it, or as the document.
+    fn place(&mut self, value: Value, size: usize, anchor: usize, line: usize) {
         if anchor > 0 {
-            self.anchors.insert(anchor, value.clone());
+            self.anchors.insert(anchor, (value.clone(), size));
         }
         match self.open.last_mut() {
             None => {
@@ -91,27 +121,61 @@ impl MarkedEventReceiver for Builder {
         }
         match event {
             Event::Scalar(text, style, anchor, tag) => {
+                let size = NODE_SIZE + text.len();
+                self.size += size;
                 let value = scalar(text, style, tag.as_ref());
                 let value = intrinsic(tag.as_ref(), value);
-                self.place(value, anchor, mark.line());
+                self.place(value, size, anchor, mark.line());
             }
             Event::SequenceStart(anchor, tag) => {
-                self.open.push(Open::Sequence(Vec::new(), tag, anchor));
+                self.size += NODE_SIZE;
+                let at = self.size - NODE_SIZE;
+                self.open.push(Open::Sequence(Vec::new(), tag, anchor, at));
             }
             Event::MappingStart(anchor, tag) => {
-                self.open.push(Open::Mapping(Map::new(), None, tag, anchor));
+                self.size += NODE_SIZE;
+                let at = self.size - NODE_SIZE;
+                self.open
+                    .push(Open::Mapping(Map::new(), None, tag, anchor, at));
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                let (value, tag, anchor) = match self.open.pop() {
-                    Some(Open::Sequence(items, tag, anchor)) => (Value::Array(items), tag, anchor),
-                    Some(Open::Mapping(map, _, tag, anchor)) => (Value::Object(map), tag, anchor),
+                let (value, tag, anchor, at) = match self.open.pop() {
+                    Some(Open::Sequence(items, tag, anchor, at)) => {
+                        (Value::Array(items), tag, anchor, at)
+                    }
+                    Some(Open::Mapping(map, _, tag, anchor, at)) => {
+                        (Value::Object(map), tag, anchor, at)
+                    }
                     None => return,
                 };
-                self.place(intrinsic(tag.as_ref(), value), anchor, mark.line());
+                let size = self.size - at;
+                self.place(intrinsic(tag.as_ref(), value), size, anchor, mark.line());
             }
             Event::Alias(anchor) => {
-                let value = self.anchors.get(&anchor).cloned().unwrap_or(Value::Null);
-                self.place(value, 0, mark.line());
+                let size = self
+                    .anchors
+                    .get(&anchor)
+                    .map_or(NODE_SIZE, |(_, size)| *size);
+                self.aliased = self.aliased.saturating_add(size);
+                if self.aliased > self.alias_budget {
+                    // Refused before the copy is made: what was built so far is within
+                    // the budget, and so is every anchor.
+                    self.error = Some(format!(
+                        "line {}: aliases expand this document to more than {} KiB \
+                         (16 times its size); write the repeated parts out",
+                        mark.line(),
+                        self.alias_budget / 1024
+                    ));
+                    self.open.clear();
+                    self.anchors.clear();
+                    return;
+                }
+                self.size += size;
+                let value = self
+                    .anchors
+                    .get(&anchor)
+                    .map_or(Value::Null, |(value, _)| value.clone());
+                self.place(value, size, 0, mark.line());
             }
             _ => {}
         }
@@ -229,5 +293,40 @@ Resources:
         let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
         assert!(to_json(&deep).is_err(), "too deep");
         assert!(to_json(&format!("{}1{}", "[".repeat(100), "]".repeat(100))).is_ok());
+    }
+
+    /// The billion-laughs family: each level's aliases copy the level below nine times,
+    /// so a few hundred bytes would expand to gigabytes. Refused, quickly, by the alias
+    /// budget; a document using its anchors a modest number of times is read.
+    #[test]
+    fn alias_bombs_are_refused() {
+        let mut bomb = String::from("a0: &a0 [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n");
+        for level in 1..=9 {
+            let below = format!("*a{}", level - 1);
+            let row = vec![below.as_str(); 9].join(", ");
+            bomb.push_str(&format!("a{level}: &a{level} [{row}]\n"));
+        }
+        assert!(bomb.len() < 1_000, "{} bytes", bomb.len());
+        let started = std::time::Instant::now();
+        let refused = to_json(&bomb).expect_err("a bomb");
+        assert!(
+            refused.contains("aliases expand this document"),
+            "{refused}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        // Wide instead of deep: one large anchor repeated many times.
+        let big = format!(
+            "big: &big [{}]\n{}",
+            vec!["x"; 20_000].join(", "),
+            (0..200)
+                .map(|i| format!("c{i}: *big\n"))
+                .collect::<String>()
+        );
+        assert!(to_json(&big).is_err());
+        let modest = "base: &base {BillingMode: PAY_PER_REQUEST}\nA: *base\nB: *base\nC: *base\n";
+        assert_eq!(
+            to_json(modest).expect("a few aliases")["C"],
+            json!({"BillingMode": "PAY_PER_REQUEST"})
+        );
     }
 }
