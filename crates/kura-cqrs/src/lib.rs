@@ -57,6 +57,7 @@ pub mod cancellation;
 pub mod command;
 pub mod condition;
 pub mod data;
+mod dead_letters;
 pub mod endpoint;
 pub mod entity;
 pub mod error;

@@ -43,6 +43,9 @@ pub const STATUS: &str = "status";
 /// On a dead-letter row: why it was parked, and when.
 pub const ERROR: &str = "error";
 pub const PARKED_AT: &str = "parkedAt";
+/// On a dead-letter row: the id of the sync handler that failed, when one did (none when
+/// the data table's write failed).
+pub const HANDLER: &str = "handler";
 /// On a projector checkpoint row: the last sequence number finished in the shard...
 pub const SEQUENCE: &str = "sequence";
 /// ... and whether the shard is closed and read to its end.
@@ -80,6 +83,7 @@ pub fn is_framework_attribute(name: &str) -> bool {
             | STATUS
             | ERROR
             | PARKED_AT
+            | HANDLER
     )
 }
 

@@ -36,10 +36,10 @@ use aws_sdk_dynamodbstreams::types::{
 };
 
 use crate::cancellation::classify;
-use crate::command::{CommandModel, now_timestamp};
+use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
 use crate::large::{LargeAttributes, resolve};
-use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SEQUENCE, STATUS, VERSION};
+use crate::names::{FINISHED, PK, SEQUENCE, STATUS, VERSION};
 use crate::notifications::{Notification, Notifier};
 use crate::projection::{Projection, project, ttl_kinds};
 use crate::rows::{Item, key, n, read_row, s};
@@ -95,11 +95,22 @@ struct Cursor {
     iterator: Option<String>,
 }
 
-/// Why applying a record failed: worth retrying, or never going to work.
+/// Why applying a record failed: worth retrying (and, when a sync handler failed, which
+/// one), or never going to work.
 #[derive(Debug, PartialEq)]
 enum Failure {
     Retry(String),
+    Handler { handler: String, error: String },
     Poison(String),
+}
+
+impl Failure {
+    fn message(&self) -> String {
+        match self {
+            Failure::Retry(error) | Failure::Poison(error) => error.clone(),
+            Failure::Handler { handler, error } => format!("handler {handler}: {error}"),
+        }
+    }
 }
 
 /// A failed data-table write as a failure: a request DynamoDB refuses (a cancellation
@@ -482,10 +493,11 @@ impl Projector {
         }
         let command = CommandModel::from_item(&stream_image(image))?;
         let mut backoff = self.options.first_backoff;
-        let mut last_error = String::new();
         let first_try = Instant::now();
-        for attempt in 1.. {
-            match self.apply(&command).await {
+        let mut attempt = 0;
+        let failure = loop {
+            attempt += 1;
+            let failure = match self.apply(&command).await {
                 Ok(()) => {
                     self.mark(&command, status::FINISHED).await?;
                     self.notify(&command, status::FINISHED, None);
@@ -493,24 +505,31 @@ impl Projector {
                     self.note_time(record);
                     return Ok(true);
                 }
-                Err(Failure::Retry(e)) => {
-                    tracing::warn!(pk = %command.pk, sk = %command.sk, attempt, error = %e, "projection failed");
-                    last_error = e;
-                    if first_try.elapsed() + backoff > self.options.retry_for {
-                        break;
-                    }
-                }
                 // Refused by DynamoDB: no retry can change that.
-                Err(Failure::Poison(e)) => {
-                    last_error = e;
-                    break;
-                }
+                Err(poison @ Failure::Poison(_)) => break poison,
+                Err(failure) => failure,
+            };
+            tracing::warn!(pk = %command.pk, sk = %command.sk, attempt, error = %failure.message(), "projection failed");
+            if first_try.elapsed() + backoff > self.options.retry_for {
+                break failure;
             }
             self.stats.retried.fetch_add(1, Ordering::Relaxed);
             tokio::time::sleep(backoff).await;
             backoff = backoff.saturating_mul(2).min(self.options.max_backoff);
-        }
-        self.park(&command, &last_error).await?;
+        };
+        let last_error = failure.message();
+        let handler = match &failure {
+            Failure::Handler { handler, .. } => Some(handler.as_str()),
+            _ => None,
+        };
+        crate::dead_letters::park(
+            &self.client,
+            &self.tables.dead_letter,
+            &command,
+            &last_error,
+            handler,
+        )
+        .await?;
         self.mark(&command, status::FAILED).await?;
         self.notify(&command, status::FAILED, Some(&last_error));
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);
@@ -547,9 +566,9 @@ impl Projector {
                 tracing::info!(pk = %command.pk, sk = %command.sk, "replayed");
                 Ok(())
             }
-            Err(Failure::Retry(message) | Failure::Poison(message)) => Err(CqrsError::Replay {
+            Err(failure) => Err(CqrsError::Replay {
                 command: format!("{} {}", command.pk, command.sk),
-                message,
+                message: failure.message(),
             }),
         }
     }
@@ -582,10 +601,10 @@ impl Projector {
             _ => command,
         };
         for handler in &self.handlers {
-            handler
-                .up(command)
-                .await
-                .map_err(|e| Failure::Retry(format!("handler {}: {e}", handler.id())))?;
+            handler.up(command).await.map_err(|e| Failure::Handler {
+                handler: handler.id().to_owned(),
+                error: e.to_string(),
+            })?;
         }
         Ok(())
     }
@@ -680,21 +699,6 @@ impl Projector {
             }
             Err(e) => Err(CqrsError::dynamo(e)),
         }
-    }
-
-    async fn park(&self, command: &CommandModel, error: &str) -> Result<()> {
-        let mut item = command.to_item();
-        item.insert(ERROR.into(), s(error));
-        item.insert(PARKED_AT.into(), s(&now_timestamp()));
-        self.client
-            .put_item()
-            .table_name(&self.tables.dead_letter)
-            .set_item(Some(item))
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        tracing::error!(pk = %command.pk, sk = %command.sk, error, "record parked in the dead-letter table");
-        Ok(())
     }
 
     async fn checkpoint(&self, shard: &str) -> Result<Cursor> {

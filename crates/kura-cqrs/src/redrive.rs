@@ -10,10 +10,9 @@ use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
 use crate::keys::add_sort_key_version;
 use crate::large::{LargeAttributes, resolve};
-use crate::names::{ERROR, FINISHED, PARKED_AT, PK, SK, STATUS};
+use crate::names::{ERROR, FINISHED, HANDLER, PARKED_AT, PK, SK};
 use crate::projector::Projector;
-use crate::rows::{Item, key, s};
-use crate::status;
+use crate::rows::{Item, key};
 use crate::sync::SyncHandler;
 use crate::tables::TableNames;
 
@@ -32,8 +31,10 @@ pub struct Failed {
     pub command: CommandModel,
     /// Why, as recorded (the last projection error, or the sync handler's).
     pub error: Option<String>,
-    /// When the projector parked it (`None` for a sync handler's failure).
+    /// When it was parked.
     pub parked_at: Option<String>,
+    /// The sync handler that failed, when one did (`None`: the data table's write).
+    pub handler: Option<String>,
 }
 
 fn text(item: &Item, name: &str) -> Option<String> {
@@ -43,40 +44,30 @@ fn text(item: &Item, name: &str) -> Option<String> {
     }
 }
 
-/// Every failed command of the module: the command table's rows marked `finish:FAILED`,
-/// with the error from the dead-letter table (projector) or the row itself (sync handler).
+/// Every failed command of the module, from its dead-letter table (one row per failed
+/// version, written by the projector and by `publish_sync`): its cost follows the
+/// failures, not the command table's history.
 pub async fn failed(client: &Client, tables: &TableNames) -> Result<Vec<Failed>> {
     let mut found = Vec::new();
     let mut start: Option<Item> = None;
     loop {
         let page = client
             .scan()
-            .table_name(&tables.command)
-            .filter_expression("#status = :failed")
-            .expression_attribute_names("#status", STATUS)
-            .expression_attribute_values(":failed", s(status::FAILED))
+            .table_name(&tables.dead_letter)
             .consistent_read(true)
             .set_exclusive_start_key(start.take())
             .send()
             .await
             .map_err(CqrsError::dynamo)?;
         for item in page.items() {
-            let command = CommandModel::from_item(item)?;
-            let parked = client
-                .get_item()
-                .table_name(&tables.dead_letter)
-                .set_key(Some(key(&command.pk, &command.sk)))
-                .consistent_read(true)
-                .send()
-                .await
-                .map_err(CqrsError::dynamo)?;
-            let parked = parked.item();
+            let error = text(item, ERROR);
             found.push(Failed {
-                error: parked
-                    .and_then(|p| text(p, ERROR))
-                    .or_else(|| text(item, ERROR)),
-                parked_at: parked.and_then(|p| text(p, PARKED_AT)),
-                command,
+                command: CommandModel::from_item(item)?,
+                // Rows parked before the handler was recorded name it in their error.
+                handler: text(item, HANDLER)
+                    .or_else(|| failed_handler(error.as_deref()).map(str::to_owned)),
+                parked_at: text(item, PARKED_AT),
+                error,
             });
         }
         match page.last_evaluated_key() {
@@ -106,7 +97,7 @@ pub async fn redrive(projector: &Projector) -> Result<Redriven> {
     for failure in failures {
         // A handler's failure is replayed only by a projector that runs that handler:
         // another would mark it finished without the read model ever getting it.
-        if let Some(handler) = failed_handler(failure.error.as_deref())
+        if let Some(handler) = failure.handler.as_deref()
             && !registered.contains(&handler)
         {
             report.still_failing.push((
@@ -126,8 +117,8 @@ pub async fn redrive(projector: &Projector) -> Result<Redriven> {
     Ok(report)
 }
 
-/// The handler a recorded error names (`handler ID: ...`, as the projector and
-/// `publish_sync` write it).
+/// The handler a recorded error names (`handler ID: ...`), for dead letters parked before
+/// the handler's id had an attribute of its own.
 fn failed_handler(error: Option<&str>) -> Option<&str> {
     error?
         .strip_prefix("handler ")?

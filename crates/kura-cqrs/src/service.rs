@@ -277,7 +277,7 @@ impl CommandService {
                 for handler in &self.handlers.0 {
                     if let Err(source) = handler.up(&model).await {
                         let error = format!("handler {}: {source}", handler.id());
-                        self.set_failed(&model, &error).await?;
+                        self.record_failure(&model, &error, handler.id()).await;
                         self.notify(&model, status::FAILED, Some(&error));
                         return Err(CqrsError::Handler {
                             handler: handler.id().to_owned(),
@@ -414,9 +414,28 @@ impl CommandService {
         }
     }
 
-    /// Records how a command ended.
-    /// Marks a command failed by a sync handler, with the handler's error (for
-    /// [`crate::redrive::failed`]).
+    /// Records a sync handler's failure: the command parked in the dead-letter table with
+    /// the handler's id (for [`crate::redrive`]) and marked failed. The caller returns the
+    /// handler's error whatever happens here: a failure to record it is logged, and
+    /// never takes the handler's error's place.
+    async fn record_failure(&self, model: &CommandModel, error: &str, handler: &str) {
+        let parked = crate::dead_letters::park(
+            &self.client,
+            &self.tables.dead_letter,
+            model,
+            error,
+            Some(handler),
+        )
+        .await;
+        let marked = self.set_failed(model, error).await;
+        for recorded in [parked, marked] {
+            if let Err(e) = recorded {
+                tracing::error!(pk = %model.pk, sk = %model.sk, handler, error = %e, "a sync handler's failure was not recorded");
+            }
+        }
+    }
+
+    /// Marks a command failed by a sync handler, with the handler's error.
     async fn set_failed(&self, model: &CommandModel, error: &str) -> Result<()> {
         self.client
             .update_item()

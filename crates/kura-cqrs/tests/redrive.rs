@@ -87,7 +87,7 @@ async fn failed_commands_are_listed_and_replayed() {
         .expect("publish");
     let mut projector = Projector::new(
         client.clone(),
-        streams,
+        streams.clone(),
         tables.clone(),
         ProjectorOptions {
             retry_for: std::time::Duration::from_millis(5),
@@ -122,7 +122,8 @@ async fn failed_commands_are_listed_and_replayed() {
     );
 
     let listed = failed(&client, &tables).await.expect("failed");
-    let summary: Vec<(&str, bool, bool)> = listed
+    // Both parked in the dead-letter table, each naming the handler that failed.
+    let summary: Vec<(&str, bool, bool, Option<&str>)> = listed
         .iter()
         .map(|f| {
             (
@@ -131,16 +132,37 @@ async fn failed_commands_are_listed_and_replayed() {
                     .as_deref()
                     .is_some_and(|e| e.contains("poison is not stored yet")),
                 f.parked_at.is_some(),
+                f.handler.as_deref(),
             )
         })
         .collect();
     assert_eq!(
         summary,
         [
-            ("ORDER#async-poison", true, true),
-            ("ORDER#sync-poison", true, false)
+            ("ORDER#async-poison", true, true, Some("model")),
+            ("ORDER#sync-poison", true, true, Some("model"))
         ]
     );
+
+    // A projector without the handler that failed does not finish what it cannot
+    // apply: the dead letters name the handler, and stay.
+    let without = Projector::new(
+        client.clone(),
+        streams,
+        tables.clone(),
+        ProjectorOptions::default(),
+    );
+    let refused = redrive(&without).await.expect("redrive");
+    assert_eq!(refused.replayed, 0);
+    assert!(
+        refused.still_failing.len() == 2
+            && refused
+                .still_failing
+                .iter()
+                .all(|(_, why)| why.contains("the handler model that failed is not registered")),
+        "{refused:?}"
+    );
+    assert_eq!(failed(&client, &tables).await.expect("failed").len(), 2);
 
     // Not fixed yet: the redrive says so and changes nothing.
     let again = redrive(&projector).await.expect("redrive");

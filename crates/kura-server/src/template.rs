@@ -385,15 +385,22 @@ pub async fn advise(text: &str) -> Result<Value, String> {
         .as_array_mut()
         .map(std::mem::take)
         .unwrap_or_default();
+    // Each table's declaration by name, once: a template of 10,000 tables has at least
+    // as many findings, and a search of the list for each was 10^8 comparisons.
+    let mut by_name = std::collections::HashMap::new();
+    for declared in &tables {
+        if let Some(name) = declared.create["TableName"].as_str() {
+            by_name.entry(name).or_insert(declared);
+        }
+    }
     let located: Vec<Value> = refused
         .into_iter()
         .chain(findings)
         .map(|mut finding| {
-            let table = finding["table"].as_str().unwrap_or_default().to_owned();
-            if let Some(declared) = tables
-                .iter()
-                .find(|t| t.create["TableName"] == json!(table))
-            {
+            let declared = finding["table"]
+                .as_str()
+                .and_then(|table| by_name.get(table));
+            if let Some(declared) = declared {
                 finding["resource"] = json!(declared.resource);
                 if let Some(line) = declared.line {
                     finding["line"] = json!(line);

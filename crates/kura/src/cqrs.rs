@@ -223,6 +223,7 @@ async fn failed(args: ModuleArgs) -> Result<(), String> {
             "version": f.command.version,
             "error": f.error,
             "parkedAt": f.parked_at,
+            "handler": f.handler,
         }));
     }
     Ok(())
