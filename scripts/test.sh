@@ -62,14 +62,14 @@ kill_tree() {
   kill "$1" 2>/dev/null || true
 }
 
-# lane NAME FUNCTION: runs FUNCTION in the background, at a lower priority, its output kept
-# for await_lane.
+# lane NAME NICENESS FUNCTION: runs FUNCTION in the background at that niceness, its
+# output kept for await_lane.
 declare -A LANES=()
 lane() {
-  local name="$1"
-  shift
+  local name="$1" niceness="$2"
+  shift 2
   (
-    renice -n 10 -p "$BASHPID" >/dev/null
+    renice -n "$niceness" -p "$BASHPID" >/dev/null
     "$@"
   ) >"$RUN_DIR/$name.log" 2>&1 &
   LANES[$name]=$!
@@ -194,9 +194,11 @@ trap cleanup EXIT
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
 step tests "cargo fmt --check" cargo fmt --all -- --check
-lane installs installs
-lane lints lints
-lane fuzz fuzz_smoke
+# The installs mostly wait on the network, and the tests wait for them: not lowered (a
+# lowered pip took minutes beside three builds).
+lane installs 0 installs
+lane lints 10 lints
+lane fuzz 10 fuzz_smoke
 
 # Every later cargo step of this lane reuses this build (scripts/workspace-build.sh): the
 # container test is ignored here and run once the image exists.
@@ -207,7 +209,7 @@ await_lane installs
 export PATH="$PWD/.venv/bin:$PATH"
 # The static build starts now, lowered, and mostly runs while the tests wait on their
 # servers, children and disks.
-lane static static_build
+lane static 10 static_build
 step tests "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)" \
   cargo test --workspace --locked --features "$WORKSPACE_FEATURES"
 
