@@ -121,9 +121,9 @@ pub(super) fn check_key_schema(
         return Err(EngineError::validation(messages::SECOND_KEY_NOT_RANGE));
     }
     let mut seen = std::collections::HashSet::new();
-    if !def_names.iter().all(|n| seen.insert(*n)) {
+    if let Some(twice) = def_names.iter().find(|n| !seen.insert(**n)) {
         return Err(EngineError::validation(
-            messages::DUPLICATE_ATTRIBUTE_DEFINITION,
+            messages::duplicate_attribute_definition(twice),
         ));
     }
     match index_keys {
