@@ -292,6 +292,10 @@ impl Ctx {
             received: None,
         };
         let bytes = self.server.run(&engine, request).await?;
+        // TagResource and UntagResource answer an empty body.
+        if bytes.is_empty() {
+            return Ok(Value::Object(serde_json::Map::new()));
+        }
         serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::from(kura_engine::EngineError::Internal(e.to_string())))
     }

@@ -90,7 +90,8 @@ pub enum Condition {
     In(Operand, Vec<Operand>),
     AttributeExists(Path),
     AttributeNotExists(Path),
-    AttributeType(Path, ValueType),
+    /// The type of a path's value (false when missing) or of any other operand.
+    AttributeType(Operand, ValueType),
     BeginsWith(Operand, Operand),
     Contains(Operand, Operand),
     Not(Box<Condition>),
@@ -135,9 +136,8 @@ impl Condition {
                     op.collect_paths(out);
                 }
             }
-            Condition::AttributeExists(p)
-            | Condition::AttributeNotExists(p)
-            | Condition::AttributeType(p, _) => out.push(p),
+            Condition::AttributeExists(p) | Condition::AttributeNotExists(p) => out.push(p),
+            Condition::AttributeType(a, _) => a.collect_paths(out),
             Condition::Not(inner) => inner.collect_paths(out),
             Condition::And(a, b) | Condition::Or(a, b) => {
                 a.collect_paths(out);
@@ -187,12 +187,13 @@ impl Update {
             .chain(self.delete.iter().map(|(p, _)| p))
     }
 
-    /// Whether the update only removes: on a missing item such an update creates nothing.
+    /// Whether the update only takes away (REMOVE, DELETE of set elements): on a missing
+    /// item such an update creates nothing ("DELETE - Nothing happens; there is no
+    /// attribute to delete", API Reference, AttributeValueUpdate).
     pub fn only_removes(&self) -> bool {
-        !self.remove.is_empty()
+        (!self.remove.is_empty() || !self.delete.is_empty())
             && self.set.is_empty()
             && self.add.is_empty()
-            && self.delete.is_empty()
     }
 }
 

@@ -52,6 +52,7 @@ impl Bindings {
                 if name.is_empty() {
                     return Err(ExprError::validation(messages::empty_attribute_name(key)));
                 }
+                kura_model::wire::check_name_size(name)?;
             }
             bindings.names = names;
         }
@@ -67,12 +68,15 @@ impl Bindings {
                     return Err(ExprError::validation(messages::invalid_values_key(key)));
                 }
             }
+            let name_too_large = messages::one_validation_error(messages::ATTRIBUTE_NAME_TOO_LARGE);
             for (key, raw) in values {
                 let value = raw.into_value().map_err(|e| {
-                    ExprError::validation(messages::invalid_value(
-                        ExprError::from(e).message(),
-                        &key,
-                    ))
+                    let e = ExprError::from(e);
+                    // A map key too large is reported as in an item, not as a bad value.
+                    if e.message() == name_too_large {
+                        return e;
+                    }
+                    ExprError::validation(messages::invalid_value(e.message(), &key))
                 })?;
                 bindings.values.insert(key, value);
             }

@@ -163,7 +163,7 @@ fn missed(name: &str) -> ExprError {
 }
 
 fn not_supported() -> ExprError {
-    ExprError::validation("Query key condition not supported")
+    ExprError::validation(messages::KEY_CONDITION_NOT_SUPPORTED)
 }
 
 /// Checks `condition` against the key schema (`hash`, `range`) and returns the range to
@@ -180,6 +180,25 @@ pub fn key_condition(
         partition,
         sort: sort.into_iter().next(),
     })
+}
+
+/// [`multi_key_condition`] on a global secondary index, where a condition on an attribute
+/// outside the index's key is "Query key condition not supported" rather than a missed
+/// key element (issue 58; docs/compat.md, "Secondary indexes").
+pub fn index_key_condition(
+    condition: &Condition,
+    hash: &[&str],
+    range: &[&str],
+) -> Result<MultiKeyCondition> {
+    let conditions = key_parts(condition)?;
+    let too_many = hash.len() == 1 && range.len() <= 1 && conditions.len() > 2;
+    let outside = conditions
+        .iter()
+        .any(|(name, _)| !hash.contains(&name.as_str()) && !range.contains(&name.as_str()));
+    if outside && !too_many {
+        return Err(not_supported());
+    }
+    multi_key_condition(condition, hash, range)
 }
 
 /// Checks `condition` against a key of the partition key attributes `hash` and the sort

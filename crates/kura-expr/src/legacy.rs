@@ -136,7 +136,15 @@ fn comparison(name: &str, operator: &str, list: Vec<AttributeValue>) -> Result<C
         "NULL" => Condition::AttributeNotExists(Path::attribute(name)),
         "NOT_NULL" => Condition::AttributeExists(Path::attribute(name)),
         "CONTAINS" => Condition::Contains(path(), next()),
-        "NOT_CONTAINS" => Condition::Not(Box::new(Condition::Contains(path(), next()))),
+        // A missing attribute fails NOT_CONTAINS as it fails CONTAINS (scylladb
+        // `test_update_expected_1_not_contains`, run against AWS).
+        "NOT_CONTAINS" => Condition::And(
+            Box::new(Condition::AttributeExists(Path::attribute(name))),
+            Box::new(Condition::Not(Box::new(Condition::Contains(
+                path(),
+                next(),
+            )))),
+        ),
         "BEGINS_WITH" => Condition::BeginsWith(path(), next()),
         "BETWEEN" => {
             let low = next();
@@ -219,6 +227,7 @@ pub fn expected(
 ) -> Result<Option<Condition>> {
     let mut parts = Vec::new();
     for (name, entry) in expected {
+        kura_model::wire::check_name_size(&name)?;
         if entry.attribute_value_list.is_some() && entry.value.is_some() {
             return Err(invalid(format!(
                 "Value and AttributeValueList cannot be used together for Attribute: {name}"
@@ -291,6 +300,7 @@ pub fn conditions(
     };
     let mut parts = Vec::new();
     for (name, entry) in conditions {
+        kura_model::wire::check_name_size(&name)?;
         let op = check_operator_name(
             &format!("{member}.{name}.member.comparisonOperator"),
             entry.comparison_operator.as_deref(),
@@ -307,6 +317,7 @@ pub fn attribute_updates(updates: BTreeMap<String, AttributeValueUpdateJson>) ->
         ..Update::default()
     };
     for (name, entry) in updates {
+        kura_model::wire::check_attribute_name(&name)?;
         let path = Path::attribute(&name);
         let value = entry.value.map(|v| v.into_value()).transpose()?;
         match (entry.action.as_deref().unwrap_or("PUT"), value) {
@@ -362,6 +373,7 @@ pub fn attribute_updates(updates: BTreeMap<String, AttributeValueUpdateJson>) ->
 pub fn attributes_to_get(names: Vec<String>) -> Result<Projection> {
     let mut seen = std::collections::BTreeSet::new();
     for name in &names {
+        kura_model::wire::check_attribute_name(name)?;
         if !seen.insert(name) {
             return Err(invalid(format!(
                 "Duplicate value in attribute name: {name}"

@@ -88,8 +88,8 @@ impl Printer {
             Condition::AttributeNotExists(p) => {
                 format!("attribute_not_exists({})", self.path(p))
             }
-            Condition::AttributeType(p, t) => {
-                let p = self.path(p);
+            Condition::AttributeType(a, t) => {
+                let p = self.operand(a);
                 let t = self.value(&AttributeValue::s(t.descriptor()));
                 format!("attribute_type({p}, {t})")
             }

@@ -151,7 +151,7 @@ fn where_functions() {
     );
     assert_eq!(
         *parts[2],
-        Condition::AttributeType(path("y"), ValueType::Null)
+        Condition::AttributeType(Operand::Path(path("y")), ValueType::Null)
     );
     assert_eq!(
         *parts[3],
@@ -417,8 +417,8 @@ impl Printer {
             }
             Condition::AttributeExists(p) => format!("exists({})", self.path(p)),
             Condition::AttributeNotExists(p) => format!("{} IS MISSING", self.path(p)),
-            Condition::AttributeType(p, t) => {
-                format!("attribute_type({}, '{}')", self.path(p), t.descriptor())
+            Condition::AttributeType(a, t) => {
+                format!("attribute_type({}, '{}')", self.operand(a), t.descriptor())
             }
             Condition::BeginsWith(a, b) => {
                 format!("begins_with({}, {})", self.operand(a), self.operand(b))
@@ -504,7 +504,7 @@ fn condition() -> BoxedStrategy<Condition> {
             path_strategy(),
             prop::sample::select(vec![ValueType::S, ValueType::Ss, ValueType::Null])
         )
-            .prop_map(|(p, t)| Condition::AttributeType(p, t)),
+            .prop_map(|(p, t)| Condition::AttributeType(Operand::Path(p), t)),
         (operand(), operand()).prop_map(|(a, b)| Condition::BeginsWith(a, b)),
         (operand(), operand()).prop_map(|(a, b)| Condition::Contains(a, b)),
     ];

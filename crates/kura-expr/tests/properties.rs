@@ -311,7 +311,8 @@ fn rt_condition() -> BoxedStrategy<Condition> {
     let functions = prop_oneof![
         rt_path().prop_map(Condition::AttributeExists),
         rt_path().prop_map(Condition::AttributeNotExists),
-        (rt_path(), select(VALUE_TYPES)).prop_map(|(p, t)| Condition::AttributeType(p, t)),
+        (rt_path(), select(VALUE_TYPES))
+            .prop_map(|(p, t)| Condition::AttributeType(Operand::Path(p), t)),
         (rt_path(), prop_oneof![string_value(), binary_value()])
             .prop_map(|(p, v)| Condition::BeginsWith(Operand::Path(p), Operand::Value(v))),
         (rt_path(), value())
@@ -507,7 +508,7 @@ fn eval_case() -> BoxedStrategy<(Item, Condition)> {
                     .prop_map(|(v, l)| Condition::In(v, l)),
                 1 => p().prop_map(Condition::AttributeExists),
                 1 => p().prop_map(Condition::AttributeNotExists),
-                1 => (p(), select(VALUE_TYPES)).prop_map(|(p, t)| Condition::AttributeType(p, t)),
+                1 => (p(), select(VALUE_TYPES)).prop_map(|(p, t)| Condition::AttributeType(Operand::Path(p), t)),
                 1 => (o(), o()).prop_map(|(a, b)| Condition::BeginsWith(a, b)),
                 1 => (o(), o()).prop_map(|(a, b)| Condition::Contains(a, b)),
             ]

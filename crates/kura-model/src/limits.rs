@@ -13,6 +13,9 @@ pub const TABLE_NAME_MIN: usize = 3;
 pub const TABLE_NAME_MAX: usize = 255;
 /// Key attribute names (and names in key schemas), in bytes.
 pub const MAX_KEY_ATTRIBUTE_NAME_BYTES: usize = 255;
+/// Any attribute name, in bytes (UTF-8): 65,535 is accepted, 65,536 refused (AWS, as
+/// measured in ExtendDB issue #365 and scylladb `test/alternator/test_limits.py`).
+pub const MAX_ATTRIBUTE_NAME_BYTES: usize = 65_535;
 /// Largest request body, as declared, as sent and once decompressed: DynamoDB's 16 MB
 /// request limit (HTTP 413 past it).
 pub const MAX_REQUEST_BODY_BYTES: usize = 16 * 1024 * 1024;

@@ -99,6 +99,19 @@ pub fn table_name_length(param: &str) -> String {
 
 // ---- attribute values ----
 
+/// An attribute name of 65,536 bytes or more, top-level or a nested map key, in an item,
+/// a key, an expression's names or a legacy parameter; sent inside
+/// [`one_validation_error`]. Source: AWS, measured 2026-09-16 (ExtendDB issue #365:
+/// PutItem top-level and nested names, UpdateItem SET with a nested map, `#n` in
+/// ExpressionAttributeNames); DynamoDB Local's `ErrorFactory` has the same text.
+pub const ATTRIBUTE_NAME_TOO_LARGE: &str =
+    "Attribute name is too large, must be less than 65536 bytes";
+/// An empty top-level attribute name in an item or key, AttributesToGet or
+/// AttributeUpdates; sent inside [`one_validation_error`]. Source: DynamoDB Local
+/// (`LocalDBInputConverter.newAttributeName`, `ErrorFactory.EMPTY_ATTRIBUTE_NAME`); AWS's
+/// text and envelope are not captured (Kura's choice: the envelope of
+/// [`ATTRIBUTE_NAME_TOO_LARGE`]; docs/compat.md).
+pub const EMPTY_ATTRIBUTE_NAME: &str = "Empty attribute name";
 /// Source: dynalite `validateAttributeValue`.
 pub const EMPTY_ATTRIBUTE_VALUE: &str =
     "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes";
@@ -258,9 +271,14 @@ pub const SECOND_KEY_NOT_RANGE: &str =
     "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type";
 /// Source: dynalite `validations/createTable.js`.
 pub const DEFINITIONS_MISMATCH: &str = "One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions";
-/// Source: DynamoDB CreateTable with two definitions of one name.
-pub const DUPLICATE_ATTRIBUTE_DEFINITION: &str =
-    "One or more parameter values were invalid: Duplicate AttributeName in AttributeDefinitions";
+/// Two AttributeDefinitions of one name (the first name seen twice, in request order);
+/// no "One or more parameter values were invalid" prefix. Source: AWS (us-east-1 and
+/// us-west-2, 2026-10-09), aws-controllers-k8s/dynamodb-controller
+/// `docs/api-quirks/details/DDB-TABLE-442.md`. Kura used to send "One or more parameter
+/// values were invalid: Duplicate AttributeName in AttributeDefinitions".
+pub fn duplicate_attribute_definition(name: &str) -> String {
+    format!("Attribute Name is duplicated: {name}")
+}
 /// Source: DynamoDB UpdateTable with nothing to change.
 pub const UPDATE_TABLE_NOTHING: &str = "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required";
 /// Source: DynamoDB UpdateTable with the throughput the table already has.
@@ -408,6 +426,23 @@ pub fn policy_self_lockout() -> &'static str {
 pub fn invalid_arn(arn: &str) -> String {
     format!("Invalid TableArn: Invalid ResourceArn provided as input {arn}")
 }
+/// A resource ARN that does not start with `arn:` (TagResource, UntagResource,
+/// ListTagsOfResource). Source: AWS 2026-10-09, aws-controllers-k8s/dynamodb-controller
+/// `docs/api-quirks/details/DDB-TABLE-442.md`.
+pub fn arn_without_prefix(arn: &str) -> String {
+    format!("{INVALID}ARNs must start with 'arn:': {arn}")
+}
+/// An ARN of another service. Source: as [`arn_without_prefix`].
+pub fn not_a_dynamodb_arn(arn: &str) -> String {
+    format!("{INVALID}Provided Arn is not a DynamoDB resource arn: {arn}")
+}
+/// A DynamoDB ARN of an index (or another sub-resource of a table than its stream).
+/// Source: as [`arn_without_prefix`].
+pub fn not_a_table_or_stream_arn(arn: &str) -> String {
+    format!(
+        "{INVALID}Invalid resource arn provided, only table or stream is accepted. Provided resource arn: {arn}"
+    )
+}
 /// Source: DynamoDB ListTagsOfResource on a missing table (the missing "e" is DynamoDB's).
 pub fn resource_arn_not_found(arn: &str) -> String {
     format!("Requested resource not found: ResourcArn: {arn} not found")
@@ -521,6 +556,14 @@ pub fn filter_on_key(name: &str) -> String {
 pub fn invalid_start_key(detail: &str) -> String {
     format!("The provided starting key is invalid: {detail}")
 }
+/// A parallel Scan's ExclusiveStartKey (TotalSegments over 1) that lies in another
+/// segment. Source: dynalite `actions/scan.js` and `test/scan.js` ("should return
+/// ValidationException for ExclusiveStartKey in wrong segment"), recorded against DynamoDB.
+pub fn start_key_wrong_segment(total: i64, segment: i64) -> String {
+    invalid_start_key(&format!(
+        "Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: {total} Segment: {segment}"
+    ))
+}
 
 // ---- batches ----
 //
@@ -567,9 +610,12 @@ pub const TRANSACTION_IN_PROGRESS: &str =
     "The transaction with the given request token is already in progress.";
 /// Source: DynamoDB's CancellationReason for a failed condition.
 pub const CONDITIONAL_REQUEST_FAILED: &str = "The conditional request failed";
-/// Source: Kura; DynamoDB limits a transaction's items to 4 MB in total.
-pub const TRANSACTION_TOO_LARGE: &str =
-    "Transaction request size has exceeded the maximum allowed size of 4 MB";
+/// A transaction whose items add up to more than 4 MB. Not captured from AWS: the text
+/// dynoxide sends (`src/actions/transact_write_items.rs`, written in the style of AWS's
+/// captured "Collection size exceeded" reasons), the likeliest candidate found; Kura used
+/// to send its own "Transaction request size has exceeded the maximum allowed size of
+/// 4 MB". docs/compat.md, "Reads, batches and transactions".
+pub const TRANSACTION_TOO_LARGE: &str = "Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit";
 
 // ---- PartiQL ----
 

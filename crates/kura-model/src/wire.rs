@@ -13,7 +13,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::error::ModelError;
-use crate::limits::MAX_NESTING_DEPTH;
+use crate::limits::{MAX_ATTRIBUTE_NAME_BYTES, MAX_NESTING_DEPTH};
 use crate::messages;
 use crate::number::Number;
 use crate::value::{AttributeValue, Item};
@@ -58,11 +58,35 @@ pub struct AttributeValueJson {
 /// An item as it arrives.
 pub type ItemJson = BTreeMap<String, AttributeValueJson>;
 
-/// Validates every value of an item (or key, or any attribute map).
+/// Validates every name and value of an item (or key, or any attribute map).
 pub fn item_from_json(item: ItemJson) -> Result<Item, ModelError> {
     item.into_iter()
-        .map(|(name, value)| Ok((name, value.into_value()?)))
+        .map(|(name, value)| {
+            check_attribute_name(&name)?;
+            Ok((name, value.into_value()?))
+        })
         .collect()
+}
+
+/// A top-level attribute name as DynamoDB takes it: not empty, under 65,536 bytes.
+pub fn check_attribute_name(name: &str) -> Result<(), ModelError> {
+    if name.is_empty() {
+        return Err(ModelError::validation(messages::one_validation_error(
+            messages::EMPTY_ATTRIBUTE_NAME,
+        )));
+    }
+    check_name_size(name)
+}
+
+/// Any attribute name, a nested map key included: under 65,536 bytes. (An empty map key
+/// is a value DynamoDB stores; only top-level names must not be empty.)
+pub fn check_name_size(name: &str) -> Result<(), ModelError> {
+    if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
+        return Err(ModelError::validation(messages::one_validation_error(
+            messages::ATTRIBUTE_NAME_TOO_LARGE,
+        )));
+    }
+    Ok(())
 }
 
 impl AttributeValueJson {
@@ -139,7 +163,10 @@ impl AttributeValueJson {
         } else if let Some(map) = self.m {
             AttributeValue::M(
                 map.into_iter()
-                    .map(|(k, v)| Ok((k, v.into_value_at(depth + 1)?)))
+                    .map(|(k, v)| {
+                        check_name_size(&k)?;
+                        Ok((k, v.into_value_at(depth + 1)?))
+                    })
                     .collect::<Result<_, ModelError>>()?,
             )
         } else if let Some(ss) = self.ss {

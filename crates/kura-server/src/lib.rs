@@ -21,6 +21,7 @@ mod body;
 mod call;
 pub mod connections;
 pub mod controls;
+mod edge;
 pub mod error;
 mod handle;
 mod kura_api;
@@ -42,10 +43,9 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{FromRef, State};
-use axum::http::{HeaderName, Method, StatusCode};
+use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use kura_engine::{Engine, Health};
-use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 
 /// What every handler shares: the engine, the authenticator when `--auth` is on, and the
 /// pipeline every API request runs through.
@@ -248,28 +248,19 @@ fn routes(shared: Shared, front_ends: &[FrontEnd]) -> Router {
             "/kura/triggers/{name}",
             get(kura_api::describe_trigger).delete(kura_api::delete_trigger),
         );
-    let api = api.with_state(shared.clone()).layer(cors());
-    // Front ends answer no CORS request: the console's pages are its own origin's.
+    // Browser tools (NoSQL Workbench's web views, dynamodb-admin, a page's own SDK) call
+    // the API from another origin. Front ends answer no CORS request: the console's pages
+    // are its own origin's.
+    let api = api
+        .with_state(shared.clone())
+        .layer(axum::middleware::from_fn(edge::cors));
     let handle = ServerHandle::new(shared);
-    front_ends.iter().fold(api, |router, front_end| {
-        router.merge(front_end(handle.clone()))
-    })
-}
-
-/// Browser tools (NoSQL Workbench's web views, dynamodb-admin, a page's own SDK) call Kura
-/// from another origin: preflights are answered for any origin, and the response headers
-/// the SDKs read are exposed. Authorization is not a cookie, so no credentials mode.
-fn cors() -> CorsLayer {
-    CorsLayer::new()
-        .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
-        // Mirrored rather than `*`: a wildcard does not cover Authorization.
-        .allow_headers(AllowHeaders::mirror_request())
-        .expose_headers([
-            HeaderName::from_static("x-amzn-requestid"),
-            HeaderName::from_static("x-amz-crc32"),
-        ])
-        .max_age(std::time::Duration::from_secs(86_400))
+    front_ends
+        .iter()
+        .fold(api, |router, front_end| {
+            router.merge(front_end(handle.clone()))
+        })
+        .layer(axum::middleware::from_fn(edge::head_limit))
 }
 
 async fn healthy() -> &'static str {

@@ -295,6 +295,148 @@ async fn http_edges() {
     assert_eq!(item_count(e).await, 6);
 }
 
+fn header(r: &Reply, name: &str) -> Option<String> {
+    r.headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// Issue 58: CORS headers only for a request with an Origin, preflights that echo what
+/// they are asked; TagResource and UntagResource answer an empty body; a request line or
+/// header block over 16 KB gets a 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cors_tag_bodies_and_16_kb_heads() {
+    let server = KuraProcess::start(None);
+    let e = server.endpoint.as_str();
+    let cors_headers = |r: &Reply| -> Vec<String> {
+        r.headers
+            .keys()
+            .map(|k| k.as_str().to_owned())
+            .filter(|k| k.starts_with("access-control-"))
+            .collect()
+    };
+    // No Origin: no CORS headers, on GET, POST and OPTIONS.
+    let reply = send(post(e, "ListTables", None, b"{}".to_vec())).await;
+    assert_eq!(reply.status, 200);
+    assert!(cors_headers(&reply).is_empty(), "{:?}", reply.headers);
+    let get = http::Request::get(format!("{e}/"))
+        .body(Full::new(Bytes::new()))
+        .expect("get");
+    assert!(cors_headers(&send(get).await).is_empty());
+    let options = http::Request::options(format!("{e}/"))
+        .header("access-control-request-method", "POST")
+        .body(Full::new(Bytes::new()))
+        .expect("options");
+    assert!(cors_headers(&send(options).await).is_empty());
+
+    // A preflight echoes the method and headers asked for, and exposes headers too.
+    let preflight = http::Request::options(format!("{e}/"))
+        .header("origin", "http://localhost:3000")
+        .header("access-control-request-method", "PUT")
+        .header("access-control-request-headers", "x-amz-target,x-custom")
+        .body(Full::new(Bytes::new()))
+        .expect("preflight");
+    let reply = send(preflight).await;
+    assert_eq!(reply.status, 200);
+    assert!(reply.body.is_empty());
+    assert_eq!(
+        header(&reply, "access-control-allow-origin").as_deref(),
+        Some("*")
+    );
+    assert_eq!(
+        header(&reply, "access-control-allow-methods").as_deref(),
+        Some("PUT")
+    );
+    assert_eq!(
+        header(&reply, "access-control-allow-headers").as_deref(),
+        Some("x-amz-target,x-custom")
+    );
+    assert!(header(&reply, "access-control-max-age").is_some());
+    let exposed = header(&reply, "access-control-expose-headers").unwrap_or_default();
+    assert!(
+        exposed.to_ascii_lowercase().contains("x-amzn-requestid"),
+        "{exposed}"
+    );
+    // An answer to a request with an Origin: no preflight headers.
+    let mut request = post(e, "ListTables", None, b"{}".to_vec());
+    request.headers_mut().insert(
+        "origin",
+        http::HeaderValue::from_static("http://localhost:3000"),
+    );
+    let reply = send(request).await;
+    assert_eq!(
+        header(&reply, "access-control-allow-origin").as_deref(),
+        Some("*")
+    );
+    assert!(header(&reply, "access-control-expose-headers").is_some());
+    assert!(header(&reply, "access-control-allow-methods").is_none());
+    assert!(header(&reply, "access-control-max-age").is_none());
+
+    // TagResource and UntagResource: an empty body.
+    let create = br#"{"TableName":"Tagged","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],
+        "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}"#;
+    assert_eq!(
+        send(post(e, "CreateTable", None, create.to_vec()))
+            .await
+            .status,
+        200
+    );
+    let arn = "arn:aws:dynamodb:us-east-1:000000000000:table/Tagged";
+    for (op, body) in [
+        (
+            "TagResource",
+            format!(r#"{{"ResourceArn":"{arn}","Tags":[{{"Key":"k","Value":"v"}}]}}"#),
+        ),
+        (
+            "UntagResource",
+            format!(r#"{{"ResourceArn":"{arn}","TagKeys":["k"]}}"#),
+        ),
+    ] {
+        let reply = send(post(e, op, None, body.into_bytes())).await;
+        assert_eq!(reply.status, 200, "{op}");
+        assert!(reply.body.is_empty(), "{op}: {:?}", reply.body);
+        assert_eq!(header(&reply, "x-amz-crc32").as_deref(), Some("0"), "{op}");
+        assert_eq!(
+            header(&reply, "content-type").as_deref(),
+            Some("application/x-amz-json-1.0")
+        );
+    }
+
+    // Heads over 16 KB: a 400; just under: served.
+    let with_header = |len: usize| {
+        let mut request = post(e, "ListTables", None, b"{}".to_vec());
+        request.headers_mut().insert(
+            "x-long",
+            http::HeaderValue::from_str(&"a".repeat(len)).expect("value"),
+        );
+        request
+    };
+    assert_eq!(send(with_header(15 * 1024)).await.status, 200);
+    assert_eq!(send(with_header(17 * 1024)).await.status, 400);
+    let long_target = http::Request::post(format!("{e}/?{}", "q".repeat(17 * 1024)))
+        .header("content-type", "application/x-amz-json-1.0")
+        .header("x-amz-target", "DynamoDB_20120810.ListTables")
+        .body(Full::new(Bytes::from_static(b"{}")))
+        .expect("request");
+    assert_eq!(send(long_target).await.status, 400);
+    // Many headers that add up to more than 16 KB.
+    let mut many = post(e, "ListTables", None, b"{}".to_vec());
+    for i in 0..20 {
+        many.headers_mut().insert(
+            http::HeaderName::from_bytes(format!("x-part-{i}").as_bytes()).expect("name"),
+            http::HeaderValue::from_str(&"b".repeat(1000)).expect("value"),
+        );
+    }
+    assert_eq!(send(many).await.status, 400);
+    assert_eq!(
+        send(post(e, "ListTables", None, b"{}".to_vec()))
+            .await
+            .status,
+        200
+    );
+}
+
 /// Reads from `stream` until the server closes it or `within` passes; what it sent.
 async fn read_until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> Vec<u8> {
     let mut got = Vec::new();

@@ -3,8 +3,8 @@
 mod common;
 
 use common::{
-    backups, batches, expressions, fidelity, indexes, multi_keys, partiql, reads, scenarios,
-    transactions,
+    backups, batches, expressions, fidelity, fidelity_iii, fidelity_iii_items, indexes, multi_keys,
+    partiql, reads, scenarios, transactions,
 };
 
 #[tokio::test]
@@ -110,4 +110,62 @@ async fn vector_search_in_process() {
     let client = kura_testkit::in_process_client(engine.clone());
     common::vectors::search_matches_brute_force(&client, "Vectors").await;
     engine.shutdown();
+}
+
+// Issue 58 ("Fidelity III"): one test per family, each on its own engine.
+
+#[tokio::test]
+async fn streams_shard_order_empty_shard_iterators_and_refusals() {
+    let engine = kura_engine::Engine::in_memory();
+    let client = kura_testkit::in_process_client(engine.clone());
+    let streams = kura_testkit::in_process_streams_client(engine);
+    fidelity_iii::streams(&client, &streams, "Shards").await;
+}
+
+#[tokio::test]
+async fn index_key_and_projected_names_over_255_bytes_are_refused_first() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity_iii::index_name_limits(&client).await;
+}
+
+#[tokio::test]
+async fn attribute_names_too_large_or_empty_are_refused() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity_iii::attribute_name_limits(&client, "Names").await;
+}
+
+#[tokio::test]
+async fn update_table_gsi_definitions_and_duplicate_definitions() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity_iii::index_definitions(&client).await;
+}
+
+#[tokio::test]
+async fn gsi_reads_refuse_unprojected_attributes_and_non_key_conditions() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity_iii::index_reads(&client).await;
+}
+
+#[tokio::test]
+async fn expression_and_legacy_update_fidelity() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity_iii_items::expressions_and_legacy(&client, "Exprs").await;
+}
+
+#[tokio::test]
+async fn start_keys_outside_the_schema_or_segment_are_refused() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity_iii_items::start_keys(&client).await;
+}
+
+#[tokio::test]
+async fn tagging_refuses_non_table_arns_with_dynamodb_texts() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity_iii_items::resource_arns(&client, "Arns").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transaction_size_and_cancellation_reasons() {
+    let client = kura_testkit::in_process_client(kura_engine::Engine::in_memory());
+    fidelity_iii_items::transactions(&client, "Txns").await;
 }

@@ -5,3 +5,4 @@
 pub(crate) mod backfill;
 pub(crate) mod definition;
 pub(crate) mod entries;
+pub(crate) mod new_gsi;

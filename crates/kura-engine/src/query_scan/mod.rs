@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use kura_expr::eval::condition::evaluate;
 use kura_expr::eval::projection::project;
-use kura_expr::key_condition::{MultiKeyCondition, SortCondition, multi_key_condition};
+use kura_expr::key_condition::{
+    MultiKeyCondition, SortCondition, index_key_condition, multi_key_condition,
+};
 use kura_expr::request::{Compiled, Operation, compile};
 use kura_expr::{Condition, Projection};
 use kura_model::constraint::Constraints;
@@ -24,13 +26,15 @@ use crate::Engine;
 use crate::api::*;
 use crate::catalog::{IndexKind, IndexProjection, IndexRecord, TableRecord};
 use crate::error::{EngineError, Result};
-use crate::indexes::entries::{IndexKey, encode_values, index_key, projects};
+use crate::indexes::entries::{IndexKey, encode_values, index_key};
 use crate::items::{decode_stored, read_snapshot};
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Space};
 
+mod fetch;
 mod ranges;
 
+use fetch::{Fetch, needs_fetch};
 use ranges::{
     check_key_value_type, check_sort_condition_types, segment_range, sort_matches, sort_range,
 };
@@ -231,58 +235,6 @@ enum LastRead {
     Answered,
 }
 
-/// When a Query or Scan on an LSI reads each item from the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fetch {
-    Never,
-    /// The filter names attributes the entries lack; results are still the entries.
-    ForFilter,
-    /// The results need attributes the entries lack.
-    ForOutput,
-}
-
-/// Whether each item must be fetched from the table because the index's entries lack
-/// attributes the request needs: LSIs fetch them (charged to the table), a GSI refuses
-/// ALL_ATTRIBUTES and otherwise returns what it projects.
-fn needs_fetch(
-    output: &Output,
-    select: Option<&str>,
-    filter: Option<&Condition>,
-    target: &Target,
-) -> Result<Fetch> {
-    let Some(index) = &target.index else {
-        return Ok(Fetch::Never);
-    };
-    if index.projection == IndexProjection::All {
-        return Ok(Fetch::Never);
-    }
-    let missing = |top: &str| !projects(&target.table, index, top);
-    let wants_more = match output {
-        Output::Items {
-            projection: Some(paths),
-        } => paths.iter().any(|p| missing(p.top())),
-        Output::Items { projection: None } => select == Some("ALL_ATTRIBUTES"),
-        Output::Count => false,
-    };
-    if index.kind == IndexKind::Global {
-        if wants_more && select == Some("ALL_ATTRIBUTES") {
-            return Err(EngineError::validation(messages::select_all_on_gsi(
-                &index.name,
-            )));
-        }
-        return Ok(Fetch::Never);
-    }
-    if wants_more {
-        return Ok(Fetch::ForOutput);
-    }
-    let filter_wants_more = filter.is_some_and(|f| f.paths().iter().any(|p| missing(p.top())));
-    Ok(if filter_wants_more {
-        Fetch::ForFilter
-    } else {
-        Fetch::Never
-    })
-}
-
 /// The shared part of a Query or Scan request, once validated.
 struct Page<'a> {
     target: Target,
@@ -439,8 +391,12 @@ impl Engine {
         let range_attrs = target.range_attributes();
         let hash_names: Vec<&str> = hash_attrs.iter().map(|a| a.name.as_str()).collect();
         let range_names: Vec<&str> = range_attrs.iter().map(|a| a.name.as_str()).collect();
-        let MultiKeyCondition { partition, sort } =
-            multi_key_condition(&condition, &hash_names, &range_names)?;
+        let MultiKeyCondition { partition, sort } = match &target.index {
+            Some(index) if index.kind == IndexKind::Global => {
+                index_key_condition(&condition, &hash_names, &range_names)?
+            }
+            _ => multi_key_condition(&condition, &hash_names, &range_names)?,
+        };
         if let Some(filter) = &filter
             && let Some(key) = filter
                 .paths()
@@ -590,14 +546,26 @@ impl Engine {
         };
         let continued = start_fingerprint(input.exclusive_start_key.as_ref(), input.limit);
         if let Some((_, start)) = target.start_key(input.exclusive_start_key)? {
-            // A start key before the segment does not widen it.
-            let inside = match &range.start {
+            // A parallel Scan's start key must lie in its own segment (dynalite
+            // `actions/scan.js`, recorded against DynamoDB).
+            let after_start = match &range.start {
                 Bound::Included(first) => start >= *first,
                 _ => true,
             };
-            if inside {
-                range.start = Bound::Excluded(start);
+            let before_end = match &range.end {
+                Bound::Excluded(end) => start < *end,
+                _ => true,
+            };
+            if let Some((segment, total)) = segments
+                && total > 1
+                && !(after_start && before_end)
+            {
+                return Err(EngineError::validation(messages::start_key_wrong_segment(
+                    total as i64,
+                    segment as i64,
+                )));
             }
+            range.start = Bound::Excluded(start);
         }
         let fetch = needs_fetch(&output, input.select.as_deref(), filter.as_ref(), &target)?;
         self.read_page(

@@ -292,6 +292,10 @@ impl StreamMeta {
     /// range each when `split`.
     fn close_into(&mut self, at: usize, now_ms: i64, split: bool) {
         let parent_id = self.shard_id(&self.shards[at]);
+        // A child's id sorts after its parent's (DescribeStream lists shards by id, and
+        // readers expect parents first), even when the clock has not moved since the
+        // parent opened (a test's frozen clock).
+        let created_ms = now_ms.max(self.shards[at].created_ms.saturating_add(1));
         let (lo, hi) = (self.shards[at].hash_lo, self.shards[at].hash_hi);
         self.shards[at].last_seq = Some(self.next_seq - 1);
         let ranges = if split {
@@ -304,7 +308,7 @@ impl StreamMeta {
             let number = self.shards.iter().map(|s| s.number + 1).max().unwrap_or(0);
             self.shards.push(Shard {
                 number,
-                created_ms: now_ms,
+                created_ms,
                 first_seq: self.next_seq,
                 last_seq: None,
                 parent: Some(parent_id.clone()),

@@ -28,6 +28,10 @@ const ITERATOR_TYPES: [&str; 4] = [
 const ITERATOR_VERSION: u8 = 1;
 const MAX_DESCRIBE_SHARDS: i64 = 100;
 const MAX_LIST_STREAMS: i64 = 100;
+/// The length bounds of ListStreams' ExclusiveStartStreamArn (the API model's, as
+/// dynalite's `validations/listStreams.js` has them).
+const MIN_STREAM_ARN: usize = 37;
+const MAX_STREAM_ARN: usize = 1024;
 /// GetRecords returns at most this many bytes of records.
 const MAX_RECORDS_BYTES: usize = 1024 * 1024;
 
@@ -144,6 +148,15 @@ impl Engine {
         input: ListStreamsInput,
     ) -> Result<ListStreamsOutput> {
         let mut c = Constraints::new();
+        if let Some(start) = &input.exclusive_start_stream_arn {
+            c.length(
+                "exclusiveStartStreamArn",
+                start,
+                start.len(),
+                MIN_STREAM_ARN,
+                MAX_STREAM_ARN,
+            );
+        }
         c.at_least("limit", input.limit, 1);
         if let Some(name) = input.table_name.as_deref() {
             c.name("tableName", Some(name));
@@ -151,6 +164,12 @@ impl Engine {
         c.finish()?;
         if input.limit.is_some_and(|l| l > MAX_LIST_STREAMS) {
             return Err(EngineError::validation(messages::LIST_STREAMS_LIMIT));
+        }
+        // A start that is not a stream ARN is refused (AWS; DynamoDB Local ignores it).
+        if let Some(start) = &input.exclusive_start_stream_arn
+            && crate::arn::parse_stream(start).is_none()
+        {
+            return Err(EngineError::validation(messages::invalid_stream_arn(start)));
         }
         let limit = input.limit.unwrap_or(MAX_LIST_STREAMS) as usize;
         let snapshot = self.store.snapshot()?;
@@ -190,11 +209,15 @@ impl Engine {
         c.not_null("streamArn", input.stream_arn.as_ref());
         c.at_least("limit", input.limit, 1);
         if let Some(filter) = &input.shard_filter {
+            // Both members are optional in the API model, yet AWS refuses a filter
+            // without either (docs/compat.md, "Streams and TTL").
+            c.not_null("shardFilter.type", filter.filter_type.as_ref());
             c.one_of(
                 "shardFilter.type",
                 filter.filter_type.as_deref(),
                 &["CHILD_SHARDS"],
             );
+            c.not_null("shardFilter.shardId", filter.shard_id.as_ref());
             if let Some(id) = &filter.shard_id {
                 c.length("shardFilter.shardId", id, id.len(), 28, 65);
             }
@@ -211,6 +234,10 @@ impl Engine {
         let limit = input.limit.unwrap_or(MAX_DESCRIBE_SHARDS) as usize;
         // Shards whose records are all trimmed are gone.
         let mut shards: Vec<&Shard> = meta.live_shards().collect();
+        // In ShardId order, as DynamoDB lists them (scylladb `test_streams.py`, against
+        // AWS): the zero-padded creation time first makes it oldest first across
+        // generations; shards opened together follow their ids' hash part.
+        shards.sort_by_cached_key(|s| meta.shard_id(s));
         // CHILD_SHARDS of a shard: the shards it split into (none while it is open).
         if let Some(filter) = &input.shard_filter {
             let parent = filter.shard_id.as_deref().unwrap_or_default();
@@ -310,6 +337,17 @@ impl Engine {
         let next_seq = match (kind, sequence) {
             ("TRIM_HORIZON", _) => shard.first_seq.max(shard.trim_seq),
             ("LATEST", _) => shard.last_seq.map_or(meta.next_seq, |last| last + 1),
+            // A shard's own StartingSequenceNumber is valid even when nothing was
+            // written there (scylladb `test_get_shard_iterator`, against AWS): no record
+            // has that number, so AFTER it is the same position as AT it.
+            (_, Some(seq))
+                if seq == shard.first_seq
+                    && shard
+                        .last_seq
+                        .map_or(seq >= meta.next_seq, |last| last < seq) =>
+            {
+                seq
+            }
             (_, Some(seq)) => {
                 if !in_shard(shard, seq) || (shard.last_seq.is_none() && seq >= meta.next_seq) {
                     return Err(EngineError::validation(messages::INVALID_SEQUENCE_NUMBER));

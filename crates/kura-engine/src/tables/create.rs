@@ -72,6 +72,11 @@ pub(crate) fn new_table_record(
     for (i, el) in input.key_schema.iter().flatten().enumerate() {
         let path = format!("keySchema.{}.member", i + 1);
         c.not_null(&format!("{path}.attributeName"), el.attribute_name.as_ref());
+        definition::key_name_length(
+            &mut c,
+            &format!("{path}.attributeName"),
+            el.attribute_name.as_deref(),
+        );
         c.not_null(&format!("{path}.keyType"), el.key_type.as_ref());
         c.one_of(
             &format!("{path}.keyType"),

@@ -93,11 +93,28 @@ impl Engine {
     }
 }
 
-/// The table a tagging request's ARN names.
+/// The table a tagging request's ARN names; anything else is refused with the text AWS
+/// has for its kind (not an ARN, another service's, an index's, else malformed).
 fn table_name_of_arn(arn: &str) -> Result<String> {
-    crate::arn::parse_table(arn)
-        .map(str::to_owned)
-        .ok_or_else(|| EngineError::validation(messages::invalid_arn(arn)))
+    if let Some(name) = crate::arn::parse_table(arn) {
+        return Ok(name.to_owned());
+    }
+    let message = if !arn.starts_with("arn:") {
+        messages::arn_without_prefix(arn)
+    } else if arn.split(':').nth(2) != Some("dynamodb") {
+        messages::not_a_dynamodb_arn(arn)
+    } else if crate::arn::parse_stream(arn).is_none()
+        && arn
+            .splitn(6, ':')
+            .nth(5)
+            .and_then(|r| r.strip_prefix("table/"))
+            .is_some_and(|r| r.contains('/'))
+    {
+        messages::not_a_table_or_stream_arn(arn)
+    } else {
+        messages::invalid_arn(arn)
+    };
+    Err(EngineError::validation(message))
 }
 
 pub(super) fn resource_arn_not_found(arn: &str) -> EngineError {

@@ -31,6 +31,11 @@ pub(super) fn definitions_constraints(
             &format!("{path}.attributeName"),
             def.attribute_name.as_ref(),
         );
+        crate::indexes::definition::key_name_length(
+            c,
+            &format!("{path}.attributeName"),
+            def.attribute_name.as_deref(),
+        );
         c.not_null(
             &format!("{path}.attributeType"),
             def.attribute_type.as_ref(),
@@ -121,9 +126,9 @@ pub(super) fn check_key_schema(
         return Err(EngineError::validation(messages::SECOND_KEY_NOT_RANGE));
     }
     let mut seen = std::collections::HashSet::new();
-    if !def_names.iter().all(|n| seen.insert(*n)) {
+    if let Some(twice) = def_names.iter().find(|n| !seen.insert(**n)) {
         return Err(EngineError::validation(
-            messages::DUPLICATE_ATTRIBUTE_DEFINITION,
+            messages::duplicate_attribute_definition(twice),
         ));
     }
     match index_keys {
@@ -143,17 +148,6 @@ pub(super) fn check_key_schema(
                     messages::unused_attribute_definitions(&def_names, &used),
                 ));
             }
-        }
-    }
-    for name in &key_names {
-        if name.is_empty() || name.len() > limits::MAX_KEY_ATTRIBUTE_NAME_BYTES {
-            return Err(EngineError::validation(messages::constraint_summary(&[
-                messages::constraint(
-                    Some(name),
-                    "keySchema.member.attributeName",
-                    &messages::max_length(limits::MAX_KEY_ATTRIBUTE_NAME_BYTES),
-                ),
-            ])));
         }
     }
     let attr = |name: &str| {

@@ -285,6 +285,13 @@ impl Engine {
             let (name, action) = one_action(entry)?;
             let action = match self.transaction_action(name, action)? {
                 Ok(action) => action,
+                // Validation stops at the first invalid action: the actions after it
+                // get None, as those before it (docs/compat.md, "Reads, batches and
+                // transactions").
+                Err(_) if cancelled => {
+                    reasons.push(CancellationReason::none());
+                    continue;
+                }
                 Err(reason) => {
                     cancelled = true;
                     reasons.push(reason);

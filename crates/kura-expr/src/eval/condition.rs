@@ -50,8 +50,8 @@ pub fn evaluate(condition: &Condition, item: &Item) -> bool {
         }),
         Condition::AttributeExists(p) => path::get(item, p).is_some(),
         Condition::AttributeNotExists(p) => path::get(item, p).is_none(),
-        Condition::AttributeType(p, wanted) => {
-            path::get(item, p).is_some_and(|v| v.value_type() == *wanted)
+        Condition::AttributeType(a, wanted) => {
+            operand(a, item).is_some_and(|v| v.value_type() == *wanted)
         }
         Condition::BeginsWith(target, prefix) => {
             match (operand(target, item), operand(prefix, item)) {

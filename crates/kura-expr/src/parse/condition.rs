@@ -353,9 +353,10 @@ fn function(p: &mut Parser<'_>, name: &str, args: Vec<Term>) -> Condition {
     match (name, second) {
         ("attribute_exists", _) => Condition::AttributeExists(needs_path(p, first)),
         ("attribute_not_exists", _) => Condition::AttributeNotExists(needs_path(p, first)),
+        // Any operand: a value's own type is tested (dynalite's grammar, built from
+        // DynamoDB's, requires a path only of attribute_exists and attribute_not_exists).
         ("attribute_type", Some(type_operand)) => {
-            let path = needs_path(p, first);
-            Condition::AttributeType(path, type_name(p, &type_operand))
+            Condition::AttributeType(first, type_name(p, &type_operand))
         }
         ("begins_with", Some(second)) => {
             for op in [&first, &second] {

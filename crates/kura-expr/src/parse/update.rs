@@ -15,6 +15,7 @@ const ORDER: &[Problem] = &[
     Problem::Parentheses,
     Problem::Reserved,
     Problem::UnknownFunction,
+    Problem::MisusedFunction,
     Problem::Section,
     Problem::UndefinedName,
     Problem::UndefinedValue,
@@ -204,6 +205,13 @@ fn set_operand(p: &mut Parser<'_>, term: Term) -> SetOperand {
                     }
                 }
                 "list_append" => {
+                    // DynamoDB refuses list_append as an argument of list_append
+                    // (scylladb `test_update_expression_function_nesting`, run against
+                    // AWS); if_not_exists inside is allowed.
+                    if args.iter().any(|a| matches!(a, SetOperand::ListAppend(..))) {
+                        p.diagnostics
+                            .record(Problem::MisusedFunction, messages::misused_function(&name));
+                    }
                     for arg in &args {
                         if let SetOperand::Value(v) = arg
                             && v.value_type() != ValueType::L

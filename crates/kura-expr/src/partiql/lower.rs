@@ -420,7 +420,7 @@ impl Binder<'_> {
                                 return Err(ExprError::validation(msg::unsupported_is_type(other)));
                             }
                         };
-                        Condition::AttributeType(path, ty)
+                        Condition::AttributeType(Operand::Path(path), ty)
                     }
                 };
                 if *negated {
@@ -460,7 +460,7 @@ impl Binder<'_> {
                         .ok_or_else(|| ExprError::validation(messages::invalid_type_name(&s)))?,
                     _ => return Err(ExprError::validation(messages::invalid_type_name(""))),
                 };
-                Condition::AttributeType(path, ty)
+                Condition::AttributeType(Operand::Path(path), ty)
             }
             "exists" | "attribute_exists" => {
                 arity(1)?;

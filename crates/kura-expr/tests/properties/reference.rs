@@ -178,7 +178,7 @@ pub(super) fn ref_eval(condition: &Condition, item: &RefItem) -> bool {
         }
         Condition::AttributeExists(p) => ref_get(item, p).is_some(),
         Condition::AttributeNotExists(p) => ref_get(item, p).is_none(),
-        Condition::AttributeType(p, t) => ref_get(item, p).is_some_and(|v| type_of(v) == *t),
+        Condition::AttributeType(a, t) => ref_operand(a, item).is_some_and(|v| type_of(&v) == *t),
         Condition::BeginsWith(a, b) => match (ref_operand(a, item), ref_operand(b, item)) {
             (Some(V::S(s)), Some(V::S(prefix))) => s.as_bytes().starts_with(prefix.as_bytes()),
             (Some(V::B(s)), Some(V::B(prefix))) => s.starts_with(&prefix),

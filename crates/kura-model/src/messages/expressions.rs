@@ -79,6 +79,11 @@ pub const REDUNDANT_PARENTHESES: &str = "The expression has redundant parenthese
 pub fn invalid_function(name: &str) -> String {
     format!("Invalid function name; function: {name}")
 }
+/// A key condition DynamoDB cannot serve: anything but an equality on a partition key
+/// attribute, or (on a GSI) an attribute outside the index's key. Source: dynalite
+/// `validations/query.js`; for the GSI case, AWS as reported by users querying
+/// `pk = :pk AND status = :status` on an index (docs/compat.md).
+pub const KEY_CONDITION_NOT_SUPPORTED: &str = "Query key condition not supported";
 pub fn misused_function(name: &str) -> String {
     format!("The function is not allowed to be used this way in an expression; function: {name}")
 }

@@ -108,6 +108,16 @@ pub fn gsi_backfilling(index: &str) -> String {
     format!("Cannot read from backfilling global secondary index: {index}")
 }
 pub const INVALID_START_KEY: &str = "The provided starting key is invalid";
+/// A Query or Scan of a GSI that asks (ProjectionExpression, AttributesToGet) for
+/// attributes the index does not project; `attrs` are the top-level names, in request
+/// order. Source: AWS as quoted in localstack issue #478 (one attribute); the list form
+/// for several is Kura's (`[a, b]`, not captured).
+pub fn gsi_does_not_project(index: &str, attrs: &[&str]) -> String {
+    format!(
+        "{INVALID}Global secondary index {index} does not project [{}]",
+        attrs.join(", ")
+    )
+}
 /// Captured (UpdateTable).
 pub const GSI_UPDATES_EMPTY: &str =
     "One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates is empty";
@@ -133,7 +143,26 @@ pub fn not_a_gsi(action: &str, index: &str) -> String {
 pub fn index_not_found(index: &str, table: &str) -> String {
     format!("Requested resource not found: Index {index} for table {table}")
 }
-/// Captured.
+/// UpdateTable's new GSI naming a key attribute with another type than the table (or
+/// another index) already gives it. Source: the text dynoxide captured from AWS for the
+/// same rule on another index kind ("Attributes cannot be redefined. Please check that
+/// your attribute has the same type as previously defined. Existing schema: ... New
+/// schema: ..."); its use for a GSI Create and the `[name:type]` schema rendering are
+/// Kura's (not captured; docs/compat.md).
+pub fn attributes_redefined(existing: &[(&str, &str)], new: &[(&str, &str)]) -> String {
+    let render = |defs: &[(&str, &str)]| {
+        let parts: Vec<String> = defs.iter().map(|(n, t)| format!("{n}:{t}")).collect();
+        format!("[{}]", parts.join(", "))
+    };
+    format!(
+        "{INVALID}Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. Existing schema: {} New schema: {}",
+        render(existing),
+        render(new)
+    )
+}
+/// Captured. UpdateTable's new GSI when the request has no AttributeDefinitions at all
+/// (ACK `DDB-TABLE-442.md`, 2026-10-09), even for keys the table already defines
+/// (dynoxide issue #144, AWS eu-west-2 2026-07-12).
 pub fn index_definition_missing(index: &str) -> String {
     format!("{INVALID}AttributeDefinitions is not specified for index: {index}")
 }

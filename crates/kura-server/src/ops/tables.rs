@@ -85,14 +85,16 @@ pub async fn delete_table(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     json(&call.engine.delete_table(&call.ctx, call.input()?).await?)
 }
 
+/// TagResource and UntagResource answer an empty body, as DynamoDB does (erlcloud PR
+/// #502; the API Reference lists no response elements).
 pub async fn tag_resource(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.engine.tag_resource(call.input()?).await?;
-    Ok(b"{}".to_vec())
+    Ok(Vec::new())
 }
 
 pub async fn untag_resource(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.engine.untag_resource(call.input()?).await?;
-    Ok(b"{}".to_vec())
+    Ok(Vec::new())
 }
 
 pub fn list_tags_of_resource(call: Call<'_>) -> Result<Vec<u8>, ApiError> {

@@ -160,6 +160,8 @@ pub mod backups;
 pub mod batches;
 pub mod expressions;
 pub mod fidelity;
+pub mod fidelity_iii;
+pub mod fidelity_iii_items;
 pub mod indexes;
 pub mod multi_keys;
 pub mod partiql;
