@@ -303,7 +303,7 @@ Resources:
         let mut bomb = String::from("a0: &a0 [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n");
         for level in 1..=9 {
             let below = format!("*a{}", level - 1);
-            let row = vec![below.as_str(); 9].join(", ");
+            let row = [below.as_str(); 9].join(", ");
             bomb.push_str(&format!("a{level}: &a{level} [{row}]\n"));
         }
         assert!(bomb.len() < 1_000, "{} bytes", bomb.len());

@@ -9,6 +9,9 @@
 //! - **Never stalls.** A record that still fails after its retries (with backoff) is parked
 //!   in the dead-letter table with its error, and the projector moves on: one bad item
 //!   never blocks the others.
+//! - **One projector per shard** (the lease module): a shard is read only under its lease,
+//!   so several projectors of one module share the shards without applying a version
+//!   twice, and take over the shards of one that died.
 //! - **Resumes where it stopped.** After every page it checkpoints, per shard, the last
 //!   sequence number it finished, in the projector table; a restart continues after it.
 //!   Shards are read parents first, following lineage.
@@ -28,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+use aws_sdk_dynamodb::types::{Put, TransactWriteItem};
 use aws_sdk_dynamodbstreams::Client as StreamsClient;
 use aws_sdk_dynamodbstreams::operation::get_records::GetRecordsOutput;
 use aws_sdk_dynamodbstreams::types::{
@@ -39,9 +42,11 @@ use crate::cancellation::classify;
 use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
 use crate::large::{LargeAttributes, resolve};
-use crate::names::{FINISHED, PK, SEQUENCE, STATUS, VERSION};
+use crate::lease::Checkpoints;
+use crate::names::{PK, STATUS, VERSION};
 use crate::notifications::{Notification, Notifier};
 use crate::projection::{Projection, project, ttl_kinds};
+use crate::projection_failure::{Failure, failure};
 use crate::rows::{Item, key, n, read_row, s};
 use crate::shards::{ShardInfo, Step, after_page, empty_limit, needs_refresh, parents_first};
 use crate::status;
@@ -67,6 +72,7 @@ pub struct Projector {
     large: Option<LargeAttributes>,
     /// Where the projector is in the stream; one round at a time holds it.
     reading: tokio::sync::Mutex<Reading>,
+    checkpoints: Checkpoints,
 }
 
 /// The projector's place in the stream, kept between rounds: the shard list from the last
@@ -93,40 +99,9 @@ struct Cursor {
     finished: bool,
     /// The iterator after the last page read, to go on with next round.
     iterator: Option<String>,
-}
-
-/// Why applying a record failed: worth retrying (and, when a sync handler failed, which
-/// one), or never going to work.
-#[derive(Debug, PartialEq)]
-enum Failure {
-    Retry(String),
-    Handler { handler: String, error: String },
-    Poison(String),
-}
-
-impl Failure {
-    fn message(&self) -> String {
-        match self {
-            Failure::Retry(error) | Failure::Poison(error) => error.clone(),
-            Failure::Handler { handler, error } => format!("handler {handler}: {error}"),
-        }
-    }
-}
-
-/// A failed data-table write as a failure: a request DynamoDB refuses (a cancellation
-/// for `ValidationError` or the like, a `ValidationException`) is poison, parked at once;
-/// anything else (contention, throttling, an unavailable service) is retried.
-fn failure(error: CqrsError) -> Failure {
-    let refused = match &error {
-        CqrsError::TransactionCanceled { retryable, .. } => !retryable,
-        CqrsError::Dynamo { code, .. } => code == "ValidationException",
-        _ => false,
-    };
-    if refused {
-        Failure::Poison(error.to_string())
-    } else {
-        Failure::Retry(error.to_string())
-    }
+    /// Until when this projector holds the shard's lease (measured here, from when it
+    /// was last taken or renewed).
+    leased_until: Option<Instant>,
 }
 
 impl Projector {
@@ -136,6 +111,12 @@ impl Projector {
         tables: TableNames,
         options: ProjectorOptions,
     ) -> Projector {
+        let checkpoints = Checkpoints::new(
+            client.clone(),
+            tables.projector.clone(),
+            ulid::Ulid::new().to_string(),
+            options.lease,
+        );
         Projector {
             client,
             streams,
@@ -147,6 +128,7 @@ impl Projector {
             notifier: None,
             large: None,
             reading: tokio::sync::Mutex::new(Reading::default()),
+            checkpoints,
         }
     }
 
@@ -283,10 +265,7 @@ impl Projector {
         for shard in reading.shards.clone() {
             // Taken out while the shard is read: if reading fails, the next round starts
             // again from the checkpoint.
-            let cursor = match reading.cursors.remove(&shard.id) {
-                Some(cursor) => cursor,
-                None => self.checkpoint(&shard.id).await?,
-            };
+            let mut cursor = reading.cursors.remove(&shard.id).unwrap_or_default();
             // Parents first: a child waits until its parent is read to the end.
             let parent_open = shard.parent.as_ref().is_some_and(|parent| {
                 reading.shards.iter().any(|s| &s.id == parent)
@@ -296,14 +275,53 @@ impl Projector {
                 reading.cursors.insert(shard.id.clone(), cursor);
                 continue;
             }
-            let (finished, cursor) = self.read_shard(&arn, &shard, cursor).await?;
-            done += finished;
-            if cursor.finished {
-                reading.stale = true; // its children are not listed yet
+            // Another projector of the module reads this shard: leave it to that one.
+            if !self.keep_lease(&shard.id, &mut cursor).await? {
+                continue;
             }
-            reading.cursors.insert(shard.id.clone(), cursor);
+            if cursor.finished {
+                reading.cursors.insert(shard.id.clone(), cursor);
+                continue;
+            }
+            let (finished, kept) = self.read_shard(&arn, &shard, cursor).await?;
+            done += finished;
+            // A cursor whose lease was lost mid-shard is dropped.
+            if let Some(cursor) = kept {
+                if cursor.finished {
+                    reading.stale = true; // its children are not listed yet
+                }
+                reading.cursors.insert(shard.id.clone(), cursor);
+            }
         }
         Ok(done)
+    }
+
+    /// Holds the lease on `shard` for a while more: taken, or renewed once less than half
+    /// of it is left. A lease taken anew (first, or after this projector's ran out)
+    /// starts `cursor` again from the stored checkpoint, which another projector may have
+    /// moved on. `false` when another projector holds the shard.
+    async fn keep_lease(&self, shard: &str, cursor: &mut Cursor) -> Result<bool> {
+        let now = Instant::now();
+        let lease = self.options.lease;
+        if cursor
+            .leased_until
+            .is_some_and(|until| until > now + lease / 2)
+        {
+            return Ok(true);
+        }
+        let held = cursor.leased_until.is_some_and(|until| until > now);
+        let Some(saved) = self.checkpoints.lease(shard).await? else {
+            return Ok(false);
+        };
+        if !held {
+            *cursor = Cursor {
+                sequence: saved.sequence,
+                finished: saved.finished,
+                ..Cursor::default()
+            };
+        }
+        cursor.leased_until = Some(now + lease);
+        Ok(true)
     }
 
     async fn stream_arn(&self) -> Result<Option<String>> {
@@ -423,30 +441,35 @@ impl Projector {
     /// Reads a shard from where the cursor is: follows pages while they hold records (and
     /// a bounded number of empty ones), checkpointing after every page with records, and
     /// ends the shard only when GetRecords gives no next iterator. Returns the records
-    /// finished and the cursor to keep.
+    /// finished and the cursor to keep (`None`: another projector took the shard over).
     async fn read_shard(
         &self,
         arn: &str,
         shard: &ShardInfo,
         mut cursor: Cursor,
-    ) -> Result<(u64, Cursor)> {
+    ) -> Result<(u64, Option<Cursor>)> {
         let id = shard.id.as_str();
         let iterator = match cursor.iterator.take() {
             Some(kept) => Some(kept),
             None => self.iterator(arn, id, cursor.sequence.as_deref()).await?,
         };
         let Some(mut iterator) = iterator else {
-            return Ok((0, cursor));
+            return Ok((0, Some(cursor)));
         };
         let limit = empty_limit(shard, self.options.empty_pages);
         let mut done = 0;
         let mut empty_run = 0;
         loop {
+            if !self.keep_lease(id, &mut cursor).await? {
+                return Ok((done, None));
+            }
             let page = self.page(arn, id, iterator, &cursor).await?;
             let records = page.records();
             for record in records {
-                if self.finish(record).await? {
-                    done += 1;
+                match self.finish(record, id, &mut cursor).await? {
+                    Some(true) => done += 1,
+                    Some(false) => {}
+                    None => return Ok((done, None)),
                 }
             }
             let last = records
@@ -461,35 +484,49 @@ impl Projector {
                 cursor.sequence = last;
             }
             if !records.is_empty() || step == Step::End {
-                self.save_checkpoint(id, cursor.sequence.clone(), step == Step::End)
+                let saved_at = Instant::now();
+                let saved = self
+                    .checkpoints
+                    .save(id, cursor.sequence.as_deref(), step == Step::End)
                     .await?;
+                if !saved {
+                    return Ok((done, None));
+                }
+                cursor.leased_until = Some(saved_at + self.options.lease);
             }
             match (step, next) {
                 (Step::Follow, Some(next)) => iterator = next,
                 (Step::End, _) | (_, None) => {
                     cursor.finished = true;
-                    return Ok((done, cursor));
+                    return Ok((done, Some(cursor)));
                 }
                 (Step::Pause, Some(next)) => {
                     cursor.iterator = Some(next);
-                    return Ok((done, cursor));
+                    return Ok((done, Some(cursor)));
                 }
             }
         }
     }
 
-    /// Applies one record with retries; parks it in the dead-letter table when they run
-    /// out. Returns whether the record was a command (status updates are not).
-    async fn finish(&self, record: &Record) -> Result<bool> {
+    /// Applies one record of `shard` with retries (holding the shard's lease meanwhile);
+    /// parks it in the dead-letter table when they run out. Returns whether the record
+    /// was a command (status updates are not), or `None` when another projector took
+    /// the shard over while this one retried.
+    async fn finish(
+        &self,
+        record: &Record,
+        shard: &str,
+        cursor: &mut Cursor,
+    ) -> Result<Option<bool>> {
         if record.event_name() != Some(&OperationType::Insert) {
-            return Ok(false); // commands are only ever inserted
+            return Ok(Some(false)); // commands are only ever inserted
         }
         let Some(image) = record.dynamodb().and_then(|d| d.new_image()) else {
-            return Ok(false);
+            return Ok(Some(false));
         };
         // Published in sync: data and handlers were applied before the publish returned.
         if matches!(image.get(STATUS), Some(StreamValue::S(status)) if status == status::FINISHED) {
-            return Ok(true);
+            return Ok(Some(true));
         }
         let command = CommandModel::from_item(&stream_image(image))?;
         let mut backoff = self.options.first_backoff;
@@ -503,7 +540,7 @@ impl Projector {
                     self.notify(&command, status::FINISHED, None);
                     self.stats.applied.fetch_add(1, Ordering::Relaxed);
                     self.note_time(record);
-                    return Ok(true);
+                    return Ok(Some(true));
                 }
                 // Refused by DynamoDB: no retry can change that.
                 Err(poison @ Failure::Poison(_)) => break poison,
@@ -512,6 +549,9 @@ impl Projector {
             tracing::warn!(pk = %command.pk, sk = %command.sk, attempt, error = %failure.message(), "projection failed");
             if first_try.elapsed() + backoff > self.options.retry_for {
                 break failure;
+            }
+            if !self.keep_lease(shard, cursor).await? {
+                return Ok(None);
             }
             self.stats.retried.fetch_add(1, Ordering::Relaxed);
             tokio::time::sleep(backoff).await;
@@ -534,7 +574,7 @@ impl Projector {
         self.notify(&command, status::FAILED, Some(&last_error));
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);
         self.note_time(record);
-        Ok(true)
+        Ok(Some(true))
     }
 
     fn note_time(&self, record: &Record) {
@@ -700,52 +740,7 @@ impl Projector {
             Err(e) => Err(CqrsError::dynamo(e)),
         }
     }
-
-    async fn checkpoint(&self, shard: &str) -> Result<Cursor> {
-        let got = self
-            .client
-            .get_item()
-            .table_name(&self.tables.projector)
-            .set_key(Some(key(CHECKPOINT_PK, shard)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        let item = got.item();
-        Ok(Cursor {
-            iterator: None,
-            sequence: match item.and_then(|i| i.get(SEQUENCE)) {
-                Some(AttributeValue::S(seq)) => Some(seq.clone()),
-                _ => None,
-            },
-            finished: matches!(
-                item.and_then(|i| i.get(FINISHED)),
-                Some(AttributeValue::Bool(true))
-            ),
-        })
-    }
-
-    async fn save_checkpoint(
-        &self,
-        shard: &str,
-        sequence: Option<String>,
-        finished: bool,
-    ) -> Result<()> {
-        let mut request = self
-            .client
-            .put_item()
-            .table_name(&self.tables.projector)
-            .set_item(Some(key(CHECKPOINT_PK, shard)))
-            .item(FINISHED, AttributeValue::Bool(finished));
-        if let Some(seq) = sequence {
-            request = request.item(SEQUENCE, s(&seq));
-        }
-        request.send().await.map_err(CqrsError::dynamo)?;
-        Ok(())
-    }
 }
-
-const CHECKPOINT_PK: &str = "CHECKPOINT";
 
 /// A put for a transaction, with a condition and the `:v` it names, if any.
 fn put(
@@ -764,43 +759,4 @@ fn put(
         .build()
         .map_err(|e| CqrsError::InvalidKey(e.to_string()))?;
     Ok(TransactWriteItem::builder().put(put).build())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cancelled(retryable: bool) -> CqrsError {
-        CqrsError::TransactionCanceled {
-            reasons: "X on action 2".into(),
-            retryable,
-        }
-    }
-
-    fn dynamo(code: &str) -> CqrsError {
-        CqrsError::Dynamo {
-            code: code.into(),
-            message: "m".into(),
-            source: None,
-        }
-    }
-
-    // Contention and throttling are retried; a request DynamoDB refuses is parked at once.
-    #[test]
-    fn failures() {
-        assert!(matches!(failure(cancelled(true)), Failure::Retry(_)));
-        assert!(matches!(failure(cancelled(false)), Failure::Poison(_)));
-        assert!(matches!(
-            failure(dynamo("ValidationException")),
-            Failure::Poison(_)
-        ));
-        for code in [
-            "ThrottlingException",
-            "ProvisionedThroughputExceededException",
-            "InternalServerError",
-            "ResourceNotFoundException",
-        ] {
-            assert!(matches!(failure(dynamo(code)), Failure::Retry(_)), "{code}");
-        }
-    }
 }

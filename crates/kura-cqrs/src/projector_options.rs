@@ -25,6 +25,10 @@ pub struct ProjectorOptions {
     /// times a second) is reused. A shard that ends has it read again at once, for its
     /// children.
     pub shard_refresh: Duration,
+    /// How long a projector's hold on a shard lasts without being renewed (it renews it
+    /// as it reads, and while it retries a record): the time another projector of the
+    /// module waits to take over the shards of one that died.
+    pub lease: Duration,
 }
 
 impl Default for ProjectorOptions {
@@ -36,6 +40,7 @@ impl Default for ProjectorOptions {
             page: 100,
             empty_pages: 8,
             shard_refresh: Duration::from_secs(5),
+            lease: Duration::from_secs(30),
         }
     }
 }

@@ -81,7 +81,7 @@ impl<'a> MemberLines<'a> {
             let number = index + 1;
             let key = line.trim_start();
             let name = match key.strip_prefix('\'') {
-                Some(rest) => rest.split_once('\'').map(|(name, after)| (name, after)),
+                Some(rest) => rest.split_once('\''),
                 None => key.split_once(':').map(|(name, _)| (name.trim_end(), ":")),
             };
             if let Some((name, after)) = name
