@@ -114,7 +114,10 @@ impl Projector {
         let checkpoints = Checkpoints::new(
             client.clone(),
             tables.projector.clone(),
-            ulid::Ulid::new().to_string(),
+            options
+                .owner
+                .clone()
+                .unwrap_or_else(|| ulid::Ulid::new().to_string()),
             options.lease,
         );
         Projector {

@@ -29,6 +29,11 @@ pub struct ProjectorOptions {
     /// as it reads, and while it retries a record): the time another projector of the
     /// module waits to take over the shards of one that died.
     pub lease: Duration,
+    /// The name leases give this projector. `None`: a new one per instance, so a
+    /// projector started again after a crash waits out its predecessor's lease. A stable
+    /// name (the host and the service, say) takes its own shards back at once; two
+    /// projectors running at the same time must not share one.
+    pub owner: Option<String>,
 }
 
 impl Default for ProjectorOptions {
@@ -41,6 +46,7 @@ impl Default for ProjectorOptions {
             empty_pages: 8,
             shard_refresh: Duration::from_secs(5),
             lease: Duration::from_secs(30),
+            owner: None,
         }
     }
 }

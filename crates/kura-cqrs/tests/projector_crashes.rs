@@ -54,6 +54,9 @@ fn projector(
         ProjectorOptions {
             page: 3,
             first_backoff: Duration::from_millis(1),
+            // One projector process, crashed and started again: it takes its own
+            // shards back at once instead of waiting out its lease.
+            owner: Some("the-projector".into()),
             ..ProjectorOptions::default()
         },
     )

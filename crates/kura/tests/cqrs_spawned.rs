@@ -36,6 +36,9 @@ fn start_projector(endpoint: &str, sqlite: &Path) -> Child {
             "order",
             "--idle-ms",
             "10",
+            // One projector, killed and started again by its service manager.
+            "--owner",
+            "the-projector",
         ])
         .arg("--sqlite")
         .arg(sqlite)
