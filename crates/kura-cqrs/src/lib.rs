@@ -55,6 +55,7 @@
 pub mod attributes;
 pub mod cancellation;
 pub mod command;
+mod command_status;
 pub mod condition;
 pub mod data;
 mod dead_letters;
@@ -87,6 +88,7 @@ pub mod sqlite;
 pub mod status;
 pub mod stream_image;
 pub mod sync;
+mod sync_handoff;
 pub mod tables;
 pub mod tasks;
 pub mod tenants;

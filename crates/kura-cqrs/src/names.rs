@@ -40,6 +40,10 @@ pub const CPK: &str = "cpk";
 pub const CSK: &str = "csk";
 /// On a command row: how far it got (the values are in the `status` module).
 pub const STATUS: &str = "status";
+/// On a command row published in sync: the ids of the sync handlers its publisher ran
+/// (a list; absent when it ran none). A projector runs every handler of its own not
+/// listed, so a publisher without the handlers never starves a read model.
+pub const HANDLED_BY: &str = "handledBy";
 /// On a dead-letter row: why it was parked, and when.
 pub const ERROR: &str = "error";
 pub const PARKED_AT: &str = "parkedAt";
@@ -81,6 +85,7 @@ pub fn is_framework_attribute(name: &str) -> bool {
             | CPK
             | CSK
             | STATUS
+            | HANDLED_BY
             | ERROR
             | PARKED_AT
             | HANDLER

@@ -2,10 +2,12 @@
 //! (so it runs on AWS too), applies every command version to the data table (the previous
 //! row going to history), and calls the registered sync handlers.
 //!
-//! - **Exactly once on the data table.** The data row is written only if its stored
-//!   version is lower than the command's (`attribute_not_exists(pk) OR version < :v`), so a
-//!   redelivered record, or one already applied by `publish_sync`, changes nothing.
+//! - **Exactly once on the data table.** The data row is written only while it is at the
+//!   version read, and only when that is lower than the command's, so a redelivered
+//!   record, or one already applied by `publish_sync`, changes nothing.
 //! - **At least once for handlers,** with the command's version so they can be idempotent.
+//!   Every handler of the projector sees every version: for one published in sync, the
+//!   ones its publisher lacked (the `sync_handoff` module).
 //! - **Never stalls.** A record that still fails after its retries (with backoff) is parked
 //!   in the dead-letter table with its error, and the projector moves on: one bad item
 //!   never blocks the others.
@@ -31,27 +33,26 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{Put, TransactWriteItem};
 use aws_sdk_dynamodbstreams::Client as StreamsClient;
 use aws_sdk_dynamodbstreams::operation::get_records::GetRecordsOutput;
-use aws_sdk_dynamodbstreams::types::{
-    AttributeValue as StreamValue, OperationType, Record, ShardIteratorType,
-};
+use aws_sdk_dynamodbstreams::types::{OperationType, Record, ShardIteratorType};
 
 use crate::cancellation::classify;
 use crate::command::CommandModel;
+use crate::command_status::{mark, read_status};
 use crate::error::{CqrsError, Result};
 use crate::large::{LargeAttributes, resolve};
 use crate::lease::Checkpoints;
-use crate::names::{PK, STATUS, VERSION};
+use crate::names::{PK, VERSION};
 use crate::notifications::{Notification, Notifier};
 use crate::projection::{Projection, project, ttl_kinds};
 use crate::projection_failure::{Failure, failure};
-use crate::rows::{Item, key, n, read_row, s};
+use crate::rows::{conditional_put, key, read_row};
 use crate::shards::{ShardInfo, Step, after_page, empty_limit, needs_refresh, parents_first};
 use crate::status;
 use crate::stream_image::stream_image;
 use crate::sync::SyncHandler;
+use crate::sync_handoff::{Handled, Published, sync_published};
 use crate::tables::TableNames;
 use crate::ttl::{self, TtlPolicies};
 
@@ -327,6 +328,47 @@ impl Projector {
         Ok(true)
     }
 
+    /// Waits, holding the shard, for the publisher of a version published in sync to
+    /// finish its handlers, for at most [`ProjectorOptions::sync_grace`].
+    async fn after_publisher(
+        &self,
+        command: &CommandModel,
+        published: Published,
+        shard: &str,
+        cursor: &mut Cursor,
+    ) -> Result<Handled> {
+        if published.finished {
+            return Ok(Handled::ByPublisher(published.handled_by));
+        }
+        let waiting = Instant::now();
+        let mut pause = Duration::from_millis(10);
+        loop {
+            let now = read_status(&self.client, &self.tables.command, &command.pk, &command.sk);
+            match now.await?.as_deref() {
+                Some(status::FINISHED) => return Ok(Handled::ByPublisher(published.handled_by)),
+                Some(status::FAILED) => return Ok(Handled::Failed),
+                Some(status::HANDLING) if waiting.elapsed() < self.options.sync_grace => {}
+                _ => {
+                    tracing::warn!(pk = %command.pk, sk = %command.sk, "published in sync, its handlers not finished: the projector runs them");
+                    return Ok(Handled::Abandoned);
+                }
+            }
+            if !self.keep_lease(shard, cursor).await? {
+                return Ok(Handled::LeaseLost);
+            }
+            tokio::time::sleep(pause).await;
+            pause = pause.saturating_mul(2).min(Duration::from_secs(1));
+        }
+    }
+
+    /// This projector's handlers not among `handled`.
+    fn lacks(&self, handled: &[String]) -> Vec<&str> {
+        self.handler_ids()
+            .into_iter()
+            .filter(|id| !handled.iter().any(|h| h == id))
+            .collect()
+    }
+
     async fn stream_arn(&self) -> Result<Option<String>> {
         let table = self
             .client
@@ -527,19 +569,36 @@ impl Projector {
         let Some(image) = record.dynamodb().and_then(|d| d.new_image()) else {
             return Ok(Some(false));
         };
-        // Published in sync: data and handlers were applied before the publish returned.
-        if matches!(image.get(STATUS), Some(StreamValue::S(status)) if status == status::FINISHED) {
-            return Ok(Some(true));
-        }
         let command = CommandModel::from_item(&stream_image(image))?;
+        // Published in sync: the data is applied, and the handlers the publisher ran are
+        // its to finish; this projector runs the ones it lacked.
+        let handled = match sync_published(image) {
+            None => Vec::new(),
+            Some(published) => match self
+                .after_publisher(&command, published, shard, cursor)
+                .await?
+            {
+                Handled::ByPublisher(ids) if self.lacks(&ids).is_empty() => return Ok(Some(true)),
+                Handled::ByPublisher(ids) => ids,
+                Handled::Failed => return Ok(Some(true)), // parked by its publisher
+                Handled::Abandoned => Vec::new(),
+                Handled::LeaseLost => return Ok(None),
+            },
+        };
         let mut backoff = self.options.first_backoff;
         let first_try = Instant::now();
         let mut attempt = 0;
         let failure = loop {
             attempt += 1;
-            let failure = match self.apply(&command).await {
+            let failure = match self.apply(&command, &handled).await {
                 Ok(()) => {
-                    self.mark(&command, status::FINISHED).await?;
+                    mark(
+                        &self.client,
+                        &self.tables.command,
+                        &command,
+                        status::FINISHED,
+                    )
+                    .await?;
                     self.notify(&command, status::FINISHED, None);
                     self.stats.applied.fetch_add(1, Ordering::Relaxed);
                     self.note_time(record);
@@ -573,7 +632,7 @@ impl Projector {
             handler,
         )
         .await?;
-        self.mark(&command, status::FAILED).await?;
+        mark(&self.client, &self.tables.command, &command, status::FAILED).await?;
         self.notify(&command, status::FAILED, Some(&last_error));
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);
         self.note_time(record);
@@ -595,9 +654,15 @@ impl Projector {
     /// already), then every handler. On success the command is marked finished and its
     /// dead-letter row, if any, removed; on failure nothing changes and the error says why.
     pub async fn replay(&self, command: &CommandModel) -> Result<()> {
-        match self.apply(command).await {
+        match self.apply(command, &[]).await {
             Ok(()) => {
-                self.mark(command, status::FINISHED).await?;
+                mark(
+                    &self.client,
+                    &self.tables.command,
+                    command,
+                    status::FINISHED,
+                )
+                .await?;
                 self.client
                     .delete_item()
                     .table_name(&self.tables.dead_letter)
@@ -629,8 +694,13 @@ impl Projector {
         &self.client
     }
 
-    /// Applies one command version: data table (with history), then every handler.
-    async fn apply(&self, command: &CommandModel) -> std::result::Result<(), Failure> {
+    /// Applies one command version: data table (with history), then every handler but
+    /// those in `handled` (applied by the version's publisher).
+    async fn apply(
+        &self,
+        command: &CommandModel,
+        handled: &[String],
+    ) -> std::result::Result<(), Failure> {
         self.apply_data(command).await.map_err(failure)?;
         // Handlers see the attributes even when the row only refers to them.
         let loaded;
@@ -643,7 +713,11 @@ impl Projector {
             }
             _ => command,
         };
-        for handler in &self.handlers {
+        for handler in self
+            .handlers
+            .iter()
+            .filter(|h| !handled.iter().any(|id| id == h.id()))
+        {
             handler.up(command).await.map_err(|e| Failure::Handler {
                 handler: handler.id().to_owned(),
                 error: e.to_string(),
@@ -689,13 +763,19 @@ impl Projector {
         } = project(current.as_ref(), command, &ttl);
         let mut actions = Vec::new();
         if let Some(history) = history_row {
-            actions.push(put(&self.tables.history, history, None)?);
+            // Unconditional: the data row's condition decides for both.
+            actions.push(conditional_put(&self.tables.history, history, None, None)?);
         }
         let read = match &current {
             Some(row) => (format!("{VERSION} = :v"), Some(row.version)),
             None => (format!("attribute_not_exists({PK})"), None),
         };
-        actions.push(put(&self.tables.data, data_row, Some((&read.0, read.1)))?);
+        actions.push(conditional_put(
+            &self.tables.data,
+            data_row,
+            Some(&read.0),
+            read.1,
+        )?);
         match self
             .client
             .transact_write_items()
@@ -717,49 +797,4 @@ impl Projector {
             },
         }
     }
-
-    /// Records how a command ended on its row in the command table (clients wait on it).
-    async fn mark(&self, command: &CommandModel, status: &str) -> Result<()> {
-        let update = self
-            .client
-            .update_item()
-            .table_name(&self.tables.command)
-            .set_key(Some(key(&command.pk, &command.sk)))
-            .update_expression("SET #status = :status")
-            .condition_expression(format!("attribute_exists({PK})"))
-            .expression_attribute_names("#status", STATUS)
-            .expression_attribute_values(":status", s(status))
-            .send()
-            .await;
-        match update {
-            Ok(_) => Ok(()),
-            // The command row expired or was removed meanwhile: nothing to mark.
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(CqrsError::dynamo(e)),
-        }
-    }
-}
-
-/// A put for a transaction, with a condition and the `:v` it names, if any.
-fn put(
-    table: &str,
-    item: Item,
-    condition: Option<(&str, Option<i64>)>,
-) -> Result<TransactWriteItem> {
-    let mut put = Put::builder().table_name(table).set_item(Some(item));
-    if let Some((expression, version)) = condition {
-        put = put.condition_expression(expression);
-        if let Some(version) = version {
-            put = put.expression_attribute_values(":v", n(version));
-        }
-    }
-    let put = put
-        .build()
-        .map_err(|e| CqrsError::InvalidKey(e.to_string()))?;
-    Ok(TransactWriteItem::builder().put(put).build())
 }

@@ -34,6 +34,10 @@ pub struct ProjectorOptions {
     /// name (the host and the service, say) takes its own shards back at once; two
     /// projectors running at the same time must not share one.
     pub owner: Option<String>,
+    /// How long the projector waits for the publisher of a version published in sync to
+    /// finish its handlers before it takes them over (the publisher died): the shard
+    /// waits meanwhile.
+    pub sync_grace: Duration,
 }
 
 impl Default for ProjectorOptions {
@@ -47,6 +51,7 @@ impl Default for ProjectorOptions {
             shard_refresh: Duration::from_secs(5),
             lease: Duration::from_secs(30),
             owner: None,
+            sync_grace: Duration::from_secs(30),
         }
     }
 }

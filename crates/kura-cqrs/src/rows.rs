@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 
 use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
@@ -43,4 +43,24 @@ pub async fn read_row(
         .await
         .map_err(CqrsError::dynamo)?;
     got.item().map(CommandModel::from_item).transpose()
+}
+
+/// A put for a transaction, held by `condition` if any; `version` is the `:v` it names.
+pub fn conditional_put(
+    table: &str,
+    item: Item,
+    condition: Option<&str>,
+    version: Option<i64>,
+) -> Result<TransactWriteItem> {
+    let mut put = Put::builder()
+        .table_name(table)
+        .set_item(Some(item))
+        .set_condition_expression(condition.map(str::to_owned));
+    if let Some(version) = version {
+        put = put.expression_attribute_values(":v", n(version));
+    }
+    let put = put
+        .build()
+        .map_err(|e| CqrsError::InvalidKey(e.to_string()))?;
+    Ok(TransactWriteItem::builder().put(put).build())
 }

@@ -3,14 +3,15 @@
 //! - `publish_async` writes the next version to the command table; the projector applies
 //!   it to the data table from the stream.
 //! - `publish_sync` writes the command, the previous data row to history and the new data
-//!   row in one transaction; the projector then finds the data row already at that version
-//!   and does nothing.
+//!   row in one transaction, then runs its sync handlers; the projector finds the data row
+//!   already at that version and runs only the handlers of its own the publisher lacked
+//!   (or all of them, when the publisher died before its handlers were done).
 
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::cancellation::classify;
 use crate::command::{CommandInput, CommandModel, Decision, Invoker, decide, now_timestamp};
@@ -18,11 +19,11 @@ use crate::error::{CqrsError, Result};
 use crate::indexes::Indexes;
 use crate::keys::{add_sort_key_version, check_base_sk};
 use crate::large::{LargeAttributes, resolve_some};
-use crate::names::{ERROR, PK, SK, STATUS, TTL, TTL_POLICY, VERSION, not_exists};
+use crate::names::{ERROR, HANDLED_BY, PK, SK, STATUS, TTL, TTL_POLICY, VERSION, not_exists};
 use crate::notifications::{Notification, Notifier};
 use crate::partial::PartialUpdate;
 use crate::projection::{Projection, command_row, project, ttl_kinds};
-use crate::rows::{Item, key, n, read_row, s};
+use crate::rows::{Item, conditional_put, key, n, read_row, s};
 use crate::sessions::Sessions;
 use crate::status;
 use crate::sync::SyncHandler;
@@ -246,23 +247,28 @@ impl CommandService {
         } = project(current.as_ref(), &model, &ttl);
         // The command version must be new; history at the previous version must be new;
         // the data row must still be at the version `decide` saw.
-        let mut actions = vec![put(
+        let mut actions = vec![conditional_put(
             &self.tables.command,
-            command_row(&model, status::FINISHED, &ttl),
-            &not_exists(),
+            self.sync_command_row(&model, &ttl),
+            Some(&not_exists()),
             None,
         )?];
         if let Some(history) = history_row {
-            actions.push(put(&self.tables.history, history, &not_exists(), None)?);
+            actions.push(conditional_put(
+                &self.tables.history,
+                history,
+                Some(&not_exists()),
+                None,
+            )?);
         }
         let data_condition = match &current {
-            Some(old) => (format!("{VERSION} = :v"), Some(n(old.version))),
+            Some(old) => (format!("{VERSION} = :v"), Some(old.version)),
             None => (format!("attribute_not_exists({PK})"), None),
         };
-        actions.push(put(
+        actions.push(conditional_put(
             &self.tables.data,
             data_row,
-            &data_condition.0,
+            Some(&data_condition.0),
             data_condition.1,
         )?);
         let sent = self
@@ -284,6 +290,9 @@ impl CommandService {
                             source,
                         });
                     }
+                }
+                if !self.handlers.0.is_empty() {
+                    self.set_finished(&model).await;
                 }
                 self.notify(&model, status::FINISHED, None);
                 Ok(Some(model))
@@ -414,6 +423,46 @@ impl CommandService {
         }
     }
 
+    /// The command row `publish_sync` writes: finished at once when it has no handlers
+    /// to run, else [`status::HANDLING`] until they have all applied it; either way with
+    /// the ids of the handlers it runs, so that a projector runs the ones it lacks.
+    fn sync_command_row(&self, model: &CommandModel, ttl: &crate::ttl::RowTtl) -> Item {
+        let ids: Vec<AttributeValue> = self.handlers.0.iter().map(|h| s(h.id())).collect();
+        if ids.is_empty() {
+            return command_row(model, status::FINISHED, ttl);
+        }
+        let mut row = command_row(model, status::HANDLING, ttl);
+        row.insert(HANDLED_BY.into(), AttributeValue::L(ids));
+        row
+    }
+
+    /// Marks a version published in sync finished once its handlers have all applied
+    /// it. Best effort: the handlers are done either way, so a failure here is logged,
+    /// and a projector finding the version still handling after its grace runs the
+    /// handlers again (they are idempotent) and marks it.
+    async fn set_finished(&self, model: &CommandModel) {
+        let marked = self
+            .client
+            .update_item()
+            .table_name(&self.tables.command)
+            .set_key(Some(key(&model.pk, &model.sk)))
+            .update_expression("SET #status = :finished")
+            .condition_expression("#status = :handling")
+            .expression_attribute_names("#status", STATUS)
+            .expression_attribute_values(":finished", s(status::FINISHED))
+            .expression_attribute_values(":handling", s(status::HANDLING))
+            .send()
+            .await;
+        match marked {
+            Ok(_) => {}
+            // Expired, or a projector that took the version over marked it already.
+            Err(e) if e.as_service_error().is_some_and(is_conditional_failure) => {}
+            Err(e) => {
+                tracing::warn!(pk = %model.pk, sk = %model.sk, error = %CqrsError::dynamo(e), "a version published in sync was not marked finished");
+            }
+        }
+    }
+
     /// Records a sync handler's failure: the command parked in the dead-letter table with
     /// the handler's id (for [`crate::redrive`]) and marked failed. The caller returns the
     /// handler's error whatever happens here: a failure to record it is logged, and
@@ -455,21 +504,13 @@ impl CommandService {
     /// The status of one command version (`projection:STARTED`, `finish:FINISHED`,
     /// `finish:FAILED`), if the version exists.
     pub async fn status(&self, pk: &str, base_sk: &str, version: i64) -> Result<Option<String>> {
-        let got = self
-            .client
-            .get_item()
-            .table_name(&self.tables.command)
-            .set_key(Some(key(pk, &add_sort_key_version(base_sk, version))))
-            .projection_expression("#status")
-            .expression_attribute_names("#status", STATUS)
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        Ok(match got.item().and_then(|i| i.get(STATUS)) {
-            Some(AttributeValue::S(status)) => Some(status.clone()),
-            _ => None,
-        })
+        crate::command_status::read_status(
+            &self.client,
+            &self.tables.command,
+            pk,
+            &add_sort_key_version(base_sk, version),
+        )
+        .await
     }
 
     /// Waits until the projector has finished a command version (or parked it), polling
@@ -677,23 +718,4 @@ impl CommandService {
         let row = read_row(&self.client, &self.tables.data, pk, sk).await?;
         resolve_some(self.large.as_ref(), row).await
     }
-}
-
-fn put(
-    table: &str,
-    item: Item,
-    condition: &str,
-    version: Option<AttributeValue>,
-) -> Result<TransactWriteItem> {
-    let mut put = Put::builder()
-        .table_name(table)
-        .set_item(Some(item))
-        .condition_expression(condition);
-    if let Some(v) = version {
-        put = put.expression_attribute_values(":v", v);
-    }
-    let put = put
-        .build()
-        .map_err(|e| CqrsError::InvalidKey(e.to_string()))?;
-    Ok(TransactWriteItem::builder().put(put).build())
 }
