@@ -86,6 +86,7 @@ pub mod shards;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod status;
+mod stream_calls;
 pub mod stream_image;
 pub mod sync;
 mod sync_handoff;

@@ -47,6 +47,9 @@ pub const HANDLED_BY: &str = "handledBy";
 /// On a dead-letter row: why it was parked, and when.
 pub const ERROR: &str = "error";
 pub const PARKED_AT: &str = "parkedAt";
+/// On a dead-letter or history row of a parked version too large to copy: its
+/// attributes were left out (the command table has them).
+pub const ATTRIBUTES_OMITTED: &str = "attributesOmitted";
 /// On a dead-letter row: the id of the sync handler that failed, when one did (none when
 /// the data table's write failed).
 pub const HANDLER: &str = "handler";
@@ -89,6 +92,7 @@ pub fn is_framework_attribute(name: &str) -> bool {
             | ERROR
             | PARKED_AT
             | HANDLER
+            | ATTRIBUTES_OMITTED
     )
 }
 

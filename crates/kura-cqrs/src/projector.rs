@@ -35,7 +35,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodbstreams::Client as StreamsClient;
 use aws_sdk_dynamodbstreams::operation::get_records::GetRecordsOutput;
-use aws_sdk_dynamodbstreams::types::{OperationType, Record, ShardIteratorType};
+use aws_sdk_dynamodbstreams::types::{OperationType, Record};
 
 use crate::cancellation::classify;
 use crate::command::CommandModel;
@@ -50,10 +50,11 @@ use crate::projection_failure::{Failure, failure};
 use crate::rows::{conditional_put, key, read_row};
 use crate::shards::{ShardInfo, Step, after_page, empty_limit, needs_refresh, parents_first};
 use crate::status;
+use crate::stream_calls::{list_shards, shard_iterator, stream_arn};
 use crate::stream_image::stream_image;
 use crate::sync::SyncHandler;
 use crate::sync_handoff::{Handled, Published, sync_published};
-use crate::tables::TableNames;
+use crate::tables::{TableKind, TableNames};
 use crate::ttl::{self, TtlPolicies};
 
 pub use crate::projector_options::{ProjectorOptions, ProjectorStats};
@@ -247,9 +248,9 @@ impl Projector {
     /// Reads the stream's ARN and shard list again; forgets what it knew of shards no
     /// longer listed.
     async fn refresh(&self, reading: &mut Reading) -> Result<()> {
-        reading.arn = self.stream_arn().await?;
+        reading.arn = stream_arn(&self.client, &self.tables.command).await?;
         reading.shards = match &reading.arn {
-            Some(arn) => parents_first(self.shards(arn).await?),
+            Some(arn) => parents_first(list_shards(&self.streams, arn, &self.stats).await?),
             None => Vec::new(),
         };
         let listed: std::collections::HashSet<&str> =
@@ -369,79 +370,6 @@ impl Projector {
             .collect()
     }
 
-    async fn stream_arn(&self) -> Result<Option<String>> {
-        let table = self
-            .client
-            .describe_table()
-            .table_name(&self.tables.command)
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?;
-        Ok(table
-            .table()
-            .and_then(|t| t.latest_stream_arn())
-            .map(str::to_owned))
-    }
-
-    async fn shards(&self, arn: &str) -> Result<Vec<ShardInfo>> {
-        let mut shards = Vec::new();
-        let mut start: Option<String> = None;
-        loop {
-            self.stats
-                .describe_stream_calls
-                .fetch_add(1, Ordering::Relaxed);
-            let page = self
-                .streams
-                .describe_stream()
-                .stream_arn(arn)
-                .set_exclusive_start_shard_id(start.take())
-                .send()
-                .await
-                .map_err(CqrsError::dynamo)?;
-            let Some(description) = page.stream_description() else {
-                break;
-            };
-            shards.extend(
-                description
-                    .shards()
-                    .iter()
-                    .filter_map(ShardInfo::from_shard),
-            );
-            match description.last_evaluated_shard_id() {
-                Some(last) => start = Some(last.to_owned()),
-                None => break,
-            }
-        }
-        Ok(shards)
-    }
-
-    /// An iterator just after the last sequence number finished, or at the shard's
-    /// oldest record.
-    async fn iterator(
-        &self,
-        arn: &str,
-        shard: &str,
-        after: Option<&str>,
-    ) -> Result<Option<String>> {
-        let request = self
-            .streams
-            .get_shard_iterator()
-            .stream_arn(arn)
-            .shard_id(shard);
-        let request = match after {
-            Some(seq) => request
-                .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
-                .sequence_number(seq),
-            None => request.shard_iterator_type(ShardIteratorType::TrimHorizon),
-        };
-        Ok(request
-            .send()
-            .await
-            .map_err(CqrsError::dynamo)?
-            .shard_iterator()
-            .map(str::to_owned))
-    }
-
     /// One page of a shard. An iterator kept from an earlier round may have expired (15
     /// minutes on AWS); then a new one is taken from the checkpoint, once.
     async fn page(
@@ -470,8 +398,7 @@ impl Projector {
                             .is_some_and(|s| s.is_expired_iterator_exception()) =>
                 {
                     renewed = true;
-                    match self
-                        .iterator(arn, shard, cursor.sequence.as_deref())
+                    match shard_iterator(&self.streams, arn, shard, cursor.sequence.as_deref())
                         .await?
                     {
                         Some(fresh) => iterator = fresh,
@@ -496,7 +423,7 @@ impl Projector {
         let id = shard.id.as_str();
         let iterator = match cursor.iterator.take() {
             Some(kept) => Some(kept),
-            None => self.iterator(arn, id, cursor.sequence.as_deref()).await?,
+            None => shard_iterator(&self.streams, arn, id, cursor.sequence.as_deref()).await?,
         };
         let Some(mut iterator) = iterator else {
             return Ok((0, Some(cursor)));
@@ -632,6 +559,22 @@ impl Projector {
             handler,
         )
         .await?;
+        if handler.is_none() {
+            // The data table never got this version: history keeps it, marked failed.
+            let ttl = ttl::resolve(
+                self.ttl.as_ref(),
+                &command.tenant_code,
+                &[TableKind::History],
+            );
+            crate::dead_letters::park_in_history(
+                &self.client,
+                &self.tables.history,
+                &command,
+                &last_error,
+                &ttl.await?,
+            )
+            .await?;
+        }
         mark(&self.client, &self.tables.command, &command, status::FAILED).await?;
         self.notify(&command, status::FAILED, Some(&last_error));
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);

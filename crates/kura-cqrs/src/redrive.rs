@@ -10,9 +10,9 @@ use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
 use crate::keys::add_sort_key_version;
 use crate::large::{LargeAttributes, resolve};
-use crate::names::{ERROR, FINISHED, HANDLER, PARKED_AT, PK, SK};
+use crate::names::{ATTRIBUTES_OMITTED, ERROR, FINISHED, HANDLER, PARKED_AT, PK, SK};
 use crate::projector::Projector;
-use crate::rows::{Item, key};
+use crate::rows::{Item, key, read_row};
 use crate::sync::SyncHandler;
 use crate::tables::TableNames;
 
@@ -35,6 +35,9 @@ pub struct Failed {
     pub parked_at: Option<String>,
     /// The sync handler that failed, when one did (`None`: the data table's write).
     pub handler: Option<String>,
+    /// Parked without its attributes (too large to copy) and its command row gone
+    /// since: `command` holds only its identity, and redrive refuses it.
+    pub attributes_lost: bool,
 }
 
 fn text(item: &Item, name: &str) -> Option<String> {
@@ -61,8 +64,21 @@ pub async fn failed(client: &Client, tables: &TableNames) -> Result<Vec<Failed>>
             .map_err(CqrsError::dynamo)?;
         for item in page.items() {
             let error = text(item, ERROR);
+            let mut command = CommandModel::from_item(item)?;
+            let mut attributes_lost = false;
+            // Parked without its attributes: the command table has them.
+            if matches!(
+                item.get(ATTRIBUTES_OMITTED),
+                Some(AttributeValue::Bool(true))
+            ) {
+                match read_row(client, &tables.command, &command.pk, &command.sk).await? {
+                    Some(stored) => command = stored,
+                    None => attributes_lost = true,
+                }
+            }
             found.push(Failed {
-                command: CommandModel::from_item(item)?,
+                command,
+                attributes_lost,
                 // Rows parked before the handler was recorded name it in their error.
                 handler: text(item, HANDLER)
                     .or_else(|| failed_handler(error.as_deref()).map(str::to_owned)),
@@ -103,6 +119,13 @@ pub async fn redrive(projector: &Projector) -> Result<Redriven> {
             report.still_failing.push((
                 format!("{} {}", failure.command.pk, failure.command.sk),
                 format!("the handler {handler} that failed is not registered on this projector"),
+            ));
+            continue;
+        }
+        if failure.attributes_lost {
+            report.still_failing.push((
+                format!("{} {}", failure.command.pk, failure.command.sk),
+                "parked without its attributes, and its command row is gone".into(),
             ));
             continue;
         }

@@ -95,9 +95,7 @@ async fn run_until_idle(projector: &Projector) {
 }
 
 fn once_each(sk: &str, versions: std::ops::RangeInclusive<i64>) -> BTreeMap<(String, i64), u32> {
-    versions
-        .map(|v| ((format!("{sk}@{v}"), v), 1))
-        .collect()
+    versions.map(|v| ((format!("{sk}@{v}"), v), 1)).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -138,7 +136,11 @@ async fn handlers_the_publisher_ran_are_not_run_again_and_the_others_are() {
     projector.register(mail.clone());
     run_until_idle(&projector).await;
     assert_eq!(search.seen(), once_each("ORDER#1", 1..=5), "not run again");
-    assert_eq!(mail.seen(), once_each("ORDER#1", 1..=5), "the one it lacked");
+    assert_eq!(
+        mail.seen(),
+        once_each("ORDER#1", 1..=5),
+        "the one it lacked"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -147,11 +149,10 @@ async fn a_publisher_that_dies_before_its_handlers_are_done_is_taken_over() {
     let tables = common::unique_names("handoff");
     ensure_tables(&client, &tables).await.expect("tables");
     let started = Arc::new(tokio::sync::Notify::new());
-    let dying = CommandService::new(client.clone(), tables.clone()).with_sync_handler(Arc::new(
-        Hanging {
+    let dying =
+        CommandService::new(client.clone(), tables.clone()).with_sync_handler(Arc::new(Hanging {
             started: started.clone(),
-        },
-    ));
+        }));
     let publish = tokio::spawn(async move {
         dying
             .publish_sync(&order("ORDER#2", 0, 1), &Invoker::default())
