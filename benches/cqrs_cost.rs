@@ -18,6 +18,12 @@
 //! Each pair alternates three times; printed as commands per second and the second's
 //! throughput as a ratio of the first's (1.0 = no overhead).
 //!
+//! Then **publish_async at 1 and at 1,000 versions**: each writer publishes 200 versions
+//! of one entity, new or with 1,000 versions behind it (built with `publish_sync`), a
+//! projector applying both as it runs in production; the latest
+//! version is read from the data row and the few command rows after it, so the ratio
+//! should stay near 1.0 however long the history.
+//!
 //! Run: `cargo run --release -p kura-bench --bin cqrs-cost [-- ENTITIES_PER_WRITER VERSIONS]`
 
 use std::sync::Arc;
@@ -26,7 +32,10 @@ use std::time::Instant;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
 use kura_cqrs::keys::VERSION_LATEST;
-use kura_cqrs::{CommandInput, CommandModel, CommandService, Invoker, TableNames, ensure_tables};
+use kura_cqrs::{
+    CommandInput, CommandModel, CommandService, Invoker, Projector, ProjectorOptions, TableNames,
+    ensure_tables,
+};
 use serde_json::json;
 
 const WRITERS: usize = 8;
@@ -227,6 +236,96 @@ async fn run(
     commands / started.elapsed().as_secs_f64()
 }
 
+/// Versions behind each deep entity.
+const DEEP: i64 = 1_000;
+
+/// `publishes` publish_async per writer to one entity of its own, new or deep, with a
+/// projector running; commands per second.
+async fn depth_run(
+    engine: &Arc<kura_engine::Engine>,
+    deep: bool,
+    round: usize,
+    publishes: usize,
+) -> f64 {
+    let client = kura_testkit::in_process_client(engine.clone());
+    let streams = kura_testkit::in_process_streams_client(engine.clone());
+    let tables = TableNames::new(
+        "bench",
+        &format!("d{round}"),
+        if deep { "deep" } else { "one" },
+    );
+    ensure_tables(&client, &tables).await.expect("tables");
+    let service = CommandService::new(client.clone(), tables.clone());
+    if deep {
+        let builders: Vec<_> = (0..WRITERS)
+            .map(|id| {
+                let service = service.clone();
+                tokio::spawn(async move {
+                    for version in 1..=DEEP {
+                        service
+                            .publish_sync(&input(id, 0, version), &Invoker::default())
+                            .await
+                            .expect("history");
+                    }
+                })
+            })
+            .collect();
+        for builder in builders {
+            builder.await.expect("builder");
+        }
+    }
+    let projector = Arc::new(Projector::new(
+        client.clone(),
+        streams,
+        tables.clone(),
+        ProjectorOptions::default(),
+    ));
+    while projector.run_once().await.expect("catch up") > 0 {}
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = {
+        let projector = projector.clone();
+        tokio::spawn(async move {
+            projector
+                .run(std::time::Duration::from_millis(5), async {
+                    let _ = stopped.await;
+                })
+                .await
+        })
+    };
+    let started = Instant::now();
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|id| {
+            let service = service.clone();
+            tokio::spawn(async move {
+                for n in 0..publishes {
+                    service
+                        .publish_async(&input(id, 0, n as i64), &Invoker::default())
+                        .await
+                        .expect("publish_async");
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.await.expect("writer");
+    }
+    let rate = (WRITERS * publishes) as f64 / started.elapsed().as_secs_f64();
+    let _ = stop.send(());
+    running.await.expect("projector");
+    rate
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn spread(v: &[f64]) -> String {
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::MAX, 0f64), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
+    format!("{lo:.0}..{hi:.0}")
+}
+
 #[allow(clippy::print_stdout)] // a benchmark's output is the point
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -252,13 +351,6 @@ fn main() {
             by_hand.push(runtime.block_on(run(&engine, hand, round, entities, versions)));
             by_framework.push(runtime.block_on(run(&engine, framework, round, entities, versions)));
         }
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        let spread = |v: &[f64]| {
-            let (lo, hi) = v
-                .iter()
-                .fold((f64::MAX, 0f64), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
-            format!("{lo:.0}..{hi:.0}")
-        };
         println!(
             "{:<36} {:>8.0} commands/s ({})",
             hand.label(),
@@ -274,4 +366,22 @@ fn main() {
             hand.label()
         );
     }
+    let (mut one, mut deep) = (Vec::new(), Vec::new());
+    for round in 0..3 {
+        one.push(runtime.block_on(depth_run(&engine, false, round, 200)));
+        deep.push(runtime.block_on(depth_run(&engine, true, round, 200)));
+    }
+    println!(
+        "{:<36} {:>8.0} commands/s ({})",
+        "publish_async from version 1",
+        mean(&one),
+        spread(&one)
+    );
+    println!(
+        "{:<36} {:>8.0} commands/s ({})  = {:.2}x from version 1",
+        format!("publish_async from version {}", DEEP + 1),
+        mean(&deep),
+        spread(&deep),
+        mean(&deep) / mean(&one)
+    );
 }
