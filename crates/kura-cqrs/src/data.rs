@@ -22,6 +22,9 @@ use crate::rows::{Item, read_row, s};
 use crate::sessions::{PageBounds, Sessions, merge_one, merge_page};
 use crate::tables::TableNames;
 
+/// The widest version range [`DataService::history`] reads by key.
+pub const HISTORY_BY_KEY: i64 = 1_000;
+
 /// Options of `list_items_by_pk`.
 #[derive(Debug, Clone, Default)]
 pub struct ListOptions {
@@ -509,7 +512,10 @@ impl DataService {
     }
 
     /// The history rows of an entity with versions in `from..=to`, oldest first (the
-    /// latest version is the data row, not history).
+    /// latest version is the data row, not history). A range of up to
+    /// [`HISTORY_BY_KEY`] versions is read by key (BatchGetItem), so it costs what the
+    /// range is, not what the entity's history is; a wider one is read with a Query over
+    /// the entity's history (version numbers do not sort as text: `@10` before `@9`).
     pub async fn history(
         &self,
         pk: &str,
@@ -517,6 +523,22 @@ impl DataService {
         from: i64,
         to: i64,
     ) -> Result<Vec<CommandModel>> {
+        let from = from.max(1);
+        if to < from {
+            return Ok(Vec::new());
+        }
+        if to - from < HISTORY_BY_KEY {
+            let keys = (from..=to)
+                .map(|v| crate::rows::key(pk, &add_sort_key_version(base_sk, v)))
+                .collect();
+            let found = crate::rows::batch_get(&self.client, &self.tables.history, keys).await?;
+            let mut rows = found
+                .iter()
+                .map(CommandModel::from_item)
+                .collect::<Result<Vec<_>>>()?;
+            rows.sort_by_key(|r| r.version);
+            return resolve_all(self.large.as_ref(), rows).await;
+        }
         let mut rows = Vec::new();
         let mut start: Option<Item> = None;
         loop {

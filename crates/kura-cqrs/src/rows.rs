@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem};
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, Put, TransactWriteItem};
 
 use crate::command::CommandModel;
 use crate::error::{CqrsError, Result};
@@ -63,4 +63,38 @@ pub fn conditional_put(
         .build()
         .map_err(|e| CqrsError::InvalidKey(e.to_string()))?;
     Ok(TransactWriteItem::builder().put(put).build())
+}
+
+/// The rows of `table` at `keys` that exist, read with BatchGetItem (100 keys a call,
+/// unprocessed keys asked again after a pause), in no particular order.
+pub async fn batch_get(client: &Client, table: &str, keys: Vec<Item>) -> Result<Vec<Item>> {
+    let mut found = Vec::new();
+    for chunk in keys.chunks(100) {
+        let mut pending = Some(chunk.to_vec());
+        let mut pause = std::time::Duration::from_millis(10);
+        while let Some(keys) = pending.take().filter(|k| !k.is_empty()) {
+            let request = KeysAndAttributes::builder()
+                .set_keys(Some(keys))
+                .build()
+                .map_err(|e| CqrsError::InvalidKey(e.to_string()))?;
+            let got = client
+                .batch_get_item()
+                .request_items(table, request)
+                .send()
+                .await
+                .map_err(CqrsError::dynamo)?;
+            if let Some(rows) = got.responses().and_then(|r| r.get(table)) {
+                found.extend(rows.iter().cloned());
+            }
+            pending = got
+                .unprocessed_keys()
+                .and_then(|u| u.get(table))
+                .map(|k| k.keys().to_vec());
+            if pending.as_ref().is_some_and(|k| !k.is_empty()) {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_secs(1));
+            }
+        }
+    }
+    Ok(found)
 }

@@ -205,6 +205,38 @@ async fn partial_updates_duplicates_and_history() {
         .expect("history");
     let versions: Vec<i64> = history.iter().map(|h| h.version).collect();
     assert_eq!(versions, (2..=11).collect::<Vec<_>>());
+    // Read by key (a narrow range) and by Query (a wide one), the rows are the same.
+    let wide = data
+        .history(&key.pk, &key.sk, 1, i64::MAX)
+        .await
+        .expect("wide");
+    let narrow = data
+        .history(&key.pk, &key.sk, 1, 100)
+        .await
+        .expect("narrow");
+    assert_eq!(wide, narrow);
+    assert_eq!(wide.len(), 11, "versions 1..=11; 12 is the data row");
+    assert_eq!(
+        data.history(&key.pk, &key.sk, 9, 10)
+            .await
+            .expect("two")
+            .iter()
+            .map(|h| h.version)
+            .collect::<Vec<_>>(),
+        [9, 10]
+    );
+    assert!(
+        data.history(&key.pk, &key.sk, 12, 20)
+            .await
+            .expect("past the end")
+            .is_empty()
+    );
+    assert!(
+        data.history(&key.pk, &key.sk, 5, 4)
+            .await
+            .expect("empty range")
+            .is_empty()
+    );
     assert_eq!(
         data.history_version(&key.pk, &key.sk, 10)
             .await
