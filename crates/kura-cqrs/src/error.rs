@@ -2,7 +2,10 @@
 
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 
+/// Non-exhaustive: a new failure kind is not a breaking change, so a `match` needs a
+/// `_` arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CqrsError {
     /// A key breaks the key design (a base sort key with `@`, an empty one, ...).
     #[error("invalid key: {0}")]
