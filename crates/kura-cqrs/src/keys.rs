@@ -24,9 +24,11 @@ pub fn generate_id(pk: &str, sk: &str) -> String {
     format!("{pk}{KEY_SEPARATOR}{}", remove_sort_key_version(sk))
 }
 
-/// The tenant code of a partition key: the segment after its last `#`; `None` without one.
+/// The tenant code of a partition key: the segment after its prefix (`PREFIX#tenant`,
+/// and `LOG#tenant#2026-12` for a time series, whose month is not its tenant); `None`
+/// without a `#`.
 pub fn get_tenant_code(pk: &str) -> Option<&str> {
-    pk.rsplit_once(KEY_SEPARATOR).map(|(_, tenant)| tenant)
+    pk.split(KEY_SEPARATOR).nth(1)
 }
 
 /// `sk@version`.
@@ -85,6 +87,24 @@ pub fn check_base_sk(sk: &str) -> Result<()> {
     Ok(())
 }
 
+/// A tenant code or a key part a builder joins with `#`: not empty, and without `#` (which
+/// would shift every segment after it: a tenant `a#b` reads back as tenant `a`) or `@`
+/// (which separates versions).
+pub fn check_key_part(what: &str, part: &str) -> Result<()> {
+    if part.is_empty() {
+        return Err(CqrsError::InvalidKey(format!("the {what} must not be empty")));
+    }
+    if let Some(bad) = [KEY_SEPARATOR, VER_SEPARATOR]
+        .into_iter()
+        .find(|sep| part.contains(sep))
+    {
+        return Err(CqrsError::InvalidKey(format!(
+            "the {what} {part:?} contains {bad:?}, which separates key parts"
+        )));
+    }
+    Ok(())
+}
+
 /// A new sortable unique id (ULID): what the seed uses for sort keys.
 pub fn new_ulid() -> String {
     ulid::Ulid::new().to_string()
@@ -101,6 +121,8 @@ impl Key {
     /// `PREFIX#tenant` and `sk`, with the tenant normalised and the sort key checked.
     pub fn new(prefix: &str, tenant_code: &str, sk: impl Into<String>) -> Result<Key> {
         let sk = sk.into();
+        check_key_part("prefix", prefix)?;
+        check_key_part("tenant code", tenant_code)?;
         check_base_sk(&sk)?;
         Ok(Key {
             pk: format!("{prefix}{KEY_SEPARATOR}{}", normalize_tenant(tenant_code)),
@@ -128,6 +150,7 @@ pub fn simple_entity(prefix: &str, tenant_code: &str) -> Result<Key> {
 
 /// Pattern 2, hierarchical entity: the parent `PARENT#tenant` / `PARENT#parentId`.
 pub fn parent(prefix: &str, tenant_code: &str, parent_id: &str) -> Result<Key> {
+    check_key_part("parent id", parent_id)?;
     Key::new(prefix, tenant_code, join(&[prefix, parent_id]))
 }
 
@@ -137,6 +160,8 @@ impl Key {
     /// (`PARENT#tenant` / `PARENT#parentId`).
     pub fn child(&self, child_prefix: &str, child_id: &str) -> Result<Key> {
         let parent_id = self.parent_id()?;
+        check_key_part("child prefix", child_prefix)?;
+        check_key_part("child id", child_id)?;
         Key::new(
             self.prefix(),
             self.tenant_code().unwrap_or_default(),
@@ -176,11 +201,15 @@ impl Key {
 
 /// Pattern 3, composite variant sort key: `ENTITY#tenant` / `variant#identifier`.
 pub fn variant(prefix: &str, tenant_code: &str, variant: &str, identifier: &str) -> Result<Key> {
+    check_key_part("variant", variant)?;
+    check_key_part("identifier", identifier)?;
     Key::new(prefix, tenant_code, join(&[variant, identifier]))
 }
 
 /// Pattern 4, association in the common tenant: `ENTITY#common` / `tenant#identifier`.
 pub fn common_association(prefix: &str, tenant_code: &str, identifier: &str) -> Result<Key> {
+    check_key_part("tenant code", tenant_code)?;
+    check_key_part("identifier", identifier)?;
     Key::new(
         prefix,
         TENANT_COMMON,
@@ -190,6 +219,9 @@ pub fn common_association(prefix: &str, tenant_code: &str, identifier: &str) -> 
 
 /// Pattern 5, master data: `MASTER#tenant` / `TYPE#category#code`.
 pub fn master_data(tenant_code: &str, kind: &str, category: &str, code: &str) -> Result<Key> {
+    for (what, part) in [("type", kind), ("category", category), ("code", code)] {
+        check_key_part(what, part)?;
+    }
     Key::new("MASTER", tenant_code, join(&[kind, category, code]))
 }
 
@@ -201,6 +233,9 @@ pub fn time_series(
     timestamp: &str,
     event_id: &str,
 ) -> Result<Key> {
+    check_key_part("prefix", prefix)?;
+    check_key_part("tenant code", tenant_code)?;
+    check_key_part("event id", event_id)?;
     let parsed =
         time::OffsetDateTime::parse(timestamp, &time::format_description::well_known::Rfc3339)
             .map_err(|e| {
@@ -256,9 +291,37 @@ mod tests {
     }
 
     #[test]
+    fn tenants_and_key_parts_are_checked() {
+        for bad in ["", "a#b", "a@b"] {
+            assert!(Key::new("ORDER", bad, "1").is_err(), "{bad:?}");
+            assert!(simple_entity("ORDER", bad).is_err(), "{bad:?}");
+            assert!(parent("ORDER", "t1", bad).is_err(), "{bad:?}");
+            assert!(variant("USER", "t1", bad, "x").is_err(), "{bad:?}");
+            assert!(variant("USER", "t1", "GOOGLE", bad).is_err(), "{bad:?}");
+            assert!(common_association("USER", bad, "x").is_err(), "{bad:?}");
+            assert!(master_data("t1", "CAT", bad, "c").is_err(), "{bad:?}");
+            assert!(time_series("LOG", bad, "2026-12-04T00:00:00Z", "e").is_err());
+            assert!(time_series("LOG", "t1", "2026-12-04T00:00:00Z", bad).is_err());
+        }
+        let order = parent("ORDER", "t1", "o1").expect("parent");
+        assert!(order.child("ITEM", "a#b").is_err());
+        assert!(order.child("", "x").is_err());
+    }
+
+    #[test]
+    fn a_time_series_keeps_its_tenant() {
+        let key = time_series("LOG", "Tenant1", "2026-12-04T10:00:00Z", "e1").expect("key");
+        assert_eq!(key.pk, "LOG#tenant1#2026-12");
+        assert_eq!(key.tenant_code(), Some("tenant1"));
+        let input = crate::CommandInput::new(&key.pk, &key.sk, 0);
+        assert_eq!(input.tenant_code, "tenant1", "not the month");
+    }
+
+    #[test]
     fn edge_cases() {
-        // The last separator decides.
-        assert_eq!(get_tenant_code("LOG#tenant001#2024-01"), Some("2024-01"));
+        // The tenant is the segment after the prefix (a time series' month is not it);
+        // versions are split at the last separator.
+        assert_eq!(get_tenant_code("LOG#tenant001#2024-01"), Some("tenant001"));
         assert_eq!(remove_sort_key_version("a@b@7"), "a@b");
         assert_eq!(get_sort_key_version("a@b@7"), 7);
         assert_eq!(get_sort_key_version("ORDER#x@10"), 10);
