@@ -229,6 +229,21 @@ impl DataService {
         }
     }
 
+    /// Prunes the recorded versions `rows` (from the data table) show applied.
+    async fn prune_applied(&self, user: &str, recent: &[CommandModel], rows: &[CommandModel]) {
+        let Some(sessions) = &self.sessions else {
+            return;
+        };
+        for mine in recent {
+            if let Some(row) = rows
+                .iter()
+                .find(|r| r.pk == mine.pk && r.sk == mine.sk && r.version >= mine.version)
+            {
+                sessions.prune(user, row).await;
+            }
+        }
+    }
+
     /// [`DataService::get_item`] as `user` sees it: their own newer version, published
     /// asynchronously and not applied yet, in place of the data row.
     pub async fn get_item_for(
@@ -238,7 +253,16 @@ impl DataService {
         sk: &str,
     ) -> Result<Option<CommandModel>> {
         let row = self.get_item(pk, sk).await?;
-        let merged = merge_one(&self.recent(user).await?, pk, sk, row);
+        let Some(sessions) = &self.sessions else {
+            return Ok(row);
+        };
+        let mine = sessions.recorded(user, pk, sk).await?;
+        if let (Some(row), Some(mine)) = (&row, &mine)
+            && row.version >= mine.version
+        {
+            sessions.prune(user, row).await;
+        }
+        let merged = merge_one(mine.as_slice(), pk, sk, row);
         resolve_some(self.large.as_ref(), merged).await
     }
 
@@ -266,7 +290,12 @@ impl DataService {
             descending: options.descending,
             exclude_deleted: options.exclude_deleted,
         };
-        let items = merge_page(&self.recent(user).await?, &bounds, page.items);
+        let recent = match &self.sessions {
+            Some(sessions) => sessions.recent_in(user, pk).await?,
+            None => Vec::new(),
+        };
+        self.prune_applied(user, &recent, &page.items).await;
+        let items = merge_page(&recent, &bounds, page.items);
         let items = resolve_all(self.large.as_ref(), items).await?;
         Ok(Page {
             items,
@@ -287,6 +316,7 @@ impl DataService {
         };
         let page = self.query_index(&unfiltered).await?;
         let recent = self.recent(user).await?;
+        self.prune_applied(user, &recent, &page.items).await;
         let condition = key_condition(
             &query.index,
             &query.partition,

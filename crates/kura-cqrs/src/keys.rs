@@ -92,7 +92,9 @@ pub fn check_base_sk(sk: &str) -> Result<()> {
 /// (which separates versions).
 pub fn check_key_part(what: &str, part: &str) -> Result<()> {
     if part.is_empty() {
-        return Err(CqrsError::InvalidKey(format!("the {what} must not be empty")));
+        return Err(CqrsError::InvalidKey(format!(
+            "the {what} must not be empty"
+        )));
     }
     if let Some(bad) = [KEY_SEPARATOR, VER_SEPARATOR]
         .into_iter()

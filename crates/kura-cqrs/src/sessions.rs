@@ -4,6 +4,14 @@
 //! for a window); reads for that user merge the recorded versions that are newer than
 //! what the data table returned. Other users read the data table as it is, as the
 //! original framework's session table does.
+//!
+//! A read looks up only what it can merge: a get reads the one entity's row, a list the
+//! rows of its partition (the session's sort key is the entity's id, `pk#sk`); only an
+//! index query reads the whole session. A row whose version a read finds applied is
+//! deleted (pruned), so a user's reads cost what is still pending, not everything they
+//! published in the window. Session rows are keyed by user; the entity ids in them carry
+//! the tenant, and a row is merged only into a read of its own entity, partition or
+//! index query.
 
 use std::time::Duration;
 
@@ -13,7 +21,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::command::CommandModel;
 use crate::condition::SkCondition;
 use crate::error::{CqrsError, Result};
-use crate::keys::{KEY_SEPARATOR, remove_sort_key_version};
+use crate::keys::{KEY_SEPARATOR, generate_id, remove_sort_key_version};
 use crate::names::{PK, SK, TTL};
 use crate::rows::{Item, n, s};
 use crate::tables::TableNames;
@@ -87,38 +95,114 @@ impl Sessions {
     /// The versions `user` published within the window, as data rows (sort key without
     /// version), one per entity.
     pub async fn recent(&self, user: &str) -> Result<Vec<CommandModel>> {
+        self.query(user, None).await
+    }
+
+    /// [`Sessions::recent`] within one partition of the data table (`pk`): a list reads
+    /// only the rows recorded for it.
+    pub async fn recent_in(&self, user: &str, pk: &str) -> Result<Vec<CommandModel>> {
+        self.query(user, Some(&format!("{pk}{KEY_SEPARATOR}")))
+            .await
+    }
+
+    /// The version `user` published of one entity within the window, if any: one read.
+    pub async fn recorded(&self, user: &str, pk: &str, sk: &str) -> Result<Option<CommandModel>> {
+        if user.is_empty() {
+            return Ok(None);
+        }
+        let got = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(PK, s(&session_pk(user)))
+            .key(SK, s(&generate_id(pk, sk)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        got.item()
+            .map(live_version)
+            .transpose()
+            .map(Option::flatten)
+    }
+
+    /// Forgets the recorded version of `applied`'s entity once the data table holds it
+    /// (`applied` is the data row, at that version or a later one): the user's later
+    /// reads no longer pay for it. Best effort: a failure is logged, and the row expires
+    /// with its window anyway.
+    pub async fn prune(&self, user: &str, applied: &CommandModel) {
+        if user.is_empty() {
+            return;
+        }
+        let deleted = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .key(PK, s(&session_pk(user)))
+            .key(SK, s(&generate_id(&applied.pk, &applied.sk)))
+            .condition_expression("#c.#v <= :v")
+            .expression_attribute_names("#c", COMMAND)
+            .expression_attribute_names("#v", crate::names::VERSION)
+            .expression_attribute_values(":v", n(applied.version))
+            .send()
+            .await;
+        match deleted {
+            Ok(_) => {}
+            // Gone already, or the user has published a newer version since.
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) => {}
+            Err(e) => {
+                tracing::warn!(user, pk = %applied.pk, sk = %applied.sk, error = %CqrsError::dynamo(e), "read-your-writes: an applied version was not pruned");
+            }
+        }
+    }
+
+    /// The live rows of `user`'s session, those whose entity id starts with `prefix`.
+    async fn query(&self, user: &str, prefix: Option<&str>) -> Result<Vec<CommandModel>> {
         if user.is_empty() {
             return Ok(Vec::new());
         }
-        let now = now_secs();
         let mut rows = Vec::new();
         let mut start: Option<Item> = None;
         loop {
-            let page = self
+            let mut query = self
                 .client
                 .query()
                 .table_name(&self.table)
                 .key_condition_expression(format!("{PK} = :pk"))
                 .expression_attribute_values(":pk", s(&session_pk(user)))
                 .consistent_read(true)
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(CqrsError::dynamo)?;
+                .set_exclusive_start_key(start.take());
+            if let Some(prefix) = prefix {
+                query = query
+                    .key_condition_expression(format!("{PK} = :pk AND begins_with({SK}, :id)"))
+                    .expression_attribute_values(":id", s(prefix));
+            }
+            let page = query.send().await.map_err(CqrsError::dynamo)?;
             for item in page.items() {
-                // TTL deletes late: an expired row is skipped here.
-                let live = matches!(item.get(TTL), Some(AttributeValue::N(t)) if t.parse::<i64>().is_ok_and(|t| t > now));
-                if let (true, Some(AttributeValue::M(command))) = (live, item.get(COMMAND)) {
-                    let mut row = CommandModel::from_item(command)?;
-                    row.sk = remove_sort_key_version(&row.sk).to_owned();
-                    rows.push(row);
-                }
+                rows.extend(live_version(item)?);
             }
             match page.last_evaluated_key() {
                 Some(k) => start = Some(k.clone()),
                 None => return Ok(rows),
             }
         }
+    }
+}
+
+/// The recorded version of a session row, as a data row; `None` once its window is over
+/// (TTL deletes late).
+fn live_version(item: &Item) -> Result<Option<CommandModel>> {
+    let now = now_secs();
+    let live = matches!(item.get(TTL), Some(AttributeValue::N(t)) if t.parse::<i64>().is_ok_and(|t| t > now));
+    match (live, item.get(COMMAND)) {
+        (true, Some(AttributeValue::M(command))) => {
+            let mut row = CommandModel::from_item(command)?;
+            row.sk = remove_sort_key_version(&row.sk).to_owned();
+            Ok(Some(row))
+        }
+        _ => Ok(None),
     }
 }
 

@@ -38,7 +38,7 @@ async fn a_user_reads_their_own_async_writes() {
     let sessions = Sessions::new(client.clone(), &tables);
     let commands =
         CommandService::new(client.clone(), tables.clone()).with_sessions(sessions.clone());
-    let data = DataService::new(client.clone(), tables.clone()).with_sessions(sessions);
+    let data = DataService::new(client.clone(), tables.clone()).with_sessions(sessions.clone());
     let cart = keys::parent("CART", "tenant001", "c1").expect("key");
     let prefix = cart.children_prefix("ITEM").expect("parent");
     let options = ListOptions {
@@ -143,6 +143,13 @@ async fn a_user_reads_their_own_async_writes() {
     assert_eq!(
         qty(&his.items),
         [(sk(1), 3, "99".into()), (sk(2), 1, "2".into())]
+    );
+    // Her read saw every recorded version applied: the session keeps none of them, so
+    // her next reads cost nothing more.
+    assert_eq!(
+        sessions.recent("aiko").await.expect("session"),
+        [],
+        "applied versions are pruned"
     );
 }
 
