@@ -112,6 +112,6 @@ pub use sequence::{RotateBy, Sequence, SequenceService, SequenceSettings};
 pub use service::CommandService;
 pub use sessions::Sessions;
 pub use sync::{HandlerFuture, SyncHandler};
-pub use tables::{TableKind, TableNames, ensure_tables, ensure_tables_with};
+pub use tables::{IndexBuild, TableKind, TableNames, ensure_tables, ensure_tables_with};
 pub use tenants::TenantService;
 pub use ttl::{RowTtl, TtlPolicies};

@@ -94,19 +94,26 @@ fn definition(name: &str, kind: ScalarAttributeType) -> Result<AttributeDefiniti
 /// Creates the module's tables that are missing and checks the ones that exist; enables
 /// TTL on each. Safe to call at every start.
 pub async fn ensure_tables(client: &Client, names: &TableNames) -> Result<()> {
-    ensure_tables_with(client, names, &Indexes::default()).await
+    ensure_tables_with(client, names, &Indexes::default())
+        .await
+        .map(drop)
 }
 
 /// [`ensure_tables`], and the module's secondary indexes on the data table: created with
-/// a new table, added to an existing one (one at a time, as DynamoDB allows, each waited
-/// for until ACTIVE), checked when they exist. Rows written before an index existed are
-/// not in it until their entity is published again.
+/// a new table, checked when they exist (a different key schema is a
+/// [`CqrsError::TableMismatch`] at once), and added to an existing table in the
+/// background: one at a time, as DynamoDB allows, each waited for until ACTIVE, while the
+/// caller goes on (on AWS a large table's backfill takes minutes or hours; writes go on
+/// meanwhile, and a query of the index is refused until it is ACTIVE). The returned
+/// [`IndexBuild`] says when they are ready. Rows written before an index existed are not
+/// in it until their entity is published again.
 pub async fn ensure_tables_with(
     client: &Client,
     names: &TableNames,
     indexes: &Indexes,
-) -> Result<()> {
+) -> Result<IndexBuild> {
     let none = Indexes::default();
+    let mut missing = Vec::new();
     for kind in TableKind::ALL {
         let name = names.of(kind);
         let own = if kind == TableKind::Data {
@@ -114,14 +121,47 @@ pub async fn ensure_tables_with(
         } else {
             &none
         };
-        ensure_table(client, name, kind == TableKind::Command, own).await?;
+        missing.extend(ensure_table(client, name, kind == TableKind::Command, own).await?);
         ensure_ttl(client, name).await?;
     }
     ensure_table(client, &names.projector, false, &none).await?;
     ensure_table(client, &names.dead_letter, false, &none).await?;
     ensure_table(client, &names.session, false, &none).await?;
     ensure_ttl(client, &names.session).await?;
-    Ok(())
+    if missing.is_empty() {
+        return Ok(IndexBuild(None));
+    }
+    let (client, table) = (client.clone(), names.data.clone());
+    Ok(IndexBuild(Some(tokio::spawn(async move {
+        for index in &missing {
+            add_index(&client, &table, index).await?;
+        }
+        Ok(())
+    }))))
+}
+
+/// The indexes [`ensure_tables_with`] is adding to an existing data table. Dropping it
+/// leaves the work going on.
+#[derive(Debug)]
+pub struct IndexBuild(Option<tokio::task::JoinHandle<Result<()>>>);
+
+impl IndexBuild {
+    /// Whether every index is ACTIVE (or the build failed: [`IndexBuild::wait`] says).
+    pub fn is_done(&self) -> bool {
+        self.0.as_ref().is_none_or(|task| task.is_finished())
+    }
+
+    /// Waits until every index is ACTIVE.
+    pub async fn wait(self) -> Result<()> {
+        match self.0 {
+            None => Ok(()),
+            Some(task) => task.await.map_err(|e| CqrsError::Dynamo {
+                code: "IndexBuild".into(),
+                message: format!("the index build stopped: {e}"),
+                source: None,
+            })?,
+        }
+    }
 }
 
 fn gsi_key_schema(index: &Index) -> Result<Vec<KeySchemaElement>> {
@@ -146,12 +186,14 @@ fn all_projected() -> Projection {
         .build()
 }
 
+/// Creates or checks one table; returns the indexes an existing table lacks.
 async fn ensure_table(
     client: &Client,
     name: &str,
     streamed: bool,
     indexes: &Indexes,
-) -> Result<()> {
+) -> Result<Vec<Index>> {
+    let mut missing = Vec::new();
     match client.describe_table().table_name(name).send().await {
         Ok(found) => {
             let table = found
@@ -159,7 +201,9 @@ async fn ensure_table(
                 .ok_or_else(|| mismatch(name, "no description"))?;
             check_table(name, table, streamed)?;
             for index in indexes.iter() {
-                ensure_index(client, name, table, index).await?;
+                if !check_index(name, table, index)? {
+                    missing.push(index.clone());
+                }
             }
         }
         Err(e)
@@ -211,16 +255,12 @@ async fn ensure_table(
         }
         Err(e) => return Err(CqrsError::dynamo(e)),
     }
-    Ok(())
+    Ok(missing)
 }
 
-/// Checks an existing index's key schema, or adds the index and waits until it is ACTIVE.
-async fn ensure_index(
-    client: &Client,
-    name: &str,
-    table: &TableDescription,
-    index: &Index,
-) -> Result<()> {
+/// Whether an existing table has `index` (being created counts): an index of that name
+/// with another key schema is a mismatch.
+fn check_index(name: &str, table: &TableDescription, index: &Index) -> Result<bool> {
     let wanted = gsi_key_schema(index)?;
     if let Some(existing) = table
         .global_secondary_indexes()
@@ -237,8 +277,14 @@ async fn ensure_index(
                 ),
             ));
         }
-        return Ok(());
+        return Ok(true);
     }
+    Ok(false)
+}
+
+/// Adds `index` to the existing table `name` and waits until it is ACTIVE.
+async fn add_index(client: &Client, name: &str, index: &Index) -> Result<()> {
+    let wanted = gsi_key_schema(index)?;
     let create = CreateGlobalSecondaryIndexAction::builder()
         .index_name(&index.name)
         .set_key_schema(Some(wanted))

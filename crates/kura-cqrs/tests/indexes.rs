@@ -85,10 +85,11 @@ async fn typed_entities_and_index_queries() {
     ensure_tables_with(&client, &tables, &indexes)
         .await
         .expect("tables");
-    // Idempotent at every start.
-    ensure_tables_with(&client, &tables, &indexes)
+    // Idempotent at every start, with nothing left to build.
+    let again = ensure_tables_with(&client, &tables, &indexes)
         .await
         .expect("tables again");
+    assert!(again.is_done());
     let commands = CommandService::new(client.clone(), tables.clone()).with_indexes(indexes);
     let data = DataService::new(client, tables);
     let invoker = Invoker::default();
@@ -244,9 +245,11 @@ async fn the_projector_carries_index_keys_and_indexes_are_added_to_existing_tabl
             "DynamoDB Local 3.3.1 stalls UpdateTable index creation once ~9 tables have TTL",
         );
     }
-    ensure_tables_with(&client, &tables, &indexes)
+    // Added in the background: the call returns with the build going on.
+    let build = ensure_tables_with(&client, &tables, &indexes)
         .await
         .expect("index added");
+    build.wait().await.expect("the index is ACTIVE");
     let commands = CommandService::new(client.clone(), tables.clone()).with_indexes(indexes);
     let data = DataService::new(client.clone(), tables.clone());
     let invoker = Invoker::default();
