@@ -111,12 +111,26 @@ impl MasterService {
     /// The retention in days of `kind` rows of a tenant (its own policy, else the common
     /// tenant's), if any.
     pub async fn ttl_days(&self, tenant_code: &str, kind: TableKind) -> Result<Option<i64>> {
+        self.module_ttl_days(tenant_code, None, kind).await
+    }
+
+    /// The retention in days of `kind` rows of `module` for a tenant: the first policy
+    /// of the tenant's for the module (`TTL#order-history`), the tenant's for the table
+    /// type (`TTL#history`), the common tenant's for the module, the common tenant's for
+    /// the table type.
+    pub async fn module_ttl_days(
+        &self,
+        tenant_code: &str,
+        module: Option<&str>,
+        kind: TableKind,
+    ) -> Result<Option<i64>> {
+        let module_sk = module.map(|m| ttl_sk(&format!("{m}-{}", kind.name())));
+        let kind_sk = ttl_sk(kind.name());
         for tenant in [tenant_code, TENANT_COMMON] {
-            if let Some(row) = self
-                .row(&master_pk(Some(tenant)), &ttl_sk(kind.name()))
-                .await?
-            {
-                return Ok(row.attributes.get(DAYS).and_then(Value::as_i64));
+            for sk in module_sk.iter().chain([&kind_sk]) {
+                if let Some(row) = self.row(&master_pk(Some(tenant)), sk).await? {
+                    return Ok(row.attributes.get(DAYS).and_then(Value::as_i64));
+                }
             }
         }
         Ok(None)
@@ -129,8 +143,19 @@ impl MasterService {
         kind: TableKind,
         now_s: i64,
     ) -> Result<Option<i64>> {
+        self.module_ttl_for(tenant_code, None, kind, now_s).await
+    }
+
+    /// [`MasterService::ttl_for`] for a row of `module` ([`MasterService::module_ttl_days`]).
+    pub async fn module_ttl_for(
+        &self,
+        tenant_code: &str,
+        module: Option<&str>,
+        kind: TableKind,
+        now_s: i64,
+    ) -> Result<Option<i64>> {
         Ok(self
-            .ttl_days(tenant_code, kind)
+            .module_ttl_days(tenant_code, module, kind)
             .await?
             .map(|days| now_s + days * 86_400))
     }

@@ -1,6 +1,6 @@
 //! TTL retention policies per table type (`MASTER#tenant` / `TTL#tableType` rows of a
-//! master module, `attributes.days`), resolved tenant → common, and the pure rule that
-//! applies them to a row.
+//! master module, `attributes.days`), optionally per module first (`TTL#module-tableType`),
+//! resolved tenant → common, and the pure rule that applies them to a row.
 //!
 //! The rule: a command or data row without a `ttl` of its own gets now + the policy's
 //! days for its table type and tenant; a history row always gets the history policy's
@@ -57,11 +57,23 @@ impl RowTtl {
 #[derive(Debug, Clone)]
 pub struct TtlPolicies {
     master: MasterService,
+    module: Option<String>,
 }
 
 impl TtlPolicies {
+    /// Policies per table type (`TTL#command`, `TTL#data`, `TTL#history`).
     pub fn new(master: MasterService) -> TtlPolicies {
-        TtlPolicies { master }
+        TtlPolicies {
+            master,
+            module: None,
+        }
+    }
+
+    /// Policies of one module first (`TTL#order-history`), the table type's as the
+    /// fallback: modules of one app can keep their history for different times.
+    pub fn for_module(mut self, module: &str) -> TtlPolicies {
+        self.module = Some(module.to_owned());
+        self
     }
 
     /// The policies' ttl for rows of `kinds` written now for `tenant_code` (other kinds
@@ -70,7 +82,10 @@ impl TtlPolicies {
         let now_s = time::OffsetDateTime::now_utc().unix_timestamp();
         let mut ttl = RowTtl::NONE;
         for kind in kinds {
-            let value = self.master.ttl_for(tenant_code, *kind, now_s).await?;
+            let value = self
+                .master
+                .module_ttl_for(tenant_code, self.module.as_deref(), *kind, now_s)
+                .await?;
             match kind {
                 TableKind::Command => ttl.command = value,
                 TableKind::Data => ttl.data = value,

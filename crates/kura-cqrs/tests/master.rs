@@ -129,6 +129,30 @@ async fn settings_resolve_user_group_tenant_common() {
             .expect("ttl"),
         Some(1_000 + 30 * 86_400)
     );
+    // Per module: the common tenant keeps the audit module's history for a year, the
+    // other modules take the table type's policy.
+    commands
+        .publish_sync(
+            &row(TENANT_COMMON, &ttl_sk("audit-history"), json!({"days": 365})),
+            &invoker,
+        )
+        .await
+        .expect("module policy");
+    let days = |tenant: &'static str, module: Option<&'static str>| {
+        let master = master.clone();
+        async move {
+            master
+                .module_ttl_days(tenant, module, TableKind::History)
+                .await
+                .expect("days")
+        }
+    };
+    assert_eq!(days("t2", Some("audit")).await, Some(365));
+    assert_eq!(days("t2", Some("order")).await, Some(30));
+    assert_eq!(days("t2", None).await, Some(30));
+    // The tenant's own policy for the table type comes before the common tenant's for
+    // the module.
+    assert_eq!(days("t1", Some("audit")).await, Some(7));
 }
 
 /// TTL policies applied on write: command, data and history rows of a tenant get now +
