@@ -1,6 +1,9 @@
 //! `kura-cqrs`: the CQRS single-table data layer of the seed key design, over
 //! `aws-sdk-dynamodb` only, so it runs on Kura and unchanged on AWS DynamoDB.
 //!
+//! - [`module`]: one module's configuration (tables, indexes, TTL policies, handlers,
+//!   large attributes, sessions, notifier), from which its services and projector are
+//!   built alike.
 //! - [`keys`]: `PK = PREFIX#TENANT`, `SK = IDENTIFIER[@VERSION]`, `ID = PK#SK`, the seed's
 //!   helpers and constants, and builders for its six key patterns.
 //! - [`tables`]: a module's command, data and history tables, created or checked.
@@ -69,6 +72,7 @@ pub mod keys;
 pub mod large;
 mod lease;
 pub mod master;
+pub mod module;
 pub mod names;
 pub mod notifications;
 pub mod objects;
@@ -103,6 +107,7 @@ pub use error::{BoxError, CqrsError, Result};
 pub use indexes::{Index, IndexKey, Indexes, KeyPart};
 pub use large::LargeAttributes;
 pub use master::{MasterService, SettingScope};
+pub use module::Module;
 pub use notifications::{Notification, Notifier};
 pub use objects::{DirectoryStore, ObjectStore};
 pub use partial::{PartialUpdate, merge};

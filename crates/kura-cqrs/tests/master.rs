@@ -133,7 +133,11 @@ async fn settings_resolve_user_group_tenant_common() {
     // other modules take the table type's policy.
     commands
         .publish_sync(
-            &row(TENANT_COMMON, &ttl_sk("audit-history"), json!({"days": 365})),
+            &row(
+                TENANT_COMMON,
+                &ttl_sk("audit-history"),
+                json!({"days": 365}),
+            ),
             &invoker,
         )
         .await

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use kura_cqrs::{LargeAttributes, Projector, ProjectorOptions, SyncHandler, TableNames};
+use kura_cqrs::{LargeAttributes, Module, Projector, ProjectorOptions, SyncHandler, TableNames};
 use serde_json::json;
 
 #[derive(Subcommand)]
@@ -125,27 +125,31 @@ impl ModuleArgs {
         kura_cqrs::endpoint::dynamodb_client(&self.endpoint)
     }
 
+    /// The module as the command line configures it: its large-attribute store, and
+    /// the SQLite read model when one is given.
+    fn module(&self, sqlite: Option<&std::path::Path>) -> Result<Module, String> {
+        let mut module = Module::new(self.client(), &self.env, &self.app, &self.module);
+        if let Some(large) = self.objects.large()? {
+            module = module.with_large_attributes(large);
+        }
+        if let Some(path) = sqlite {
+            module = module.with_sync_handler(sqlite_model(path)?);
+        }
+        Ok(module)
+    }
+
     fn projector(
         &self,
         sqlite: Option<&std::path::Path>,
         owner: Option<String>,
     ) -> Result<Projector, String> {
-        let mut projector = Projector::new(
-            self.client(),
+        Ok(self.module(sqlite)?.projector(
             kura_cqrs::endpoint::streams_client(&self.endpoint),
-            self.tables(),
             ProjectorOptions {
                 owner,
                 ..ProjectorOptions::default()
             },
-        );
-        if let Some(large) = self.objects.large()? {
-            projector = projector.with_large_attributes(large);
-        }
-        if let Some(path) = sqlite {
-            projector.register(sqlite_model(path)?);
-        }
-        Ok(projector)
+        ))
     }
 }
 
@@ -309,10 +313,7 @@ async fn import(args: ImportArgs) -> Result<(), String> {
             tables.data
         ));
     }
-    let mut service = kura_cqrs::CommandService::new(client, tables);
-    if let Some(large) = args.module.objects.large()? {
-        service = service.with_large_attributes(large);
-    }
+    let service = args.module.module(None)?.commands();
     let mut import = Import::new(&service, mapping).progress(1000, |r| {
         tracing::info!(
             records = r.records,

@@ -100,20 +100,17 @@ impl Stack {
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let mut projectors = Vec::new();
         for module in &config.modules {
-            let tables = kura_cqrs::TableNames::new(&config.env, &config.app, module);
-            kura_cqrs::ensure_tables(&client, &tables)
+            let module = kura_cqrs::Module::new(client.clone(), &config.env, &config.app, module)
+                .with_notifications(notifier.clone());
+            module
+                .ensure_tables()
                 .await
-                .map_err(|e| format!("module {module}: {e}"))?;
-            let projector = kura_cqrs::Projector::new(
-                client.clone(),
-                streams.clone(),
-                tables.clone(),
-                kura_cqrs::ProjectorOptions::default(),
-            )
-            .with_notifications(notifier.clone());
+                .map_err(|e| format!("module {}: {e}", module.name()))?;
+            let projector =
+                module.projector(streams.clone(), kura_cqrs::ProjectorOptions::default());
             projectors.push(tokio::spawn(supervise(
                 Arc::new(projector),
-                tables.command.clone(),
+                module.tables().command.clone(),
                 stopped.clone(),
             )));
         }
