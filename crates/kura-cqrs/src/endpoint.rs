@@ -1,8 +1,9 @@
 //! SDK clients for a DynamoDB endpoint over plain HTTP (`http://host:port`: a `kura
 //! serve`, DynamoDB Local), with hyper-util's client and no TLS stack, for the `kura`
-//! binary and the examples. On AWS, build the clients with `aws-config` instead; the
-//! framework only needs an `aws_sdk_dynamodb::Client` and an
-//! `aws_sdk_dynamodbstreams::Client`.
+//! binary and the examples; over HTTPS too with the `tls` feature (rustls, the Mozilla
+//! roots), which the suite uses to run against AWS (`scripts/cqrs-on-aws.sh`). An
+//! application on AWS builds its clients with `aws-config` instead; the framework only
+//! needs an `aws_sdk_dynamodb::Client` and an `aws_sdk_dynamodbstreams::Client`.
 //!
 //! Credentials and region come from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` (and
 //! `AWS_SESSION_TOKEN`) and `AWS_REGION` when set, else static placeholders (`kura`,
@@ -25,7 +26,7 @@ use hyper_util::rt::TokioExecutor;
 
 /// A DynamoDB client for `endpoint`, e.g. `http://127.0.0.1:8000`.
 pub fn dynamodb_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
-    dynamodb_client_over(endpoint, plain_http())
+    dynamodb_client_over(endpoint, http_for(endpoint))
 }
 
 /// A DynamoDB client for `endpoint` over the caller's HTTP client (for HTTPS, one made
@@ -53,7 +54,7 @@ pub fn streams_client(endpoint: &str) -> aws_sdk_dynamodbstreams::Client {
         .region(Region::new(region))
         .credentials_provider(Credentials::new(key, secret, token, None, "kura-cqrs"))
         .endpoint_url(endpoint)
-        .http_client(plain_http())
+        .http_client(http_for(endpoint))
         .build();
     aws_sdk_dynamodbstreams::Client::from_conf(config)
 }
@@ -71,7 +72,21 @@ fn credentials() -> (String, String, Option<String>, String) {
     (key, secret, token, region)
 }
 
-fn plain_http() -> SharedHttpClient {
+/// Plain HTTP; HTTPS too (with the Mozilla roots) when the `tls` feature is on. Without
+/// it an `https://` endpoint fails on the first call, saying so.
+fn http_for(endpoint: &str) -> SharedHttpClient {
+    #[cfg(feature = "tls")]
+    if endpoint.starts_with("https://") {
+        let https = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_webpki_roots()
+            .https_or_http()
+            .enable_http1()
+            .build();
+        return sdk_http_client(HyperClient::builder(TokioExecutor::new()).build(https));
+    }
+    if endpoint.starts_with("https://") && cfg!(not(feature = "tls")) {
+        tracing::error!(endpoint, "an https endpoint needs kura-cqrs's `tls` feature");
+    }
     let hyper = HyperClient::builder(TokioExecutor::new()).build(HyperHttpConnector::new());
     sdk_http_client(hyper)
 }

@@ -61,7 +61,7 @@ async fn tables_are_named_and_checked() {
     );
     let client = common::client().await;
     let app = common::unique_app();
-    let tables = TableNames::new("test", &app, "mod");
+    let tables = TableNames::new(&common::test_env(), &app, "mod");
     ensure_tables(&client, &tables).await.expect("create");
     let command = client
         .describe_table()
@@ -86,7 +86,7 @@ async fn tables_are_named_and_checked() {
         Some(kura_cqrs::names::TTL)
     );
     // A table of the right name but the wrong shape is refused, not silently used.
-    let other = TableNames::new("test", &app, "other");
+    let other = TableNames::new(&common::test_env(), &app, "other");
     create_table_keyed_by_id(&client, &other.data).await;
     let err = ensure_tables(&client, &other)
         .await

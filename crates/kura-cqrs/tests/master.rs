@@ -166,7 +166,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
     use kura_cqrs::{Projector, ProjectorOptions, TtlPolicies};
     let (client, streams) = common::clients().await;
     let app = common::unique_app();
-    let master_tables = TableNames::new("test", &app, "master");
+    let master_tables = TableNames::new(&common::test_env(), &app, "master");
     ensure_tables(&client, &master_tables)
         .await
         .expect("tables");
@@ -185,7 +185,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
         client.clone(),
         master_tables.data.clone(),
     ));
-    let orders = TableNames::new("test", &app, "order");
+    let orders = TableNames::new(&common::test_env(), &app, "order");
     ensure_tables(&client, &orders).await.expect("tables");
     let commands =
         CommandService::new(client.clone(), orders.clone()).with_ttl_policies(policies.clone());

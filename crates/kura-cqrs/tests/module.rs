@@ -51,7 +51,7 @@ fn by_status() -> Index {
 async fn one_module_configures_publisher_reader_and_projector_alike() {
     let (client, streams) = common::clients().await;
     let seen = Arc::new(Seen::default());
-    let module = Module::new(client, "test", &common::unique_app(), "order")
+    let module = Module::new(client, &common::test_env(), &common::unique_app(), "order")
         .with_indexes(Indexes::new([by_status()]).expect("indexes"))
         .with_sync_handler(seen.clone())
         .with_sessions();

@@ -1,5 +1,6 @@
 //! Where the framework's suite runs: against the DynamoDB endpoint in `KURA_ENDPOINT`
-//! (plain HTTP: a `kura serve`, Amazon DynamoDB Local, ...) when it is set, else against
+//! (a `kura serve`, Amazon DynamoDB Local, or AWS over HTTPS with the `tls` feature and
+//! `KURA_STREAMS_ENDPOINT`: `scripts/cqrs-on-aws.sh`) when it is set, else against
 //! Kura in process (through the SDK, no sockets). Every test takes its clients and table
 //! names from here, so the whole suite runs unchanged on any endpoint.
 #![allow(dead_code)] // each test file uses a part
@@ -19,10 +20,18 @@ pub fn endpoint() -> Option<String> {
 /// A DynamoDB and a DynamoDB Streams client for the endpoint under test.
 pub async fn clients() -> (aws_sdk_dynamodb::Client, aws_sdk_dynamodbstreams::Client) {
     match endpoint() {
-        Some(endpoint) => (
-            kura_cqrs::endpoint::dynamodb_client(&endpoint),
-            kura_cqrs::endpoint::streams_client(&endpoint),
-        ),
+        Some(endpoint) => {
+            // AWS serves the Streams API on an endpoint of its own; Kura and DynamoDB
+            // Local serve both on one.
+            let streams = std::env::var("KURA_STREAMS_ENDPOINT")
+                .ok()
+                .filter(|e| !e.is_empty())
+                .unwrap_or_else(|| endpoint.clone());
+            (
+                kura_cqrs::endpoint::dynamodb_client(&endpoint),
+                kura_cqrs::endpoint::streams_client(&streams),
+            )
+        }
         None => {
             let engine = kura_engine::Engine::in_memory();
             (
@@ -57,7 +66,16 @@ pub async fn client() -> aws_sdk_dynamodb::Client {
 /// this process's random id and `n` counts the calls. A shared endpoint is safe, and a
 /// re-run never meets the tables of an earlier one.
 pub fn unique_names(module: &str) -> TableNames {
-    TableNames::new("test", &unique_app(), module)
+    TableNames::new(&test_env(), &unique_app(), module)
+}
+
+/// The environment part of every test table's name: `test`, or `KURA_CQRS_TEST_ENV`
+/// (`scripts/cqrs-on-aws.sh` sets one of its own, to delete what it made, and only that).
+pub fn test_env() -> String {
+    std::env::var("KURA_CQRS_TEST_ENV")
+        .ok()
+        .filter(|e| !e.is_empty())
+        .unwrap_or_else(|| "test".to_owned())
 }
 
 /// An app name of its own (for tests that build `TableNames` for several modules of one
