@@ -85,7 +85,10 @@ fn http_for(endpoint: &str) -> SharedHttpClient {
         return sdk_http_client(HyperClient::builder(TokioExecutor::new()).build(https));
     }
     if endpoint.starts_with("https://") && cfg!(not(feature = "tls")) {
-        tracing::error!(endpoint, "an https endpoint needs kura-cqrs's `tls` feature");
+        tracing::error!(
+            endpoint,
+            "an https endpoint needs kura-cqrs's `tls` feature"
+        );
     }
     let hyper = HyperClient::builder(TokioExecutor::new()).build(HyperHttpConnector::new());
     sdk_http_client(hyper)

@@ -117,6 +117,8 @@ pub use sequence::{RotateBy, Sequence, SequenceService, SequenceSettings};
 pub use service::CommandService;
 pub use sessions::Sessions;
 pub use sync::{HandlerFuture, SyncHandler};
-pub use tables::{IndexBuild, TableKind, TableNames, ensure_tables, ensure_tables_with};
+pub use tables::{
+    IndexBuild, TableKind, TableNames, ensure_tables, ensure_tables_with, protect_tables,
+};
 pub use tenants::TenantService;
 pub use ttl::{RowTtl, TtlPolicies};

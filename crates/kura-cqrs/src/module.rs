@@ -19,7 +19,7 @@ use crate::projector_options::ProjectorOptions;
 use crate::service::CommandService;
 use crate::sessions::Sessions;
 use crate::sync::SyncHandler;
-use crate::tables::{IndexBuild, TableNames, ensure_tables_with};
+use crate::tables::{IndexBuild, TableNames, ensure_tables_with, protect_tables};
 use crate::ttl::TtlPolicies;
 
 /// A module of an application: `{env}-{app}-{module}-*` tables and what is configured
@@ -35,6 +35,7 @@ pub struct Module {
     large: Option<LargeAttributes>,
     sessions: bool,
     notifier: Option<Notifier>,
+    protected: bool,
 }
 
 impl std::fmt::Debug for Module {
@@ -45,6 +46,7 @@ impl std::fmt::Debug for Module {
             .field("indexes", &self.indexes)
             .field("handlers", &self.handler_ids())
             .field("sessions", &self.sessions)
+            .field("protected", &self.protected)
             .finish_non_exhaustive()
     }
 }
@@ -62,6 +64,7 @@ impl Module {
             large: None,
             sessions: false,
             notifier: None,
+            protected: false,
         }
     }
 
@@ -96,6 +99,14 @@ impl Module {
         self
     }
 
+    /// Point-in-time recovery and deletion protection on the command, data and history
+    /// tables, turned on by [`Module::ensure_tables`] ([`protect_tables`]): for a module
+    /// in production.
+    pub fn with_protection(mut self) -> Module {
+        self.protected = true;
+        self
+    }
+
     /// Tells `notifier` when command versions finish or fail.
     pub fn with_notifications(mut self, notifier: Notifier) -> Module {
         self.notifier = Some(notifier);
@@ -121,7 +132,11 @@ impl Module {
 
     /// Creates or checks the module's tables and indexes ([`ensure_tables_with`]).
     pub async fn ensure_tables(&self) -> Result<IndexBuild> {
-        ensure_tables_with(&self.client, &self.tables, &self.indexes).await
+        let build = ensure_tables_with(&self.client, &self.tables, &self.indexes).await?;
+        if self.protected {
+            protect_tables(&self.client, &self.tables).await?;
+        }
+        Ok(build)
     }
 
     fn sessions(&self) -> Option<Sessions> {

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, CreateGlobalSecondaryIndexAction, GlobalSecondaryIndex,
-    GlobalSecondaryIndexUpdate, IndexStatus, KeySchemaElement, KeyType, Projection, ProjectionType,
+    GlobalSecondaryIndexUpdate, IndexStatus, KeySchemaElement, KeyType,
+    PointInTimeRecoverySpecification, PointInTimeRecoveryStatus, Projection, ProjectionType,
     ScalarAttributeType, StreamSpecification, StreamViewType, TableDescription, TableStatus,
     TimeToLiveSpecification, TimeToLiveStatus,
 };
@@ -344,6 +345,62 @@ async fn wait_until(
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_millis(500));
     }
+}
+
+/// Turns on point-in-time recovery and deletion protection for the module's command,
+/// data and history tables (the others are derived from them): what a module in
+/// production needs, and what a developer's throwaway tables do not. Safe to call at
+/// every start.
+pub async fn protect_tables(client: &Client, names: &TableNames) -> Result<()> {
+    for kind in TableKind::ALL {
+        let name = names.of(kind);
+        let backups = client
+            .describe_continuous_backups()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        let pitr = backups
+            .continuous_backups_description()
+            .and_then(|d| d.point_in_time_recovery_description())
+            .and_then(|p| p.point_in_time_recovery_status());
+        if pitr != Some(&PointInTimeRecoveryStatus::Enabled) {
+            let on = PointInTimeRecoverySpecification::builder()
+                .point_in_time_recovery_enabled(true)
+                .build()
+                .map_err(|e| mismatch(name, &e.to_string()))?;
+            client
+                .update_continuous_backups()
+                .table_name(name)
+                .point_in_time_recovery_specification(on)
+                .send()
+                .await
+                .map_err(CqrsError::dynamo)?;
+            tracing::info!(table = name, "point-in-time recovery on");
+        }
+        let table = client
+            .describe_table()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(CqrsError::dynamo)?;
+        let protected = table
+            .table()
+            .and_then(|t| t.deletion_protection_enabled())
+            .unwrap_or(false);
+        if !protected {
+            client
+                .update_table()
+                .table_name(name)
+                .deletion_protection_enabled(true)
+                .send()
+                .await
+                .map_err(CqrsError::dynamo)?;
+            wait_active(client, name).await?;
+            tracing::info!(table = name, "deletion protection on");
+        }
+    }
+    Ok(())
 }
 
 fn mismatch(table: &str, problem: &str) -> CqrsError {

@@ -106,3 +106,53 @@ async fn one_module_configures_publisher_reader_and_projector_alike() {
     assert_eq!(shipped.items.len(), 1);
     assert_eq!(module.handler_ids(), ["seen"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_protected_module_has_point_in_time_recovery_and_deletion_protection() {
+    let client = common::client().await;
+    let module = Module::new(
+        client.clone(),
+        &common::test_env(),
+        &common::unique_app(),
+        "ledger",
+    )
+    .with_protection();
+    match module.ensure_tables().await {
+        Err(kura_cqrs::CqrsError::Dynamo { code, .. }) if code == "UnknownOperationException" => {
+            common::not_checked(
+                "a protected module",
+                "DynamoDB Local has no continuous backups (point-in-time recovery) API",
+            );
+            return;
+        }
+        other => drop(other.expect("tables")),
+    }
+    module
+        .ensure_tables()
+        .await
+        .expect("again, at the next start");
+    for table in [
+        &module.tables().command,
+        &module.tables().data,
+        &module.tables().history,
+    ] {
+        let backups = client
+            .describe_continuous_backups()
+            .table_name(table)
+            .send()
+            .await
+            .expect("backups");
+        let pitr = backups
+            .continuous_backups_description()
+            .and_then(|d| d.point_in_time_recovery_description())
+            .and_then(|p| p.point_in_time_recovery_status())
+            .cloned();
+        assert_eq!(
+            pitr,
+            Some(aws_sdk_dynamodb::types::PointInTimeRecoveryStatus::Enabled),
+            "{table}"
+        );
+        let refused = client.delete_table().table_name(table).send().await;
+        assert!(refused.is_err(), "{table} deleted despite its protection");
+    }
+}
