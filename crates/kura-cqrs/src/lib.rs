@@ -69,6 +69,8 @@ pub mod import;
 pub mod index_merge;
 pub mod indexes;
 pub mod keys;
+#[cfg(feature = "lambda")]
+pub mod lambda;
 pub mod large;
 mod lease;
 pub mod master;

@@ -301,6 +301,33 @@ impl Projector {
         Ok(done)
     }
 
+    /// Holds `shard` for a while more ([`Self::keep_lease`]); records delivered by a
+    /// Lambda event source mapping (`None`) have the mapping's hold on their shard.
+    async fn hold(&self, shard: Option<&str>, cursor: &mut Cursor) -> Result<bool> {
+        match shard {
+            Some(shard) => self.keep_lease(shard, cursor).await,
+            None => Ok(true),
+        }
+    }
+
+    /// Applies records delivered in order by someone else, a Lambda event source
+    /// mapping (`crate::lambda`): each as the projector applies what it reads itself,
+    /// with the same retries, parking and handoff from `publish_sync`. Returns the
+    /// sequence number of the first record it could not finish (a failure that is not
+    /// the record's own: the data table unavailable past `retry_for`, ...): the caller
+    /// reports it, and the mapping delivers it again with the ones after it.
+    pub async fn apply_records(&self, records: &[Record]) -> Option<String> {
+        let mut unleased = Cursor::default();
+        for record in records {
+            if let Err(e) = self.finish(record, None, &mut unleased).await {
+                let sequence = record.dynamodb().and_then(|d| d.sequence_number());
+                tracing::warn!(?sequence, error = %e, "a delivered record is not finished");
+                return Some(sequence.unwrap_or_default().to_owned());
+            }
+        }
+        None
+    }
+
     /// Holds the lease on `shard` for a while more: taken, or renewed once less than half
     /// of it is left. A lease taken anew (first, or after this projector's ran out)
     /// starts `cursor` again from the stored checkpoint, which another projector may have
@@ -335,7 +362,7 @@ impl Projector {
         &self,
         command: &CommandModel,
         published: Published,
-        shard: &str,
+        shard: Option<&str>,
         cursor: &mut Cursor,
     ) -> Result<Handled> {
         if published.finished {
@@ -354,7 +381,7 @@ impl Projector {
                     return Ok(Handled::Abandoned);
                 }
             }
-            if !self.keep_lease(shard, cursor).await? {
+            if !self.hold(shard, cursor).await? {
                 return Ok(Handled::LeaseLost);
             }
             tokio::time::sleep(pause).await;
@@ -438,7 +465,7 @@ impl Projector {
             let page = self.page(arn, id, iterator, &cursor).await?;
             let records = page.records();
             for record in records {
-                match self.finish(record, id, &mut cursor).await? {
+                match self.finish(record, Some(id), &mut cursor).await? {
                     Some(true) => done += 1,
                     Some(false) => {}
                     None => return Ok((done, None)),
@@ -487,7 +514,7 @@ impl Projector {
     async fn finish(
         &self,
         record: &Record,
-        shard: &str,
+        shard: Option<&str>,
         cursor: &mut Cursor,
     ) -> Result<Option<bool>> {
         if record.event_name() != Some(&OperationType::Insert) {
@@ -539,7 +566,7 @@ impl Projector {
             if first_try.elapsed() + backoff > self.options.retry_for {
                 break failure;
             }
-            if !self.keep_lease(shard, cursor).await? {
+            if !self.hold(shard, cursor).await? {
                 return Ok(None);
             }
             self.stats.retried.fetch_add(1, Ordering::Relaxed);

@@ -28,6 +28,26 @@ pub(crate) enum CqrsCommand {
     /// entity's latest version; the module's tables are created when missing); prints
     /// progress and a report of the rejected records.
     Import(ImportArgs),
+    /// Run a module's projector as an AWS Lambda function behind a DynamoDB Streams event
+    /// source mapping on the command table (with ReportBatchItemFailures): through the
+    /// Lambda runtime API when AWS_LAMBDA_RUNTIME_API is set (a custom runtime's
+    /// `bootstrap`), else one event read from standard input and its response written to
+    /// standard output (Kura's stream triggers with `Function.Command`).
+    Lambda(LambdaArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct LambdaArgs {
+    #[command(flatten)]
+    module: ModuleArgs,
+    /// Also keep a SQLite read model in this file.
+    #[arg(long)]
+    sqlite: Option<PathBuf>,
+    /// How long a record that keeps failing with a retryable error is retried inside
+    /// one invocation before it is reported to the mapping (which delivers it again);
+    /// keep it well under the function's timeout.
+    #[arg(long, default_value_t = 10_000)]
+    retry_for_ms: u64,
 }
 
 #[derive(Args)]
@@ -209,6 +229,7 @@ pub(crate) fn run(command: CqrsCommand) -> Result<(), String> {
             CqrsCommand::Redrive(args) => redrive(args).await,
             CqrsCommand::Resync(args) => resync(args).await,
             CqrsCommand::Import(args) => import(args).await,
+            CqrsCommand::Lambda(args) => lambda(args).await,
         }
     })
 }
@@ -226,6 +247,21 @@ async fn project(args: ProjectArgs) -> Result<(), String> {
         .run(Duration::from_millis(args.idle_ms), shutdown)
         .await;
     Ok(())
+}
+
+async fn lambda(args: LambdaArgs) -> Result<(), String> {
+    let projector = args.module.module(args.sqlite.as_deref())?.projector(
+        kura_cqrs::endpoint::streams_client(&args.module.endpoint),
+        ProjectorOptions {
+            retry_for: std::time::Duration::from_millis(args.retry_for_ms),
+            ..ProjectorOptions::default()
+        },
+    );
+    let applied = match std::env::var_os("AWS_LAMBDA_RUNTIME_API") {
+        Some(_) => kura_cqrs::lambda::run(projector).await,
+        None => kura_cqrs::lambda::apply_stdin(&projector).await,
+    };
+    applied.map_err(|e| e.to_string())
 }
 
 async fn failed(args: ModuleArgs) -> Result<(), String> {
