@@ -86,13 +86,13 @@ pub(crate) struct ModuleArgs {
           value_parser = crate::endpoint::parse)]
     endpoint: String,
     /// The environment part of the table names (`{env}-{app}-{module}-command`, ...).
-    #[arg(long)]
+    #[arg(long, env = "KURA_CQRS_ENV")]
     env: String,
     /// The application part of the table names.
-    #[arg(long)]
+    #[arg(long, env = "KURA_CQRS_APP")]
     app: String,
     /// The module part of the table names.
-    #[arg(long)]
+    #[arg(long, env = "KURA_CQRS_MODULE")]
     module: String,
     #[command(flatten)]
     objects: ObjectArgs,

@@ -166,3 +166,47 @@ async fn the_lambda_projector_applies_batches_from_kuras_triggers_and_reports_wh
     // Reported as a batch item failure, not a crash of the function.
     assert_eq!(status.pointer("/FunctionErrors"), Some(&json!(0)), "{text}");
 }
+
+/// The module's SAM template (tables with point-in-time recovery and deletion
+/// protection, the event source mapping, the least IAM policy) passes the design advisor
+/// with nothing but the two findings the framework's design accepts, suppressed with
+/// their reasons.
+#[test]
+fn the_modules_sam_template_passes_the_advisor() {
+    let deploy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kura-cqrs/deploy");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kura"))
+        .args([
+            "advise",
+            "--format",
+            "json",
+            "--fail-on",
+            "info",
+            "--template",
+        ])
+        .arg(deploy.join("template.yaml"))
+        .arg("--suppressions")
+        .arg(deploy.join("advise-suppressions.json"))
+        .output()
+        .expect("kura advise");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(report["findings"], json!([]), "{text}");
+    assert_eq!(report["tables"], json!(4), "{text}");
+    let mut accepted: Vec<&str> = report["suppressed"]
+        .as_array()
+        .expect("suppressed")
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    accepted.sort_unstable();
+    accepted.dedup();
+    assert_eq!(
+        accepted,
+        ["naming.key-attribute-descriptive", "streams.view-type"]
+    );
+}
