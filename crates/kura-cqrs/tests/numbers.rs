@@ -4,6 +4,8 @@
 //! in DynamoDB's canonical form, both through the framework's reads and as the N text the
 //! endpoint stores; publishing it again is "not dirty".
 
+#![cfg(feature = "exact-numbers")]
+
 mod common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
