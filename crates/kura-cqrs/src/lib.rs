@@ -118,6 +118,7 @@ pub use projector::{Projector, ProjectorOptions};
 pub use sequence::{RotateBy, Sequence, SequenceService, SequenceSettings};
 pub use service::CommandService;
 pub use sessions::Sessions;
+pub use status::CommandStatus;
 pub use sync::{ByKind, EntityHandler, HandlerFuture, SyncHandler};
 pub use tables::{
     IndexBuild, TableKind, TableNames, ensure_tables, ensure_tables_with, protect_tables,

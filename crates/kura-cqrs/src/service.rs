@@ -513,6 +513,17 @@ impl CommandService {
         .await
     }
 
+    /// [`Self::status`], typed (`None` also for a status the framework does not write).
+    pub async fn command_status(
+        &self,
+        pk: &str,
+        base_sk: &str,
+        version: i64,
+    ) -> Result<Option<status::CommandStatus>> {
+        let text = self.status(pk, base_sk, version).await?;
+        Ok(text.as_deref().and_then(status::CommandStatus::parse))
+    }
+
     /// Waits until the projector has finished a command version (or parked it), polling
     /// every `every` for at most `timeout`; returns the final status.
     pub async fn wait_finished(

@@ -165,11 +165,10 @@ async fn a_publisher_that_dies_before_its_handlers_are_done_is_taken_over() {
     let service = CommandService::new(client.clone(), tables.clone());
     assert_eq!(
         service
-            .status("ORDER#tenant001", "ORDER#2", 1)
+            .command_status("ORDER#tenant001", "ORDER#2", 1)
             .await
-            .expect("status")
-            .as_deref(),
-        Some(status::HANDLING)
+            .expect("status"),
+        Some(kura_cqrs::CommandStatus::Handling)
     );
     let data = service
         .data_row("ORDER#tenant001", "ORDER#2")
