@@ -28,7 +28,9 @@ use crate::projector::Projector;
 pub async fn apply_event(projector: &Projector, event: Event) -> DynamoDbEventResponse {
     let records: Vec<Record> = event.records.into_iter().map(stream_record).collect();
     let mut response = DynamoDbEventResponse::default();
-    if let Some(sequence) = projector.apply_records(&records).await {
+    // Boxed: the projector's future is deep, and an application's `main` awaiting
+    // `run` would otherwise overflow the compiler's query depth computing its layout.
+    if let Some(sequence) = Box::pin(projector.apply_records(&records)).await {
         let mut failure = DynamoDbBatchItemFailure::default();
         failure.item_identifier = Some(sequence);
         response.batch_item_failures.push(failure);
