@@ -54,33 +54,40 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // One order with three items, in tenant "Tenant001" (normalised to lower case).
     let order_id = keys::new_ulid();
     let order = keys::parent("ORDER", "Tenant001", &order_id)?;
-    commands
-        .publish_async(
-            &command(&order, "ORDER", VERSION_FIRST, json!({"status": "NEW"})),
-            &invoker,
-        )
-        .await?;
-    for (n, product) in ["tea", "cup", "pot"].iter().enumerate() {
-        let item = order.child("ORDER_ITEM", &format!("{:03}", n + 1))?;
+    let mut published = Vec::new();
+    published.extend(
         commands
             .publish_async(
-                &command(
-                    &item,
-                    "ORDER_ITEM",
-                    VERSION_FIRST,
-                    json!({"product": product, "qty": n + 1}),
-                ),
+                &command(&order, "ORDER", VERSION_FIRST, json!({"status": "NEW"})),
                 &invoker,
             )
-            .await?;
+            .await?,
+    );
+    for (n, product) in ["tea", "cup", "pot"].iter().enumerate() {
+        let item = order.child("ORDER_ITEM", &format!("{:03}", n + 1))?;
+        published.extend(
+            commands
+                .publish_async(
+                    &command(
+                        &item,
+                        "ORDER_ITEM",
+                        VERSION_FIRST,
+                        json!({"product": product, "qty": n + 1}),
+                    ),
+                    &invoker,
+                )
+                .await?,
+        );
     }
     // A second version of the order, on top of the latest.
-    commands
-        .publish_async(
-            &command(&order, "ORDER", VERSION_LATEST, json!({"status": "PAID"})),
-            &invoker,
-        )
-        .await?;
+    published.extend(
+        commands
+            .publish_async(
+                &command(&order, "ORDER", VERSION_LATEST, json!({"status": "PAID"})),
+                &invoker,
+            )
+            .await?,
+    );
 
     // The projector: data table, history and a SQLite read model.
     let sqlite = std::env::temp_dir().join(format!("kura-example-{order_id}.db"));
@@ -93,6 +100,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     projector.register(read_model.clone());
     while projector.run_once().await? > 0 {}
+    // Another projector of the module (`kura dev` runs one) may hold the stream's shards
+    // under its lease and apply the commands instead: wait until each is finished,
+    // whoever applies it.
+    for command in &published {
+        commands
+            .wait_finished(
+                &command.pk,
+                command.base_sk(),
+                command.version,
+                std::time::Duration::from_millis(20),
+                std::time::Duration::from_secs(60),
+            )
+            .await?;
+    }
 
     let data = DataService::new(client, tables);
     let the_order = data
