@@ -17,6 +17,8 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
@@ -147,12 +149,23 @@ async fn every_acknowledged_write_survives_repeated_kill9() {
         }
         let mut tasks = Vec::new();
         let before: Vec<usize> = models.iter().map(|m| m.acknowledged).collect();
-        for model in models.drain(..) {
+        let acked: Vec<Arc<AtomicUsize>> = (0..CLIENTS).map(|_| Arc::default()).collect();
+        for (model, acked) in models.drain(..).zip(&acked) {
             let client = client.clone();
-            tasks.push(tokio::spawn(run_client(client, model)));
+            tasks.push(tokio::spawn(run_client(client, model, acked.clone())));
         }
         let pause = timing.u64(150..900);
         tokio::time::sleep(Duration::from_millis(pause)).await;
+        // On a loaded machine the pause can end before a client's first write: the kill
+        // waits for one acknowledgement each, so every cycle tests every client.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while acked.iter().any(|a| a.load(Ordering::Relaxed) == 0) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "cycle {cycle}: a client had no write acknowledged within 60 s"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let killed_at = std::time::Instant::now();
         server.kill9();
         for task in tasks {
@@ -186,7 +199,7 @@ async fn every_acknowledged_write_survives_repeated_kill9() {
 }
 
 /// Writes until the server goes away; returns the model with the write left in flight.
-async fn run_client(client: Client, mut model: Model) -> Model {
+async fn run_client(client: Client, mut model: Model, acked: Arc<AtomicUsize>) -> Model {
     loop {
         let roll = model.rng.u32(0..100);
         let result = match roll {
@@ -197,7 +210,9 @@ async fn run_client(client: Client, mut model: Model) -> Model {
             _ => transact(&client, &mut model).await,
         };
         match result {
-            Ok(()) => {}
+            Ok(()) => {
+                acked.fetch_add(1, Ordering::Relaxed);
+            }
             Err(in_flight) => {
                 model.in_flight = Some(in_flight);
                 return model;

@@ -66,6 +66,15 @@ async fn acknowledged_writes_survive_kill9() {
         // Let writes flow, then kill in the middle of them.
         let pause = 300 + (cycle as u64 * 137) % 400;
         tokio::time::sleep(Duration::from_millis(pause)).await;
+        // A loaded machine may not have acknowledged anything yet: kill only after one.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while acked.0.lock().expect("lock").is_empty() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "cycle {cycle}: no write acknowledged within 60 s"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         server.kill9();
         for t in tasks {
             t.await.expect("writer task");
