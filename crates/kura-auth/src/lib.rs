@@ -30,6 +30,7 @@
 mod credentials;
 mod error;
 pub mod policy;
+pub mod sign;
 pub mod sigv4;
 mod verify;
 

@@ -21,6 +21,7 @@ mod dev;
 mod endpoint;
 mod fault;
 mod health;
+mod mcp;
 mod observe;
 #[cfg(feature = "clients")]
 mod s3;
@@ -111,6 +112,10 @@ enum Command {
     /// Inject errors and latency into a running server's requests (it needs
     /// --test-controls; docs/testing.md).
     Fault(fault::FaultArgs),
+    /// Serve the Model Context Protocol for AI assistants in front of a DynamoDB endpoint:
+    /// tables, items, queries, PartiQL, the advisor (docs/mcp.md). Read-only unless
+    /// --allow-writes.
+    Mcp(mcp::McpArgs),
     /// Exit 0 when the server answers GET /ready (for Docker HEALTHCHECK and Kubernetes
     /// probes), else print why and exit 1.
     Healthcheck(health::HealthcheckArgs),
@@ -351,6 +356,7 @@ fn main() -> ExitCode {
         Command::Insights(args) => client_command(observe::insights(args)),
         Command::Advise(args) => client_command(observe::advise(args)),
         Command::Fault(args) => client_command(fault::fault(args)),
+        Command::Mcp(args) => client_command(mcp::run(args)),
         // A probe's answer is its exit status and one plain line, never a log record.
         Command::Healthcheck(args) => {
             return match client_command(health::check(&args)) {

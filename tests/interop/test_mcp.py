@@ -1,0 +1,253 @@
+"""`kura mcp` driven by the official MCP Python SDK (`mcp`), as an assistant drives it:
+over stdio and over streamable HTTP, in front of the suite's `kura serve` and of a
+`kura serve --auth` of its own. It lists tables, describes one, queries and scans in
+bounded pages, runs PartiQL, reads the advisor's findings and a table's access patterns;
+a write is refused without --allow-writes and lands with it; under --auth a table
+outside the key's policy is refused with DynamoDB's AccessDeniedException."""
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import subprocess
+import time
+
+import pytest
+from conftest import KURA_BIN, kura_server
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+READ_TOOLS = {"list_tables", "describe_table", "get_item", "query", "scan",
+              "execute_statement", "advise", "explain_access_patterns"}
+WRITE_TOOLS = {"put_item", "update_item", "delete_item"}
+
+
+def mcp_env(key="kura-test", secret="kura-test"):
+    return {**os.environ, "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret,
+            "AWS_REGION": "us-east-1", "KURA_LOG": "warn"}
+
+
+@contextlib.asynccontextmanager
+async def stdio_session(endpoint, *flags, key="kura-test", secret="kura-test"):
+    params = StdioServerParameters(command=str(KURA_BIN),
+                                   args=["mcp", "--endpoint", endpoint, *flags],
+                                   env=mcp_env(key, secret))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+@contextlib.contextmanager
+def http_server(endpoint, *flags, home):
+    log = home / "mcp.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen([str(KURA_BIN), "mcp", "--endpoint", endpoint,
+                                 "--http", "127.0.0.1:0", *flags],
+                                stdout=subprocess.DEVNULL, stderr=err, env=mcp_env())
+    try:
+        for _ in range(300):
+            found = re.search(r"kura mcp ready on (http:\S+)", log.read_text())
+            if found:
+                yield found.group(1)
+                return
+            assert proc.poll() is None, log.read_text()
+            time.sleep(0.1)
+        pytest.fail(log.read_text())
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0, log.read_text()
+
+
+async def call(session, tool, **arguments):
+    """A tool's answer as JSON; a tool error raises with its text."""
+    result = await session.call_tool(tool, arguments)
+    text = "".join(c.text for c in result.content if getattr(c, "text", None) is not None)
+    if result.is_error:
+        raise ToolError(text)
+    return json.loads(text)
+
+
+async def refused(session, tool, **arguments):
+    """The text of a tool's refusal (a tool error, or the protocol's unknown tool)."""
+    try:
+        result = await session.call_tool(tool, arguments)
+    except Exception as e:  # the SDK raises for a protocol error (an unknown tool)
+        return str(e)
+    assert result.is_error, f"{tool} was not refused: {result.content}"
+    return "".join(c.text for c in result.content if getattr(c, "text", None) is not None)
+
+
+class ToolError(Exception):
+    pass
+
+
+def make_orders(ddb, name, count=30):
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                   {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "sk", "AttributeType": "S"},
+                              {"AttributeName": "status", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "byStatus",
+                                 "KeySchema": [{"AttributeName": "status", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    for i in range(count):
+        ddb.put_item(TableName=name, Item={
+            "pk": {"S": "USER#1"}, "sk": {"S": f"ORDER#{i:03}"},
+            "status": {"S": "OPEN" if i % 2 else "DONE"}, "type": {"S": "Order"},
+            "note": {"S": "n" * 100}})
+
+
+def test_read_tools_over_stdio(ddb, endpoint, table_name):
+    make_orders(ddb, table_name)
+
+    async def run():
+        async with stdio_session(endpoint) as session:
+            names = {t.name for t in (await session.list_tools()).tools}
+            assert names == READ_TOOLS, names
+            listed = await call(session, "list_tables")
+            assert table_name in listed["TableNames"]
+            described = await call(session, "describe_table", table=table_name)
+            assert described["Table"]["ItemCount"] == 30
+            item = await call(session, "get_item", table=table_name,
+                              key={"pk": {"S": "USER#1"}, "sk": {"S": "ORDER#007"}})
+            assert item["Item"]["status"] == {"S": "OPEN"}
+            # A page is bounded: the default 25 items, then the rest from its key.
+            first = await call(session, "query", table=table_name, key_condition="pk = :p",
+                               values={":p": {"S": "USER#1"}})
+            assert first["Count"] == 25 and "LastEvaluatedKey" in first
+            rest = await call(session, "query", table=table_name, key_condition="pk = :p",
+                              values={":p": {"S": "USER#1"}}, start_key=first["LastEvaluatedKey"])
+            assert rest["Count"] == 5 and "LastEvaluatedKey" not in rest
+            huge = await call(session, "scan", table=table_name, limit=100000)
+            assert huge["Count"] == 30  # clamped to 100, the table has 30
+            by_status = await call(session, "query", table=table_name, index="byStatus",
+                                   key_condition="#s = :s", names={"#s": "status"},
+                                   values={":s": {"S": "OPEN"}}, limit=100)
+            assert by_status["Count"] == 15
+            selected = await call(session, "execute_statement",
+                                  statement=f'SELECT * FROM "{table_name}" WHERE pk = ?',
+                                  parameters=[{"S": "USER#1"}], limit=10)
+            assert len(selected["Items"]) == 10 and "NextToken" in selected
+            explained = await call(session, "explain_access_patterns", table=table_name)
+            patterns = explained["accessPatterns"]
+            assert [p["operation"] for p in patterns] == ["GetItem", "Query", "Query", "Scan"]
+            assert patterns[2]["index"] == "byStatus"
+            assert patterns[2]["consistency"] == "eventual only"
+            assert {"attribute": "sk", "value": "ORDER", "items": 30} in explained["entityTypes"]
+            # The ready-made request runs as it is.
+            ready = await call(session, "query", **patterns[1]["request"])
+            assert ready["Count"] == 25
+            advice = await call(session, "advise", table=table_name)
+            assert "findings" in advice and "rulesChecked" in advice
+            assert all(f.get("table") in (table_name, None) for f in advice["findings"])
+            # DynamoDB's own refusal, word for word.
+            missing = await refused(session, "describe_table", table="no-such-table-mcp")
+            assert "ResourceNotFoundException" in missing, missing
+
+    asyncio.run(run())
+
+
+def test_writes_need_allow_writes(ddb, endpoint, table_name):
+    make_orders(ddb, table_name, count=1)
+    key = {"pk": {"S": "USER#2"}, "sk": {"S": "ORDER#001"}}
+
+    async def run():
+        async with stdio_session(endpoint) as session:
+            said = await refused(session, "put_item", table=table_name,
+                                 item={**key, "status": {"S": "OPEN"}})
+            assert "put_item" in said or "Unknown tool" in said or "not found" in said, said
+            said = await refused(session, "execute_statement",
+                                 statement=f"INSERT INTO \"{table_name}\" VALUE {{'pk': 'USER#2', 'sk': 'X'}}")
+            assert "--allow-writes" in said, said
+            said = await refused(session, "execute_statement",
+                                 statement=f'/* SELECT */ DELETE FROM "{table_name}" WHERE pk = \'USER#1\' AND sk = \'ORDER#000\'')
+            assert "--allow-writes" in said, said
+        assert "Item" not in ddb.get_item(TableName=table_name, Key=key)
+        assert "Item" in ddb.get_item(TableName=table_name,
+                                      Key={"pk": {"S": "USER#1"}, "sk": {"S": "ORDER#000"}})
+
+        async with stdio_session(endpoint, "--allow-writes") as session:
+            names = {t.name for t in (await session.list_tools()).tools}
+            assert names == READ_TOOLS | WRITE_TOOLS, names
+            await call(session, "put_item", table=table_name, item={**key, "status": {"S": "OPEN"}},
+                       condition="attribute_not_exists(pk)")
+            again = await refused(session, "put_item", table=table_name,
+                                  item={**key, "status": {"S": "OPEN"}},
+                                  condition="attribute_not_exists(pk)")
+            assert "ConditionalCheckFailedException" in again, again
+            updated = await call(session, "update_item", table=table_name, key=key,
+                                 update="SET #s = :s", names={"#s": "status"},
+                                 values={":s": {"S": "DONE"}})
+            assert updated["Attributes"]["status"] == {"S": "DONE"}
+            await call(session, "execute_statement",
+                       statement=f"UPDATE \"{table_name}\" SET note = 'via PartiQL' "
+                                 f"WHERE pk = 'USER#2' AND sk = 'ORDER#001'")
+            deleted = await call(session, "delete_item", table=table_name, key=key)
+            assert deleted["Attributes"]["note"] == {"S": "via PartiQL"}
+        assert "Item" not in ddb.get_item(TableName=table_name, Key=key)
+
+    asyncio.run(run())
+
+
+def test_streamable_http(ddb, endpoint, table_name, tmp_path):
+    make_orders(ddb, table_name, count=3)
+
+    async def run(url):
+        async with streamable_http_client(url) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await call(session, "list_tables")
+                assert table_name in listed["TableNames"]
+                page = await call(session, "scan", table=table_name, limit=2)
+                assert page["Count"] == 2 and "LastEvaluatedKey" in page
+
+    with http_server(endpoint, home=tmp_path) as url:
+        asyncio.run(run(url))
+
+
+CREDENTIALS = {"Credentials": [
+    {"AccessKeyId": "AKIDMCP", "SecretAccessKey": "mcp-secret", "User": "assistant",
+     "Account": "123456789012", "Policies": [{"Statement": [
+         {"Effect": "Allow", "Action": ["dynamodb:ListTables", "dynamodb:DescribeTable",
+                                        "dynamodb:DescribeTimeToLive", "dynamodb:Query",
+                                        "dynamodb:Scan", "dynamodb:GetItem",
+                                        "dynamodb:PartiQLSelect"],
+          "Resource": "arn:aws:dynamodb:*:*:table/open-*"}]}]},
+    {"AccessKeyId": "AKIDADMIN", "SecretAccessKey": "admin-secret", "User": "admin",
+     "Account": "123456789012"},
+]}
+
+
+def test_auth_holds_the_assistant_to_its_policy(tmp_path):
+    import boto3
+    creds = tmp_path / "credentials.json"
+    creds.write_text(json.dumps(CREDENTIALS))
+    with kura_server(["--in-memory", "--auth", str(creds)], tmp_path) as endpoint:
+        admin = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                             aws_access_key_id="AKIDADMIN", aws_secret_access_key="admin-secret")
+        make_orders(admin, "open-orders", count=3)
+        make_orders(admin, "secret-orders", count=3)
+
+        async def run():
+            async with stdio_session(endpoint, key="AKIDMCP", secret="mcp-secret") as session:
+                page = await call(session, "query", table="open-orders", key_condition="pk = :p",
+                                  values={":p": {"S": "USER#1"}})
+                assert page["Count"] == 3
+                said = await refused(session, "scan", table="secret-orders")
+                assert "AccessDeniedException" in said and "assistant" in said, said
+                said = await refused(session, "describe_table", table="secret-orders")
+                assert "AccessDeniedException" in said, said
+                # /kura/advise is off under --auth: the advisor works from what the key
+                # may read through the signed API.
+                advice = await call(session, "advise", table="open-orders")
+                assert "definitions" in advice["source"], advice["source"]
+            async with stdio_session(endpoint, key="AKIDMCP", secret="wrong") as session:
+                said = await refused(session, "list_tables")
+                assert "InvalidSignatureException" in said, said
+
+        asyncio.run(run())
