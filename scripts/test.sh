@@ -280,6 +280,8 @@ log "kura-cqrs suite and examples against Amazon DynamoDB Local"
 dynamodb_local_start
 step tests "kura-cqrs suite against DynamoDB Local" cqrs_suite "DynamoDB Local" "$DYNAMODB_LOCAL_ENDPOINT"
 step tests "kura-cqrs examples against DynamoDB Local" cqrs_examples "$DYNAMODB_LOCAL_ENDPOINT"
+step tests "kura mcp in front of DynamoDB Local (the official MCP Python SDK)" \
+  env DYNAMODB_LOCAL_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" python -m pytest tests/interop/test_mcp.py -q -k dynamodb_local
 dynamodb_local_stop
 
 await_lane lints

@@ -251,3 +251,36 @@ def test_auth_holds_the_assistant_to_its_policy(tmp_path):
                 assert "InvalidSignatureException" in said, said
 
         asyncio.run(run())
+
+
+def test_dynamodb_local():
+    """The same tools in front of Amazon DynamoDB Local: scripts/test.sh runs this once
+    DynamoDB Local is up (DYNAMODB_LOCAL_ENDPOINT); the advisor works from definitions and
+    a sample there, since DynamoDB Local has no /kura/advise."""
+    import boto3
+    endpoint = os.environ.get("DYNAMODB_LOCAL_ENDPOINT")
+    if not endpoint:
+        pytest.skip("run by scripts/test.sh against DynamoDB Local")
+    # DynamoDB Local takes letters and digits only in an access key.
+    ddb = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                       aws_access_key_id="local", aws_secret_access_key="local")
+    name = "mcp" + os.urandom(4).hex()
+    make_orders(ddb, name, count=30)
+
+    async def run():
+        async with stdio_session(endpoint, key="local", secret="local") as session:
+            assert name in (await call(session, "list_tables"))["TableNames"]
+            page = await call(session, "query", table=name, key_condition="pk = :p",
+                              values={":p": {"S": "USER#1"}})
+            assert page["Count"] == 25 and "LastEvaluatedKey" in page
+            explained = await call(session, "explain_access_patterns", table=name)
+            assert {"attribute": "sk", "value": "ORDER", "items": 30} in explained["entityTypes"]
+            advice = await call(session, "advise", table=name)
+            assert "definitions" in advice["source"] and advice["findings"], advice
+            selected = await call(session, "execute_statement",
+                                  statement=f'SELECT * FROM "{name}"', limit=5)
+            assert len(selected["Items"]) == 5 and "NextToken" in selected
+            said = await refused(session, "describe_table", table="no-such-table")
+            assert "ResourceNotFoundException" in said, said
+
+    asyncio.run(run())

@@ -6,12 +6,13 @@
 //! signed with SigV4, so a Kura started with `--auth` holds the assistant to the key's
 //! policies (docs/mcp.md).
 
-mod access;
+pub mod access;
 mod advice;
 mod endpoint;
 mod error;
 mod pages;
-mod params;
+pub mod params;
+pub mod requests;
 mod statement;
 mod tools;
 
@@ -26,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 pub use endpoint::Endpoint;
 pub use error::McpError;
 pub use kura_auth::sign::SigningKey;
+pub use statement::reads_only;
 pub use tools::KuraTools;
 
 /// What `kura mcp` serves.

@@ -6,14 +6,14 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::endpoint::Endpoint;
 use crate::params::{
     DeleteItem, GetItem, ListTables, OptionalTable, PutItem, Query, Scan, Statement, TableName,
     UpdateItem,
 };
-use crate::{McpError, access, advice, pages, statement};
+use crate::{McpError, access, advice, pages, requests};
 
 /// A tool's answer: DynamoDB's JSON as text, or the error's text.
 type Answer = Result<String, String>;
@@ -22,26 +22,6 @@ fn answer(result: Result<Value, McpError>) -> Answer {
     result
         .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
         .map_err(|e| e.to_string())
-}
-
-/// Copies the optional expression parts of a tool's arguments into a request.
-fn expressions(
-    body: &mut Value,
-    names: Option<Map<String, Value>>,
-    values: Option<Map<String, Value>>,
-) {
-    if let Some(names) = names.filter(|n| !n.is_empty()) {
-        body["ExpressionAttributeNames"] = Value::Object(names);
-    }
-    if let Some(values) = values.filter(|v| !v.is_empty()) {
-        body["ExpressionAttributeValues"] = Value::Object(values);
-    }
-}
-
-fn set_some<T: Into<Value>>(body: &mut Value, name: &str, value: Option<T>) {
-    if let Some(value) = value {
-        body[name] = value.into();
-    }
 }
 
 /// The MCP server: one endpoint, its tools.
@@ -82,9 +62,11 @@ impl KuraTools {
         annotations(read_only_hint = true)
     )]
     async fn list_tables(&self, Parameters(p): Parameters<ListTables>) -> Answer {
-        let mut body = json!({"Limit": p.limit.unwrap_or(100).clamp(1, 100)});
-        set_some(&mut body, "ExclusiveStartTableName", p.start_after);
-        answer(self.endpoint.call("ListTables", &body).await)
+        answer(
+            self.endpoint
+                .call("ListTables", &requests::list_tables(p))
+                .await,
+        )
     }
 
     #[tool(
@@ -92,11 +74,8 @@ impl KuraTools {
         annotations(read_only_hint = true)
     )]
     async fn describe_table(&self, Parameters(p): Parameters<TableName>) -> Answer {
-        answer(
-            self.endpoint
-                .call("DescribeTable", &json!({"TableName": p.table}))
-                .await,
-        )
+        let body = requests::describe_table(p);
+        answer(self.endpoint.call("DescribeTable", &body).await)
     }
 
     #[tool(
@@ -104,11 +83,7 @@ impl KuraTools {
         annotations(read_only_hint = true)
     )]
     async fn get_item(&self, Parameters(p): Parameters<GetItem>) -> Answer {
-        let mut body = json!({"TableName": p.table, "Key": p.key});
-        set_some(&mut body, "ConsistentRead", p.consistent_read);
-        set_some(&mut body, "ProjectionExpression", p.projection);
-        expressions(&mut body, p.names, None);
-        answer(self.endpoint.call("GetItem", &body).await)
+        answer(self.endpoint.call("GetItem", &requests::get_item(p)).await)
     }
 
     #[tool(
@@ -116,19 +91,8 @@ impl KuraTools {
         annotations(read_only_hint = true)
     )]
     async fn query(&self, Parameters(p): Parameters<Query>) -> Answer {
-        let mut body = json!({"TableName": p.table, "KeyConditionExpression": p.key_condition});
-        set_some(&mut body, "IndexName", p.index);
-        set_some(&mut body, "FilterExpression", p.filter);
-        set_some(&mut body, "ProjectionExpression", p.projection);
-        set_some(&mut body, "ScanIndexForward", p.descending.map(|d| !d));
-        set_some(&mut body, "ConsistentRead", p.consistent_read);
-        set_some(
-            &mut body,
-            "ExclusiveStartKey",
-            p.start_key.map(Value::Object),
-        );
-        expressions(&mut body, p.names, p.values);
-        answer(pages::bounded(&self.endpoint, "Query", body, p.limit).await)
+        let (body, limit) = requests::query(p);
+        answer(pages::bounded(&self.endpoint, "Query", body, limit).await)
     }
 
     #[tool(
@@ -136,17 +100,8 @@ impl KuraTools {
         annotations(read_only_hint = true)
     )]
     async fn scan(&self, Parameters(p): Parameters<Scan>) -> Answer {
-        let mut body = json!({"TableName": p.table});
-        set_some(&mut body, "IndexName", p.index);
-        set_some(&mut body, "FilterExpression", p.filter);
-        set_some(&mut body, "ProjectionExpression", p.projection);
-        set_some(
-            &mut body,
-            "ExclusiveStartKey",
-            p.start_key.map(Value::Object),
-        );
-        expressions(&mut body, p.names, p.values);
-        answer(pages::bounded(&self.endpoint, "Scan", body, p.limit).await)
+        let (body, limit) = requests::scan(p);
+        answer(pages::bounded(&self.endpoint, "Scan", body, limit).await)
     }
 
     #[tool(
@@ -154,19 +109,9 @@ impl KuraTools {
         annotations(read_only_hint = true)
     )]
     async fn execute_statement(&self, Parameters(p): Parameters<Statement>) -> Answer {
-        if !self.allow_writes && !statement::reads_only(&p.statement) {
-            let keyword = statement::first_keyword(&p.statement);
-            let what = if keyword.is_empty() {
-                "This statement".to_owned()
-            } else {
-                keyword
-            };
-            return Err(McpError::WritesOff(what).to_string());
-        }
-        let mut body = json!({"Statement": p.statement});
-        set_some(&mut body, "Parameters", p.parameters);
-        set_some(&mut body, "NextToken", p.next_token);
-        answer(pages::bounded(&self.endpoint, "ExecuteStatement", body, p.limit).await)
+        let (body, limit) =
+            requests::execute_statement(p, self.allow_writes).map_err(|e| e.to_string())?;
+        answer(pages::bounded(&self.endpoint, "ExecuteStatement", body, limit).await)
     }
 
     #[tool(
@@ -217,10 +162,7 @@ impl KuraTools {
         annotations(destructive_hint = true)
     )]
     async fn put_item(&self, Parameters(p): Parameters<PutItem>) -> Answer {
-        let mut body = json!({"TableName": p.table, "Item": p.item});
-        set_some(&mut body, "ConditionExpression", p.condition);
-        expressions(&mut body, p.names, p.values);
-        answer(self.endpoint.call("PutItem", &body).await)
+        answer(self.endpoint.call("PutItem", &requests::put_item(p)).await)
     }
 
     #[tool(
@@ -228,11 +170,11 @@ impl KuraTools {
         annotations(destructive_hint = true)
     )]
     async fn update_item(&self, Parameters(p): Parameters<UpdateItem>) -> Answer {
-        let mut body = json!({"TableName": p.table, "Key": p.key,
-            "UpdateExpression": p.update, "ReturnValues": "ALL_NEW"});
-        set_some(&mut body, "ConditionExpression", p.condition);
-        expressions(&mut body, p.names, p.values);
-        answer(self.endpoint.call("UpdateItem", &body).await)
+        answer(
+            self.endpoint
+                .call("UpdateItem", &requests::update_item(p))
+                .await,
+        )
     }
 
     #[tool(
@@ -240,10 +182,11 @@ impl KuraTools {
         annotations(destructive_hint = true)
     )]
     async fn delete_item(&self, Parameters(p): Parameters<DeleteItem>) -> Answer {
-        let mut body = json!({"TableName": p.table, "Key": p.key, "ReturnValues": "ALL_OLD"});
-        set_some(&mut body, "ConditionExpression", p.condition);
-        expressions(&mut body, p.names, p.values);
-        answer(self.endpoint.call("DeleteItem", &body).await)
+        answer(
+            self.endpoint
+                .call("DeleteItem", &requests::delete_item(p))
+                .await,
+        )
     }
 }
 
