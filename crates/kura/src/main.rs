@@ -426,6 +426,11 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         _ => None,
     };
     let scheme = if tls.is_some() { "https" } else { "http" };
+    // The port first: a port in use must not leave a new data directory behind.
+    let addr = SocketAddr::new(args.bind, args.port);
+    let listener = std::net::TcpListener::bind(addr)
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let (engine, controls) = if args.in_memory && with_controls {
         let controls = kura_server::controls::TestControls::in_memory(options, manual_clock)
             .map_err(|e| e.to_string())?;
@@ -449,9 +454,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             args.seed.as_deref(),
         )
         .await?;
-        let addr = SocketAddr::new(args.bind, args.port);
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
+        let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
         let storage = if args.in_memory {

@@ -99,3 +99,60 @@ fn verbose_keeps_the_log_record() {
     assert!(stderr.contains("ERROR"), "{stderr}");
     assert!(stderr.contains("cannot connect to"), "{stderr}");
 }
+
+/// `kura serve` on a data directory another `kura serve` holds: one line that says so and
+/// what to do, not fjall's `Locked` (issue 55).
+#[test]
+fn a_data_directory_in_use_is_said_plainly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().to_str().expect("path");
+    let mut first = Command::new(env!("CARGO_BIN_EXE_kura"))
+        .args(["serve", "--port", "0", "--data-dir", data])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("first server");
+    let mut log = std::io::BufReader::new(first.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    while !line.contains("kura ready on") {
+        line.clear();
+        let read = std::io::BufRead::read_line(&mut log, &mut line).expect("read");
+        assert!(read > 0, "the first server stopped before it was ready");
+    }
+    let (code, stderr) = kura(&["serve", "--port", "0", "--data-dir", data]);
+    let _ = first.kill();
+    let _ = first.wait();
+    assert_eq!(code, Some(1), "{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("kura serve: cannot open "), "{stderr}");
+    assert!(
+        last.contains("is a kura serve already running on it?"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("FjallError") && !stderr.contains("Locked"),
+        "{stderr}"
+    );
+}
+
+/// A port in use fails before the data directory is made (issue 55: it was created first).
+#[test]
+fn a_port_in_use_leaves_no_data_directory() {
+    let taken = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = taken.local_addr().expect("addr").port().to_string();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("never-made");
+    let (code, stderr) = kura(&[
+        "serve",
+        "--port",
+        &port,
+        "--data-dir",
+        data.to_str().expect("path"),
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_plain_line(&stderr);
+    assert!(
+        stderr.starts_with(&format!("kura serve: cannot listen on 127.0.0.1:{port}")),
+        "{stderr}"
+    );
+    assert!(!data.exists(), "the data directory was created");
+}

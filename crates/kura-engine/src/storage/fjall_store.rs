@@ -80,7 +80,13 @@ impl FjallStore {
             .max_journaling_size(64 << 20)
             .worker_threads(background_workers())
             .open()
-            .map_err(plain)?;
+            .map_err(|e| match e {
+                fjall::Error::Locked => StoreError::new(
+                    "another process holds the data directory's lock: is a kura serve already \
+                     running on it? Stop it, or give this one another --data-dir",
+                ),
+                e => plain(e),
+            })?;
         let mut spaces: OpenSpaces = Default::default();
         for space in Space::ALL {
             if db.keyspace_exists(space.name()) {
