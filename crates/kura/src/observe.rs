@@ -100,6 +100,12 @@ pub async fn request_json(
             )
         })?
         .to_bytes();
+    // The test controls are routed only on a server started with them.
+    if status == hyper::StatusCode::NOT_FOUND && path.starts_with("/kura/admin/") {
+        return Err(format!(
+            "{endpoint} has no test controls: start it with `kura serve --test-controls` (docs/testing.md)"
+        ));
+    }
     let value: Value = serde_json::from_slice(&body).map_err(|_| {
         format!(
             "{endpoint} answered {status} without JSON (is it a kura serve?): {}",

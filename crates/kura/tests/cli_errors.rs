@@ -156,3 +156,36 @@ fn a_port_in_use_leaves_no_data_directory() {
     );
     assert!(!data.exists(), "the data directory was created");
 }
+
+/// `kura fault` against a server without `--test-controls` says what to start it with
+/// (issue 55: it asked whether the endpoint was a kura serve at all).
+#[test]
+fn fault_on_a_server_without_test_controls_names_the_flag() {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_kura"))
+        .args(["serve", "--port", "0", "--in-memory"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("server");
+    let mut log = std::io::BufReader::new(server.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let endpoint = loop {
+        line.clear();
+        let read = std::io::BufRead::read_line(&mut log, &mut line).expect("read");
+        assert!(read > 0, "the server stopped before it was ready");
+        if let Some(at) = line.find("kura ready on ") {
+            let rest = &line[at + "kura ready on ".len()..];
+            break rest.split_whitespace().next().expect("url").to_owned();
+        }
+    };
+    let (code, stderr) = kura(&["fault", "list", "--endpoint", &endpoint]);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_plain_line(&stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "kura fault: {endpoint} has no test controls: start it with `kura serve --test-controls` (docs/testing.md)"
+        )
+    );
+}
