@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::McpError;
-use crate::endpoint::Endpoint;
+use kura_client::Endpoint;
 
 /// Tables advised on when no table is named.
 const MAX_TABLES: usize = 100;

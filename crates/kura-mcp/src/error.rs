@@ -4,10 +4,11 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum McpError {
-    /// The endpoint could not be reached, or answered something that is not DynamoDB's.
-    #[error("{endpoint}: {message}")]
-    Unreachable { endpoint: String, message: String },
-    /// DynamoDB's own refusal, with its error type and message word for word.
+    /// The endpoint's refusal (DynamoDB's error type and message word for word), or why
+    /// it gave no answer.
+    #[error(transparent)]
+    Client(#[from] kura_client::ClientError),
+    /// The in-process engine the advisor re-creates tables in refused one.
     #[error("{type_name}: {message}")]
     Refused { type_name: String, message: String },
     /// A write asked of a server started without `--allow-writes`.

@@ -8,7 +8,6 @@
 
 pub mod access;
 mod advice;
-mod endpoint;
 mod error;
 mod pages;
 pub mod params;
@@ -24,9 +23,9 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-pub use endpoint::Endpoint;
 pub use error::McpError;
 pub use kura_auth::sign::SigningKey;
+pub use kura_client::{ClientError, Endpoint};
 pub use statement::reads_only;
 pub use tools::KuraTools;
 

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::McpError;
-use crate::endpoint::Endpoint;
+use kura_client::Endpoint;
 
 /// Items per page when the assistant names no limit.
 pub const DEFAULT_ITEMS: u32 = 25;

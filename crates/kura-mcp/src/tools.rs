@@ -8,17 +8,17 @@ use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
 
-use crate::endpoint::Endpoint;
 use crate::params::{
     DeleteItem, GetItem, ListTables, OptionalTable, PutItem, Query, Scan, Statement, TableName,
     UpdateItem,
 };
 use crate::{McpError, access, advice, pages, requests};
+use kura_client::Endpoint;
 
 /// A tool's answer: DynamoDB's JSON as text, or the error's text.
 type Answer = Result<String, String>;
 
-fn answer(result: Result<Value, McpError>) -> Answer {
+fn answer<E: std::fmt::Display>(result: Result<Value, E>) -> Answer {
     result
         .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
         .map_err(|e| e.to_string())

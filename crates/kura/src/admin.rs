@@ -1,23 +1,17 @@
 //! `kura backup`, `kura restore`, `kura export`, `kura import`: thin clients of the
 //! DynamoDB API (any endpoint: a `kura serve`, or DynamoDB itself with its credentials in
-//! the environment) that start the operation and follow it to its end. On a terminal they
-//! draw a progress bar (items, rate, ETA where the total is known); otherwise they print
-//! one JSON line per second and a last one with the outcome, for scripts.
+//! the environment) that start the operation and follow it to its end. They talk through
+//! Kura's own client (`kura-client`: DynamoDB's JSON, signed with SigV4), so the README's
+//! build has them without the AWS SDK. On a terminal they draw a progress bar (items,
+//! rate, ETA where the total is known); otherwise they print one JSON line per second and
+//! a last one with the outcome, for scripts.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::primitives::DateTime;
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, CsvOptions, ExportFormat, ExportType, ExportViewType,
-    IncrementalExportSpecification, InputCompressionType, InputFormat, InputFormatOptions,
-    KeySchemaElement, KeyType, S3BucketSource, ScalarAttributeType, TableCreationParameters,
-    TableStatus,
-};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Where the DynamoDB API is.
 #[derive(Args)]
@@ -29,23 +23,21 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    fn client(&self) -> Client {
-        let hyper =
-            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-                .build(crate::observe::https_or_http());
-        kura_cqrs::endpoint::dynamodb_client_over(
-            &self.endpoint,
-            kura_cqrs::endpoint::sdk_http_client(hyper),
-        )
+    fn client(&self) -> Result<kura_client::Endpoint, String> {
+        kura_client::Endpoint::from_environment(&self.endpoint).map_err(|e| e.to_string())
     }
+}
 
-    /// The plain line for an SDK error of a request to this endpoint.
-    fn error<E>(&self, error: aws_sdk_dynamodb::error::SdkError<E>) -> String
-    where
-        E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + 'static,
-    {
-        crate::endpoint::sdk_error(&self.endpoint, &error)
-    }
+/// Calls `operation`; a failure as the command's one plain line.
+async fn call(
+    client: &kura_client::Endpoint,
+    operation: &str,
+    body: Value,
+) -> Result<Value, String> {
+    client
+        .call(operation, &body)
+        .await
+        .map_err(|e| e.to_string())
 }
 
 #[derive(Args)]
@@ -136,16 +128,15 @@ pub struct ImportArgs {
     csv_header: Option<Vec<String>>,
 }
 
-/// A time from the command line: RFC 3339 or epoch seconds.
-fn parse_time(text: &str) -> Result<DateTime, String> {
+/// A time from the command line, RFC 3339 or epoch seconds, as the epoch seconds
+/// DynamoDB's JSON carries.
+fn parse_time(text: &str) -> Result<f64, String> {
     if let Ok(seconds) = text.parse::<f64>() {
-        return Ok(DateTime::from_secs_f64(seconds));
+        return Ok(seconds);
     }
     let parsed = time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
         .map_err(|e| format!("{text:?} is neither RFC 3339 nor epoch seconds: {e}"))?;
-    Ok(DateTime::from_secs_f64(
-        parsed.unix_timestamp_nanos() as f64 / 1e9,
-    ))
+    Ok(parsed.unix_timestamp_nanos() as f64 / 1e9)
 }
 
 /// Reports a running job: on a terminal a bar (or, for a job whose answers carry no item
@@ -271,34 +262,32 @@ fn thousands(n: i64) -> String {
 const POLL: Duration = Duration::from_millis(250);
 
 pub async fn backup(args: BackupArgs) -> Result<(), String> {
-    let endpoint = &args.endpoint;
-    let client = endpoint.client();
+    let client = args.endpoint.client()?;
     let name = args.name.unwrap_or_else(|| {
         let now = time::OffsetDateTime::now_utc();
         format!("{}-{}", args.table, now.unix_timestamp())
     });
     let progress = Progress::waiting("backup", format!("backing up {}", args.table));
-    let out = client
-        .create_backup()
-        .table_name(&args.table)
-        .backup_name(&name)
-        .send()
-        .await
-        .map_err(|e| endpoint.error(e))?;
-    let details = out
-        .backup_details()
+    let out = call(
+        &client,
+        "CreateBackup",
+        json!({"TableName": args.table, "BackupName": name}),
+    )
+    .await?;
+    let details = &out["BackupDetails"];
+    let arn = details["BackupArn"]
+        .as_str()
         .ok_or("no BackupDetails in the answer")?;
-    let outcome = json!({"BackupArn": details.backup_arn(), "BackupName": details.backup_name(),
-        "BackupSizeBytes": details.backup_size_bytes()});
-    let size = details.backup_size_bytes().unwrap_or(0);
+    let size = details["BackupSizeBytes"].as_i64().unwrap_or(0);
+    let outcome = json!({"BackupArn": arn, "BackupName": details["BackupName"],
+        "BackupSizeBytes": details["BackupSizeBytes"]});
     progress.done(
         outcome,
         &format!(
-            "backed up {} as {name} ({} bytes); restore it with `kura restore --backup-arn {} \
+            "backed up {} as {name} ({} bytes); restore it with `kura restore --backup-arn {arn} \
              --target NEW_TABLE`",
             args.table,
             thousands(size),
-            details.backup_arn()
         ),
     );
     Ok(())
@@ -306,22 +295,17 @@ pub async fn backup(args: BackupArgs) -> Result<(), String> {
 
 /// Follows a restore until the table is ACTIVE.
 async fn follow_table(
-    endpoint: &Endpoint,
-    client: &Client,
+    client: &kura_client::Endpoint,
     table: &str,
     total: Option<u64>,
 ) -> Result<(), String> {
     let mut progress = Progress::items("restore", total);
     loop {
-        let d = client
-            .describe_table()
-            .table_name(table)
-            .send()
-            .await
-            .map_err(|e| endpoint.error(e))?;
-        let t = d.table().ok_or("no Table in the answer")?;
-        let items = t.item_count().unwrap_or(0).max(0) as u64;
-        if t.table_status() == Some(&TableStatus::Active) {
+        let d = call(client, "DescribeTable", json!({"TableName": table})).await?;
+        let t = &d["Table"];
+        let items = t["ItemCount"].as_i64().unwrap_or(0).max(0) as u64;
+        let status = t["TableStatus"].as_str().ok_or("no Table in the answer")?;
+        if status == "ACTIVE" {
             progress.done(
                 json!({"TableName": table, "TableStatus": "ACTIVE", "ItemCount": items}),
                 &format!(
@@ -331,108 +315,71 @@ async fn follow_table(
             );
             return Ok(());
         }
-        progress.update(
-            Some(items),
-            json!({"TableStatus": t.table_status().map(|s| s.as_str())}),
-        );
+        progress.update(Some(items), json!({"TableStatus": status}));
         tokio::time::sleep(POLL).await;
     }
 }
 
 pub async fn restore(args: RestoreArgs) -> Result<(), String> {
-    let endpoint = &args.endpoint;
-    let client = endpoint.client();
+    let client = args.endpoint.client()?;
     let total = match (&args.backup_arn, &args.source) {
         (Some(arn), _) => {
-            let total = client
-                .describe_backup()
-                .backup_arn(arn)
-                .send()
-                .await
-                .map_err(|e| endpoint.error(e))?
-                .backup_description()
-                .and_then(|d| d.source_table_details())
-                .and_then(|s| s.item_count());
-            client
-                .restore_table_from_backup()
-                .backup_arn(arn)
-                .target_table_name(&args.target)
-                .send()
-                .await
-                .map_err(|e| endpoint.error(e))?;
+            let described = call(&client, "DescribeBackup", json!({"BackupArn": arn})).await?;
+            let total = described["BackupDescription"]["SourceTableDetails"]["ItemCount"].as_i64();
+            call(
+                &client,
+                "RestoreTableFromBackup",
+                json!({"BackupArn": arn, "TargetTableName": args.target}),
+            )
+            .await?;
             total
         }
         (None, Some(source)) => {
             let total = client
-                .describe_table()
-                .table_name(source)
-                .send()
+                .call("DescribeTable", &json!({"TableName": source}))
                 .await
                 .ok()
-                .and_then(|d| d.table().and_then(|t| t.item_count()));
-            let mut request = client
-                .restore_table_to_point_in_time()
-                .source_table_name(source)
-                .target_table_name(&args.target);
-            request = match &args.time {
-                Some(t) => request.restore_date_time(parse_time(t)?),
-                None => request.use_latest_restorable_time(true),
-            };
-            request.send().await.map_err(|e| endpoint.error(e))?;
+                .and_then(|d| d["Table"]["ItemCount"].as_i64());
+            let mut request = json!({"SourceTableName": source, "TargetTableName": args.target});
+            match &args.time {
+                Some(t) => request["RestoreDateTime"] = json!(parse_time(t)?),
+                None => request["UseLatestRestorableTime"] = json!(true),
+            }
+            call(&client, "RestoreTableToPointInTime", request).await?;
             // The table's count now, as an estimate of the count then.
             total
         }
         (None, None) => return Err("give --backup-arn or --source".into()),
     };
-    follow_table(
-        endpoint,
-        &client,
-        &args.target,
-        total.map(|t| t.max(0) as u64),
-    )
-    .await
+    follow_table(&client, &args.target, total.map(|t| t.max(0) as u64)).await
 }
 
 pub async fn export(args: ExportArgs) -> Result<(), String> {
-    let endpoint = &args.endpoint;
-    let client = endpoint.client();
-    let table = client
-        .describe_table()
-        .table_name(&args.table)
-        .send()
-        .await
-        .map_err(|e| endpoint.error(e))?;
-    let arn = table
-        .table()
-        .and_then(|t| t.table_arn())
-        .ok_or("no TableArn")?
-        .to_owned();
-    let mut request = client
-        .export_table_to_point_in_time()
-        .table_arn(arn)
-        .s3_bucket(&args.bucket)
-        .set_s3_prefix(args.prefix.clone())
-        .export_format(ExportFormat::from(args.format.as_str()));
+    let client = args.endpoint.client()?;
+    let table = call(&client, "DescribeTable", json!({"TableName": args.table})).await?;
+    let arn = table["Table"]["TableArn"].as_str().ok_or("no TableArn")?;
+    let mut request = json!({"TableArn": arn, "S3Bucket": args.bucket,
+        "ExportFormat": args.format});
+    if let Some(prefix) = &args.prefix {
+        request["S3Prefix"] = json!(prefix);
+    }
     if let Some(t) = &args.time {
-        request = request.export_time(parse_time(t)?);
+        request["ExportTime"] = json!(parse_time(t)?);
     }
     if let Some(from) = &args.from {
-        let mut spec =
-            IncrementalExportSpecification::builder().export_from_time(parse_time(from)?);
+        let mut spec = json!({"ExportFromTime": parse_time(from)?});
         if let Some(to) = &args.to {
-            spec = spec.export_to_time(parse_time(to)?);
+            spec["ExportToTime"] = json!(parse_time(to)?);
         }
         if let Some(view) = &args.view {
-            spec = spec.export_view_type(ExportViewType::from(view.as_str()));
+            spec["ExportViewType"] = json!(view);
         }
-        request = request
-            .export_type(ExportType::IncrementalExport)
-            .incremental_export_specification(spec.build());
+        request["ExportType"] = json!("INCREMENTAL_EXPORT");
+        request["IncrementalExportSpecification"] = spec;
     }
-    let started = request.send().await.map_err(|e| endpoint.error(e))?;
-    let export_arn = started
-        .export_description()
-        .and_then(|d| d.export_arn())
+    let started = call(&client, "ExportTableToPointInTime", request).await?;
+    let export_arn = started["ExportDescription"]["ExportArn"]
+        .as_str()
         .ok_or("no ExportArn")?
         .to_owned();
     let kind = if args.from.is_some() {
@@ -445,28 +392,23 @@ pub async fn export(args: ExportArgs) -> Result<(), String> {
         format!("{kind} of {} to bucket {}", args.table, args.bucket),
     );
     loop {
-        let d = client
-            .describe_export()
-            .export_arn(&export_arn)
-            .send()
-            .await
-            .map_err(|e| endpoint.error(e))?;
-        let d = d.export_description().ok_or("no ExportDescription")?;
-        match d.export_status().map(|s| s.as_str()) {
+        let d = call(&client, "DescribeExport", json!({"ExportArn": export_arn})).await?;
+        let d = &d["ExportDescription"];
+        match d["ExportStatus"].as_str() {
             Some("IN_PROGRESS") | None => progress.update(None, json!({"ExportArn": export_arn})),
             Some(status) => {
                 let outcome = json!({"ExportArn": export_arn, "ExportStatus": status,
-                    "ItemCount": d.item_count(), "S3Bucket": d.s3_bucket(),
-                    "ExportManifest": d.export_manifest(),
-                    "FailureCode": d.failure_code(), "FailureMessage": d.failure_message()});
+                    "ItemCount": d["ItemCount"], "S3Bucket": d["S3Bucket"],
+                    "ExportManifest": d["ExportManifest"],
+                    "FailureCode": d["FailureCode"], "FailureMessage": d["FailureMessage"]});
                 if status != "COMPLETED" {
                     progress.failed(outcome);
                     return Err(format!(
                         "export {status}: {}",
-                        d.failure_message().unwrap_or_default()
+                        d["FailureMessage"].as_str().unwrap_or_default()
                     ));
                 }
-                let manifest = d.export_manifest().unwrap_or_default();
+                let manifest = d["ExportManifest"].as_str().unwrap_or_default();
                 let data = manifest
                     .rsplit_once('/')
                     .map(|(dir, _)| format!("{dir}/data/"))
@@ -477,8 +419,8 @@ pub async fn export(args: ExportArgs) -> Result<(), String> {
                         "exported {} items ({} bytes) of {} to bucket {bucket}: data files \
                          under {data}, manifest {manifest} (a kura serve keeps bucket {bucket} \
                          in its --buckets-dir, by default <data dir>/buckets/{bucket})",
-                        thousands(d.item_count().unwrap_or(0)),
-                        thousands(d.billed_size_bytes().unwrap_or(0)),
+                        thousands(d["ItemCount"].as_i64().unwrap_or(0)),
+                        thousands(d["BilledSizeBytes"].as_i64().unwrap_or(0)),
                         args.table,
                         bucket = args.bucket,
                     ),
@@ -491,121 +433,85 @@ pub async fn export(args: ExportArgs) -> Result<(), String> {
 }
 
 /// `name:TYPE` of `--key`.
-fn key_attribute(text: &str) -> Result<(String, ScalarAttributeType), String> {
+fn key_attribute(text: &str) -> Result<(String, &str), String> {
     let (name, ty) = text
         .rsplit_once(':')
         .ok_or_else(|| format!("{text:?} is not NAME:TYPE"))?;
-    let ty = match ty {
-        "S" => ScalarAttributeType::S,
-        "N" => ScalarAttributeType::N,
-        "B" => ScalarAttributeType::B,
-        other => return Err(format!("{other:?} is not S, N or B")),
-    };
-    Ok((name.to_owned(), ty))
+    match ty {
+        "S" | "N" | "B" => Ok((name.to_owned(), ty)),
+        other => Err(format!("{other:?} is not S, N or B")),
+    }
 }
 
 pub async fn import(args: ImportArgs) -> Result<(), String> {
-    let endpoint = &args.endpoint;
-    let client = endpoint.client();
-    let mut creation = TableCreationParameters::builder()
-        .table_name(&args.table)
-        .billing_mode(BillingMode::PayPerRequest);
+    let client = args.endpoint.client()?;
+    let mut definitions = Vec::new();
+    let mut schema = Vec::new();
     for (i, key) in args.keys.iter().enumerate() {
         let (name, ty) = key_attribute(key)?;
-        creation = creation
-            .attribute_definitions(
-                AttributeDefinition::builder()
-                    .attribute_name(&name)
-                    .attribute_type(ty)
-                    .build()
-                    .map_err(|e| e.to_string())?,
-            )
-            .key_schema(
-                KeySchemaElement::builder()
-                    .attribute_name(name)
-                    .key_type(if i == 0 {
-                        KeyType::Hash
-                    } else {
-                        KeyType::Range
-                    })
-                    .build()
-                    .map_err(|e| e.to_string())?,
-            );
+        definitions.push(json!({"AttributeName": name, "AttributeType": ty}));
+        let key_type = if i == 0 { "HASH" } else { "RANGE" };
+        schema.push(json!({"AttributeName": name, "KeyType": key_type}));
     }
-    let mut request = client
-        .import_table()
-        .s3_bucket_source(
-            S3BucketSource::builder()
-                .s3_bucket(&args.bucket)
-                .s3_key_prefix(&args.prefix)
-                .build()
-                .map_err(|e| e.to_string())?,
-        )
-        .input_format(InputFormat::from(args.format.as_str()))
-        .input_compression_type(InputCompressionType::from(args.compression.as_str()))
-        .table_creation_parameters(creation.build().map_err(|e| e.to_string())?);
+    let mut request = json!({
+        "S3BucketSource": {"S3Bucket": args.bucket, "S3KeyPrefix": args.prefix},
+        "InputFormat": args.format,
+        "InputCompressionType": args.compression,
+        "TableCreationParameters": {"TableName": args.table, "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": definitions, "KeySchema": schema},
+    });
     if args.csv_delimiter.is_some() || args.csv_header.is_some() {
-        request = request.input_format_options(
-            InputFormatOptions::builder()
-                .csv(
-                    CsvOptions::builder()
-                        .set_delimiter(args.csv_delimiter.clone())
-                        .set_header_list(args.csv_header.clone())
-                        .build(),
-                )
-                .build(),
-        );
+        let mut csv = json!({});
+        if let Some(delimiter) = &args.csv_delimiter {
+            csv["Delimiter"] = json!(delimiter);
+        }
+        if let Some(header) = &args.csv_header {
+            csv["HeaderList"] = json!(header);
+        }
+        request["InputFormatOptions"] = json!({"Csv": csv});
     }
-    let started = request.send().await.map_err(|e| endpoint.error(e))?;
-    let import_arn = started
-        .import_table_description()
-        .and_then(|d| d.import_arn())
+    let started = call(&client, "ImportTable", request).await?;
+    let import_arn = started["ImportTableDescription"]["ImportArn"]
+        .as_str()
         .ok_or("no ImportArn")?
         .to_owned();
     let mut progress = Progress::items("import", None);
     loop {
-        let d = client
-            .describe_import()
-            .import_arn(&import_arn)
-            .send()
-            .await
-            .map_err(|e| endpoint.error(e))?;
-        let d = d
-            .import_table_description()
-            .ok_or("no ImportTableDescription")?;
-        let counts = json!({"ProcessedItemCount": d.processed_item_count(),
-            "ImportedItemCount": d.imported_item_count(), "ErrorCount": d.error_count(),
-            "ProcessedSizeBytes": d.processed_size_bytes()});
-        match d.import_status().map(|s| s.as_str()) {
+        let d = call(&client, "DescribeImport", json!({"ImportArn": import_arn})).await?;
+        let d = &d["ImportTableDescription"];
+        let imported = d["ImportedItemCount"].as_i64().unwrap_or(0);
+        let read_mb = d["ProcessedSizeBytes"].as_i64().unwrap_or(0) as f64 / 1e6;
+        let counts = json!({"ProcessedItemCount": d["ProcessedItemCount"],
+            "ImportedItemCount": imported, "ErrorCount": d["ErrorCount"].as_i64().unwrap_or(0),
+            "ProcessedSizeBytes": d["ProcessedSizeBytes"]});
+        match d["ImportStatus"].as_str() {
             Some("IN_PROGRESS") | None => {
                 if let Some(bar) = &progress.bar {
-                    let mb = d.processed_size_bytes().unwrap_or(0) as f64 / 1e6;
                     bar.set_message(format!(
-                        "import ({mb:.1} MB read, {} refused)",
-                        d.error_count()
+                        "import ({read_mb:.1} MB read, {} refused)",
+                        d["ErrorCount"].as_i64().unwrap_or(0)
                     ));
                 }
-                progress.update(Some(d.imported_item_count().max(0) as u64), counts)
+                progress.update(Some(imported.max(0) as u64), counts)
             }
             Some(status) => {
                 let outcome = json!({"ImportArn": import_arn, "ImportStatus": status,
-                    "counts": counts, "FailureCode": d.failure_code(),
-                    "FailureMessage": d.failure_message()});
+                    "counts": counts, "FailureCode": d["FailureCode"],
+                    "FailureMessage": d["FailureMessage"]});
                 if status != "COMPLETED" {
                     progress.failed(outcome);
                     return Err(format!(
                         "import {status}: {}",
-                        d.failure_message().unwrap_or_default()
+                        d["FailureMessage"].as_str().unwrap_or_default()
                     ));
                 }
                 progress.done(
                     outcome,
                     &format!(
-                        "imported {} items into {} from bucket {} ({:.1} MB read)",
-                        thousands(d.imported_item_count()),
+                        "imported {} items into {} from bucket {} ({read_mb:.1} MB read)",
+                        thousands(imported),
                         args.table,
                         args.bucket,
-                        d.processed_size_bytes().unwrap_or(0) as f64 / 1e6,
                     ),
                 );
                 return Ok(());

@@ -11,7 +11,6 @@ use kura_engine::writer::WriteLimits;
 use kura_engine::{Engine, EngineOptions};
 use tracing_subscriber::EnvFilter;
 
-#[cfg(feature = "clients")]
 mod admin;
 mod advice_report;
 #[cfg(feature = "clients")]
@@ -90,18 +89,14 @@ enum Command {
     #[command(subcommand)]
     Cqrs(cqrs::CqrsCommand),
     /// Back up a table (CreateBackup).
-    #[cfg(feature = "clients")]
     Backup(admin::BackupArgs),
     /// Restore a backup, or a table with point-in-time recovery, into a new table, and
     /// follow it until the table is ACTIVE.
-    #[cfg(feature = "clients")]
     Restore(admin::RestoreArgs),
     /// Export a table to a bucket (ExportTableToPointInTime, full or incremental) and
     /// follow it to its end.
-    #[cfg(feature = "clients")]
     Export(admin::ExportArgs),
     /// Import a bucket's objects into a new table (ImportTable) and follow it to its end.
-    #[cfg(feature = "clients")]
     Import(admin::ImportArgs),
     /// Show a table's Contributor Insights: its most accessed and most throttled keys
     /// (enable it first with UpdateContributorInsights).
@@ -340,13 +335,9 @@ fn main() -> ExitCode {
             .and_then(|config| serve(args.serve, Some(config))),
         #[cfg(feature = "clients")]
         Command::Cqrs(command) => cqrs::run(command),
-        #[cfg(feature = "clients")]
         Command::Backup(args) => client_command(admin::backup(args)),
-        #[cfg(feature = "clients")]
         Command::Restore(args) => client_command(admin::restore(args)),
-        #[cfg(feature = "clients")]
         Command::Export(args) => client_command(admin::export(args)),
-        #[cfg(feature = "clients")]
         Command::Import(args) => client_command(admin::import(args)),
         #[cfg(not(feature = "clients"))]
         Command::Missing(words) => {
