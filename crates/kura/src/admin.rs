@@ -114,12 +114,13 @@ pub struct ImportArgs {
     /// The key prefix of the objects to read.
     #[arg(long, default_value = "")]
     prefix: String,
-    /// DYNAMODB_JSON, ION or CSV.
-    #[arg(long, default_value = "DYNAMODB_JSON")]
-    format: String,
-    /// GZIP, ZSTD or NONE.
-    #[arg(long, default_value = "NONE")]
-    compression: String,
+    /// DYNAMODB_JSON, ION or CSV (default: the export's, when the prefix is one of this
+    /// endpoint's exports, else DYNAMODB_JSON).
+    #[arg(long)]
+    format: Option<String>,
+    /// GZIP, ZSTD or NONE (default: GZIP for an export's data, else NONE).
+    #[arg(long)]
+    compression: Option<String>,
     /// The CSV delimiter.
     #[arg(long)]
     csv_delimiter: Option<String>,
@@ -443,8 +444,79 @@ fn key_attribute(text: &str) -> Result<(String, &str), String> {
     }
 }
 
+/// An export of this endpoint that `prefix` in `bucket` names (its directory, its `data/`
+/// or its manifest): its format, and the prefix of its data files.
+async fn export_at(
+    client: &kura_client::Endpoint,
+    bucket: &str,
+    prefix: &str,
+) -> Result<Option<(String, String, String)>, String> {
+    let mut next: Option<Value> = None;
+    for _ in 0..40 {
+        let mut request = json!({"MaxResults": 25});
+        if let Some(token) = next.take() {
+            request["NextToken"] = token;
+        }
+        let page = call(client, "ListExports", request).await?;
+        for summary in page["ExportSummaries"].as_array().into_iter().flatten() {
+            let Some(arn) = summary["ExportArn"].as_str() else {
+                continue;
+            };
+            let id = arn.rsplit('/').next().unwrap_or_default();
+            if id.is_empty() || !prefix.contains(id) {
+                continue;
+            }
+            let d = call(client, "DescribeExport", json!({"ExportArn": arn})).await?;
+            let d = &d["ExportDescription"];
+            let manifest = d["ExportManifest"].as_str().unwrap_or_default();
+            let Some((dir, _)) = manifest.rsplit_once('/') else {
+                continue;
+            };
+            let named = [dir, &format!("{dir}/data"), manifest];
+            if d["S3Bucket"] == bucket && named.contains(&prefix.trim_end_matches('/')) {
+                let format = d["ExportFormat"].as_str().unwrap_or("DYNAMODB_JSON");
+                return Ok(Some((
+                    arn.to_owned(),
+                    format.to_owned(),
+                    format!("{dir}/data/"),
+                )));
+            }
+        }
+        match page.get("NextToken") {
+            Some(token) if !token.is_null() => next = Some(token.clone()),
+            _ => break,
+        }
+    }
+    Ok(None)
+}
+
 pub async fn import(args: ImportArgs) -> Result<(), String> {
     let client = args.endpoint.client()?;
+    // Kura's (and DynamoDB's) exports are gzipped files in a format their description
+    // names: an import of one needs neither flag (issue 55).
+    let detected = if args.format.is_none() || args.compression.is_none() {
+        export_at(&client, &args.bucket, &args.prefix).await?
+    } else {
+        None
+    };
+    let (format, compression, prefix) = match &detected {
+        Some((_, format, data)) => (
+            args.format.clone().unwrap_or_else(|| format.clone()),
+            args.compression
+                .clone()
+                .unwrap_or_else(|| "GZIP".to_owned()),
+            data.clone(),
+        ),
+        None => (
+            args.format
+                .clone()
+                .unwrap_or_else(|| "DYNAMODB_JSON".to_owned()),
+            args.compression
+                .clone()
+                .unwrap_or_else(|| "NONE".to_owned()),
+            args.prefix.clone(),
+        ),
+    };
     let mut definitions = Vec::new();
     let mut schema = Vec::new();
     for (i, key) in args.keys.iter().enumerate() {
@@ -454,9 +526,9 @@ pub async fn import(args: ImportArgs) -> Result<(), String> {
         schema.push(json!({"AttributeName": name, "KeyType": key_type}));
     }
     let mut request = json!({
-        "S3BucketSource": {"S3Bucket": args.bucket, "S3KeyPrefix": args.prefix},
-        "InputFormat": args.format,
-        "InputCompressionType": args.compression,
+        "S3BucketSource": {"S3Bucket": args.bucket, "S3KeyPrefix": prefix},
+        "InputFormat": format,
+        "InputCompressionType": compression,
         "TableCreationParameters": {"TableName": args.table, "BillingMode": "PAY_PER_REQUEST",
             "AttributeDefinitions": definitions, "KeySchema": schema},
     });
@@ -495,14 +567,29 @@ pub async fn import(args: ImportArgs) -> Result<(), String> {
                 progress.update(Some(imported.max(0) as u64), counts)
             }
             Some(status) => {
-                let outcome = json!({"ImportArn": import_arn, "ImportStatus": status,
+                let mut outcome = json!({"ImportArn": import_arn, "ImportStatus": status,
                     "counts": counts, "FailureCode": d["FailureCode"],
-                    "FailureMessage": d["FailureMessage"]});
+                    "FailureMessage": d["FailureMessage"],
+                    "InputFormat": format, "InputCompressionType": compression,
+                    "S3KeyPrefix": prefix});
+                if let Some((export, _, _)) = &detected {
+                    outcome["FromExport"] = json!(export);
+                }
                 if status != "COMPLETED" {
                     progress.failed(outcome);
                     return Err(format!(
                         "import {status}: {}",
                         d["FailureMessage"].as_str().unwrap_or_default()
+                    ));
+                }
+                let read_nothing = d["ProcessedItemCount"].as_i64().unwrap_or(0) == 0
+                    && d["ProcessedSizeBytes"].as_i64().unwrap_or(0) == 0;
+                if read_nothing {
+                    progress.failed(outcome);
+                    return Err(format!(
+                        "imported nothing: no objects under prefix {prefix:?} of bucket {} \
+                         were read (table {} was created empty)",
+                        args.bucket, args.table
                     ));
                 }
                 progress.done(

@@ -120,6 +120,56 @@ async fn the_data_movement_commands_follow_their_jobs() {
         .expect("scan");
     assert_eq!(scanned.count(), 120);
 
+    // The export's own directory, with neither --format nor --compression: both read
+    // from its description, and its data files found under it (issue 55).
+    let export_dir = manifest.trim_end_matches("/manifest-summary.json");
+    let (ok, out, err) = kura(
+        endpoint,
+        &[
+            "import",
+            "--table",
+            "CliDetected",
+            "--key",
+            "pk:S",
+            "--bucket",
+            "cli-bucket",
+            "--prefix",
+            export_dir,
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out["outcome"]["counts"]["ImportedItemCount"], 120);
+    assert_eq!(out["outcome"]["InputFormat"], "ION");
+    assert_eq!(out["outcome"]["InputCompressionType"], "GZIP");
+    assert_eq!(out["outcome"]["S3KeyPrefix"], data);
+    assert!(
+        out["outcome"]["FromExport"]
+            .as_str()
+            .is_some_and(|a| a.contains("/export/"))
+    );
+
+    // A prefix that holds nothing is a failure that says so, not an empty success.
+    let (ok, out, err) = kura(
+        endpoint,
+        &[
+            "import",
+            "--table",
+            "CliNothing",
+            "--key",
+            "pk:S",
+            "--bucket",
+            "cli-bucket",
+            "--prefix",
+            "nothing-here/",
+        ],
+    );
+    assert!(!ok, "{out}");
+    assert_eq!(
+        err.trim_end(),
+        "kura import: imported nothing: no objects under prefix \"nothing-here/\" of bucket \
+         cli-bucket were read (table CliNothing was created empty)"
+    );
+
     let (ok, _, err) = kura(
         endpoint,
         &["restore", "--source", "NoSuchTable", "--target", "CliNever"],
