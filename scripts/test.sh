@@ -125,6 +125,14 @@ python_deps() {
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r tests/interop/requirements.txt
 }
 
+# The console's CLI code is for the AWS CLI v2 (binary values in base64); .venv's is v1.
+aws_cli_v2() {
+  [ -x /usr/bin/aws ] && return 0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq awscli >/dev/null 2>&1 || {
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq awscli >/dev/null
+  }
+}
+
 node_ready() {
   command -v npm >/dev/null && return 0
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
@@ -136,6 +144,9 @@ installs() {
   step installs "Python test dependencies (.venv)" python_deps
   step installs "Chromium and chromedriver for the console's browser tests" ./scripts/browser.sh
   step installs "Node.js and npm" node_ready
+  step installs "The AWS CLI v2 (Debian's awscli), for the console's CLI snippets" aws_cli_v2
+  step installs "The AWS SDK for JavaScript v3, for the console's JavaScript snippets" \
+    npm ci --prefix tests/interop/js --no-audit --no-fund --silent
   step installs "Debian's docker.io, dockerd started when none runs" docker_ready
   step installs "The SARIF 2.1.0 schema the advisor's SARIF output is validated against" \
     ./scripts/sarif-schema.sh

@@ -1349,3 +1349,92 @@ def test_the_kura_cqrs_page_lists_failed_commands_and_tasks(ui, server):
     # A failed command opens in the item editor.
     ui.follow(ui.el("section.framework-failed td a"))
     assert "INVOICE#7@2" in ui.text()
+
+
+JS_DIR = pathlib.Path(__file__).resolve().parent / "js"
+
+
+def shown_code(ui):
+    """The page's "Code for this request", by language, exactly as shown."""
+    ui.el("details.code summary").click()
+    return {s.find_element(By.TAG_NAME, "h4").text:
+            s.find_element(By.TAG_NAME, "code").get_attribute("textContent")
+            for s in ui.els("details.code div.snippet")}
+
+
+def run_snippet(language, code, tmp_path):
+    """Runs one language's code as a user would paste it; its standard output."""
+    import subprocess
+    import sys
+    # No AWS configuration of the machine's: the code must carry all it needs.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_CONFIG_FILE=str(tmp_path / "none"),
+               AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
+    if language == "AWS CLI":
+        # The code is for the AWS CLI v2 (Debian's, /usr/bin); .venv's is v1, which reads
+        # binary values as text.
+        env["PATH"] = "/usr/bin:" + env["PATH"]
+        version = subprocess.run(["aws", "--version"], env=env, capture_output=True, text=True)
+        assert version.stdout.startswith("aws-cli/2."), version.stdout + version.stderr
+        command = ["bash", "-c", code]
+    elif language == "Python (boto3)":
+        command = [sys.executable, "-c", code]
+    elif language == "JavaScript (SDK v3)":
+        assert (JS_DIR / "node_modules" / "@aws-sdk" / "client-dynamodb").is_dir(), \
+            "the JavaScript SDK is not installed: npm ci --prefix tests/interop/js"
+        script = JS_DIR / f".snippet-{os.getpid()}.mjs"
+        script.write_text(code)
+        command = ["node", str(script)]
+    else:
+        raise AssertionError(language)
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        if language.startswith("JavaScript"):
+            script.unlink()
+    assert done.returncode == 0, f"{language}:\n{code}\n{done.stderr}"
+    return done.stdout
+
+
+def test_the_code_for_a_query_and_a_put_runs_as_shown(ui, server, tmp_path):
+    """Issue 55: the CLI, boto3 and JavaScript code carried no region or credentials, so it
+    failed on a machine without AWS configuration. Each language's code for the items
+    page's Query and the item page's PutItem now runs as shown against the server that
+    showed it (the Rust code: crates/kura/tests/console_snippets.rs)."""
+    import base64
+    ddb = client(server)
+    ddb.create_table(TableName="snips", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                           {"AttributeName": "sk", "AttributeType": "S"}])
+    item = {"pk": {"S": "USER#1"}, "sk": {"S": "PROFILE"}, "n": {"N": "42.5"},
+            "b": {"B": b"\x00\x01\x02"}, "tags": {"SS": ["a", "b"]},
+            "m": {"M": {"l": {"L": [{"BOOL": True}, {"NULL": True}]}}}}
+    ddb.put_item(TableName="snips", Item=item)
+    key = {"pk": {"S": "USER#1"}, "sk": {"S": "PROFILE"}}
+
+    ui.open("/console/tables/snips/items?" + urllib.parse.urlencode({"op": "query", "pk": "USER#1"}))
+    query_code = shown_code(ui)
+    packed = base64.urlsafe_b64encode(
+        json.dumps(key, separators=(",", ":"), sort_keys=True).encode()).rstrip(b"=").decode()
+    ui.open(f"/console/tables/snips/item?key={packed}")
+    put_code = shown_code(ui)
+    assert list(put_code) == ["AWS CLI", "Python (boto3)", "JavaScript (SDK v3)",
+                              "Rust (aws-sdk-dynamodb)"], list(put_code)
+    assert "put-item" in put_code["AWS CLI"], put_code["AWS CLI"]
+
+    for language in ["AWS CLI", "Python (boto3)", "JavaScript (SDK v3)"]:
+        for code in (query_code[language], put_code[language]):
+            assert "Local placeholders" in code and "us-east-1" in code, code
+        ddb.delete_item(TableName="snips", Key=key)
+        run_snippet(language, put_code[language], tmp_path)
+        stored = ddb.get_item(TableName="snips", Key=key, ConsistentRead=True).get("Item")
+        assert stored == item, f"{language} put {stored}"
+        answered = run_snippet(language, query_code[language], tmp_path)
+        assert "USER#1" in answered and "42.5" in answered, f"{language}: {answered}"
+
+    # A link whose key cannot be read says so, instead of a blank "New item" form.
+    ui.open("/console/tables/snips/item?key=not-a-key")
+    assert "cannot be read" in ui.text(), ui.text()
+    assert "New item" not in ui.text(), ui.text()

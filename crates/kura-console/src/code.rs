@@ -1,6 +1,10 @@
 //! The request a console page sent (the items builder's Query or Scan, a PartiQL
 //! statement), as code to paste: the AWS CLI, boto3, the JavaScript SDK v3 and the Rust
-//! SDK. Written from the request's own JSON, so what is shown is what ran.
+//! SDK. Written from the request's own JSON, so what is shown is what ran, and whole:
+//! each runs as shown against the server that showed it (endpoint, region and Kura's
+//! local placeholder credentials included, marked as local-only). The test command runs
+//! each language's code for a query and a put (tests/interop/test_console.py, and
+//! crates/kura/tests/console_snippets.rs for Rust).
 
 use std::fmt::Write as _;
 
@@ -10,14 +14,14 @@ use maud::{Markup, html};
 use serde_json::{Map, Value};
 
 /// One language's code.
-pub(crate) struct Snippet {
+pub struct Snippet {
     pub language: &'static str,
     pub code: String,
 }
 
 /// `request` (a DynamoDB JSON request of `operation`) against `endpoint` in each language.
 /// Members only the console needs (ReturnConsumedCapacity) are left out.
-pub(crate) fn snippets(operation: &str, request: &Value, endpoint: &str) -> Vec<Snippet> {
+pub fn snippets(operation: &str, request: &Value, endpoint: &str) -> Vec<Snippet> {
     let mut members = request.as_object().cloned().unwrap_or_default();
     members.remove("ReturnConsumedCapacity");
     vec![
@@ -35,7 +39,7 @@ pub(crate) fn snippets(operation: &str, request: &Value, endpoint: &str) -> Vec<
         },
         Snippet {
             language: "Rust (aws-sdk-dynamodb)",
-            code: rust(operation, &members),
+            code: rust(operation, &members, endpoint),
         },
     ]
 }
@@ -79,6 +83,14 @@ fn snake(name: &str) -> String {
     out
 }
 
+/// The region every snippet names: Kura answers in any region; the SDKs need one.
+const REGION: &str = "us-east-1";
+/// What the snippets sign with: a `kura serve` without `--auth` takes any key.
+const PLACEHOLDER_KEY: &str = "local";
+/// The line that says so, in each language's comment syntax.
+const LOCAL_ONLY: &str =
+    "Local placeholders: a kura serve without --auth takes any key. Not for AWS.";
+
 /// A word for a POSIX shell, in single quotes.
 fn shell(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
@@ -86,7 +98,8 @@ fn shell(text: &str) -> String {
 
 fn cli(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
     let mut code = format!(
-        "aws dynamodb {} \\\n  --endpoint-url {}",
+        "# AWS CLI v2. {LOCAL_ONLY}\nAWS_ACCESS_KEY_ID={PLACEHOLDER_KEY} AWS_SECRET_ACCESS_KEY={PLACEHOLDER_KEY} \\\n\
+         aws dynamodb {} \\\n  --endpoint-url {} \\\n  --region {REGION}",
         kebab(operation),
         shell(endpoint)
     );
@@ -104,7 +117,18 @@ fn cli(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String 
     code
 }
 
-/// A JSON value as a Python literal.
+/// Base64 text as the bytes it holds, in hex.
+fn hex_of(base64: &Value) -> String {
+    STANDARD
+        .decode(base64.as_str().unwrap_or_default())
+        .unwrap_or_default()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A JSON value as a Python literal; a binary value (`{"B": base64}`) as the bytes boto3
+/// takes.
 fn python(value: &Value) -> String {
     match value {
         Value::Null => "None".to_owned(),
@@ -120,7 +144,20 @@ fn python(value: &Value) -> String {
         Value::Object(map) => format!(
             "{{{}}}",
             map.iter()
-                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), python(v)))
+                .map(|(k, v)| {
+                    let literal = match (k.as_str(), v) {
+                        ("B", Value::String(_)) => format!("bytes.fromhex(\"{}\")", hex_of(v)),
+                        ("BS", Value::Array(list)) => format!(
+                            "[{}]",
+                            list.iter()
+                                .map(|b| format!("bytes.fromhex(\"{}\")", hex_of(b)))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        _ => python(v),
+                    };
+                    format!("{}: {literal}", Value::String(k.clone()))
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -129,23 +166,63 @@ fn python(value: &Value) -> String {
 
 fn boto3(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
     let mut code = format!(
-        "import boto3\n\nclient = boto3.client(\"dynamodb\", endpoint_url={})\nresponse = client.{}(\n",
+        "import boto3\n\n# {LOCAL_ONLY}\nclient = boto3.client(\n    \"dynamodb\",\n    \
+         endpoint_url={},\n    region_name=\"{REGION}\",\n    \
+         aws_access_key_id=\"{PLACEHOLDER_KEY}\",\n    \
+         aws_secret_access_key=\"{PLACEHOLDER_KEY}\",\n)\nresponse = client.{}(\n",
         Value::String(endpoint.to_owned()),
         snake(operation)
     );
     for (name, value) in members {
         let _ = writeln!(code, "    {name}={},", python(value));
     }
-    code.push_str(")\n");
+    code.push_str(")\nprint(response)\n");
     code
 }
 
+/// A JSON value as a JavaScript literal; a binary value as the Uint8Array the SDK takes.
+fn js(value: &Value, indent: usize) -> String {
+    let pad = "  ".repeat(indent + 1);
+    let close = "  ".repeat(indent);
+    let bytes = |b: &Value| format!("Buffer.from({}, \"base64\")", b);
+    match value {
+        Value::Array(list) if !list.is_empty() => format!(
+            "[\n{}\n{close}]",
+            list.iter()
+                .map(|v| format!("{pad}{}", js(v, indent + 1)))
+                .collect::<Vec<_>>()
+                .join(",\n")
+        ),
+        Value::Object(map) if !map.is_empty() => format!(
+            "{{\n{}\n{close}}}",
+            map.iter()
+                .map(|(k, v)| {
+                    let literal = match (k.as_str(), v) {
+                        ("B", Value::String(_)) => bytes(v),
+                        ("BS", Value::Array(list)) => format!(
+                            "[{}]",
+                            list.iter().map(bytes).collect::<Vec<_>>().join(", ")
+                        ),
+                        _ => js(v, indent + 1),
+                    };
+                    format!("{pad}{}: {literal}", Value::String(k.clone()))
+                })
+                .collect::<Vec<_>>()
+                .join(",\n")
+        ),
+        other => other.to_string(),
+    }
+}
+
 fn javascript(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
-    let body = serde_json::to_string_pretty(&Value::Object(members.clone())).unwrap_or_default();
+    let body = js(&Value::Object(members.clone()), 0);
     format!(
         "import {{ DynamoDBClient, {operation}Command }} from \"@aws-sdk/client-dynamodb\";\n\n\
-         const client = new DynamoDBClient({{ endpoint: {} }});\n\
-         const response = await client.send(new {operation}Command({body}));\n",
+         // {LOCAL_ONLY}\n\
+         const client = new DynamoDBClient({{\n  endpoint: {},\n  region: \"{REGION}\",\n  \
+         credentials: {{ accessKeyId: \"{PLACEHOLDER_KEY}\", secretAccessKey: \"{PLACEHOLDER_KEY}\" }},\n}});\n\
+         const response = await client.send(new {operation}Command({body}));\n\
+         console.log(JSON.stringify(response));\n",
         Value::String(endpoint.to_owned())
     )
 }
@@ -212,9 +289,10 @@ fn attribute(value: &Value) -> String {
     }
 }
 
-fn rust(operation: &str, members: &Map<String, Value>) -> String {
-    let mut code = format!(
-        "use aws_sdk_dynamodb::types::AttributeValue;\n\nlet response = client\n    .{}()\n",
+/// A whole program: the client for `endpoint`, the request, the answer printed.
+fn rust(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
+    let mut call = format!(
+        "    let response = client\n        .{}()\n",
         snake(operation)
     );
     for (name, value) in members {
@@ -223,20 +301,23 @@ fn rust(operation: &str, members: &Map<String, Value>) -> String {
             ("ExpressionAttributeNames", Value::Object(map)) => {
                 for (k, v) in map {
                     let _ = writeln!(
-                        code,
-                        "    .{setter}({k:?}, {:?})",
+                        call,
+                        "        .{setter}({k:?}, {:?})",
                         v.as_str().unwrap_or_default()
                     );
                 }
             }
-            ("ExpressionAttributeValues" | "ExclusiveStartKey", Value::Object(map)) => {
+            (
+                "ExpressionAttributeValues" | "ExclusiveStartKey" | "Item" | "Key",
+                Value::Object(map),
+            ) => {
                 for (k, v) in map {
-                    let _ = writeln!(code, "    .{setter}({k:?}, {})", attribute(v));
+                    let _ = writeln!(call, "        .{setter}({k:?}, {})", attribute(v));
                 }
             }
             ("Parameters" | "SearchVector", Value::Array(list)) => {
                 for v in list {
-                    let _ = writeln!(code, "    .{setter}({})", attribute(v));
+                    let _ = writeln!(call, "        .{setter}({})", attribute(v));
                 }
             }
             ("Select", Value::String(s)) => {
@@ -247,24 +328,48 @@ fn rust(operation: &str, members: &Map<String, Value>) -> String {
                     _ => "AllAttributes",
                 };
                 let _ = writeln!(
-                    code,
-                    "    .select(aws_sdk_dynamodb::types::Select::{variant})"
+                    call,
+                    "        .select(aws_sdk_dynamodb::types::Select::{variant})"
                 );
             }
             (_, Value::String(s)) => {
-                let _ = writeln!(code, "    .{setter}({s:?})");
+                let _ = writeln!(call, "        .{setter}({s:?})");
             }
             (_, Value::Bool(b)) => {
-                let _ = writeln!(code, "    .{setter}({b})");
+                let _ = writeln!(call, "        .{setter}({b})");
             }
             (_, Value::Number(n)) => {
-                let _ = writeln!(code, "    .{setter}({n})");
+                let _ = writeln!(call, "        .{setter}({n})");
             }
             _ => {}
         }
     }
-    code.push_str("    .send()\n    .await?;\n");
-    code
+    call.push_str("        .send()\n        .await?;\n");
+    let mut uses = String::from(
+        "// Cargo.toml: aws-sdk-dynamodb = \"1\", tokio = { version = \"1\", features = [\"full\"] }\n",
+    );
+    if call.contains("HashMap::") {
+        uses.push_str("use std::collections::HashMap;\n\n");
+    }
+    uses.push_str("use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};\n");
+    if call.contains("Blob::") {
+        uses.push_str("use aws_sdk_dynamodb::primitives::Blob;\n");
+    }
+    if call.contains("AttributeValue::") {
+        uses.push_str("use aws_sdk_dynamodb::types::AttributeValue;\n");
+    }
+    format!(
+        "{uses}\n#[tokio::main]\nasync fn main() -> Result<(), aws_sdk_dynamodb::Error> {{\n    \
+         // {LOCAL_ONLY}\n    \
+         let config = aws_sdk_dynamodb::Config::builder()\n        \
+         .behavior_version(BehaviorVersion::latest())\n        \
+         .endpoint_url({endpoint:?})\n        \
+         .region(Region::new({REGION:?}))\n        \
+         .credentials_provider(Credentials::new({PLACEHOLDER_KEY:?}, {PLACEHOLDER_KEY:?}, None, None, \"kura\"))\n        \
+         .build();\n    \
+         let client = aws_sdk_dynamodb::Client::from_conf(config);\n\
+         {call}    println!(\"{{response:?}}\");\n    Ok(())\n}}\n"
+    )
 }
 
 #[cfg(test)]
@@ -294,7 +399,14 @@ mod tests {
             query().as_object().unwrap_or(&Map::new()),
             "http://h:8000",
         );
-        assert!(code.starts_with("aws dynamodb query \\\n  --endpoint-url 'http://h:8000'"));
+        assert!(
+            code.starts_with("# AWS CLI v2. Local placeholders"),
+            "{code}"
+        );
+        assert!(code.contains(
+            "AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local \\\naws dynamodb query \\\n  \
+             --endpoint-url 'http://h:8000' \\\n  --region us-east-1"
+        ));
         assert!(code.contains("--key-condition-expression '#kura_pk = :kura_pk'"));
         assert!(code.contains("--no-scan-index-forward"));
         assert!(code.contains("--consistent-read"));
@@ -311,6 +423,15 @@ mod tests {
         assert!(python.contains("    Limit=25,\n"));
         assert!(!python.contains("ReturnConsumedCapacity"));
         assert!(python.contains(r#"{"BOOL": True}"#), "{python}");
+        assert!(
+            python.contains(r#"{"B": bytes.fromhex("0001")}"#),
+            "{python}"
+        );
+        assert!(
+            python.contains("    region_name=\"us-east-1\",\n"),
+            "{python}"
+        );
+        assert!(python.ends_with(")\nprint(response)\n"), "{python}");
     }
 
     #[test]
@@ -318,27 +439,41 @@ mod tests {
         let code = &snippets("Scan", &json!({"TableName": "t"}), "http://h")[2].code;
         assert!(code.contains("import { DynamoDBClient, ScanCommand }"));
         assert!(code.contains("client.send(new ScanCommand({\n  \"TableName\": \"t\"\n}))"));
+        assert!(code.contains("  region: \"us-east-1\",\n"), "{code}");
+        let bytes = &snippets("Query", &query(), "http://h")[2].code;
+        assert!(
+            bytes.contains(r#""B": Buffer.from("AAE=", "base64")"#),
+            "{bytes}"
+        );
     }
 
     #[test]
     fn rust_uses_the_builders_and_attribute_values() {
         let code = &snippets("Query", &query(), "http://h")[3].code;
-        assert!(code.contains("    .query()\n"));
-        assert!(code.contains(r##"    .expression_attribute_names("#kura_pk", "status")"##));
+        assert!(code.contains("        .query()\n"));
+        assert!(code.contains(r##"        .expression_attribute_names("#kura_pk", "status")"##));
         assert!(code.contains(
-            r#"    .expression_attribute_values(":kura_pk", AttributeValue::S("it's open".to_owned()))"#
+            r#"        .expression_attribute_values(":kura_pk", AttributeValue::S("it's open".to_owned()))"#
         ));
         assert!(code.contains("Blob::new(vec![0, 1])"), "{code}");
         assert!(code.contains("AttributeValue::L(vec![AttributeValue::Bool(true)])"));
-        assert!(code.contains("    .scan_index_forward(false)\n"));
-        assert!(code.contains("    .limit(25)\n"));
-        assert!(code.ends_with("    .send()\n    .await?;\n"));
+        assert!(code.contains("        .scan_index_forward(false)\n"));
+        assert!(code.contains("        .limit(25)\n"));
+        assert!(code.contains("        .send()\n        .await?;\n"));
+        assert!(
+            code.contains("use aws_sdk_dynamodb::primitives::Blob;\n"),
+            "{code}"
+        );
+        assert!(
+            code.ends_with("    println!(\"{response:?}\");\n    Ok(())\n}\n"),
+            "{code}"
+        );
         let search = json!({"TableName": "t", "IndexName": "v", "TopK": 2,
                             "SearchVector": [{"N": "0.5"}, {"N": "-1"}]});
         let search = &snippets("SearchVectors", &search, "h")[3].code;
-        assert!(search.contains("    .search_vectors()\n"), "{search}");
-        assert!(search.contains(r#"    .search_vector(AttributeValue::N("0.5".to_owned()))"#));
-        assert!(search.contains("    .top_k(2)\n"));
+        assert!(search.contains("        .search_vectors()\n"), "{search}");
+        assert!(search.contains(r#"        .search_vector(AttributeValue::N("0.5".to_owned()))"#));
+        assert!(search.contains("        .top_k(2)\n"));
         let count = &snippets("Scan", &json!({"TableName": "t", "Select": "COUNT"}), "h")[3].code;
         assert!(count.contains(".select(aws_sdk_dynamodb::types::Select::Count)"));
     }

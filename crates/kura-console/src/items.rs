@@ -422,6 +422,18 @@ pub(crate) async fn edit(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fi
         Err(e) => return ctx.page(&table, Tab::Tables, layout::error(&e)),
     };
     let key = unpack(field(&f, "key"));
+    // A key in the link that cannot be read is not a new item (issue 55: it opened a
+    // blank "New item" form).
+    if key.is_none() && !field(&f, "key").is_empty() {
+        let e = ApiError::validation(
+            "The item's key in this link cannot be read (it was cut or changed): open the item from the table's items".to_owned(),
+        );
+        return ctx.page(
+            &table,
+            Tab::Table(&table, Section::Items),
+            layout::error(&e),
+        );
+    }
     let (item, failed) = match &key {
         Some(key) => match ctx
             .call(
@@ -454,6 +466,14 @@ pub(crate) async fn edit(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fi
         field(&f, "notice"),
         None,
     );
+    // The PutItem that writes this item as it is stored, as code to paste.
+    let body = match (&key, item.is_object()) {
+        (Some(_), true) => html! {
+            (body)
+            (code::section("PutItem", &json!({ "TableName": table, "Item": item }), &ctx.endpoint()))
+        },
+        _ => body,
+    };
     ctx.page(&table, Tab::Table(&table, Section::Items), body)
 }
 

@@ -11,7 +11,7 @@
 
 mod advisor;
 mod assets;
-mod code;
+pub mod code;
 mod entities;
 mod framework;
 mod grid;

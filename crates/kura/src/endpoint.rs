@@ -35,39 +35,6 @@ pub fn root_cause(error: &(dyn Error + 'static)) -> String {
     innermost.to_string()
 }
 
-/// The line for an AWS SDK error from a request to `endpoint`: the service's error code
-/// and message when it answered, else what kept the request from an answer.
-#[cfg(feature = "clients")]
-pub fn sdk_error<E>(endpoint: &str, error: &aws_sdk_dynamodb::error::SdkError<E>) -> String
-where
-    E: aws_sdk_dynamodb::error::ProvideErrorMetadata + Error + 'static,
-{
-    use aws_sdk_dynamodb::error::SdkError;
-    match error {
-        SdkError::ServiceError(service) => {
-            let error = service.err();
-            format!(
-                "{}: {}",
-                error.code().unwrap_or("error"),
-                error.message().unwrap_or("(no message)")
-            )
-        }
-        SdkError::TimeoutError(_) => format!("{endpoint} did not answer in time"),
-        SdkError::DispatchFailure(failure) if failure.is_timeout() => {
-            format!("{endpoint} did not answer in time")
-        }
-        SdkError::DispatchFailure(_) => unreachable(endpoint, error),
-        SdkError::ResponseError(_) => format!(
-            "{endpoint} answered, but not as DynamoDB does ({}): is it a DynamoDB endpoint?",
-            root_cause(error)
-        ),
-        _ => format!(
-            "cannot send the request to {endpoint}: {}",
-            root_cause(error)
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
