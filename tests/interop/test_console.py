@@ -1438,3 +1438,76 @@ def test_the_code_for_a_query_and_a_put_runs_as_shown(ui, server, tmp_path):
     ui.open("/console/tables/snips/item?key=not-a-key")
     assert "cannot be read" in ui.text(), ui.text()
     assert "New item" not in ui.text(), ui.text()
+
+
+def test_turning_off_pitr_a_stream_ttl_or_protection_asks_first(ui, server):
+    """Issue 55: each was one click. Dismissing the question leaves the setting on;
+    accepting it turns it off. Turning them on, and changing a stream's view, asks
+    nothing."""
+    ddb = client(server)
+    ddb.create_table(TableName="asked", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"},
+                     DeletionProtectionEnabled=True)
+    ddb.update_time_to_live(TableName="asked", TimeToLiveSpecification={
+        "Enabled": True, "AttributeName": "expires_at"})
+    ddb.update_continuous_backups(TableName="asked", PointInTimeRecoverySpecification={
+        "PointInTimeRecoveryEnabled": True})
+
+    def pitr():
+        return ddb.describe_continuous_backups(TableName="asked")["ContinuousBackupsDescription"][
+            "PointInTimeRecoveryDescription"]["PointInTimeRecoveryStatus"]
+
+    def stream():
+        return ddb.describe_table(TableName="asked")["Table"].get(
+            "StreamSpecification", {}).get("StreamEnabled", False)
+
+    def ttl():
+        return ddb.describe_time_to_live(TableName="asked")["TimeToLiveDescription"][
+            "TimeToLiveStatus"]
+
+    def protected():
+        return ddb.describe_table(TableName="asked")["Table"]["DeletionProtectionEnabled"]
+
+    def ask(form_css, page, expected):
+        ui.open(page)
+        ui.el(form_css + " button[type=submit]").click()
+        alert = ui.d.switch_to.alert
+        assert alert.text.startswith(expected), alert.text
+        alert.dismiss()
+
+    ask("form:has(input[value=pitr])", "/console/tables/asked/protection",
+        "Turn point-in-time recovery off?")
+    assert pitr() == "ENABLED"
+    ui.follow(ui.el("form:has(input[value=pitr]) button[type=submit]"), confirm=True)
+    assert pitr() == "DISABLED"
+
+    ui.open("/console/tables/asked")
+    Select(ui.el("form:has(input[value=stream]) select[name=stream]")).select_by_value("off")
+    ui.el("form:has(input[value=stream]) button[type=submit]").click()
+    alert = ui.d.switch_to.alert
+    assert alert.text.startswith("Turn the stream off?"), alert.text
+    alert.dismiss()
+    assert stream()
+    ui.follow(ui.el("form:has(input[value=stream]) button[type=submit]"), confirm=True)
+    assert not stream()
+
+    ask("form:has(input[value=ttl])", "/console/tables/asked", "Turn TTL off?")
+    assert ttl() == "ENABLED"
+    # DynamoDB refuses a second TTL change within an hour: move the server's clock on.
+    urllib.request.urlopen(urllib.request.Request(
+        server + "/kura/admin/clock", data=b'{"advance_seconds": 3700}', method="POST"))
+    ui.follow(ui.el("form:has(input[value=ttl]) button[type=submit]"), confirm=True)
+    assert ttl() in ("DISABLING", "DISABLED"), ui.text()
+
+    ask("form:has(input[value=protection])", "/console/tables/asked",
+        "Turn deletion protection off?")
+    assert protected()
+    ui.follow(ui.el("form:has(input[value=protection]) button[type=submit]"), confirm=True)
+    assert not protected()
+
+    # Turning PITR on again asks nothing (follow fails on an alert).
+    ui.open("/console/tables/asked/protection")
+    ui.submit("form:has(input[value=pitr])")
+    assert pitr() == "ENABLED"

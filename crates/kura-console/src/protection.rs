@@ -54,7 +54,8 @@ async fn render(
                             dt { "Recovery period" } dd { (p["RecoveryPeriodInDays"]) " days" }
                         }
                     }
-                    form.inline method="post" action=(path) {
+                    form.inline method="post" action=(path)
+                        data-confirm=[on.then_some("Turn point-in-time recovery off? The restorable period ends: restores to any time before now are no longer possible.")] {
                         (csrf(&ctx))
                         input type="hidden" name="action" value="pitr";
                         input type="hidden" name="enable" value=(if on { "false" } else { "true" });

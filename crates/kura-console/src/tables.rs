@@ -586,14 +586,17 @@ fn overview_body(
                 }
                 button type="submit" { "Update capacity" }
             }
-            form method="post" action=(update) {
+            form method="post" action=(update)
+                data-confirm=[streaming.then_some("Turn the stream off? Consumers and triggers stop at its last record, and a stream turned on again is a new stream with a new ARN.")]
+                data-confirm-when="stream=off" {
                 (csrf(ctx))
                 input type="hidden" name="action" value="stream";
                 h3 { "Stream" }
                 label { "Stream" (select("stream", &STREAM_CHOICES, if streaming { stream_text(t) } else { "off".to_owned() }.as_str())) }
                 button type="submit" { "Update stream" }
             }
-            form method="post" action=(update) {
+            form method="post" action=(update)
+                data-confirm=[ttl_on.then_some("Turn TTL off? Expired items are no longer deleted until it is turned on again.")] {
                 (csrf(ctx))
                 input type="hidden" name="action" value="ttl";
                 h3 { "Time to live" }
@@ -601,7 +604,8 @@ fn overview_body(
                 input type="hidden" name="enable" value=(if ttl_on { "false" } else { "true" });
                 button type="submit" { @if ttl_on { "Turn TTL off" } @else { "Turn TTL on" } }
             }
-            form method="post" action=(update) {
+            form method="post" action=(update)
+                data-confirm=[protected.then_some("Turn deletion protection off? The table can then be deleted.")] {
                 (csrf(ctx))
                 input type="hidden" name="action" value="protection";
                 input type="hidden" name="enable" value=(if protected { "false" } else { "true" });

@@ -440,6 +440,13 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   for (const form of document.querySelectorAll("form[data-confirm]")) {
     form.addEventListener("submit", (event) => {
+      // data-confirm-when="name=value": ask only when the form's field has that value
+      // (the stream form asks when it turns the stream off, not when it turns it on).
+      const when = form.dataset.confirmWhen;
+      if (when) {
+        const [name, value] = when.split("=");
+        if (!form.elements[name] || form.elements[name].value !== value) return;
+      }
       if (!window.confirm(form.dataset.confirm)) event.preventDefault();
     });
   }
