@@ -145,7 +145,7 @@ installs() {
   step installs "Chromium and chromedriver for the console's browser tests" ./scripts/browser.sh
   step installs "Node.js and npm" node_ready
   step installs "The AWS CLI v2 (Debian's awscli), for the console's CLI snippets" aws_cli_v2
-  step installs "The AWS SDK for JavaScript v3, for the console's JavaScript snippets" \
+  step installs "The AWS SDK for JavaScript v3 and axe-core, for the console's snippets and accessibility" \
     npm ci --prefix tests/interop/js --no-audit --no-fund --silent
   step installs "Debian's docker.io, dockerd started when none runs" docker_ready
   step installs "The SARIF 2.1.0 schema the advisor's SARIF output is validated against" \

@@ -818,7 +818,8 @@ def test_every_attribute_is_a_column_with_a_remembered_picker(ui, server):
 
     ui.open(page)
     heads = shown_heads()
-    assert heads[:3] == ["", "pk", "sk"], heads
+    # The link column's name is for screen readers only.
+    assert heads[:3] == ["Open", "pk", "sk"], heads
     assert set(heads[3:]) == {"status", "note", *(f"attr{n:02}" for n in range(30))}, heads
     assert ui.el("details.columns summary").text == "Columns: 34 of 34"
     # A long value is cut in its cell and opens in place.
@@ -1126,6 +1127,70 @@ def test_every_page_labels_its_controls_and_has_readable_contrast(ui, server):
         finally:
             ui.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     assert not problems, json.dumps(problems, indent=1)
+
+
+CONSOLE_PAGES = [
+    "/console/tables", "/console/new-table", "/console/tables/orders",
+    "/console/tables/orders/items", "/console/tables/orders/items?op=scan",
+    "/console/tables/orders/item?new=1", "/console/tables/orders/load",
+    "/console/tables/orders/entities", "/console/tables/orders/vectors",
+    "/console/tables/orders/stream", "/console/tables/orders/metrics",
+    "/console/tables/orders/protection", "/console/partiql", "/console/advisor",
+    "/console/framework", "/console/tables/orders/items?op=query&pk=none"]
+# The moderate and minor findings axe-core may still report over CONSOLE_PAGES in both
+# schemes: only allowed to fall (lower them when a change fixes some).
+AXE_MODERATE_AT_MOST = 0
+
+
+def axe_findings(ui):
+    """axe-core (tests/interop/js, its default rules: WCAG 2.x A and AA and best
+    practices) on the open page: each
+    violation's impact, rule and the first few elements it names."""
+    source = (JS_DIR / "node_modules" / "axe-core" / "axe.min.js")
+    assert source.exists(), "axe-core is not installed: npm ci --prefix tests/interop/js"
+    ui.d.execute_script(source.read_text())
+    ui.d.set_script_timeout(60)
+    result = ui.d.execute_async_script("""
+const done = arguments[arguments.length - 1];
+axe.run(document)
+  .then(r => done(r.violations.map(v => ({impact: v.impact, rule: v.id,
+      nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ")), count: v.nodes.length}))))
+  .catch(e => done([{impact: "critical", rule: "axe failed: " + e, nodes: [], count: 1}]));
+""")
+    return result
+
+
+def test_axe_finds_nothing_serious_on_any_page_in_light_or_dark(ui, server):
+    """Issue 55: axe-core over every page in light and dark: no critical or serious
+    violation; the moderate count printed, and only allowed to fall."""
+    import base64
+    # An item's page too: its view toggle is the control the issue found at 2.38:1.
+    key = {"customer": {"S": "axe"}, "order_id": {"S": "1"}}
+    client(server).put_item(TableName="orders", Item={**key, "status": {"S": "open"}})
+    packed = base64.urlsafe_b64encode(json.dumps(
+        key, separators=(",", ":"), sort_keys=True).encode()).rstrip(b"=").decode()
+    pages = CONSOLE_PAGES + [f"/console/tables/orders/item?key={packed}",
+                             f"/console/tables/orders/item?key={packed}&view=plain"]
+    serious, moderate, rules = {}, 0, {}
+    for scheme in ["light", "dark"]:
+        ui.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+            "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        try:
+            for page in pages:
+                ui.open(page)
+                for v in axe_findings(ui):
+                    if v["impact"] in ("critical", "serious"):
+                        serious.setdefault(f"{scheme} {page}", []).append(v)
+                    else:
+                        moderate += v["count"]
+                        rules[v["rule"]] = rules.get(v["rule"], 0) + v["count"]
+        finally:
+            ui.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    print(f"axe-core: {moderate} moderate or minor findings over {len(pages)} pages "
+          f"x 2 schemes, by rule: {json.dumps(rules, sort_keys=True)}")
+    assert not serious, json.dumps(serious, indent=1)
+    if AXE_MODERATE_AT_MOST is not None:
+        assert moderate <= AXE_MODERATE_AT_MOST, moderate
 
 
 def test_the_single_table_view_groups_items_by_entity_type_with_access_patterns(ui, server):

@@ -214,6 +214,7 @@ fn listed(reported: &[Reported], from_template: bool) -> Markup {
         reported.iter().partition(|r| r.suppressed.is_none());
     html! {
         @if open.is_empty() { p.empty { "No findings: every checked rule holds." } }
+        @else { h2 { "Findings (" (open.len()) ")" } }
         @for r in &open { (finding(r, from_template)) }
         @if !suppressed.is_empty() {
             h2 { "Suppressed (" (suppressed.len()) ")" }

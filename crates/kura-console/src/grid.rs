@@ -56,7 +56,7 @@ pub(crate) fn grid(
             table.grid.items {
                 thead {
                     tr {
-                        @if link.is_some() { th {} }
+                        @if link.is_some() { th { span.sr { "Open" } } }
                         @for c in columns { th { (c) } }
                     }
                 }

@@ -530,7 +530,7 @@ fn editor(
                         .collect::<Vec<_>>().join(", "))
                 } @else { "New item" }
             }
-            nav.views {
+            nav.views aria-label="Item views" {
                 @if key.is_some() {
                     a href=(base.clone()) data-view="dynamodb" class=[(!plain).then_some("on")] { "DynamoDB JSON" }
                     a href=(format!("{base}&view=plain")) data-view="plain" class=[plain.then_some("on")] { "Plain JSON" }

@@ -91,7 +91,7 @@ pub(crate) fn page(ctx: &Ctx, title: &str, tab: Tab<'_>, body: Markup) -> Markup
             body {
                 header.top {
                     a.brand href="/console/tables" { "Kura" }
-                    nav {
+                    nav aria-label="Console" {
                         a href="/console/tables" class=[matches!(tab, Tab::Tables | Tab::Table(..)).then_some("on")] { "Tables" }
                         a href="/console/partiql" class=[(tab == Tab::PartiQl).then_some("on")] { "PartiQL" }
                         a href="/console/advisor" class=[(tab == Tab::Advisor).then_some("on")] { "Advisor" }
@@ -106,9 +106,9 @@ pub(crate) fn page(ctx: &Ctx, title: &str, tab: Tab<'_>, body: Markup) -> Markup
                     }
                 }
                 @if let Tab::Table(table, section) = tab {
-                    div.tablehead {
+                    div.tablehead role="region" aria-label=(format!("Table {table}")) {
                         h1 { (table) }
-                        nav.tabs {
+                        nav.tabs aria-label="Table sections" {
                             @for s in Section::ALL {
                                 a href=(table_path(table, s)) class=[(s == section).then_some("on")] { (s.label()) }
                             }

@@ -125,7 +125,7 @@ fn backup_list(ctx: &Ctx, path: &str, list: &Value) -> Markup {
     html! {
         @if backups.is_empty() { p.empty { "No backups of this table." } } @else {
             table.grid {
-                thead { tr { th { "Name" } th { "Status" } th { "Created" } th { "Size" } th { "Restore as" } th {} } }
+                thead { tr { th { "Name" } th { "Status" } th { "Created" } th { "Size" } th { "Restore as" } th { span.sr { "Actions" } } } }
                 tbody {
                     @for b in backups {
                         @let arn = b["BackupArn"].as_str().unwrap_or("");

@@ -526,7 +526,7 @@ fn overview_body(
         h2 { "Indexes" }
         @if indexes.is_empty() { p.empty { "No secondary indexes." } } @else {
             table.grid {
-                thead { tr { th { "Name" } th { "Kind" } th { "Keys" } th { "Projection" } th { "Status" } th { "Items" } th {} } }
+                thead { tr { th { "Name" } th { "Kind" } th { "Keys" } th { "Projection" } th { "Status" } th { "Items" } th { span.sr { "Actions" } } } }
                 tbody {
                     @for (kind, i) in &indexes {
                         @let name = i["IndexName"].as_str().unwrap_or("");

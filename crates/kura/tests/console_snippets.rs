@@ -3,7 +3,8 @@
 //! PutItem against `http://127.0.0.1:8000`, byte for byte (the first test holds them to
 //! the generator); this file compiles them as they are, and the second test runs them
 //! against a `kura serve` on that port.
-#![allow(clippy::print_stdout)] // the snippets print their answers, as shown
+#![allow(clippy::print_stdout)]
+// the snippets print their answers, as shown
 // `aws_sdk_dynamodb::Error` from main, as the SDK's own examples return it.
 #![allow(clippy::result_large_err)]
 
