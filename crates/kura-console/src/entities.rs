@@ -184,6 +184,21 @@ fn view(ctx: &Ctx, table: &str, t: &Value, items: &[Map<String, Value>], complet
             @else { "A sample of the first " (items.len()) " items (of about " (t["ItemCount"]) "), " }
             "grouped by entity type: the sort key's prefix before " code { "#" } " (the partition key's when the sort key has none)."
         }
+        // What each index served is the index's, not a type's: said once (issue 55: it was
+        // repeated under every type whose items carry the index's key).
+        @if !indexes.is_empty() {
+            section.indexes {
+                h2 { "Indexes" }
+                ul {
+                    @for index in &indexes {
+                        li {
+                            strong { (index.name) } ": " code { (index.pk) @if let Some(isk) = &index.sk { ", " (isk) } }
+                            " — " (pages.get(&index.name).copied().unwrap_or(0)) " Query and Scan pages read by the application since the server started"
+                        }
+                    }
+                }
+            }
+        }
         @if types.is_empty() { p.empty { "The table has no items." } }
         @for (name, entity) in &types {
             section.entity {
@@ -215,7 +230,6 @@ fn view(ctx: &Ctx, table: &str, t: &Value, items: &[Map<String, Value>], complet
                                         "Query index " strong { (index.name) } ": " code { (index.pk) " = :value" }
                                         @if let Some(isk) = &index.sk { code { " [AND " (isk) " …]" } }
                                         " — its key is on " (carried * 100 / entity.items.max(1)) "% of " (name) " items"
-                                        @if let Some(n) = pages.get(&index.name) { "; " (n) " pages read by the application" }
                                         " · " a href=(format!("{}?op=query&index={}", table_path(table, Section::Items), super::layout::encode(&index.name))) { "query it" }
                                     }
                                 }
@@ -236,12 +250,28 @@ fn patterns(table: &str, pk: &str, sk: Option<&str>, entity: &EntityType) -> Mar
     let pk_prefix = most(&entity.pk_prefixes);
     let sk_prefix = most(&entity.sk_prefixes);
     let pk_text = pk_prefix.map_or_else(|| ":value".to_owned(), |p| format!("'{p}…'"));
+    // The Scan's filter is the type's own rule (`type_of`): a type named by the sort key's
+    // prefix is the items whose sort key begins with it; one named by the partition key's
+    // is those whose partition key begins with it and whose sort key has no `#` (issue 55:
+    // it listed the other types sharing the partition too).
     let browse = |prefix: &str, attribute: &str| {
+        let (filter, names, values) = match sk {
+            Some(sk) if attribute == pk => (
+                "begins_with(#k, :p) AND NOT contains(#s, :h)",
+                json!({ "#k": attribute, "#s": sk }),
+                json!({ ":p": prefix, ":h": "#" }),
+            ),
+            _ => (
+                "begins_with(#k, :p)",
+                json!({ "#k": attribute }),
+                json!({ ":p": prefix }),
+            ),
+        };
         let query = [
             ("op", "scan".to_owned()),
-            ("filter", "begins_with(#k, :p)".to_owned()),
-            ("names", json!({ "#k": attribute }).to_string()),
-            ("values", json!({ ":p": prefix }).to_string()),
+            ("filter", filter.to_owned()),
+            ("names", names.to_string()),
+            ("values", values.to_string()),
         ];
         format!(
             "{}?{}",
