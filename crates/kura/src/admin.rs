@@ -155,8 +155,8 @@ impl Progress {
     /// A job whose item count grows as it runs, towards `total` when known.
     fn items(what: &'static str, total: Option<u64>) -> Progress {
         let template = match total {
-            Some(_) => "{msg} [{bar:40}] {pos}/{len} items, {per_sec}, ETA {eta}",
-            None => "{spinner} {msg} {pos} items, {per_sec}, {elapsed}",
+            Some(_) => "{msg} [{bar:40}] {pos}/{len} items, {rate}, ETA {eta}",
+            None => "{spinner} {msg} {pos} items, {rate}, {elapsed}",
         };
         Progress::start(what, what.to_owned(), template, total)
     }
@@ -173,8 +173,15 @@ impl Progress {
                 Some(total) => ProgressBar::new(total),
                 None => ProgressBar::new_spinner(),
             };
+            // indicatif's own {per_sec} prints four decimals ("12.3457/s").
             let style = ProgressStyle::with_template(template)
-                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+                .unwrap_or_else(|_| ProgressStyle::default_spinner())
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&rate_text(state.per_sec()));
+                    },
+                );
             bar.set_style(style);
             bar.set_message(message);
             bar.enable_steady_tick(Duration::from_millis(100));
@@ -245,6 +252,11 @@ fn line(value: &serde_json::Value) {
 #[allow(clippy::print_stdout)]
 fn say(sentence: &str) {
     println!("{sentence}");
+}
+
+/// Items per second as a person reads a rate: whole items, thousands grouped.
+fn rate_text(per_second: f64) -> String {
+    format!("{} items/s", thousands(per_second.round() as i64))
 }
 
 /// `1234567` as `1,234,567`.
@@ -605,5 +617,17 @@ pub async fn import(args: ImportArgs) -> Result<(), String> {
             }
         }
         tokio::time::sleep(POLL).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_are_whole_items_per_second() {
+        assert_eq!(rate_text(12.345_678), "12 items/s");
+        assert_eq!(rate_text(1_234_567.5), "1,234,568 items/s");
+        assert_eq!(rate_text(0.0), "0 items/s");
     }
 }
