@@ -1588,3 +1588,30 @@ def test_turning_off_pitr_a_stream_ttl_or_protection_asks_first(ui, server):
     ui.open("/console/tables/asked/protection")
     ui.submit("form:has(input[value=pitr])")
     assert pitr() == "ENABLED"
+
+
+def test_japanese_section_names_have_a_font_of_the_consoles_own(ui, server):
+    """Issue 55: the guideline's Japanese section names showed as boxes on a machine
+    without a CJK font. The console ships the subset of Noto Sans CJK JP they need
+    (Kura JP): it is served, decodes, and covers every Japanese character on the page."""
+    ddb = client(server)
+    if "orders" not in ddb.list_tables()["TableNames"]:
+        ddb.create_table(TableName="orders", BillingMode="PAY_PER_REQUEST",
+                         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+    ui.open("/console/advisor")
+    japanese = "".join(sorted({c for c in ui.text() if ord(c) >= 0x2E80}))
+    assert len(japanese) > 10, ui.text()
+    ui.d.set_script_timeout(30)
+    faces = ui.d.execute_async_script("""
+const [text, done] = arguments;
+document.fonts.load('14px "Kura JP"', text)
+  .then(list => done(list.map(f => [f.family, f.status])))
+  .catch(e => done(String(e)));
+""", japanese)
+    assert faces and all(status == "loaded" for _, status in faces), faces
+    covered = ui.d.execute_script(
+        "return document.fonts.check('14px \"Kura JP\"', arguments[0]);", japanese)
+    assert covered, japanese
+    with urllib.request.urlopen(server + "/console/assets/kura-jp.LICENSE") as r:
+        assert "SIL OPEN FONT LICENSE Version 1.1" in r.read().decode()
