@@ -318,7 +318,15 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_env("KURA_LOG")
-                .unwrap_or_else(|_| EnvFilter::new(if quiet { "warn" } else { "info" })),
+                // The storage engine's own INFO lines ("Recovering database at …") say
+                // nothing a user acts on, and came before a failed start's one line.
+                .unwrap_or_else(|_| {
+                    EnvFilter::new(if quiet {
+                        "warn"
+                    } else {
+                        "info,fjall=warn,lsm_tree=warn"
+                    })
+                }),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))

@@ -122,6 +122,8 @@ fn a_data_directory_in_use_is_said_plainly() {
     let _ = first.kill();
     let _ = first.wait();
     assert_eq!(code, Some(1), "{stderr}");
+    // One line, not the storage engine's INFO lines before it (issue 55).
+    assert_plain_line(&stderr);
     let last = stderr.lines().last().unwrap_or_default();
     assert!(last.starts_with("kura serve: cannot open "), "{stderr}");
     assert!(
