@@ -34,19 +34,9 @@ pub enum ClientError {
     BadEndpoint { endpoint: String, detail: String },
 }
 
-impl ClientError {
-    /// DynamoDB's error type, for a refusal.
-    pub fn type_name(&self) -> Option<&str> {
-        match self {
-            ClientError::Refused { type_name, .. } => Some(type_name),
-            _ => None,
-        }
-    }
-}
-
 /// The innermost error of a chain ("Connection refused (os error 111)"): the wrappers
 /// around it name the library's layers, not what the user can change.
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+pub fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut innermost = error;
     while let Some(source) = innermost.source() {
         innermost = source;

@@ -17,22 +17,16 @@ pub fn parse(text: &str) -> Result<String, String> {
     }
 }
 
-/// The line for a request that never reached `endpoint`.
-pub fn unreachable(endpoint: &str, error: &(dyn Error + 'static)) -> String {
-    format!(
-        "cannot connect to {endpoint} ({}): is `kura serve` running there?",
-        root_cause(error)
-    )
-}
+/// The innermost error of a chain: Kura's client says it, not the library's layers.
+pub use kura_client::root_cause;
 
-/// The innermost error of a chain ("Connection refused (os error 111)"): the wrappers
-/// around it name the library's layers, not what the user can change.
-pub fn root_cause(error: &(dyn Error + 'static)) -> String {
-    let mut innermost = error;
-    while let Some(source) = innermost.source() {
-        innermost = source;
+/// The line for a request that never reached `endpoint`: the one `kura-client` says.
+pub fn unreachable(endpoint: &str, error: &(dyn Error + 'static)) -> String {
+    kura_client::ClientError::Unreachable {
+        endpoint: endpoint.to_owned(),
+        cause: root_cause(error),
     }
-    innermost.to_string()
+    .to_string()
 }
 
 #[cfg(test)]

@@ -3,8 +3,12 @@
 //! with the command, without a log timestamp or a client library's debug dump, and the
 //! exit status says which kind it was (docs/cli.md).
 
+mod common;
+
 use std::net::TcpListener;
 use std::process::Command;
+
+use common::KuraProcess;
 
 /// Runs `kura ARGS`; the exit code and standard error.
 fn kura(args: &[&str]) -> (Option<i32>, String) {
@@ -106,21 +110,9 @@ fn verbose_keeps_the_log_record() {
 fn a_data_directory_in_use_is_said_plainly() {
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().to_str().expect("path");
-    let mut first = Command::new(env!("CARGO_BIN_EXE_kura"))
-        .args(["serve", "--port", "0", "--data-dir", data])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("first server");
-    let mut log = std::io::BufReader::new(first.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    while !line.contains("kura ready on") {
-        line.clear();
-        let read = std::io::BufRead::read_line(&mut log, &mut line).expect("read");
-        assert!(read > 0, "the first server stopped before it was ready");
-    }
+    let first = KuraProcess::start(Some(dir.path()));
     let (code, stderr) = kura(&["serve", "--port", "0", "--data-dir", data]);
-    let _ = first.kill();
-    let _ = first.wait();
+    drop(first);
     assert_eq!(code, Some(1), "{stderr}");
     // One line, not the storage engine's INFO lines before it (issue 55).
     assert_plain_line(&stderr);
@@ -163,25 +155,10 @@ fn a_port_in_use_leaves_no_data_directory() {
 /// (issue 55: it asked whether the endpoint was a kura serve at all).
 #[test]
 fn fault_on_a_server_without_test_controls_names_the_flag() {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_kura"))
-        .args(["serve", "--port", "0", "--in-memory"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("server");
-    let mut log = std::io::BufReader::new(server.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    let endpoint = loop {
-        line.clear();
-        let read = std::io::BufRead::read_line(&mut log, &mut line).expect("read");
-        assert!(read > 0, "the server stopped before it was ready");
-        if let Some(at) = line.find("kura ready on ") {
-            let rest = &line[at + "kura ready on ".len()..];
-            break rest.split_whitespace().next().expect("url").to_owned();
-        }
-    };
+    let server = KuraProcess::start(None);
+    let endpoint = server.endpoint.clone();
     let (code, stderr) = kura(&["fault", "list", "--endpoint", &endpoint]);
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     assert_eq!(code, Some(1), "{stderr}");
     assert_plain_line(&stderr);
     assert_eq!(

@@ -4,7 +4,11 @@
 //! `cargo test -p kura --test without_clients`.
 #![cfg(not(feature = "clients"))]
 
+mod common;
+
 use std::process::Command;
+
+use common::KuraProcess;
 
 fn kura(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kura"))
@@ -56,22 +60,8 @@ fn help_lists_only_what_the_build_has() {
 /// on a real server says what the SDK build said (issue 55).
 #[test]
 fn admin_commands_work_without_the_sdk() {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_kura"))
-        .args(["serve", "--port", "0", "--in-memory"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("server");
-    let mut log = std::io::BufReader::new(server.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    let endpoint = loop {
-        line.clear();
-        let read = std::io::BufRead::read_line(&mut log, &mut line).expect("read");
-        assert!(read > 0, "the server stopped before it was ready");
-        if let Some(at) = line.find("kura ready on ") {
-            let rest = &line[at + "kura ready on ".len()..];
-            break rest.split_whitespace().next().expect("url").to_owned();
-        }
-    };
+    let server = KuraProcess::start(None);
+    let endpoint = server.endpoint.clone();
     let (code, _, stderr) = kura(&["backup", "Users", "--endpoint", &endpoint]);
     assert_eq!(code, Some(1), "{stderr}");
     assert_eq!(
@@ -91,8 +81,7 @@ fn admin_commands_work_without_the_sdk() {
         "--endpoint",
         &endpoint,
     ]);
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     // Followed to its end and reported as the SDK build did.
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stdout.contains("\"ImportStatus\":\"FAILED\""), "{stdout}");
