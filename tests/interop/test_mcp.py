@@ -284,3 +284,26 @@ def test_dynamodb_local():
             assert "ResourceNotFoundException" in said, said
 
     asyncio.run(run())
+
+
+def test_an_endpoint_that_is_not_there_and_bad_arguments_are_tool_errors():
+    """The errors an assistant can cause: an endpoint nothing listens on is a tool error
+    that says so, and arguments that do not fit a tool's schema are refused, not a crash;
+    the server keeps answering after both."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}"
+
+    async def run():
+        async with stdio_session(closed) as session:
+            said = await refused(session, "list_tables")
+            assert f"cannot connect to {closed} (" in said, said
+            said = await refused(session, "query", table=7, key_condition=["not", "text"])
+            assert said, said
+            said = await refused(session, "describe_table")
+            assert said, said
+            # Still serving.
+            assert "cannot connect" in await refused(session, "describe_table", table="t")
+
+    asyncio.run(run())
