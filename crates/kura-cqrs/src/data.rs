@@ -14,7 +14,7 @@ pub use crate::condition::SkCondition;
 use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
 use crate::index_merge::{IndexBounds, IndexMatch, merge_index_page};
-use crate::indexes::{Index, KeyCondition, key_condition};
+use crate::indexes::{Index, Indexes, KeyCondition, key_condition};
 use crate::keys::{Key, VER_SEPARATOR, add_sort_key_version};
 use crate::large::{LargeAttributes, resolve_all, resolve_some};
 use crate::names::{IS_DELETED, PK, SK};
@@ -195,6 +195,9 @@ pub struct DataService {
     tables: TableNames,
     sessions: Option<Sessions>,
     large: Option<LargeAttributes>,
+    /// The module's declared indexes, when it was built from a [`crate::Module`]: index
+    /// queries are checked against them.
+    indexes: Option<Indexes>,
 }
 
 impl DataService {
@@ -204,7 +207,15 @@ impl DataService {
             tables,
             sessions: None,
             large: None,
+            indexes: None,
         }
+    }
+
+    /// Checks every index query against the module's declared indexes: an index it does
+    /// not declare, or declares otherwise, is refused before any request.
+    pub fn with_indexes(mut self, indexes: Indexes) -> DataService {
+        self.indexes = Some(indexes);
+        self
     }
 
     /// Reads attributes kept in an object store back into the rows it returns (the same
@@ -459,6 +470,9 @@ impl DataService {
 
     /// One page of a query on one of the module's indexes, in index sort-key order.
     pub async fn query_index(&self, query: &IndexQuery) -> Result<IndexPage> {
+        if let Some(indexes) = &self.indexes {
+            indexes.check_query(&query.index)?;
+        }
         let KeyCondition {
             expression,
             names,

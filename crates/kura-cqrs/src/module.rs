@@ -117,6 +117,11 @@ impl Module {
         &self.name
     }
 
+    /// The declared indexes: [`Indexes::query`] builds a query on one of them by name.
+    pub fn indexes(&self) -> &Indexes {
+        &self.indexes
+    }
+
     pub fn tables(&self) -> &TableNames {
         &self.tables
     }
@@ -168,7 +173,8 @@ impl Module {
 
     /// The module's reader, with everything configured.
     pub fn data(&self) -> DataService {
-        let mut data = DataService::new(self.client.clone(), self.tables.clone());
+        let mut data = DataService::new(self.client.clone(), self.tables.clone())
+            .with_indexes(self.indexes.clone());
         if let Some(large) = &self.large {
             data = data.with_large_attributes(large.clone());
         }

@@ -104,6 +104,50 @@ async fn one_module_configures_publisher_reader_and_projector_alike() {
         .await
         .expect("query");
     assert_eq!(shipped.items.len(), 1);
+    // The same query built from the declaration, its values named as the parts are.
+    let named = module
+        .indexes()
+        .query(
+            "by-status",
+            &json!({"tenantCode": "tenant001", "status": "SHIPPED"}),
+        )
+        .expect("declared");
+    assert_eq!(named.partition, ["tenant001", "SHIPPED"]);
+    let by_name = data.query_index(&named).await.expect("query by name");
+    assert_eq!(by_name.items, shipped.items);
+    // Refused before any request: an undeclared index, a missing or unknown part, and a
+    // query on an index the module declares otherwise (its key computed another way).
+    let refusals = [
+        module.indexes().query("by-state", &json!({})).err(),
+        module
+            .indexes()
+            .query("by-status", &json!({"status": "SHIPPED"}))
+            .err(),
+        module
+            .indexes()
+            .query(
+                "by-status",
+                &json!({"tenantCode": "t", "status": "S", "colour": "red"}),
+            )
+            .err(),
+    ];
+    let texts: Vec<String> = refusals
+        .iter()
+        .map(|e| e.as_ref().expect("refused").to_string())
+        .collect();
+    assert!(texts[0].contains("[\"by-status\"]"), "{}", texts[0]);
+    assert!(texts[1].contains("tenantCode"), "{}", texts[1]);
+    assert!(texts[2].contains("colour"), "{}", texts[2]);
+    let otherwise = Index::new("by-status")
+        .partition(IndexKey::string("gsi1pk").with_attribute("status"))
+        .sort(IndexKey::string("gsi1sk").with_attribute("placedAt"));
+    let refused = data
+        .query_index(&IndexQuery::new(&otherwise, ["SHIPPED"]))
+        .await;
+    assert!(
+        matches!(&refused, Err(kura_cqrs::CqrsError::InvalidKey(text)) if text.contains("otherwise")),
+        "{refused:?}"
+    );
     assert_eq!(module.handler_ids(), ["seen"]);
 }
 
