@@ -88,7 +88,7 @@ fn put(
     table: &str,
     item: kura_cqrs::rows::Item,
     condition: &str,
-    v: Option<i64>,
+    v: Option<kura_cqrs::Version>,
 ) -> TransactWriteItem {
     let mut put = Put::builder()
         .table_name(table)

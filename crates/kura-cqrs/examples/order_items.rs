@@ -27,7 +27,7 @@ use serde_json::json;
 fn command(
     key: &keys::Key,
     kind: &str,
-    version: i64,
+    version: kura_cqrs::Version,
     attributes: serde_json::Value,
 ) -> CommandInput {
     CommandInput::for_key(key, version)

@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use crate::attributes::{canonical_map, from_item, to_attribute};
 use crate::error::{CqrsError, Result};
 use crate::keys::{
-    KEY_SEPARATOR, VERSION_FIRST, VERSION_LATEST, add_sort_key_version, check_base_sk, generate_id,
-    get_sort_key_version, get_tenant_code, normalize_tenant, remove_sort_key_version,
+    KEY_SEPARATOR, VERSION_FIRST, VERSION_LATEST, Version, add_sort_key_version, check_base_sk,
+    generate_id, get_sort_key_version, get_tenant_code, normalize_tenant, remove_sort_key_version,
 };
 use crate::names::{
     ATTRIBUTES, CODE, CREATED_AT, CREATED_BY, CREATED_IP, ID, IS_DELETED, NAME, PK, REQUEST_ID,
@@ -30,7 +30,7 @@ pub struct CommandInput {
     pub code: String,
     pub name: String,
     /// 0 creates, -1 goes on top of the latest, N goes on top of version N.
-    pub version: i64,
+    pub version: Version,
     pub tenant_code: String,
     /// The entity type (the seed's `type`).
     pub kind: String,
@@ -46,7 +46,11 @@ impl CommandInput {
     /// `code` is `sk`, `name` is empty, `tenant_code` is the segment of `pk` after its last
     /// `#` (empty without one), `kind` the segment before its first `#`, not deleted, no
     /// `seq`, no `ttl`, no attributes.
-    pub fn new(pk: impl Into<String>, sk: impl Into<String>, version: i64) -> CommandInput {
+    pub fn new(
+        pk: impl Into<String>,
+        sk: impl Into<String>,
+        version: impl Into<Version>,
+    ) -> CommandInput {
         let pk = pk.into();
         let sk = sk.into();
         let tenant_code = get_tenant_code(&pk).unwrap_or_default().to_owned();
@@ -58,7 +62,7 @@ impl CommandInput {
         CommandInput {
             code: sk.clone(),
             name: String::new(),
-            version,
+            version: version.into(),
             tenant_code,
             kind,
             is_deleted: false,
@@ -71,7 +75,7 @@ impl CommandInput {
     }
 
     /// [`CommandInput::new`] for a key built by [`crate::keys`].
-    pub fn for_key(key: &crate::keys::Key, version: i64) -> CommandInput {
+    pub fn for_key(key: &crate::keys::Key, version: impl Into<Version>) -> CommandInput {
         CommandInput::new(key.pk.clone(), key.sk.clone(), version)
     }
 
@@ -85,8 +89,8 @@ impl CommandInput {
         self
     }
 
-    pub fn with_version(mut self, version: i64) -> CommandInput {
-        self.version = version;
+    pub fn with_version(mut self, version: impl Into<Version>) -> CommandInput {
+        self.version = version.into();
         self
     }
 
@@ -197,7 +201,7 @@ pub struct CommandModel {
     pub id: String,
     pub code: String,
     pub name: String,
-    pub version: i64,
+    pub version: Version,
     pub tenant_code: String,
     pub kind: String,
     pub is_deleted: bool,
@@ -223,7 +227,7 @@ pub struct CommandModel {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
     /// Write this version.
-    Write { version: i64 },
+    Write { version: Version },
     /// The input equals the latest version: write nothing (the seed's "not dirty" rule).
     NotDirty,
 }
@@ -231,11 +235,11 @@ pub enum Decision {
 /// Decides what publishing `input` does when the entity's latest version is `latest`.
 pub fn decide(input: &CommandInput, latest: Option<&CommandModel>) -> Result<Decision> {
     check_base_sk(&input.sk)?;
-    let current = latest.map_or(0, |l| l.version);
+    let current = latest.map_or(VERSION_FIRST, |l| l.version);
     let base = match input.version {
-        VERSION_FIRST if latest.is_none() => 0,
+        VERSION_FIRST if latest.is_none() => VERSION_FIRST,
         VERSION_LATEST => current,
-        v if v > 0 && v == current => v,
+        v if v.is_stored() && v == current => v,
         v if v < VERSION_LATEST => {
             return Err(CqrsError::InvalidKey(format!(
                 "version {v} is neither a version, 0 (create) nor -1 (latest)"
@@ -253,7 +257,9 @@ pub fn decide(input: &CommandInput, latest: Option<&CommandModel>) -> Result<Dec
     {
         return Ok(Decision::NotDirty);
     }
-    Ok(Decision::Write { version: base + 1 })
+    Ok(Decision::Write {
+        version: base.next(),
+    })
 }
 
 /// Whether `input` differs from `latest` in what the seed compares: id, code, name,
@@ -284,11 +290,12 @@ impl CommandModel {
     /// version) when there is one.
     pub fn from_input(
         input: &CommandInput,
-        version: i64,
+        version: impl Into<Version>,
         invoker: &Invoker,
         created: Option<&Audit>,
         now: &str,
     ) -> CommandModel {
+        let version = version.into();
         let audit = Audit {
             created_at: created.map_or_else(|| now.to_owned(), |c| c.created_at.clone()),
             created_by: created.map_or_else(|| invoker.user_id.clone(), |c| c.created_by.clone()),
@@ -348,14 +355,14 @@ impl CommandModel {
 
     /// This version as an input at `version`, unchanged otherwise (to publish it again).
     /// A row whose offloaded attributes were not read back is refused.
-    pub fn to_input(&self, version: i64) -> Result<CommandInput> {
+    pub fn to_input(&self, version: impl Into<Version>) -> Result<CommandInput> {
         self.check_loaded()?;
         Ok(CommandInput {
             pk: self.pk.clone(),
             sk: self.base_sk().to_owned(),
             code: self.code.clone(),
             name: self.name.clone(),
-            version,
+            version: version.into(),
             tenant_code: self.tenant_code.clone(),
             kind: self.kind.clone(),
             is_deleted: self.is_deleted,
@@ -465,7 +472,9 @@ impl CommandModel {
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect();
         Ok(CommandModel {
-            version: number(VERSION).unwrap_or_else(|| get_sort_key_version(&sk).max(0)),
+            version: number(VERSION)
+                .map(Version::new)
+                .unwrap_or_else(|| get_sort_key_version(&sk).max(VERSION_FIRST)),
             id: text(ID),
             code: text(CODE),
             name: text(NAME),
@@ -522,11 +531,15 @@ mod tests {
     fn create() {
         assert_eq!(
             decide(&input(0, "a"), None).ok(),
-            Some(Decision::Write { version: 1 })
+            Some(Decision::Write {
+                version: Version::new(1)
+            })
         );
         assert_eq!(
             decide(&input(-1, "a"), None).ok(),
-            Some(Decision::Write { version: 1 })
+            Some(Decision::Write {
+                version: Version::new(1)
+            })
         );
     }
 
@@ -536,32 +549,30 @@ mod tests {
         let latest = stored(3, "a");
         assert!(matches!(
             decide(&input(0, "b"), Some(&latest)),
-            Err(CqrsError::VersionConflict {
-                expected: 0,
-                actual: 3
-            })
+            Err(CqrsError::VersionConflict { expected, actual })
+                if (expected.get(), actual.get()) == (0, 3)
         ));
         assert!(matches!(
             decide(&input(2, "b"), Some(&latest)),
-            Err(CqrsError::VersionConflict {
-                expected: 2,
-                actual: 3
-            })
+            Err(CqrsError::VersionConflict { expected, actual })
+                if (expected.get(), actual.get()) == (2, 3)
         ));
         assert!(matches!(
             decide(&input(5, "b"), None),
-            Err(CqrsError::VersionConflict {
-                expected: 5,
-                actual: 0
-            })
+            Err(CqrsError::VersionConflict { expected, actual })
+                if (expected.get(), actual.get()) == (5, 0)
         ));
         assert_eq!(
             decide(&input(3, "b"), Some(&latest)).ok(),
-            Some(Decision::Write { version: 4 })
+            Some(Decision::Write {
+                version: Version::new(4)
+            })
         );
         assert_eq!(
             decide(&input(-1, "b"), Some(&latest)).ok(),
-            Some(Decision::Write { version: 4 })
+            Some(Decision::Write {
+                version: Version::new(4)
+            })
         );
         assert!(decide(&input(-2, "b"), Some(&latest)).is_err());
     }
@@ -582,7 +593,9 @@ mod tests {
         changed.attributes.insert("total".into(), json!(11));
         assert_eq!(
             decide(&changed, Some(&latest)).ok(),
-            Some(Decision::Write { version: 4 })
+            Some(Decision::Write {
+                version: Version::new(4)
+            })
         );
     }
 

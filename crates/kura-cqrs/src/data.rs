@@ -14,13 +14,16 @@ pub use crate::condition::SkCondition;
 use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
 use crate::index_merge::{IndexBounds, IndexMatch, merge_index_page};
-use crate::indexes::{Index, Indexes, KeyCondition, key_condition};
+
+pub use crate::index_query::{Cursor, IndexPage, IndexQuery};
+use crate::indexes::{Indexes, KeyCondition, key_condition};
 use crate::keys::{Key, VER_SEPARATOR, add_sort_key_version};
 use crate::large::{LargeAttributes, resolve_all, resolve_some};
 use crate::names::{IS_DELETED, PK, SK};
 use crate::rows::{Item, read_row, s};
 use crate::sessions::{PageBounds, Sessions, merge_one, merge_page};
 use crate::tables::TableNames;
+use crate::version::Version;
 
 /// The widest version range [`DataService::history`] reads by key.
 pub const HISTORY_BY_KEY: i64 = 1_000;
@@ -56,133 +59,6 @@ impl Page {
             items: entities(self.items)?,
             cursor: self.cursor,
         })
-    }
-}
-
-/// Where the next page of an index query starts: the last row's table and index keys.
-/// [`Cursor::to_token`] gives it as text for a client to send back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cursor(Item);
-
-impl Cursor {
-    /// The cursor as JSON text (`{"pk":{"S":"…"},…}`, strings and numbers only).
-    pub fn to_token(&self) -> String {
-        let map: serde_json::Map<String, serde_json::Value> = self
-            .0
-            .iter()
-            .filter_map(|(name, value)| {
-                let (kind, text) = match value {
-                    AttributeValue::S(s) => ("S", s),
-                    AttributeValue::N(n) => ("N", n),
-                    _ => return None,
-                };
-                Some((name.clone(), serde_json::json!({ kind: text })))
-            })
-            .collect();
-        serde_json::Value::Object(map).to_string()
-    }
-
-    /// A cursor from [`Cursor::to_token`]'s text.
-    pub fn from_token(token: &str) -> Result<Cursor> {
-        let bad = |why: &str| CqrsError::InvalidKey(format!("a cursor token {why}"));
-        let map: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(token).map_err(|_| bad("is no JSON object"))?;
-        let mut item = Item::new();
-        for (name, typed) in map {
-            let value = match (typed.get("S"), typed.get("N")) {
-                (Some(serde_json::Value::String(s)), None) => AttributeValue::S(s.clone()),
-                (None, Some(serde_json::Value::String(n))) => AttributeValue::N(n.clone()),
-                _ => return Err(bad("holds a value that is no {\"S\"} or {\"N\"}")),
-            };
-            item.insert(name, value);
-        }
-        Ok(Cursor(item))
-    }
-}
-
-/// One page of an index query and the cursor to continue after it.
-#[derive(Debug, Clone)]
-pub struct IndexPage<T = CommandModel> {
-    pub items: Vec<T>,
-    /// Pass it as [`IndexQuery::cursor`] for the next page; `None` at the end.
-    pub cursor: Option<Cursor>,
-}
-
-impl IndexPage {
-    /// The page's rows as entities of type `T`.
-    pub fn typed<T: DeserializeOwned>(self) -> Result<IndexPage<Entity<T>>> {
-        Ok(IndexPage {
-            items: entities(self.items)?,
-            cursor: self.cursor,
-        })
-    }
-}
-
-/// A query on one of the module's indexes ([`crate::Index`]).
-#[derive(Debug, Clone)]
-pub struct IndexQuery {
-    pub index: Index,
-    /// The variable parts of the partition key attributes, in order (fixed text is filled
-    /// in; a framework field used as a key takes one value).
-    pub partition: Vec<String>,
-    /// Whole values of the leading sort key attributes (a multi-attribute sort key).
-    pub sort_equal: Vec<String>,
-    /// A condition on the next sort key attribute.
-    pub sort: Option<SkCondition>,
-    /// Rows per page (DynamoDB's Limit: counted before the soft-delete filter).
-    pub limit: Option<i32>,
-    /// Highest sort key first.
-    pub descending: bool,
-    /// Leave out rows with `isDeleted = true`.
-    pub exclude_deleted: bool,
-    /// Continue after the page this came with.
-    pub cursor: Option<Cursor>,
-}
-
-impl IndexQuery {
-    /// The rows of `index` whose partition key is made of `partition` (see the field).
-    pub fn new<S: Into<String>>(
-        index: &Index,
-        partition: impl IntoIterator<Item = S>,
-    ) -> IndexQuery {
-        IndexQuery {
-            index: index.clone(),
-            partition: partition.into_iter().map(Into::into).collect(),
-            sort_equal: Vec::new(),
-            sort: None,
-            limit: None,
-            descending: false,
-            exclude_deleted: false,
-            cursor: None,
-        }
-    }
-
-    pub fn sort_equal<S: Into<String>>(
-        mut self,
-        values: impl IntoIterator<Item = S>,
-    ) -> IndexQuery {
-        self.sort_equal = values.into_iter().map(Into::into).collect();
-        self
-    }
-
-    pub fn sort(mut self, condition: SkCondition) -> IndexQuery {
-        self.sort = Some(condition);
-        self
-    }
-
-    pub fn limit(mut self, limit: i32) -> IndexQuery {
-        self.limit = Some(limit);
-        self
-    }
-
-    pub fn descending(mut self) -> IndexQuery {
-        self.descending = true;
-        self
-    }
-
-    pub fn exclude_deleted(mut self) -> IndexQuery {
-        self.exclude_deleted = true;
-        self
     }
 }
 
@@ -365,7 +241,7 @@ impl DataService {
                 let row = read_row(&self.client, &self.tables.data, &mine.pk, &mine.sk).await?;
                 applied.insert(
                     (mine.pk.clone(), mine.sk.clone()),
-                    row.map_or(0, |r| r.version),
+                    row.map_or(Version::FIRST, |r| r.version),
                 );
             }
         }
@@ -573,7 +449,7 @@ impl DataService {
         }
         if to - from < HISTORY_BY_KEY {
             let keys = (from..=to)
-                .map(|v| crate::rows::key(pk, &add_sort_key_version(base_sk, v)))
+                .map(|v| crate::rows::key(pk, &add_sort_key_version(base_sk, Version::new(v))))
                 .collect();
             let found = crate::rows::batch_get(&self.client, &self.tables.history, keys).await?;
             let mut rows = found
@@ -599,7 +475,7 @@ impl DataService {
                 .map_err(CqrsError::dynamo)?;
             for item in page.items() {
                 let row = CommandModel::from_item(item)?;
-                if (from..=to).contains(&row.version) {
+                if (from..=to).contains(&row.version.get()) {
                     rows.push(row);
                 }
             }
@@ -618,8 +494,9 @@ impl DataService {
         &self,
         pk: &str,
         base_sk: &str,
-        version: i64,
+        version: impl Into<Version>,
     ) -> Result<Option<CommandModel>> {
+        let version = version.into();
         let row = read_row(
             &self.client,
             &self.tables.history,

@@ -35,7 +35,7 @@ impl<T> Entity<T> {
     }
 
     /// The version the row is at: publish on top of it for optimistic locking.
-    pub fn version(&self) -> i64 {
+    pub fn version(&self) -> crate::Version {
         self.row.version
     }
 

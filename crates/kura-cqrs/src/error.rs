@@ -13,7 +13,10 @@ pub enum CqrsError {
     /// Optimistic locking lost: the command was based on `expected`, the entity is at
     /// `actual` (0 when it does not exist).
     #[error("version conflict: the command expected version {expected}, the entity is at {actual}")]
-    VersionConflict { expected: i64, actual: i64 },
+    VersionConflict {
+        expected: crate::Version,
+        actual: crate::Version,
+    },
     /// A version or row that was asked for does not exist.
     #[error("not found: {0}")]
     NotFound(String),

@@ -260,7 +260,9 @@ mod tests {
     }
 
     fn ids(rows: &[CommandModel]) -> Vec<(String, i64)> {
-        rows.iter().map(|r| (r.sk.clone(), r.version)).collect()
+        rows.iter()
+            .map(|r| (r.sk.clone(), r.version.get()))
+            .collect()
     }
 
     #[test]

@@ -121,7 +121,7 @@ impl IndexKey {
 
     /// The names of the values a query gives for this key, in order: the field's name for
     /// a framework field used as it is, else each part's that is not fixed text.
-    fn variable_names(&self) -> Vec<&str> {
+    pub(crate) fn variable_names(&self) -> Vec<&str> {
         if self.is_field() {
             return vec![self.attribute.as_str()];
         }
@@ -202,7 +202,7 @@ fn field_text(row: &CommandModel, name: &str) -> Option<String> {
     })
 }
 
-fn attribute_text(value: &Value) -> Option<String> {
+pub(crate) fn attribute_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -260,59 +260,6 @@ impl Index {
 
     pub fn keys(&self) -> impl Iterator<Item = &IndexKey> {
         self.partition.iter().chain(&self.sort)
-    }
-
-    /// A query on this index whose partition key is built from the declaration: each
-    /// part's value is read from `values` (a struct or a map that serializes to an object)
-    /// by the part's own name (`tenantCode`, `type`, an entity attribute's name), fixed
-    /// text filled in. A name the partition key needs and `values` lacks, a name it does
-    /// not use, or a value that is not a string, a number or a boolean is refused here,
-    /// before any request.
-    ///
-    /// ```
-    /// use kura_cqrs::{Index, IndexKey, names::TENANT_CODE};
-    /// let by_status = Index::new("byStatus").partition(
-    ///     IndexKey::string("tenantStatus").with_field(TENANT_CODE).with_attribute("status"),
-    /// );
-    /// let query = by_status
-    ///     .query_by(&serde_json::json!({"tenantCode": "t1", "status": "PENDING"}))
-    ///     .unwrap();
-    /// assert_eq!(query.partition, ["t1", "PENDING"]);
-    /// assert!(by_status.query_by(&serde_json::json!({"status": "PENDING"})).is_err());
-    /// ```
-    pub fn query_by<V: serde::Serialize + ?Sized>(
-        &self,
-        values: &V,
-    ) -> Result<crate::data::IndexQuery> {
-        let refuse =
-            |problem: String| CqrsError::InvalidKey(format!("index {}: {problem}", self.name));
-        let Value::Object(mut values) = serde_json::to_value(values)
-            .map_err(|e| refuse(format!("the query's values do not serialize: {e}")))?
-        else {
-            return Err(refuse("the query's values are not an object".into()));
-        };
-        let names: Vec<&str> = self
-            .partition
-            .iter()
-            .flat_map(IndexKey::variable_names)
-            .collect();
-        let mut partition = Vec::with_capacity(names.len());
-        for name in &names {
-            let value = values
-                .remove(*name)
-                .ok_or_else(|| refuse(format!("the partition key needs a value for {name}")))?;
-            partition.push(attribute_text(&value).ok_or_else(|| {
-                refuse(format!(
-                    "{name} is {value}: a string, a number or a boolean"
-                ))
-            })?);
-        }
-        if let Some(extra) = values.keys().next() {
-            return Err(refuse(format!(
-                "{extra} is not in the partition key (it takes {names:?})"
-            )));
-        }
-        Ok(crate::data::IndexQuery::new(self, partition))
     }
 
     fn check(&self) -> Result<()> {
@@ -416,15 +363,6 @@ impl Indexes {
                 "no index {name} is declared (the module declares {declared:?})"
             ))
         })
-    }
-
-    /// A query on the declared index `name` ([`Index::query_by`]).
-    pub fn query<V: serde::Serialize + ?Sized>(
-        &self,
-        name: &str,
-        values: &V,
-    ) -> Result<crate::data::IndexQuery> {
-        self.declared(name)?.query_by(values)
     }
 
     /// Refuses a query on an index this module does not declare, or declares otherwise

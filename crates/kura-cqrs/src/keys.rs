@@ -3,16 +3,17 @@
 //! builders for its six key patterns.
 
 use crate::error::{CqrsError, Result};
+pub use crate::version::Version;
 
 /// Separates key components (PK segments, SK segments, ID).
 pub const KEY_SEPARATOR: &str = "#";
 /// Separates a sort key from its version number.
 pub const VER_SEPARATOR: &str = "@";
 /// The input version of a command that creates an entity.
-pub const VERSION_FIRST: i64 = 0;
+pub const VERSION_FIRST: Version = Version::FIRST;
 /// The input version meaning "on top of the latest"; also what a sort key without a
 /// version reports.
-pub const VERSION_LATEST: i64 = -1;
+pub const VERSION_LATEST: Version = Version::LATEST;
 /// The tenant of data shared by all tenants.
 pub const TENANT_COMMON: &str = "common";
 /// The tenant of single-tenant applications.
@@ -32,7 +33,7 @@ pub fn get_tenant_code(pk: &str) -> Option<&str> {
 }
 
 /// `sk@version`.
-pub fn add_sort_key_version(sk: &str, version: i64) -> String {
+pub fn add_sort_key_version(sk: &str, version: Version) -> String {
     format!("{sk}{VER_SEPARATOR}{version}")
 }
 
@@ -43,7 +44,7 @@ pub fn remove_sort_key_version(sk: &str) -> &str {
 
 /// The version after the last `@`; [`VERSION_LATEST`] when there is none (or it is not a
 /// number).
-pub fn get_sort_key_version(sk: &str) -> i64 {
+pub fn get_sort_key_version(sk: &str) -> Version {
     sk.rsplit_once(VER_SEPARATOR)
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(VERSION_LATEST)
@@ -279,7 +280,7 @@ mod tests {
             "PRODUCT#tenant001#01HX7MBJK3V9WQBZ7XNDK5ZT2M"
         );
         let sk = "01HX7MBJK3V9WQBZ7XNDK5ZT2M";
-        let with_version = add_sort_key_version(sk, 3);
+        let with_version = add_sort_key_version(sk, Version::new(3));
         assert_eq!(with_version, "01HX7MBJK3V9WQBZ7XNDK5ZT2M@3");
         assert_eq!(remove_sort_key_version(&with_version), sk);
         assert_eq!(get_sort_key_version(&with_version), 3);
@@ -288,7 +289,7 @@ mod tests {
         assert_eq!(get_tenant_code("PRODUCT"), None);
         assert_eq!(KEY_SEPARATOR, "#");
         assert_eq!(VER_SEPARATOR, "@");
-        assert_eq!((VERSION_FIRST, VERSION_LATEST), (0, -1));
+        assert_eq!((VERSION_FIRST.get(), VERSION_LATEST.get()), (0, -1));
         assert_eq!((TENANT_COMMON, DEFAULT_TENANT_CODE), ("common", "single"));
     }
 

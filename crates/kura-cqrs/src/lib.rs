@@ -67,6 +67,7 @@ pub mod entity;
 pub mod error;
 pub mod import;
 pub mod index_merge;
+mod index_query;
 pub mod indexes;
 pub mod keys;
 #[cfg(feature = "lambda")]
@@ -100,6 +101,7 @@ pub mod tables;
 pub mod tasks;
 pub mod tenants;
 pub mod ttl;
+mod version;
 
 pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};
 pub use condition::SkCondition;
@@ -125,3 +127,4 @@ pub use tables::{
 };
 pub use tenants::TenantService;
 pub use ttl::{RowTtl, TtlPolicies};
+pub use version::Version;

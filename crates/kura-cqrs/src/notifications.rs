@@ -7,6 +7,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::command::CommandModel;
+use crate::version::Version;
 
 /// One command version reaching a final status.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -19,7 +20,7 @@ pub struct Notification {
     pub sk: String,
     /// The entity's id (`pk#base`).
     pub id: String,
-    pub version: i64,
+    pub version: Version,
     pub tenant_code: String,
     /// The user who published it (`updatedBy`).
     pub user: String,

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use crate::command::{CommandInput, CommandModel, entity_attributes};
 use crate::error::Result;
 use crate::keys::{Key, VERSION_LATEST};
+use crate::version::Version;
 
 /// What a partial update changes; `None` keeps the latest value.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -13,7 +14,7 @@ pub struct PartialUpdate {
     pub pk: String,
     pub sk: String,
     /// As for a full command: -1 on top of the latest, N on top of N.
-    pub version: i64,
+    pub version: Version,
     pub code: Option<String>,
     pub name: Option<String>,
     pub is_deleted: Option<bool>,
@@ -46,7 +47,7 @@ pub fn merge(base: &Map<String, Value>, patch: &Map<String, Value>) -> Map<Strin
 impl PartialUpdate {
     /// A patch of the entity at `key`, on top of `version` (-1: the latest), changing
     /// nothing yet.
-    pub fn new(key: &Key, version: i64) -> PartialUpdate {
+    pub fn new(key: &Key, version: Version) -> PartialUpdate {
         PartialUpdate {
             pk: key.pk.clone(),
             sk: key.sk.clone(),

@@ -18,8 +18,8 @@ pub fn s(value: &str) -> AttributeValue {
 }
 
 /// A number attribute.
-pub fn n(value: i64) -> AttributeValue {
-    AttributeValue::N(value.to_string())
+pub fn n(value: impl Into<i64>) -> AttributeValue {
+    AttributeValue::N(value.into().to_string())
 }
 
 /// The key of a framework row.
@@ -50,7 +50,7 @@ pub fn conditional_put(
     table: &str,
     item: Item,
     condition: Option<&str>,
-    version: Option<i64>,
+    version: Option<crate::Version>,
 ) -> Result<TransactWriteItem> {
     let mut put = Put::builder()
         .table_name(table)

@@ -29,6 +29,7 @@ use crate::status;
 use crate::sync::SyncHandler;
 use crate::tables::{TableKind, TableNames};
 use crate::ttl::{self, TtlPolicies};
+use crate::version::Version;
 
 /// Publishes and reads the commands of one module.
 #[derive(Debug, Clone)]
@@ -116,12 +117,16 @@ impl CommandService {
     /// "not dirty" rule, except that an entity whose index keys are not what the
     /// declared indexes compute (an index added since, a declaration changed) is written
     /// again, so that publishing it again puts it in the index.
-    fn decide(&self, input: &CommandInput, latest: Option<&CommandModel>) -> Result<Option<i64>> {
+    fn decide(
+        &self,
+        input: &CommandInput,
+        latest: Option<&CommandModel>,
+    ) -> Result<Option<Version>> {
         match decide(input, latest)? {
             Decision::Write { version } => Ok(Some(version)),
             Decision::NotDirty => Ok(latest
                 .filter(|l| !self.indexes.is_empty() && self.indexes.keys_of(l) != l.index_keys)
-                .map(|l| l.version + 1)),
+                .map(|l| l.version.next())),
         }
     }
 
@@ -130,7 +135,7 @@ impl CommandService {
     async fn model(
         &self,
         input: &CommandInput,
-        version: i64,
+        version: Version,
         invoker: &Invoker,
         created: Option<&crate::command::Audit>,
         now: &str,
@@ -304,8 +309,8 @@ impl CommandService {
                         None => {
                             let actual = self.data_version(&input.pk, &input.sk).await?;
                             Err(CqrsError::VersionConflict {
-                                expected: version - 1,
-                                actual,
+                                expected: version.previous(),
+                                actual: Version::new(actual),
                             })
                         }
                         Some(failure) => Err(failure),
@@ -366,7 +371,7 @@ impl CommandService {
         let model = self
             .model(
                 &latest.to_input(latest.version)?,
-                latest.version + 1,
+                latest.version.next(),
                 invoker,
                 Some(&latest.audit),
                 &now_timestamp(),
@@ -413,9 +418,9 @@ impl CommandService {
                 let actual = self
                     .latest_version(&model.pk, model.base_sk())
                     .await?
-                    .unwrap_or(0);
+                    .unwrap_or(Version::FIRST);
                 Err(CqrsError::VersionConflict {
-                    expected: model.version - 1,
+                    expected: model.version.previous(),
                     actual,
                 })
             }
@@ -503,7 +508,13 @@ impl CommandService {
 
     /// The status of one command version (`projection:STARTED`, `finish:FINISHED`,
     /// `finish:FAILED`), if the version exists.
-    pub async fn status(&self, pk: &str, base_sk: &str, version: i64) -> Result<Option<String>> {
+    pub async fn status(
+        &self,
+        pk: &str,
+        base_sk: &str,
+        version: impl Into<Version>,
+    ) -> Result<Option<String>> {
+        let version = version.into();
         crate::command_status::read_status(
             &self.client,
             &self.tables.command,
@@ -518,8 +529,9 @@ impl CommandService {
         &self,
         pk: &str,
         base_sk: &str,
-        version: i64,
+        version: impl Into<Version>,
     ) -> Result<Option<status::CommandStatus>> {
+        let version = version.into();
         let text = self.status(pk, base_sk, version).await?;
         Ok(text.as_deref().and_then(status::CommandStatus::parse))
     }
@@ -530,10 +542,11 @@ impl CommandService {
         &self,
         pk: &str,
         base_sk: &str,
-        version: i64,
+        version: impl Into<Version>,
         every: std::time::Duration,
         timeout: std::time::Duration,
     ) -> Result<String> {
+        let version = version.into();
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             if let Some(status) = self.status(pk, base_sk, version).await?
@@ -555,8 +568,9 @@ impl CommandService {
         &self,
         pk: &str,
         base_sk: &str,
-        version: i64,
+        version: impl Into<Version>,
     ) -> Result<Option<CommandModel>> {
+        let version = version.into();
         let row = read_row(
             &self.client,
             &self.tables.command,
@@ -589,7 +603,7 @@ impl CommandService {
                 .table_name(&self.tables.command)
                 .set_key(Some(key(
                     &model.pk,
-                    &add_sort_key_version(model.base_sk(), model.version - 1),
+                    &add_sort_key_version(model.base_sk(), model.version.previous()),
                 )))
                 // `ttl` is one of DynamoDB's reserved words.
                 .condition_expression(format!(
@@ -621,10 +635,10 @@ impl CommandService {
     /// row may have expired; the data row holds the same entity).
     pub async fn latest_command(&self, pk: &str, base_sk: &str) -> Result<Option<CommandModel>> {
         let data = self.data_row(pk, base_sk).await?;
-        let applied = data.as_ref().map_or(0, |d| d.version);
+        let applied = data.as_ref().map_or(0, |d| d.version.get());
         let latest = self.last_command_from(pk, base_sk, applied).await?;
         if latest > applied {
-            return self.command(pk, base_sk, latest).await;
+            return self.command(pk, base_sk, Version::new(latest)).await;
         }
         Ok(data.map(|mut row| {
             row.sk = add_sort_key_version(base_sk, row.version);
@@ -633,10 +647,10 @@ impl CommandService {
     }
 
     /// The number of the latest version of an entity (`None` when it has none).
-    async fn latest_version(&self, pk: &str, base_sk: &str) -> Result<Option<i64>> {
+    async fn latest_version(&self, pk: &str, base_sk: &str) -> Result<Option<Version>> {
         let applied = self.data_version(pk, base_sk).await?;
         let latest = self.last_command_from(pk, base_sk, applied).await?;
-        Ok((latest > 0).then_some(latest))
+        Ok((latest > 0).then_some(Version::new(latest)))
     }
 
     /// The last version published from `applied` on (the data row's version, 0 for
@@ -649,7 +663,10 @@ impl CommandService {
         let mut step = 1;
         let mut missing = loop {
             let probe = found.saturating_add(step);
-            if !self.command_exists(pk, base_sk, probe).await? {
+            if !self
+                .command_exists(pk, base_sk, Version::new(probe))
+                .await?
+            {
                 break probe;
             }
             found = probe;
@@ -657,7 +674,10 @@ impl CommandService {
         };
         while missing - found > 1 {
             let middle = found + (missing - found) / 2;
-            if self.command_exists(pk, base_sk, middle).await? {
+            if self
+                .command_exists(pk, base_sk, Version::new(middle))
+                .await?
+            {
                 found = middle;
             } else {
                 missing = middle;
@@ -667,7 +687,7 @@ impl CommandService {
     }
 
     /// Whether the command row of one version exists (its key only is read back).
-    async fn command_exists(&self, pk: &str, base_sk: &str, version: i64) -> Result<bool> {
+    async fn command_exists(&self, pk: &str, base_sk: &str, version: Version) -> Result<bool> {
         let got = self
             .client
             .get_item()
@@ -682,8 +702,11 @@ impl CommandService {
     }
 
     /// The version the next publish on top of the latest would get.
-    pub async fn next_version(&self, pk: &str, base_sk: &str) -> Result<i64> {
-        Ok(self.latest_version(pk, base_sk).await?.map_or(1, |v| v + 1))
+    pub async fn next_version(&self, pk: &str, base_sk: &str) -> Result<Version> {
+        Ok(self
+            .latest_version(pk, base_sk)
+            .await?
+            .map_or(Version::FIRST.next(), Version::next))
     }
 
     /// The version the data row of an entity is at (0 when there is none), without its
@@ -712,8 +735,9 @@ impl CommandService {
         &self,
         pk: &str,
         base_sk: &str,
-        version: i64,
+        version: impl Into<Version>,
     ) -> Result<Option<CommandModel>> {
+        let version = version.into();
         let row = read_row(
             &self.client,
             &self.tables.history,

@@ -297,7 +297,9 @@ mod tests {
     }
 
     fn sks(rows: &[CommandModel]) -> Vec<(String, i64)> {
-        rows.iter().map(|r| (r.sk.clone(), r.version)).collect()
+        rows.iter()
+            .map(|r| (r.sk.clone(), r.version.get()))
+            .collect()
     }
 
     fn bounds<'a>() -> PageBounds<'a> {
@@ -363,11 +365,11 @@ mod tests {
     fn a_get_takes_the_newer_of_the_two() {
         let recent = [row("a", 3, false)];
         let merged = merge_one(&recent, "ORDER#t1", "a", Some(row("a", 2, false)));
-        assert_eq!(merged.map(|r| r.version), Some(3));
+        assert_eq!(merged.map(|r| r.version.get()), Some(3));
         let missing = merge_one(&recent, "ORDER#t1", "a", None);
-        assert_eq!(missing.map(|r| r.version), Some(3));
+        assert_eq!(missing.map(|r| r.version.get()), Some(3));
         let newer = merge_one(&recent, "ORDER#t1", "a", Some(row("a", 4, false)));
-        assert_eq!(newer.map(|r| r.version), Some(4));
+        assert_eq!(newer.map(|r| r.version.get()), Some(4));
         assert!(merge_one(&recent, "ORDER#t1", "b", None).is_none());
     }
 }

@@ -58,7 +58,7 @@ impl SqliteReadModel {
                 command.id,
                 command.pk,
                 command.base_sk(),
-                command.version,
+                command.version.get(),
                 command.is_deleted,
                 attributes
             ],
@@ -66,7 +66,7 @@ impl SqliteReadModel {
         .map_err(|e| e.to_string())?;
         tx.execute(
             "INSERT OR IGNORE INTO versions (id, version) VALUES (?1, ?2)",
-            params![command.id, command.version],
+            params![command.id, command.version.get()],
         )
         .map_err(|e| e.to_string())?;
         tx.commit().map_err(|e| e.to_string())

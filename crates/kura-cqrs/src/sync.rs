@@ -99,7 +99,7 @@ mod tests {
                 self.0
                     .lock()
                     .expect("lock")
-                    .push((entity.version(), entity.total));
+                    .push((entity.version().get(), entity.total));
                 Ok(())
             })
         }

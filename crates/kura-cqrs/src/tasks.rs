@@ -14,6 +14,7 @@ use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
 use crate::keys::{self, Key, VERSION_FIRST};
 use crate::service::CommandService;
+use crate::version::Version;
 
 const TASK: &str = "TASK";
 const SUB_TASK: &str = "SUB_TASK";
@@ -141,7 +142,7 @@ impl TaskService {
     async fn put<T: Serialize>(
         &self,
         key: &Key,
-        version: i64,
+        version: Version,
         kind: &str,
         entity: &T,
         invoker: &Invoker,

@@ -20,7 +20,7 @@ async fn service() -> CommandService {
     CommandService::new(client, tables)
 }
 
-fn order(version: i64, total: i64) -> CommandInput {
+fn order(version: impl Into<kura_cqrs::Version>, total: i64) -> CommandInput {
     CommandInput::new(
         "ORDER#tenant001",
         "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M",
@@ -129,7 +129,7 @@ async fn versions_and_the_latest_past_nine() {
         .await
         .expect("create")
         .expect("written");
-    assert_eq!(first.version, 1);
+    assert_eq!(first.version.get(), 1);
     assert_eq!(first.sk, "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M@1");
     assert_eq!(first.id, "ORDER#tenant001#ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M");
     for total in 1..12 {
@@ -174,10 +174,7 @@ async fn versions_and_the_latest_past_nine() {
     assert!(
         matches!(
             err,
-            CqrsError::VersionConflict {
-                expected: 5,
-                actual: 12
-            }
+            CqrsError::VersionConflict { expected, actual } if (expected.get(), actual.get()) == (5, 12)
         ),
         "{err}"
     );
@@ -203,7 +200,7 @@ async fn concurrent_publishers_one_winner_per_version() {
                     .latest_command("ORDER#tenant001", "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M")
                     .await
                     .expect("latest")
-                    .map_or(0, |l| l.version);
+                    .map_or(0, |l| l.version.get());
                 match service
                     .publish_async(&order(base, writer * 1000 + round), &invoker("w"))
                     .await
@@ -228,7 +225,8 @@ async fn concurrent_publishers_one_winner_per_version() {
         .await
         .expect("latest")
         .expect("exists")
-        .version;
+        .version
+        .get();
     let expected: Vec<i64> = (2..=latest).collect();
     assert_eq!(
         won, expected,
@@ -263,7 +261,7 @@ async fn publish_sync_writes_command_history_and_data_together() {
         .await
         .expect("data")
         .expect("row");
-    assert_eq!(data.version, 1);
+    assert_eq!(data.version.get(), 1);
     assert_eq!(data.sk, "ORDER#01HX7MBJK3V9WQBZ7XNDK5ZT2M");
     assert_eq!(data.attributes["total"], json!(10));
     service
@@ -277,7 +275,7 @@ async fn publish_sync_writes_command_history_and_data_together() {
         .expect("data")
         .expect("row");
     assert_eq!(
-        (data.version, data.attributes["total"].clone()),
+        (data.version.get(), data.attributes["total"].clone()),
         (2, json!(20))
     );
     assert_eq!(data.audit.created_by, "alice");
@@ -298,10 +296,7 @@ async fn publish_sync_writes_command_history_and_data_together() {
     assert!(
         matches!(
             err,
-            CqrsError::VersionConflict {
-                expected: 1,
-                actual: 2
-            }
+            CqrsError::VersionConflict { expected, actual } if (expected.get(), actual.get()) == (1, 2)
         ),
         "{err}"
     );
@@ -338,7 +333,7 @@ async fn publish_sync_runs_the_sync_handlers() {
                 self.0
                     .lock()
                     .expect("lock")
-                    .push((command.id.clone(), command.version));
+                    .push((command.id.clone(), command.version.get()));
                 Ok(())
             })
         }

@@ -81,7 +81,7 @@ async fn publish_until_acknowledged(
                 .await
         };
         match published {
-            Ok(stored) => return stored.map(|s| s.version),
+            Ok(stored) => return stored.map(|s| s.version.get()),
             Err(e) if try_again(&e) => jitter().await,
             Err(e) => panic!("writer {who}: {e}"),
         }
@@ -148,7 +148,7 @@ async fn every_partial_update_survives(sync: bool) {
         .await
         .expect("latest")
         .expect("entity");
-    assert_eq!(latest.version, WRITERS as i64 + 1);
+    assert_eq!(latest.version.get(), WRITERS as i64 + 1);
     for who in 0..WRITERS {
         assert_eq!(
             latest.attributes.get(&format!("field{who:02}")),
@@ -156,7 +156,7 @@ async fn every_partial_update_survives(sync: bool) {
             "writer {who}'s acknowledged field is lost"
         );
     }
-    let all = versions(&service, sk, latest.version).await;
+    let all = versions(&service, sk, latest.version.get()).await;
     for pair in all.windows(2) {
         assert_eq!(
             pair[1].attributes.len(),
@@ -177,7 +177,7 @@ async fn every_partial_update_survives(sync: bool) {
     }
     if sync {
         let data = service.data_row(PK, sk).await.expect("data").expect("row");
-        assert_eq!(data.version, latest.version);
+        assert_eq!(data.version.get(), latest.version);
         assert_eq!(data.attributes, latest.attributes);
     }
 }
@@ -218,7 +218,7 @@ async fn every_acknowledged_full_update_is_stored() {
                             service.publish_async(&input, &invoker(who)).await
                         };
                         match published {
-                            Ok(Some(stored)) => return (stored.version, who),
+                            Ok(Some(stored)) => return (stored.version.get(), who),
                             // The same content as the latest: nothing to write.
                             Ok(None) => return (0, who),
                             Err(e) if try_again(&e) => jitter().await,
@@ -312,7 +312,7 @@ async fn sync_and_async_writers_with_the_projector_lose_nothing() {
     assert_eq!(finished, "finish:FINISHED");
     // The data row may trail the last status mark by nothing: it is written first.
     let data = service.data_row(PK, sk).await.expect("data").expect("row");
-    assert_eq!(data.version, last);
+    assert_eq!(data.version.get(), last);
     for who in 0..WRITERS {
         assert_eq!(
             data.attributes.get(&format!("field{who:02}")),
@@ -344,7 +344,7 @@ async fn publishing_goes_on_after_the_latest_command_row_expires() {
     ensure_tables(&client, &tables).await.expect("tables");
     let service = CommandService::new(client.clone(), tables);
     let sk = "ORDER#expired";
-    for version in [VERSION_FIRST, 1, 2] {
+    for version in [VERSION_FIRST.get(), 1, 2] {
         service
             .publish_sync(
                 &CommandInput::new(PK, sk, version).with_attribute("total", json!(version)),
@@ -374,7 +374,7 @@ async fn publishing_goes_on_after_the_latest_command_row_expires() {
         .expect("latest")
         .expect("the data row stands in for the expired command");
     assert_eq!(
-        (latest.version, &latest.attributes["total"]),
+        (latest.version.get(), &latest.attributes["total"]),
         (3, &json!(2))
     );
     // Publishing on the data row's version, and then on top of the latest.
@@ -386,13 +386,13 @@ async fn publishing_goes_on_after_the_latest_command_row_expires() {
         .await
         .expect("on the data row's version")
         .expect("written");
-    assert_eq!(fourth.version, 4);
+    assert_eq!(fourth.version.get(), 4);
     let fifth = service
         .publish_partial_update_async(&patch(sk, json!({"note": "x"})), &Invoker::default())
         .await
         .expect("on top of the latest")
         .expect("written");
-    assert_eq!(fifth.version, 5);
+    assert_eq!(fifth.version.get(), 5);
     assert_eq!(fifth.attributes["total"], json!(40));
     assert!(
         service.command(PK, sk, 1).await.expect("read").is_none(),

@@ -139,7 +139,7 @@ async fn partial_updates_duplicates_and_history() {
     let patch = PartialUpdate {
         pk: key.pk.clone(),
         sk: key.sk.clone(),
-        version: 1,
+        version: 1.into(),
         name: Some("renamed".into()),
         attributes: json!({"address": {"zip": "150"}, "lines": [3], "note": null})
             .as_object()
@@ -152,7 +152,7 @@ async fn partial_updates_duplicates_and_history() {
         .await
         .expect("patch")
         .expect("written");
-    assert_eq!(v2.version, 2);
+    assert_eq!(v2.version.get(), 2);
     let row = data
         .get_item(&key.pk, &key.sk)
         .await
@@ -198,12 +198,12 @@ async fn partial_updates_duplicates_and_history() {
         .await
         .expect("get")
         .expect("row");
-    assert_eq!(row.version, 12);
+    assert_eq!(row.version.get(), 12);
     let history = data
         .history(&key.pk, &key.sk, 2, 11)
         .await
         .expect("history");
-    let versions: Vec<i64> = history.iter().map(|h| h.version).collect();
+    let versions: Vec<i64> = history.iter().map(|h| h.version.get()).collect();
     assert_eq!(versions, (2..=11).collect::<Vec<_>>());
     // Read by key (a narrow range) and by Query (a wide one), the rows are the same.
     let wide = data
@@ -254,7 +254,7 @@ async fn partial_updates_duplicates_and_history() {
         .duplicate(&key.pk, &key.sk, &invoker)
         .await
         .expect("duplicate");
-    assert_eq!(copy.version, 13);
+    assert_eq!(copy.version.get(), 13);
     assert_eq!(copy.attributes, latest.attributes);
     assert_ne!(copy.attributes, v2.attributes);
 }

@@ -109,7 +109,10 @@ async fn typed_entities_and_index_queries() {
     // A typed read gives back what was written, with the row's version.
     let got: Entity<Order> = data.get(&key(4)).await.expect("get").expect("order 4");
     assert_eq!(got.value, order(4, Some("PENDING")));
-    assert_eq!((got.version(), got.total, got.key()), (1, 400, key(4)));
+    assert_eq!(
+        (got.version().get(), got.total, got.key()),
+        (1, 400, key(4))
+    );
     // A type the attributes do not fit is an error naming the type, not a default.
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
@@ -293,7 +296,7 @@ async fn the_projector_carries_index_keys_and_indexes_are_added_to_existing_tabl
             .await
             .expect("again")
             .expect("written: its index keys were missing");
-        assert_eq!(again.version, 2);
+        assert_eq!(again.version.get(), 2);
         let rows = data
             .query_index(&IndexQuery::new(&by_status(), ["tenant001", "PENDING"]))
             .await

@@ -112,7 +112,7 @@ async fn round_trip_in_sync(store: Arc<dyn ObjectStore>, bucket: &str) {
         .await
         .expect("update")
         .expect("written");
-    assert_eq!(updated.version, 2);
+    assert_eq!(updated.version.get(), 2);
     let read = data.get::<Document>(&key).await.expect("get").expect("row");
     assert_eq!(read.pages, 501);
     assert_eq!(read.body, big.body);
@@ -214,7 +214,7 @@ impl SyncHandler for Pages {
             self.0
                 .lock()
                 .expect("lock")
-                .insert(command.id.clone(), (command.version, body));
+                .insert(command.id.clone(), (command.version.get(), body));
             Ok(())
         })
     }

@@ -291,7 +291,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
     let patch = kura_cqrs::PartialUpdate {
         pk: "ORDER#t1".into(),
         sk: "ORDER#3".into(),
-        version: 1,
+        version: 1.into(),
         attributes: json!({"note": "gift"})
             .as_object()
             .cloned()
@@ -303,7 +303,7 @@ async fn ttl_policies_apply_to_the_rows_written() {
         .await
         .expect("partial")
         .expect("a new version");
-    assert_eq!((patched.version, patched.ttl), (2, None));
+    assert_eq!((patched.version.get(), patched.ttl), (2, None));
     let command = commands
         .command("ORDER#t1", "ORDER#3", 2)
         .await

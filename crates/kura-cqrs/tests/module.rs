@@ -31,7 +31,7 @@ impl SyncHandler for Seen {
                 .expect("lock")
                 .entry(command.id.clone())
                 .or_default()
-                .push(command.version);
+                .push(command.version.get());
             Ok(())
         })
     }
@@ -88,7 +88,7 @@ async fn one_module_configures_publisher_reader_and_projector_alike() {
         .await
         .expect("get")
         .expect("row");
-    assert_eq!(mine.version, 2);
+    assert_eq!(mine.version.get(), 2);
 
     let projector = module.projector(streams, ProjectorOptions::default());
     while projector.run_once().await.expect("round") > 0 {}

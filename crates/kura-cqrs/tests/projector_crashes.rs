@@ -130,7 +130,7 @@ async fn check(steps: Vec<Step>) {
         .map(|r| {
             (
                 r.sk.clone(),
-                (r.version, r.attributes["total"].clone(), r.is_deleted),
+                (r.version.get(), r.attributes["total"].clone(), r.is_deleted),
             )
         })
         .collect();
@@ -153,7 +153,7 @@ async fn check(steps: Vec<Step>) {
             .expect("history");
         let got: Vec<(i64, serde_json::Value, bool)> = history
             .iter()
-            .map(|r| (r.version, r.attributes["total"].clone(), r.is_deleted))
+            .map(|r| (r.version.get(), r.attributes["total"].clone(), r.is_deleted))
             .collect();
         let want: Vec<(i64, serde_json::Value, bool)> = versions
             .iter()

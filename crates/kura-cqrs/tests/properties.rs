@@ -35,7 +35,7 @@ proptest! {
 
     #[test]
     fn versions_round_trip(base in "[A-Za-z0-9#_-]{1,30}", version in 0i64..1_000_000) {
-        let with_version = add_sort_key_version(&base, version);
+        let with_version = add_sort_key_version(&base, version.into());
         prop_assert_eq!(remove_sort_key_version(&with_version), base.as_str());
         prop_assert_eq!(get_sort_key_version(&with_version), version);
     }

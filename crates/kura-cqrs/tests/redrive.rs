@@ -43,7 +43,7 @@ impl SyncHandler for Model {
             self.delivered.fetch_add(1, Ordering::SeqCst);
             let mut rows = self.rows.lock().expect("lock");
             let seen = rows.entry(command.id.clone()).or_default();
-            *seen = (*seen).max(command.version);
+            *seen = (*seen).max(command.version.get());
             Ok(())
         })
     }
@@ -193,7 +193,7 @@ async fn failed_commands_are_listed_and_replayed() {
         .await
         .expect("data row");
     assert_eq!(
-        data.map(|d| d.version),
+        data.map(|d| d.version.get()),
         Some(1),
         "the data row was written by the replay"
     );

@@ -17,7 +17,12 @@ fn invoker(user: &str) -> Invoker {
     }
 }
 
-fn item(parent: &keys::Key, n: u32, version: i64, qty: u32) -> CommandInput {
+fn item(
+    parent: &keys::Key,
+    n: u32,
+    version: impl Into<kura_cqrs::Version>,
+    qty: u32,
+) -> CommandInput {
     let key = parent.child("ITEM", &format!("{n:03}")).expect("key");
     CommandInput::for_key(&key, version)
         .with_entity(&json!({"qty": qty}))
@@ -26,7 +31,13 @@ fn item(parent: &keys::Key, n: u32, version: i64, qty: u32) -> CommandInput {
 
 fn qty(rows: &[kura_cqrs::CommandModel]) -> Vec<(String, i64, String)> {
     rows.iter()
-        .map(|r| (r.code.clone(), r.version, r.attributes["qty"].to_string()))
+        .map(|r| {
+            (
+                r.code.clone(),
+                r.version.get(),
+                r.attributes["qty"].to_string(),
+            )
+        })
         .collect()
 }
 
@@ -90,7 +101,7 @@ async fn a_user_reads_their_own_async_writes() {
         .await
         .expect("get")
         .expect("her own item 2");
-    assert_eq!(one.version, 1);
+    assert_eq!(one.version.get(), 1);
     assert!(
         data.get_item_for("ben", &cart.pk, &sk(2))
             .await
@@ -165,7 +176,7 @@ fn by_status() -> kura_cqrs::Index {
         .sort(kura_cqrs::IndexKey::string("gsiDate").with_attribute("placedAt"))
 }
 
-fn order(n: u32, version: i64, status: &str) -> CommandInput {
+fn order(n: u32, version: impl Into<kura_cqrs::Version>, status: &str) -> CommandInput {
     let key = keys::parent("ORDER", "t1", &format!("{n:03}")).expect("key");
     CommandInput::for_key(&key, version)
         .with_code(format!("{n:03}"))
@@ -176,7 +187,7 @@ fn order(n: u32, version: i64, status: &str) -> CommandInput {
 fn codes(page: &kura_cqrs::IndexPage) -> Vec<(String, i64)> {
     page.items
         .iter()
-        .map(|r| (r.code.clone(), r.version))
+        .map(|r| (r.code.clone(), r.version.get()))
         .collect()
 }
 

@@ -61,7 +61,7 @@ async fn data_version(service: &CommandService, sk: &str) -> i64 {
         .data_row("ORDER#tenant001", sk)
         .await
         .expect("data")
-        .map_or(0, |row| row.version)
+        .map_or(0, |row| row.version.get())
 }
 
 fn options(shard_refresh: Duration) -> ProjectorOptions {

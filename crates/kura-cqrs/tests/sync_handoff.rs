@@ -46,7 +46,7 @@ impl SyncHandler for Counting {
                 .seen
                 .lock()
                 .expect("lock")
-                .entry((command.sk.clone(), command.version))
+                .entry((command.sk.clone(), command.version.get()))
                 .or_default() += 1;
             Ok(())
         })
@@ -73,7 +73,7 @@ impl SyncHandler for Hanging {
     }
 }
 
-fn order(sk: &str, version: i64, total: i64) -> CommandInput {
+fn order(sk: &str, version: impl Into<kura_cqrs::Version>, total: i64) -> CommandInput {
     CommandInput::new("ORDER#tenant001", sk, version)
         .with_name("order")
         .with_tenant_code("tenant001")
@@ -175,7 +175,7 @@ async fn a_publisher_that_dies_before_its_handlers_are_done_is_taken_over() {
         .await
         .expect("data")
         .expect("applied by the transaction");
-    assert_eq!(data.version, 1);
+    assert_eq!(data.version.get(), 1);
 
     let search = Counting::new("search");
     let mut projector = Projector::new(

@@ -168,7 +168,7 @@ async fn projector_survives_kill9() {
             .expect("row");
         assert_eq!(row.attributes, command.attributes, "{}", command.sk);
         // Every earlier version is in history, with its own content.
-        for version in 1..command.version {
+        for version in 1..command.version.get() {
             let old = service
                 .history_row(&command.pk, command.base_sk(), version)
                 .await
@@ -207,7 +207,7 @@ async fn one_winner_per_version_over_http() {
     ensure_tables(&client, &tables).await.expect("tables");
     let service = Arc::new(CommandService::new(client, tables));
     let mut first = command(0, 0);
-    first.version = 0;
+    first.version = kura_cqrs::Version::FIRST;
     service
         .publish_async(&first, &Invoker::default())
         .await
@@ -222,11 +222,11 @@ async fn one_winner_per_version_over_http() {
                     .latest_command("ORDER#tenant001", "ORDER#00")
                     .await
                     .expect("latest")
-                    .map_or(0, |l| l.version);
+                    .map_or(kura_cqrs::Version::FIRST, |l| l.version);
                 let mut next = command(0, writer * 100 + round + 1);
                 next.version = base;
                 match service.publish_async(&next, &Invoker::default()).await {
-                    Ok(Some(stored)) => won.push(stored.version),
+                    Ok(Some(stored)) => won.push(stored.version.get()),
                     Ok(None) => {}
                     Err(kura_cqrs::CqrsError::VersionConflict { .. }) => {}
                     Err(e) => panic!("unexpected: {e}"),
@@ -245,7 +245,8 @@ async fn one_winner_per_version_over_http() {
         .await
         .expect("latest")
         .expect("exists")
-        .version;
+        .version
+        .get();
     assert_eq!(
         won,
         (2..=latest).collect::<Vec<_>>(),
