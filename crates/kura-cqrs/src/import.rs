@@ -3,9 +3,17 @@
 //! import can run again), published in sync or async, with progress as it goes and a
 //! report of the records that were rejected and why. A rejected record never stops the
 //! import; a failure of the database does.
+//!
+//! [`Import::new`] takes records as they are (CSV cells as strings); [`Import::typed`]
+//! reads each record as the caller's type `T` (CSV cells converted as `T`'s fields ask:
+//! `"3"` for a `u32` is 3), rejects a record that does not fit with serde's reason, and
+//! stores `T` as it serializes, so the data table holds what the application's own type
+//! says.
 
 use std::io::BufRead;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::command::{CommandInput, Invoker};
@@ -106,19 +114,111 @@ fn is_the_records(error: &CqrsError) -> bool {
 /// Told how an import goes.
 type Progress<'a> = Box<dyn FnMut(&ImportReport) + Send + 'a>;
 
-/// An import of one input into one module.
-pub struct Import<'a> {
+/// How records are read: as they are, or as a type.
+#[derive(Clone, Copy)]
+struct Reader {
+    json: fn(Map<String, Value>) -> std::result::Result<Map<String, Value>, String>,
+    csv: fn(
+        &csv::StringRecord,
+        &csv::StringRecord,
+    ) -> std::result::Result<Map<String, Value>, String>,
+}
+
+/// A JSON record as it is.
+fn json_as_is(record: Map<String, Value>) -> std::result::Result<Map<String, Value>, String> {
+    Ok(record)
+}
+
+/// A CSV row as it is: every cell a string, an empty cell absent.
+fn csv_as_is(
+    header: &csv::StringRecord,
+    row: &csv::StringRecord,
+) -> std::result::Result<Map<String, Value>, String> {
+    Ok(header
+        .iter()
+        .zip(row.iter())
+        .filter(|(_, cell)| !cell.is_empty())
+        .map(|(name, cell)| (name.to_owned(), Value::String(cell.to_owned())))
+        .collect())
+}
+
+/// `T` as the attributes it stores.
+fn stored_as<T: Serialize>(
+    value: &T,
+    what: &str,
+) -> std::result::Result<Map<String, Value>, String> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(format!("a {what} is not a map")),
+        Err(e) => Err(format!("a {what} does not serialize: {e}")),
+    }
+}
+
+fn json_as<T: Serialize + DeserializeOwned>(
+    record: Map<String, Value>,
+) -> std::result::Result<Map<String, Value>, String> {
+    let what = std::any::type_name::<T>();
+    let value: T =
+        serde_json::from_value(Value::Object(record)).map_err(|e| format!("not a {what}: {e}"))?;
+    stored_as(&value, what)
+}
+
+fn csv_as<T: Serialize + DeserializeOwned>(
+    header: &csv::StringRecord,
+    row: &csv::StringRecord,
+) -> std::result::Result<Map<String, Value>, String> {
+    let what = std::any::type_name::<T>();
+    let value: T = row
+        .deserialize(Some(header))
+        .map_err(|e| format!("not a {what}: {e}"))?;
+    stored_as(&value, what)
+}
+
+/// An import of one input into one module, its records read as `T` ([`Import::typed`])
+/// or as they are (`T` = JSON, [`Import::new`]).
+pub struct Import<'a, T = Value> {
     service: &'a CommandService,
     mapping: Mapping,
     invoker: Invoker,
     sync: bool,
     every: u64,
     progress: Option<Progress<'a>>,
+    reader: Reader,
+    of: std::marker::PhantomData<fn() -> T>,
 }
 
 impl<'a> Import<'a> {
-    /// Publishes asynchronously (the projector applies them) unless [`Import::sync`].
+    /// Publishes asynchronously (the projector applies them) unless [`Import::sync`];
+    /// records as they are.
     pub fn new(service: &'a CommandService, mapping: Mapping) -> Import<'a> {
+        Import::with_reader(
+            service,
+            mapping,
+            Reader {
+                json: json_as_is,
+                csv: csv_as_is,
+            },
+        )
+    }
+}
+
+impl<'a, T: Serialize + DeserializeOwned> Import<'a, T> {
+    /// [`Import::new`] reading each record as a `T` (see the module):
+    /// `Import::<Product>::typed(&service, mapping)`.
+    pub fn typed(service: &'a CommandService, mapping: Mapping) -> Import<'a, T> {
+        Import::with_reader(
+            service,
+            mapping,
+            Reader {
+                json: json_as::<T>,
+                csv: csv_as::<T>,
+            },
+        )
+    }
+}
+
+impl<'a, T> Import<'a, T> {
+    fn with_reader(service: &'a CommandService, mapping: Mapping, reader: Reader) -> Import<'a, T> {
         Import {
             service,
             mapping,
@@ -129,16 +229,18 @@ impl<'a> Import<'a> {
             sync: false,
             every: 1000,
             progress: None,
+            reader,
+            of: std::marker::PhantomData,
         }
     }
 
-    pub fn invoker(mut self, invoker: Invoker) -> Import<'a> {
+    pub fn invoker(mut self, invoker: Invoker) -> Import<'a, T> {
         self.invoker = invoker;
         self
     }
 
     /// Publishes each record in sync (data table and sync handlers before the next).
-    pub fn sync(mut self) -> Import<'a> {
+    pub fn sync(mut self) -> Import<'a, T> {
         self.sync = true;
         self
     }
@@ -148,7 +250,7 @@ impl<'a> Import<'a> {
         mut self,
         every: u64,
         progress: impl FnMut(&ImportReport) + Send + 'a,
-    ) -> Import<'a> {
+    ) -> Import<'a, T> {
         self.every = every.max(1);
         self.progress = Some(Box::new(progress));
         self
@@ -168,7 +270,7 @@ impl<'a> Import<'a> {
                         continue;
                     }
                     let record = match serde_json::from_str::<Value>(&line) {
-                        Ok(Value::Object(map)) => Ok(map),
+                        Ok(Value::Object(map)) => (self.reader.json)(map),
                         Ok(_) => Err("not a JSON object".to_owned()),
                         Err(e) => Err(format!("not JSON: {e}")),
                     };
@@ -185,15 +287,7 @@ impl<'a> Import<'a> {
                     let (line_no, record) = match row {
                         Ok(row) => {
                             let line = row.position().map_or(0, |p| p.line());
-                            let record = header
-                                .iter()
-                                .zip(row.iter())
-                                .filter(|(_, cell)| !cell.is_empty())
-                                .map(|(name, cell)| {
-                                    (name.to_owned(), Value::String(cell.to_owned()))
-                                })
-                                .collect();
-                            (line, Ok(record))
+                            (line, (self.reader.csv)(&header, &row))
                         }
                         Err(e) => (
                             e.position().map_or(0, |p| p.line()),

@@ -3,7 +3,12 @@
 //! locking): a task `TASK#tenant` / `TASK#id` and its sub-tasks `SUB_TASK#id#001`, ... in
 //! the task's partition. A task is `CREATED`, then `STARTED`; when every sub-task has
 //! ended it ends itself, `COMPLETED`, or `FAILED` when one failed.
+//!
+//! Inputs and results are the caller's own types (anything serde reads and writes):
+//! `create` and `end_sub_task` take them as they are, [`TaskService::get_as`] reads them
+//! back typed; [`TaskService::get`] reads them as JSON.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -35,41 +40,47 @@ impl TaskStatus {
     }
 }
 
-/// A task's own attributes.
+/// A task's own attributes: its input `I` and result `R`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Task {
+pub struct Task<I = Value, R = Value> {
     /// What kind of work (the caller's name for it).
     pub kind: String,
     pub status: TaskStatus,
-    pub input: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub input: I,
+    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    pub result: Option<R>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub sub_tasks: u32,
 }
 
-/// A sub-task's own attributes.
+/// A sub-task's own attributes: its input `I` and result `R`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SubTask {
+pub struct SubTask<I = Value, R = Value> {
     /// Its place among the task's sub-tasks, from 1.
     pub index: u32,
     pub status: TaskStatus,
-    pub input: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub input: I,
+    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    pub result: Option<R>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
-/// A task as read: itself, its sub-tasks in order, and how many have ended.
+/// A task as read: itself (input `I`, result `R`), its sub-tasks (input `S`, result
+/// `R`) in order, and how many have ended.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TaskView {
-    pub task: Entity<Task>,
-    pub sub_tasks: Vec<Entity<SubTask>>,
+pub struct TaskView<I = Value, S = Value, R = Value> {
+    pub task: Entity<Task<I, R>>,
+    pub sub_tasks: Vec<Entity<SubTask<S, R>>>,
     pub ended: u32,
+}
+
+/// `None` as serde's default for an absent result, without asking `R: Default`.
+fn none<R>() -> Option<R> {
+    None
 }
 
 /// Tasks of one module (its tables hold them beside its other entities).
@@ -80,13 +91,19 @@ pub struct TaskService {
 }
 
 /// A worker's outcome as the status, result and error it writes.
-fn ending(
-    outcome: std::result::Result<Value, String>,
-) -> (TaskStatus, Option<Value>, Option<String>) {
-    match outcome {
-        Ok(result) => (TaskStatus::Completed, Some(result), None),
+fn ending<R: Serialize>(
+    outcome: std::result::Result<R, String>,
+) -> Result<(TaskStatus, Option<Value>, Option<String>)> {
+    Ok(match outcome {
+        Ok(result) => (TaskStatus::Completed, Some(to_json(&result)?), None),
         Err(error) => (TaskStatus::Failed, None, Some(error)),
-    }
+    })
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| {
+        CqrsError::InvalidKey(format!("a task's input or result does not serialize: {e}"))
+    })
 }
 
 fn sub_key(task: &Key, index: u32) -> Result<Key> {
@@ -100,19 +117,19 @@ impl TaskService {
     }
 
     /// A new task with one sub-task per input, all `CREATED`; returns its key.
-    pub async fn create(
+    pub async fn create<I: Serialize, S: Serialize>(
         &self,
         tenant_code: &str,
         kind: &str,
-        input: Value,
-        sub_inputs: Vec<Value>,
+        input: I,
+        sub_inputs: Vec<S>,
         invoker: &Invoker,
     ) -> Result<Key> {
         let key = keys::parent(TASK, tenant_code, &keys::new_ulid())?;
-        let task = Task {
+        let task: Task = Task {
             kind: kind.to_owned(),
             status: TaskStatus::Created,
-            input,
+            input: to_json(&input)?,
             result: None,
             error: None,
             sub_tasks: sub_inputs.len() as u32,
@@ -120,10 +137,10 @@ impl TaskService {
         self.put(&key, VERSION_FIRST, TASK, &task, invoker).await?;
         for (at, input) in sub_inputs.into_iter().enumerate() {
             let index = at as u32 + 1;
-            let sub = SubTask {
+            let sub: SubTask = SubTask {
                 index,
                 status: TaskStatus::Created,
-                input,
+                input: to_json(&input)?,
                 result: None,
                 error: None,
             };
@@ -154,9 +171,21 @@ impl TaskService {
         Ok(())
     }
 
-    /// The task and its sub-tasks.
+    /// The task and its sub-tasks, inputs and results as JSON.
     pub async fn get(&self, key: &Key) -> Result<Option<TaskView>> {
-        let Some(task) = self.data.get::<Task>(key).await? else {
+        self.get_as(key).await
+    }
+
+    /// The task and its sub-tasks, inputs and results read as the caller's types (the
+    /// task's input `I`, the sub-tasks' `S`, results `R`); a stored value that does not
+    /// fit is `CqrsError::Entity`, naming the type.
+    pub async fn get_as<I, S, R>(&self, key: &Key) -> Result<Option<TaskView<I, S, R>>>
+    where
+        I: DeserializeOwned,
+        S: DeserializeOwned,
+        R: DeserializeOwned,
+    {
+        let Some(task) = self.data.get::<Task<I, R>>(key).await? else {
             return Ok(None);
         };
         // Consistent: the worker ending the last sub-task must see the others' ends.
@@ -166,7 +195,7 @@ impl TaskService {
             ..ListOptions::default()
         };
         let rows = self.data.list_all_by_pk(&key.pk, &options).await?;
-        let sub_tasks: Vec<Entity<SubTask>> = entities(rows)?;
+        let sub_tasks: Vec<Entity<SubTask<S, R>>> = entities(rows)?;
         let ended = sub_tasks.iter().filter(|s| s.status.is_final()).count() as u32;
         Ok(Some(TaskView {
             task,
@@ -198,11 +227,11 @@ impl TaskService {
 
     /// Ends sub-task `index` with its result (`Ok`) or error (`Err`); when it was the
     /// last to end, the task ends too. Returns the task's status after.
-    pub async fn end_sub_task(
+    pub async fn end_sub_task<R: Serialize>(
         &self,
         key: &Key,
         index: u32,
-        outcome: std::result::Result<Value, String>,
+        outcome: std::result::Result<R, String>,
         invoker: &Invoker,
     ) -> Result<TaskStatus> {
         let sub_key = sub_key(key, index)?;
@@ -211,7 +240,7 @@ impl TaskService {
             .get::<SubTask>(&sub_key)
             .await?
             .ok_or_else(|| CqrsError::NotFound(format!("sub-task {index} of {}", key.sk)))?;
-        let (status, result, error) = ending(outcome);
+        let (status, result, error) = ending(outcome)?;
         let ended = SubTask {
             status,
             result,
@@ -231,15 +260,28 @@ impl TaskService {
         }
     }
 
-    /// Ends a task that has no sub-tasks (or ends it early) with its result or error.
-    pub async fn finish(
+    /// Ends sub-task `index` as failed with `error` ([`TaskService::end_sub_task`] with
+    /// an `Err`, no result type to name).
+    pub async fn fail_sub_task(
         &self,
         key: &Key,
-        outcome: std::result::Result<Value, String>,
+        index: u32,
+        error: impl Into<String>,
+        invoker: &Invoker,
+    ) -> Result<TaskStatus> {
+        self.end_sub_task::<Value>(key, index, Err(error.into()), invoker)
+            .await
+    }
+
+    /// Ends a task that has no sub-tasks (or ends it early) with its result or error.
+    pub async fn finish<R: Serialize>(
+        &self,
+        key: &Key,
+        outcome: std::result::Result<R, String>,
         invoker: &Invoker,
     ) -> Result<()> {
         let task = self.task(key).await?;
-        let (status, result, error) = ending(outcome);
+        let (status, result, error) = ending(outcome)?;
         let ended = Task {
             status,
             result,
