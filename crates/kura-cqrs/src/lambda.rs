@@ -72,6 +72,15 @@ pub async fn apply_stdin(projector: &Projector) -> Result<()> {
     Ok(())
 }
 
+impl crate::CommandRecord {
+    /// The version a Lambda DynamoDB Streams event's record publishes
+    /// ([`crate::CommandRecord::from_stream`]): for a function of the application's own
+    /// on the command table's stream.
+    pub fn from_lambda(record: EventRecord) -> Result<Option<crate::CommandRecord>> {
+        crate::CommandRecord::from_stream(&stream_record(record))
+    }
+}
+
 /// A Lambda event's record as the Streams API gives it, for the projector.
 fn stream_record(record: EventRecord) -> Record {
     let change = record.change;
@@ -109,7 +118,16 @@ mod tests {
             }
         }]}))
         .expect("a Lambda DynamoDB event");
-        let record = stream_record(event.records.into_iter().next().expect("one"));
+        let event_record = event.records.into_iter().next().expect("one");
+        let typed = crate::CommandRecord::from_lambda(event_record.clone())
+            .expect("a command row")
+            .expect("an insert");
+        assert_eq!(
+            (typed.sequence_number.as_str(), typed.command.version.get()),
+            ("100", 1)
+        );
+        assert_eq!(typed.command.attributes["qty"], serde_json::json!(2));
+        let record = stream_record(event_record);
         assert_eq!(record.event_name(), Some(&OperationType::Insert));
         let change = record.dynamodb().expect("change");
         assert_eq!(change.sequence_number(), Some("100"));

@@ -58,6 +58,7 @@
 pub mod attributes;
 pub mod cancellation;
 pub mod command;
+mod command_record;
 mod command_status;
 pub mod condition;
 pub mod data;
@@ -104,6 +105,7 @@ pub mod ttl;
 mod version;
 
 pub use command::{Audit, CommandInput, CommandModel, Decision, Invoker, decide};
+pub use command_record::{CommandRecord, Publishing};
 pub use condition::SkCondition;
 pub use data::{Cursor, DataService, IndexPage, IndexQuery, ListOptions, Page};
 pub use entity::Entity;

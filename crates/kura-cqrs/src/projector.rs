@@ -35,10 +35,11 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodbstreams::Client as StreamsClient;
 use aws_sdk_dynamodbstreams::operation::get_records::GetRecordsOutput;
-use aws_sdk_dynamodbstreams::types::{OperationType, Record};
+use aws_sdk_dynamodbstreams::types::Record;
 
 use crate::cancellation::classify;
 use crate::command::CommandModel;
+use crate::command_record::{CommandRecord, Publishing};
 use crate::command_status::{mark, read_status};
 use crate::error::{CqrsError, Result};
 use crate::large::{LargeAttributes, resolve};
@@ -51,9 +52,8 @@ use crate::rows::{conditional_put, key, read_row};
 use crate::shards::{ShardInfo, Step, after_page, empty_limit, needs_refresh, parents_first};
 use crate::status;
 use crate::stream_calls::{list_shards, shard_iterator, stream_arn};
-use crate::stream_image::stream_image;
 use crate::sync::SyncHandler;
-use crate::sync_handoff::{Handled, Published, sync_published};
+use crate::sync_handoff::{Handled, Published};
 use crate::tables::{TableKind, TableNames};
 use crate::ttl::{self, TtlPolicies};
 
@@ -517,19 +517,32 @@ impl Projector {
         shard: Option<&str>,
         cursor: &mut Cursor,
     ) -> Result<Option<bool>> {
-        if record.event_name() != Some(&OperationType::Insert) {
+        let Some(CommandRecord {
+            command,
+            publishing,
+            created_at,
+            ..
+        }) = CommandRecord::from_stream(record)?
+        else {
             return Ok(Some(false)); // commands are only ever inserted
-        }
-        let Some(image) = record.dynamodb().and_then(|d| d.new_image()) else {
-            return Ok(Some(false));
         };
-        let command = CommandModel::from_item(&stream_image(image))?;
         // Published in sync: the data is applied, and the handlers the publisher ran are
         // its to finish; this projector runs the ones it lacked.
-        let handled = match sync_published(image) {
-            None => Vec::new(),
-            Some(published) => match self
-                .after_publisher(&command, published, shard, cursor)
+        let handled = match publishing {
+            Publishing::Async => Vec::new(),
+            Publishing::Sync {
+                finished,
+                handled_by,
+            } => match self
+                .after_publisher(
+                    &command,
+                    Published {
+                        finished,
+                        handled_by,
+                    },
+                    shard,
+                    cursor,
+                )
                 .await?
             {
                 Handled::ByPublisher(ids) if self.lacks(&ids).is_empty() => return Ok(Some(true)),
@@ -555,7 +568,7 @@ impl Projector {
                     .await?;
                     self.notify(&command, status::FINISHED, None);
                     self.stats.applied.fetch_add(1, Ordering::Relaxed);
-                    self.note_time(record);
+                    self.note_time(created_at);
                     return Ok(Some(true));
                 }
                 // Refused by DynamoDB: no retry can change that.
@@ -605,18 +618,15 @@ impl Projector {
         mark(&self.client, &self.tables.command, &command, status::FAILED).await?;
         self.notify(&command, status::FAILED, Some(&last_error));
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);
-        self.note_time(record);
+        self.note_time(created_at);
         Ok(Some(true))
     }
 
-    fn note_time(&self, record: &Record) {
-        if let Some(t) = record
-            .dynamodb()
-            .and_then(|d| d.approximate_creation_date_time())
-        {
+    fn note_time(&self, created_at: Option<i64>) {
+        if let Some(secs) = created_at {
             self.stats
                 .last_record_time
-                .store(t.secs().max(0) as u64, Ordering::Relaxed);
+                .store(secs.max(0) as u64, Ordering::Relaxed);
         }
     }
 
