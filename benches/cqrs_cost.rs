@@ -86,7 +86,7 @@ fn model(writer: usize, entity: usize, version: i64) -> CommandModel {
 
 fn put(
     table: &str,
-    item: kura_cqrs::rows::Item,
+    item: std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
     condition: &str,
     v: Option<kura_cqrs::Version>,
 ) -> TransactWriteItem {

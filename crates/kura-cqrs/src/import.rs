@@ -114,26 +114,23 @@ fn is_the_records(error: &CqrsError) -> bool {
 /// Told how an import goes.
 type Progress<'a> = Box<dyn FnMut(&ImportReport) + Send + 'a>;
 
+/// A record's attributes, or why it has none.
+type Read = std::result::Result<Map<String, Value>, String>;
+
 /// How records are read: as they are, or as a type.
 #[derive(Clone, Copy)]
 struct Reader {
-    json: fn(Map<String, Value>) -> std::result::Result<Map<String, Value>, String>,
-    csv: fn(
-        &csv::StringRecord,
-        &csv::StringRecord,
-    ) -> std::result::Result<Map<String, Value>, String>,
+    json: fn(Map<String, Value>) -> Read,
+    csv: fn(&csv::StringRecord, &csv::StringRecord) -> Read,
 }
 
 /// A JSON record as it is.
-fn json_as_is(record: Map<String, Value>) -> std::result::Result<Map<String, Value>, String> {
+fn json_as_is(record: Map<String, Value>) -> Read {
     Ok(record)
 }
 
 /// A CSV row as it is: every cell a string, an empty cell absent.
-fn csv_as_is(
-    header: &csv::StringRecord,
-    row: &csv::StringRecord,
-) -> std::result::Result<Map<String, Value>, String> {
+fn csv_as_is(header: &csv::StringRecord, row: &csv::StringRecord) -> Read {
     Ok(header
         .iter()
         .zip(row.iter())
@@ -143,10 +140,7 @@ fn csv_as_is(
 }
 
 /// `T` as the attributes it stores.
-fn stored_as<T: Serialize>(
-    value: &T,
-    what: &str,
-) -> std::result::Result<Map<String, Value>, String> {
+fn stored_as<T: Serialize>(value: &T, what: &str) -> Read {
     match serde_json::to_value(value) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(format!("a {what} is not a map")),
@@ -154,9 +148,7 @@ fn stored_as<T: Serialize>(
     }
 }
 
-fn json_as<T: Serialize + DeserializeOwned>(
-    record: Map<String, Value>,
-) -> std::result::Result<Map<String, Value>, String> {
+fn json_as<T: Serialize + DeserializeOwned>(record: Map<String, Value>) -> Read {
     let what = std::any::type_name::<T>();
     let value: T =
         serde_json::from_value(Value::Object(record)).map_err(|e| format!("not a {what}: {e}"))?;
@@ -166,7 +158,7 @@ fn json_as<T: Serialize + DeserializeOwned>(
 fn csv_as<T: Serialize + DeserializeOwned>(
     header: &csv::StringRecord,
     row: &csv::StringRecord,
-) -> std::result::Result<Map<String, Value>, String> {
+) -> Read {
     let what = std::any::type_name::<T>();
     let value: T = row
         .deserialize(Some(header))

@@ -21,23 +21,28 @@
 //! - [`projector`]: the stream-driven worker that applies commands to the data table and
 //!   the registered sync handlers, with checkpoints and a dead-letter table.
 //!
-//! - [`sessions`]: read-your-writes (a user's own async publishes merged into their reads;
-//!   [`index_merge`] for index pages).
-//! - [`indexes`]: a module's secondary indexes, declared once; [`entity`]: typed entities.
+//! - [`sessions`]: read-your-writes (a user's own async publishes merged into their reads,
+//!   index pages too).
+//! - [`indexes`]: a module's secondary indexes, declared once, and queries built from the
+//!   declaration; [`entity`]: typed entities; [`Version`]: an entity's version;
+//!   [`CommandRecord`]: a command-table stream record, typed.
 //! - [`notifications`]: command versions reaching a final status, for subscribers.
-//! - [`tasks`]: long-running tasks with status and sub-tasks, as the framework's entities.
-//! - [`import`]: CSV and JSON lines imported through commands, with a report of rejects.
+//! - [`tasks`]: long-running tasks with status and sub-tasks, as the framework's entities,
+//!   their inputs and results the caller's own types.
+//! - [`import`]: CSV and JSON lines imported through commands (as they are, or read as
+//!   the caller's type), with a report of rejects.
 //! - [`large`]: attributes too large for an item, kept in a bucket of an [`objects`]
 //!   store (a local directory, S3) and read back transparently.
 //! - [`redrive`]: resync a new read model from the data table, list and replay failed
 //!   commands.
 //!
 //! - [`projection`]: the one projection step (data row, history row, TTL), pure.
-//! - [`cancellation`]: what a cancelled transaction means (version conflict, retryable,
-//!   refused), pure; [`shards`]: how the projector walks a stream's shards, pure.
-//! - [`stream_image`]: stream record images as DynamoDB items.
-//! - [`names`], [`status`], [`rows`], [`sync`], [`ttl`]: attribute names, command statuses,
-//!   row reads, the sync handler trait and TTL policies, shared by the modules above.
+//! - [`names`], [`status`], [`sync`], [`ttl`]: attribute names, command statuses, the sync
+//!   handler trait and TTL policies, shared by the modules above.
+//!
+//! What the projector and the services share inside (attribute conversion, row reads,
+//! stream images, shard walking, cancellation reasons, merging a user's writes into index
+//! pages) is private to the crate: it can change without breaking an application.
 //! - [`endpoint`]: plain-HTTP clients for an endpoint (Kura, DynamoDB Local).
 //!
 //! ```no_run
@@ -55,8 +60,8 @@
 //! # Ok(()) }
 //! ```
 
-pub mod attributes;
-pub mod cancellation;
+mod attributes;
+mod cancellation;
 pub mod command;
 mod command_record;
 mod command_status;
@@ -67,7 +72,7 @@ pub mod endpoint;
 pub mod entity;
 pub mod error;
 pub mod import;
-pub mod index_merge;
+mod index_merge;
 mod index_query;
 pub mod indexes;
 pub mod keys;
@@ -84,18 +89,18 @@ pub mod partial;
 pub mod projection;
 mod projection_failure;
 pub mod projector;
-pub mod projector_options;
+mod projector_options;
 pub mod redrive;
-pub mod rows;
+mod rows;
 pub mod sequence;
 pub mod service;
 pub mod sessions;
-pub mod shards;
+mod shards;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod status;
 mod stream_calls;
-pub mod stream_image;
+mod stream_image;
 pub mod sync;
 mod sync_handoff;
 pub mod tables;

@@ -17,11 +17,11 @@
 //! - **Resumes where it stopped.** After every page it checkpoints, per shard, the last
 //!   sequence number it finished, in the projector table; a restart continues after it.
 //!   Shards are read parents first, following lineage.
-//! - **Reads the stream as AWS serves it** ([`crate::shards`]): only a missing
+//! - **Reads the stream as AWS serves it**: only a missing
 //!   `NextShardIterator` ends a shard, never an empty page; it keeps its shard iterators
 //!   between rounds and the shard list between refreshes, so the steady state makes no
 //!   DescribeStream calls.
-//! - **Reads a cancelled transaction by its reasons** ([`crate::cancellation`]): a
+//! - **Reads a cancelled transaction by its reasons**: a
 //!   version condition that failed means the version is applied or superseded;
 //!   contention and throttling are retried; a refused request is parked at once.
 

@@ -389,7 +389,7 @@ async fn poison_is_parked_and_others_flow_over_http() {
         .await
         .expect("end 1");
     tasks
-        .end_sub_task(&task, 2, Err("disk full".into()), &invoker)
+        .fail_sub_task(&task, 2, "disk full", &invoker)
         .await
         .expect("end 2");
     let modules = console_page(&server.endpoint, "/console/framework");
