@@ -606,6 +606,55 @@ def test_kura_advise_for_ci_sarif_junit_fail_on_and_suppressions(server, tmp_pat
     assert "(its suppression expired on 2020-01-01: until the fix)" in again.stdout
 
 
+def test_kura_advise_warns_of_suppressions_that_do_nothing_in_every_format(tmp_path):
+    """Issue 52 item 6: a suppression naming no rule (a misspelling), one matching no
+    finding, and an expired one are warned about in text, JSON, SARIF and JUnit (and on
+    standard error); the expired one is carried on its finding in JSON and SARIF."""
+    import xml.etree.ElementTree as ET
+    cfn = tmp_path / "template.json"
+    cfn.write_text(json.dumps({
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Resources": {"UsersTable": {"Type": "AWS::DynamoDB::Table", "Properties": {
+            "TableName": "Users", "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "UserId", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "UserId", "KeyType": "HASH"}]}}}}, indent=2))
+    suppressions = tmp_path / "kura-advise.json"
+    suppressions.write_text(json.dumps({"suppressions": [
+        {"rule": "naming.table-name-patern", "reason": "typo"},
+        {"rule": "naming.table-name-pattern", "table": "Usres", "reason": "wrong table"},
+        {"rule": "naming.table-name-pattern", "table": "Users", "reason": "until the rename",
+         "expires": "2020-01-01"}]}))
+
+    def advise(*args):
+        return subprocess.run([str(KURA), "advise", "--template", str(cfn),
+                               "--suppressions", str(suppressions), "--fail-on", "never", *args],
+                              capture_output=True, text=True, timeout=60)
+
+    text = advise()
+    assert text.returncode == 0, text.stderr
+    assert "suppression warnings (3):" in text.stdout, text.stdout
+    assert "did you mean naming.table-name-pattern?" in text.stdout
+    assert "suppression naming.table-name-pattern on Usres: matches no finding" in text.stdout
+    assert "expired on 2020-01-01" in text.stdout
+    assert text.stderr.count("warning: suppression ") == 3, text.stderr
+
+    report = json.loads(advise("--format", "json").stdout)
+    problems = [w["problem"] for w in report["suppressionWarnings"]]
+    assert len(problems) == 3 and problems[0].startswith("no rule is named"), problems
+    named = [f for f in report["findings"] if f["rule"] == "naming.table-name-pattern"]
+    assert named and named[0]["expiredSuppression"]["expires"] == "2020-01-01", named
+
+    log = valid_sarif(json.loads(advise("--format", "sarif").stdout))
+    notes = log["runs"][0]["invocations"][0]["toolConfigurationNotifications"]
+    assert [n["level"] for n in notes] == ["warning"] * 3, notes
+    result = [r for r in log["runs"][0]["results"] if r["ruleId"] == "naming.table-name-pattern"][0]
+    assert "suppressions" not in result, result  # expired: not suppressed
+    assert result["properties"]["expiredSuppression"]["reason"] == "until the rename"
+
+    suite = ET.fromstring(advise("--format", "junit").stdout).find("testsuite")
+    assert "matches no finding" in suite.find("system-err").text
+
+
 def test_kura_advise_checks_a_template_before_deploy(tmp_path):
     """Issue 35: `kura advise --template` checks CloudFormation and Terraform plan JSON
     without a server; findings point at the resource and its line, and CI can fail on

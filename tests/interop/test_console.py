@@ -545,6 +545,13 @@ def test_advisor_suppressions_and_template_upload(ui, server, tmp_path):
     assert "Suppressed (1)" in ui.text()
     # Only this table's findings, as the link asked.
     assert all("orders" in f.text for f in ui.els("article.finding"))
+    assert not ui.els("div.warning"), "every suppression did something"
+    # A misspelled rule is warned of, with the rule it was likely meant to be.
+    ui.fill("suppressions", json.dumps({"suppressions": [
+        {"rule": "naming.table-name-patern", "reason": "a typo"}]}))
+    ui.submit("form.suppressions")
+    warning = ui.el("div.warning").text
+    assert "Suppression warnings (1)" in warning and "did you mean naming.table-name-pattern?" in warning, warning
     # A file the CLI would refuse is refused here too, and nothing is suppressed.
     ui.fill("suppressions", json.dumps({"suppressions": [{"rule": "api.scan"}]}))
     ui.submit("form.suppressions")

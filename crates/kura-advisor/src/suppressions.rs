@@ -131,6 +131,92 @@ pub struct Reported {
     pub expired: Option<Suppression>,
 }
 
+/// A suppression that needs a look, with what is wrong with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuppressionWarning {
+    pub suppression: Suppression,
+    pub problem: Problem,
+}
+
+/// What is wrong with a suppression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    /// It names no rule of the advisor; `near` is the closest one, when one is close.
+    UnknownRule { near: Option<&'static str> },
+    /// Its last day has passed, and the finding it suppressed is open again.
+    Expired { on: String },
+    /// It matches no finding of this run.
+    MatchesNothing,
+}
+
+impl std::fmt::Display for SuppressionWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.problem {
+            Problem::UnknownRule { near: Some(near) } => write!(
+                f,
+                "no rule is named {} (did you mean {near}?)",
+                self.suppression.rule
+            ),
+            Problem::UnknownRule { near: None } => write!(
+                f,
+                "no rule is named {} (docs/advisor.md lists them)",
+                self.suppression.rule
+            ),
+            Problem::Expired { on } => {
+                write!(
+                    f,
+                    "expired on {on}: the finding it suppressed is open again"
+                )
+            }
+            Problem::MatchesNothing => write!(
+                f,
+                "matches no finding of this run: remove it, or check its table and index"
+            ),
+        }
+    }
+}
+
+/// The closest rule id to a misspelled one, when one is close.
+fn closest_rule(id: &str) -> Option<&'static str> {
+    crate::rules::RULES
+        .iter()
+        .map(|r| (strsim::levenshtein(id, r.id), r.id))
+        .filter(|(distance, _)| *distance <= 3.max(id.len() / 5))
+        .min()
+        .map(|(_, rule)| rule)
+}
+
+/// What is wrong with `suppressions` given this run's `reported` findings: a rule the
+/// advisor does not have (a misspelling suppresses nothing), a suppression that matches
+/// no finding (the breach was fixed, or its table or index is misspelled: it can go),
+/// and one that has expired (its finding is open again). In the file's order.
+pub fn warnings(suppressions: &[Suppression], reported: &[Reported]) -> Vec<SuppressionWarning> {
+    suppressions
+        .iter()
+        .filter_map(|s| {
+            let problem = if crate::rules::rule(&s.rule).is_none() {
+                Problem::UnknownRule {
+                    near: closest_rule(&s.rule),
+                }
+            } else if let Some(day) = reported
+                .iter()
+                .find(|r| r.expired.as_ref() == Some(s) && r.suppressed.is_none())
+                .and(s.expires.as_deref())
+            {
+                Problem::Expired { on: day.to_owned() }
+            } else if !reported.iter().any(|r| s.matches(&r.finding)) {
+                Problem::MatchesNothing
+            } else {
+                return None;
+            };
+            Some(SuppressionWarning {
+                suppression: s.clone(),
+                problem,
+            })
+        })
+        .collect()
+}
+
 /// Severity's rank: errors first.
 pub fn rank(severity: &str) -> u8 {
     match severity {
@@ -197,5 +283,61 @@ mod tests {
             .is_err()
         );
         assert!(read_suppressions(r#"{"suppressions": [{"rule": "x", "why": "r"}]}"#).is_err());
+    }
+
+    fn suppression(rule: &str, table: Option<&str>, expires: Option<&str>) -> Suppression {
+        Suppression {
+            rule: rule.into(),
+            table: table.map(str::to_owned),
+            index: None,
+            reason: "accepted".into(),
+            expires: expires.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_misspelled_rule_a_suppression_matching_nothing_and_an_expired_one_are_warned_of() {
+        let findings = [
+            serde_json::json!({"rule": "naming.table-name-pattern", "table": "Orders", "severity": "warning"}),
+            serde_json::json!({"rule": "naming.table-name-pattern", "table": "Users", "severity": "warning"}),
+        ];
+        let suppressions = [
+            suppression("naming.table-name-patern", None, None),
+            suppression("naming.table-name-pattern", Some("Ordres"), None),
+            suppression(
+                "naming.table-name-pattern",
+                Some("Users"),
+                Some("2024-01-01"),
+            ),
+            suppression("naming.table-name-pattern", Some("Orders"), None),
+            suppression("no.such-thing-at-all-here", None, None),
+        ];
+        let reported = report(&findings, &suppressions, TODAY);
+        let problems: Vec<(String, String)> = warnings(&suppressions, &reported)
+            .into_iter()
+            .map(|w| {
+                (
+                    w.suppression.table.clone().unwrap_or_default(),
+                    w.to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(
+            problems[0]
+                .1
+                .contains("did you mean naming.table-name-pattern?"),
+            "{problems:?}"
+        );
+        assert_eq!(problems[1].0, "Ordres");
+        assert!(
+            problems[1].1.starts_with("matches no finding"),
+            "{problems:?}"
+        );
+        assert!(
+            problems[2].1.starts_with("expired on 2024-01-01"),
+            "{problems:?}"
+        );
+        assert!(problems[3].1.contains("docs/advisor.md"), "{problems:?}");
     }
 }

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::{Ctx, Fields, Posted, field, raw};
-use kura_server::advisor::suppressions::{self, Reported};
+use kura_server::advisor::suppressions::{self, Problem, Reported, SuppressionWarning};
 
 /// The advisor's last findings, kept a few seconds: it samples every table, and a page
 /// reloaded in a loop should not make it do so each time.
@@ -110,12 +110,13 @@ async fn live(ctx: Ctx, f: Fields) -> Response {
                 .chain(own.iter().filter(|_| only.is_empty()))
                 .filter_map(|f| serde_json::to_value(f).ok())
                 .collect();
-            let (reported, refused) = applied(&findings, text);
+            let (reported, warnings, refused) = applied(&findings, text, only.is_empty());
             html! {
                 h1 { "Design advisor" }
                 p { (advice.rules_checked) " rules check " (advice.rules_checked) " of the " (advice.rules_checkable) " recommendations of the design guideline a program can check (docs/advisor.md), on the " (visible.len()) " tables you may read." }
                 p.hint { "Traffic evidence since " (advice.traffic_since) " (the console's own browsing and test seeds left out); up to 1,000 items of each table sampled across its key space." }
                 (suppressions_form(&ctx, "/console/advisor", text, only, refused.as_deref()))
+                (warned(&warnings))
                 (listed(&reported, false))
                 (template_form(&ctx, "", text))
             }
@@ -142,11 +143,12 @@ pub(crate) async fn template(posted: Posted) -> Response {
         },
         Ok(advice) => {
             let findings = advice["findings"].as_array().cloned().unwrap_or_default();
-            let (reported, refused) = applied(&findings, text);
+            let (reported, warnings, refused) = applied(&findings, text, true);
             html! {
                 h1 { "Design advisor: template" }
                 p { (advice["tables"]) " tables declared, checked before deploy by the design rules (no items and no traffic): the same findings as " code { "kura advise --template" } "." }
                 @if let Some(e) = &refused { div.error { "The suppressions are not applied: " (e) } }
+                (warned(&warnings))
                 (listed(&reported, true))
                 (template_form(&ctx, template, text))
                 p { a href="/console/advisor" { "← The live tables' findings" } }
@@ -156,17 +158,39 @@ pub(crate) async fn template(posted: Posted) -> Response {
     ctx.page("Advisor", Tab::Advisor, body)
 }
 
-/// The findings with the suppressions of `text` applied (all unsuppressed, and why, when
-/// the text is refused).
-fn applied(findings: &[Value], text: &str) -> (Vec<Reported>, Option<String>) {
+/// The findings with the suppressions of `text` applied, and what is wrong with them
+/// (all unsuppressed, and why, when the text is refused). A page that shows one table's
+/// findings (`whole` false) does not say a suppression matches nothing: its findings
+/// may be on another table.
+fn applied(
+    findings: &[Value],
+    text: &str,
+    whole: bool,
+) -> (Vec<Reported>, Vec<SuppressionWarning>, Option<String>) {
     let (list, refused) = match suppressions_of(text) {
         Ok(list) => (list, None),
         Err(e) => (Vec::new(), Some(e)),
     };
-    (
-        suppressions::report(findings, &list, suppressions::today()),
-        refused,
-    )
+    let reported = suppressions::report(findings, &list, suppressions::today());
+    let warnings = suppressions::warnings(&list, &reported)
+        .into_iter()
+        .filter(|w| whole || w.problem != Problem::MatchesNothing)
+        .collect();
+    (reported, warnings, refused)
+}
+
+/// What is wrong with the suppressions, each with the suppression's rule and table.
+fn warned(warnings: &[SuppressionWarning]) -> Markup {
+    html! {
+        @if !warnings.is_empty() {
+            div.warning role="status" {
+                p { strong { "Suppression warnings (" (warnings.len()) ")" } }
+                ul { @for w in warnings {
+                    li { code { (w.suppression.rule) } @if let Some(t) = &w.suppression.table { " on " code { (t) } } ": " (w.to_string()) }
+                } }
+            }
+        }
+    }
 }
 
 fn suppressions_form(

@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use kura_server::advisor::suppressions::rank;
-pub use kura_server::advisor::suppressions::{Reported, read_suppressions, report, today};
+pub use kura_server::advisor::suppressions::{
+    Reported, SuppressionWarning, read_suppressions, report, today, warnings,
+};
 
 /// The lowest severity that fails the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -75,8 +77,29 @@ fn evidence_line(advice: &Value) -> String {
     line
 }
 
+/// Where a suppression applies, as the report names it: `rule` on `table` `index`.
+fn suppression_scope(w: &SuppressionWarning) -> String {
+    let s = &w.suppression;
+    let mut scope = s.rule.clone();
+    if let Some(table) = &s.table {
+        scope.push_str(&format!(" on {table}"));
+    }
+    if let Some(index) = &s.index {
+        scope.push_str(&format!(" index {index}"));
+    }
+    scope
+}
+
+/// One line per suppression warning, for text reports and standard error.
+pub fn warning_lines(warnings: &[SuppressionWarning]) -> Vec<String> {
+    warnings
+        .iter()
+        .map(|w| format!("suppression {}: {w}", suppression_scope(w)))
+        .collect()
+}
+
 /// The report for people.
-pub fn text(advice: &Value, reported: &[Reported]) -> String {
+pub fn text(advice: &Value, reported: &[Reported], warnings: &[SuppressionWarning]) -> String {
     let mut out = format!(
         "{} table(s), {} rule(s) checked of {} checkable (docs/advisor.md)\n",
         advice["tables"], advice["rulesChecked"], advice["rulesCheckable"]
@@ -137,17 +160,43 @@ pub fn text(advice: &Value, reported: &[Reported]) -> String {
             );
         }
     }
+    if !warnings.is_empty() {
+        let _ = writeln!(out, "\nsuppression warnings ({}):", warnings.len());
+        for line in warning_lines(warnings) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     out
 }
 
-/// The server's JSON with the unsuppressed `findings` and the `suppressed` ones (each
-/// with its suppression) beside them.
-pub fn json(advice: &Value, reported: &[Reported]) -> Value {
+/// A suppression as JSON.
+fn suppression_json(s: &kura_server::advisor::suppressions::Suppression) -> Value {
+    json!({"rule": s.rule, "table": s.table, "index": s.index, "reason": s.reason, "expires": s.expires})
+}
+
+/// The server's JSON with the unsuppressed `findings` (one whose suppression expired
+/// carries it as `expiredSuppression`), the `suppressed` ones (each with its
+/// suppression) beside them, and `suppressionWarnings`.
+pub fn json(advice: &Value, reported: &[Reported], warnings: &[SuppressionWarning]) -> Value {
     let mut out = advice.clone();
     out["findings"] = reported
         .iter()
         .filter(|r| r.suppressed.is_none())
-        .map(|r| r.finding.clone())
+        .map(|r| {
+            let mut f = r.finding.clone();
+            if let Some(s) = &r.expired {
+                f["expiredSuppression"] = suppression_json(s);
+            }
+            f
+        })
+        .collect();
+    out["suppressionWarnings"] = warnings
+        .iter()
+        .map(|w| {
+            let mut v = suppression_json(&w.suppression);
+            v["problem"] = json!(w.to_string());
+            v
+        })
         .collect();
     out["suppressed"] = reported
         .iter()
@@ -171,8 +220,15 @@ fn sarif_level(severity: &str) -> &'static str {
 
 /// SARIF 2.1.0: one rule per rule found, one result per finding (a suppressed one with
 /// its `suppressions`), located at the table (and index) as a logical location, and, for a
-/// template (`artifact`), at the line that declares its resource.
-pub fn sarif(reported: &[Reported], version: &str, artifact: Option<&str>) -> Value {
+/// template (`artifact`), at the line that declares its resource. A finding whose
+/// suppression expired carries it in its `properties` (it is not suppressed); suppression
+/// warnings are the run's tool configuration notifications.
+pub fn sarif(
+    reported: &[Reported],
+    warnings: &[SuppressionWarning],
+    version: &str,
+    artifact: Option<&str>,
+) -> Value {
     let mut rules: Vec<Value> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for r in reported {
@@ -214,8 +270,22 @@ pub fn sarif(reported: &[Reported], version: &str, artifact: Option<&str>) -> Va
             result["locations"][0]["physicalLocation"] = physical;
             if let Some(s) = &r.suppressed {
                 result["suppressions"] = json!([{"kind": "external", "status": "accepted", "justification": s.reason}]);
+            } else if let Some(s) = &r.expired {
+                result["properties"] = json!({"expiredSuppression": suppression_json(s)});
             }
             result
+        })
+        .collect();
+    let notifications: Vec<Value> = warnings
+        .iter()
+        .zip(warning_lines(warnings))
+        .map(|(w, line)| {
+            json!({
+                "level": "warning",
+                "message": {"text": line},
+                "descriptor": {"id": "suppressions"},
+                "associatedRule": {"id": w.suppression.rule},
+            })
         })
         .collect();
     json!({
@@ -227,6 +297,10 @@ pub fn sarif(reported: &[Reported], version: &str, artifact: Option<&str>) -> Va
                 "version": version,
                 "rules": rules,
             }},
+            "invocations": [{
+                "executionSuccessful": true,
+                "toolConfigurationNotifications": notifications,
+            }],
             "results": results,
         }],
     })
@@ -248,7 +322,8 @@ fn xml(text: &str) -> String {
 
 /// JUnit XML: a test case per finding, named by its rule and classed by its table; a
 /// failure where it fails the run under `fail_on`, skipped where suppressed.
-pub fn junit(reported: &[Reported], fail_on: FailOn) -> String {
+/// Suppression warnings are the suite's `system-err`.
+pub fn junit(reported: &[Reported], warnings: &[SuppressionWarning], fail_on: FailOn) -> String {
     let failures = failing(reported, fail_on);
     let skipped = reported.iter().filter(|r| r.suppressed.is_some()).count();
     let mut out = format!(
@@ -284,6 +359,13 @@ pub fn junit(reported: &[Reported], fail_on: FailOn) -> String {
             }
         }
         out.push_str("</testcase>\n");
+    }
+    if !warnings.is_empty() {
+        let _ = writeln!(
+            out,
+            "<system-err>{}</system-err>",
+            xml(&warning_lines(warnings).join("\n"))
+        );
     }
     out.push_str("</testsuite>\n</testsuites>\n");
     out
@@ -335,6 +417,7 @@ mod tests {
                     "samples": [{"table": "big", "sampled": 1000, "items": 5000},
                                 {"table": "small", "sampled": 20, "items": 20}]}),
             &reported,
+            &[],
         );
         assert!(
             text.contains(
@@ -348,7 +431,7 @@ mod tests {
             ),
             "{text}"
         );
-        let json = json(&json!({}), &reported);
+        let json = json(&json!({}), &reported, &[]);
         assert_eq!(json["findings"].as_array().map(Vec::len), Some(2));
         assert_eq!(
             json["suppressed"][0]["suppression"]["reason"],
@@ -365,10 +448,51 @@ mod tests {
         let reported = report(&findings(), &suppressions, TODAY);
         assert!(reported[0].suppressed.is_none() && reported[0].expired.is_some());
         assert_eq!(failing(&reported, FailOn::Error), 1);
-        let text = text(&json!({}), &reported);
+        let warned = warnings(&suppressions, &reported);
+        let text = text(&json!({}), &reported, &warned);
         assert!(
             text.contains("(its suppression expired on 2024-10-01: until the migration)"),
             "{text}"
+        );
+        assert!(
+            text.contains(
+                "suppression warnings (1):\n  suppression api.scan: expired on 2024-10-01"
+            ),
+            "{text}"
+        );
+        // Carried by the machine formats too: JSON on the finding and in the warnings,
+        // SARIF in the result's properties (not suppressed) and the run's notifications,
+        // JUnit in the suite's standard error.
+        let json = json(&json!({}), &reported, &warned);
+        assert_eq!(
+            json["findings"][0]["expiredSuppression"]["expires"],
+            "2024-10-01"
+        );
+        assert_eq!(
+            json["suppressionWarnings"][0]["problem"]
+                .as_str()
+                .map(|p| p.starts_with("expired on 2024-10-01")),
+            Some(true)
+        );
+        let sarif = sarif(&reported, &warned, "0.1.0", None);
+        let result = &sarif["runs"][0]["results"][0];
+        assert!(result.get("suppressions").is_none(), "{result}");
+        assert_eq!(
+            result["properties"]["expiredSuppression"]["reason"],
+            "until the migration"
+        );
+        let notice = &sarif["runs"][0]["invocations"][0]["toolConfigurationNotifications"][0];
+        assert_eq!(
+            (
+                notice["level"].as_str(),
+                notice["associatedRule"]["id"].as_str()
+            ),
+            (Some("warning"), Some("api.scan"))
+        );
+        let xml = junit(&reported, &warned, FailOn::Error);
+        assert!(
+            xml.contains("<system-err>suppression api.scan: expired on 2024-10-01"),
+            "{xml}"
         );
         // On its last day it still applies.
         let on_the_day = report(
@@ -388,7 +512,12 @@ mod tests {
             reason: "accepted".into(),
             expires: None,
         }];
-        let sarif = sarif(&report(&findings(), &suppressions, TODAY), "0.1.0", None);
+        let sarif = sarif(
+            &report(&findings(), &suppressions, TODAY),
+            &[],
+            "0.1.0",
+            None,
+        );
         assert_eq!(sarif["version"], "2.1.0");
         let run = &sarif["runs"][0];
         assert_eq!(
@@ -409,7 +538,7 @@ mod tests {
 
     #[test]
     fn junit_fails_what_fails_the_run_and_escapes() {
-        let xml = junit(&report(&findings(), &[], TODAY), FailOn::Warning);
+        let xml = junit(&report(&findings(), &[], TODAY), &[], FailOn::Warning);
         assert!(
             xml.contains("tests=\"3\" failures=\"2\" skipped=\"0\""),
             "{xml}"

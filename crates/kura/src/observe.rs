@@ -259,19 +259,24 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
     let artifact = args.template.as_ref().map(|p| p.display().to_string());
     let findings = advice["findings"].as_array().cloned().unwrap_or_default();
     let reported = report::report(&findings, &suppressions, report::today());
+    let warnings = report::warnings(&suppressions, &reported);
+    // On standard error too, whatever the format: a pipeline's log shows them.
+    for line in report::warning_lines(&warnings) {
+        eprintln!("warning: {line}");
+    }
     let format = if args.endpoint.json {
         AdviceFormat::Json
     } else {
         args.format
     };
     match format {
-        AdviceFormat::Text => print!("{}", report::text(&advice, &reported)),
-        AdviceFormat::Json => println!("{:#}", report::json(&advice, &reported)),
+        AdviceFormat::Text => print!("{}", report::text(&advice, &reported, &warnings)),
+        AdviceFormat::Json => println!("{:#}", report::json(&advice, &reported, &warnings)),
         AdviceFormat::Sarif => println!(
             "{:#}",
-            report::sarif(&reported, crate::VERSION, artifact.as_deref())
+            report::sarif(&reported, &warnings, crate::VERSION, artifact.as_deref())
         ),
-        AdviceFormat::Junit => print!("{}", report::junit(&reported, args.fail_on)),
+        AdviceFormat::Junit => print!("{}", report::junit(&reported, &warnings, args.fail_on)),
     }
     let failing = report::failing(&reported, args.fail_on);
     if failing > 0 {
