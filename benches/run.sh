@@ -13,7 +13,7 @@
 # Figures are printed and written as JSON to target/bench/.
 #
 # Settings (environment): SECONDS_PER_RUN (5), CONCURRENCY (16; a list such as 1,16,64),
-# TARGETS (all), WORKLOADS (all), ITEMS (100000; the README's 1M figures use 1000000).
+# TARGETS (all), WORKLOADS (all), ITEMS (100000; the 1M figures in docs/costs.md use 1000000).
 # The micro-benchmarks are separate: cargo bench -p kura-bench --bench micro
 set -euo pipefail
 cd "$(dirname "$0")/.."
