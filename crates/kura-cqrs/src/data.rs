@@ -14,7 +14,6 @@ pub use crate::condition::SkCondition;
 use crate::entity::{Entity, entities};
 use crate::error::{CqrsError, Result};
 use crate::index_merge::{IndexBounds, IndexMatch, merge_index_page};
-
 pub use crate::index_query::{Cursor, IndexPage, IndexQuery};
 use crate::indexes::{Indexes, KeyCondition, key_condition};
 use crate::keys::{Key, VER_SEPARATOR, add_sort_key_version};

@@ -162,7 +162,7 @@ impl Index {
     pub fn query_by<V: serde::Serialize + ?Sized>(&self, values: &V) -> Result<IndexQuery> {
         let refuse =
             |problem: String| CqrsError::InvalidKey(format!("index {}: {problem}", self.name));
-        let Value::Object(mut values) = serde_json::to_value(values)
+        let Value::Object(values) = serde_json::to_value(values)
             .map_err(|e| refuse(format!("the query's values do not serialize: {e}")))?
         else {
             return Err(refuse("the query's values are not an object".into()));
@@ -174,8 +174,9 @@ impl Index {
             .collect();
         let mut partition = Vec::with_capacity(names.len());
         for name in &names {
+            // Read, not taken: a part may appear in more than one key attribute.
             let value = values
-                .remove(*name)
+                .get(*name)
                 .ok_or_else(|| refuse(format!("the partition key needs a value for {name}")))?;
             partition.push(attribute_text(&value).ok_or_else(|| {
                 refuse(format!(
@@ -183,7 +184,7 @@ impl Index {
                 ))
             })?);
         }
-        if let Some(extra) = values.keys().next() {
+        if let Some(extra) = values.keys().find(|k| !names.contains(&k.as_str())) {
             return Err(refuse(format!(
                 "{extra} is not in the partition key (it takes {names:?})"
             )));

@@ -101,8 +101,9 @@ fn ending<R: Serialize>(
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| {
-        CqrsError::InvalidKey(format!("a task's input or result does not serialize: {e}"))
+    serde_json::to_value(value).map_err(|source| CqrsError::Entity {
+        what: std::any::type_name::<T>().to_owned(),
+        source,
     })
 }
 
