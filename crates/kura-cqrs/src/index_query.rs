@@ -178,7 +178,7 @@ impl Index {
             let value = values
                 .get(*name)
                 .ok_or_else(|| refuse(format!("the partition key needs a value for {name}")))?;
-            partition.push(attribute_text(&value).ok_or_else(|| {
+            partition.push(attribute_text(value).ok_or_else(|| {
                 refuse(format!(
                     "{name} is {value}: a string, a number or a boolean"
                 ))
