@@ -482,6 +482,10 @@ pub fn unsupported_encoding(encoding: &str) -> String {
     format!("Content-Encoding {encoding} is not supported; use gzip, deflate or identity")
 }
 /// Source: Kura.
+pub fn too_many_encodings(count: usize, max: usize) -> String {
+    format!("The request body has {count} Content-Encodings; at most {max} are undone")
+}
+
 pub fn malformed_encoding(encoding: &str, detail: &str) -> String {
     format!("The request body is not valid {encoding} data: {detail}")
 }

@@ -62,6 +62,10 @@ pub fn require_object(body: &[u8]) -> Result<(), ApiError> {
     }
 }
 
+/// How many `Content-Encoding` layers are undone: each may inflate to the whole 16 MB, so
+/// layers are counted (clients send one; two are tolerated).
+const MAX_CONTENT_ENCODINGS: usize = 2;
+
 /// Undoes the `Content-Encoding`s, last applied first.
 fn decode(headers: &HeaderMap, raw: Bytes) -> Result<Bytes, ApiError> {
     let mut encodings = Vec::new();
@@ -75,6 +79,12 @@ fn decode(headers: &HeaderMap, raw: Bytes) -> Result<Bytes, ApiError> {
                 .map(|e| e.trim().to_ascii_lowercase())
                 .filter(|e| !e.is_empty() && e != "identity"),
         );
+    }
+    if encodings.len() > MAX_CONTENT_ENCODINGS {
+        return Err(ApiError::serialization(messages::too_many_encodings(
+            encodings.len(),
+            MAX_CONTENT_ENCODINGS,
+        )));
     }
     let mut body = raw;
     for encoding in encodings.iter().rev() {
@@ -158,6 +168,15 @@ mod tests {
         assert_eq!(err.name(), "SerializationException");
         let err = decode(&headers("gzip"), Bytes::from_static(b"not gzip")).unwrap_err();
         assert_eq!(err.name(), "SerializationException");
+        let thrice = gzip(&gzip(&gzip(b"{}")));
+        let err = decode(&headers("gzip, gzip, gzip"), thrice).unwrap_err();
+        assert_eq!(err.name(), "SerializationException");
+        assert!(
+            err.message
+                .as_deref()
+                .is_some_and(|m| m.contains("3 Content-Encodings")),
+            "{err:?}"
+        );
         let mut truncated = gzip(&[b'a'; 1000]).to_vec();
         truncated.truncate(truncated.len() / 2);
         let err = decode(&headers("gzip"), Bytes::from(truncated)).unwrap_err();

@@ -6,13 +6,17 @@
 //!   either wholly applied or not at all (a transaction is never half-visible);
 //! - nothing else is in the table, and ItemCount agrees;
 //! - the GSI equals its table;
-//! - the stream holds exactly the changes, per item, in order, across every crash.
+//! - the stream holds exactly the changes, per item, in order, across every crash;
+//! - items written already expired (TTL) are all deleted by the sweeper after each
+//!   restart, each deletion in the stream once, as DynamoDB's service deletion.
 //!
 //! Each client owns its keys, so its model of them is exact: any refusal while the server
 //! is up (a failed condition, a cancelled transaction) is a defect too.
 //!
 //! `KURA_TORTURE_CYCLES` (default 3) sets the number of crashes, `KURA_TORTURE_SEED` the
-//! seed (printed, so a failure can be replayed). The README gives a long run's result.
+//! seed (printed, so a failure can be replayed), `KURA_TORTURE_MAX_PAUSE_MS` (default 900)
+//! the longest load before a kill. `docs/reliability.md` gives the long form's command and
+//! its result.
 
 mod common;
 
@@ -26,7 +30,7 @@ use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::{
     AttributeValue as Av, BillingMode, ConditionCheck, Delete, DeleteRequest, GlobalSecondaryIndex,
     KeyType, Projection, ProjectionType, Put, PutRequest, ScalarAttributeType, StreamSpecification,
-    StreamViewType, TransactWriteItem, Update, WriteRequest,
+    StreamViewType, TimeToLiveSpecification, TransactWriteItem, Update, WriteRequest,
 };
 use aws_sdk_dynamodbstreams::types::{AttributeValue as SV, OperationType};
 use common::KuraProcess;
@@ -35,6 +39,10 @@ const TABLE: &str = "Torture";
 const INDEX: &str = "byGroup";
 const CLIENTS: usize = 6;
 const KEYS_PER_CLIENT: usize = 12;
+/// Keys a client only ever puts already expired, for the TTL sweeper to delete.
+const EXPIRING_PER_CLIENT: usize = 3;
+/// The TTL attribute.
+const EXPIRES: &str = "exp";
 
 /// An item's state as the model knows it: its `ver` stamp, or absent.
 type State = Option<u64>;
@@ -49,6 +57,9 @@ struct InFlight {
     /// When and how the request failed: it must be the kill, not anything before it.
     failed_at: Option<std::time::Instant>,
     error: String,
+    /// An expiring put: its key and stamp (the table cannot tell whether it landed,
+    /// since the sweeper deletes it; the stream can).
+    expiring: Option<(String, u64)>,
 }
 
 /// One client's exact knowledge of its keys.
@@ -61,6 +72,8 @@ struct Model {
     /// Every applied change per key, in order: what the stream must hold.
     history: BTreeMap<String, Vec<State>>,
     in_flight: Option<InFlight>,
+    /// The expiring put in flight at the last kill, until the stream says whether it landed.
+    expiring_in_flight: Option<(String, u64)>,
     acknowledged: usize,
 }
 
@@ -75,6 +88,7 @@ impl Model {
                 .collect(),
             history: BTreeMap::new(),
             in_flight: None,
+            expiring_in_flight: None,
             acknowledged: 0,
         }
     }
@@ -126,6 +140,9 @@ fn env_or(name: &str, default: u64) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_acknowledged_write_survives_repeated_kill9() {
     let cycles = env_or("KURA_TORTURE_CYCLES", 3) as usize;
+    // How long load runs before a kill, at most (a sixth of it at least).
+    let max_pause = env_or("KURA_TORTURE_MAX_PAUSE_MS", 900).max(6);
+    let started = std::time::Instant::now();
     let seed = env_or(
         "KURA_TORTURE_SEED",
         std::time::SystemTime::now()
@@ -137,24 +154,33 @@ async fn every_acknowledged_write_survives_repeated_kill9() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut models: Vec<Model> = (0..CLIENTS).map(|c| Model::new(c, seed)).collect();
     let mut total_acks = 0;
+    let mut stream = StreamCheck::default();
     for cycle in 0..=cycles {
         let server = KuraProcess::start(Some(dir.path()));
         let client = server.client();
         if cycle == 0 {
             create_table(&client).await;
         }
-        check(&server, &mut models, cycle).await;
+        check(&server, &mut models, &mut stream, cycle).await;
         if cycle == cycles {
             break;
         }
         let mut tasks = Vec::new();
         let before: Vec<usize> = models.iter().map(|m| m.acknowledged).collect();
         let acked: Vec<Arc<AtomicUsize>> = (0..CLIENTS).map(|_| Arc::default()).collect();
+        // Writers do not retry: a retry after the kill only waits out its backoff.
+        let writer = Client::from_conf(
+            client
+                .config()
+                .to_builder()
+                .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
+                .build(),
+        );
         for (model, acked) in models.drain(..).zip(&acked) {
-            let client = client.clone();
+            let client = writer.clone();
             tasks.push(tokio::spawn(run_client(client, model, acked.clone())));
         }
-        let pause = timing.u64(150..900);
+        let pause = timing.u64(max_pause / 6..max_pause);
         tokio::time::sleep(Duration::from_millis(pause)).await;
         // On a loaded machine the pause can end before a client's first write: the kill
         // waits for one acknowledgement each, so every cycle tests every client.
@@ -194,6 +220,13 @@ async fn every_acknowledged_write_survives_repeated_kill9() {
             "cycle {cycle}: some writes must be acknowledged"
         );
         total_acks = acks;
+        if (cycle + 1) % 100 == 0 {
+            eprintln!(
+                "crash torture: {} crashes, {total_acks} acknowledged writes, {:.0} s",
+                cycle + 1,
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
     eprintln!("crash torture: {total_acks} acknowledged writes checked over {cycles} crashes");
 }
@@ -207,7 +240,8 @@ async fn run_client(client: Client, mut model: Model, acked: Arc<AtomicUsize>) -
             30..55 => update(&client, &mut model).await,
             55..65 => delete(&client, &mut model).await,
             65..80 => batch(&client, &mut model).await,
-            _ => transact(&client, &mut model).await,
+            80..95 => transact(&client, &mut model).await,
+            _ => expire(&client, &mut model).await,
         };
         match result {
             Ok(()) => {
@@ -244,6 +278,7 @@ fn settle<T, E: std::fmt::Debug, R: std::fmt::Debug>(
         atomic,
         failed_at: None,
         error: String::new(),
+        expiring: None,
     };
     if let SdkError::ServiceError(service) = &e {
         panic!(
@@ -463,6 +498,43 @@ async fn transact(client: &Client, model: &mut Model) -> Result<(), InFlight> {
     settle(result, model, "TransactWriteItems", changes, true)
 }
 
+/// An unconditional put of an item whose TTL has passed: the sweeper deletes it.
+async fn expire(client: &Client, model: &mut Model) -> Result<(), InFlight> {
+    let key = format!(
+        "c{}-x{}",
+        model.client,
+        model.rng.usize(0..EXPIRING_PER_CLIENT)
+    );
+    let stamp = model.next_stamp();
+    let mut item = model.item(&key, stamp);
+    let past = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        - 60;
+    item.insert(EXPIRES.to_owned(), Av::N(past.to_string()));
+    let result = client
+        .put_item()
+        .table_name(TABLE)
+        .set_item(Some(item))
+        .send()
+        .await;
+    match settle(result, model, "PutItem (expired)", Vec::new(), true) {
+        Ok(()) => {
+            model.history.entry(key).or_default().push(Some(stamp));
+            Ok(())
+        }
+        Err(mut in_flight) => {
+            in_flight.expiring = Some((key, stamp));
+            Err(in_flight)
+        }
+    }
+}
+
+fn is_expiring(key: &str) -> bool {
+    key.contains("-x")
+}
+
 async fn create_table(client: &Client) {
     let index = GlobalSecondaryIndex::builder()
         .index_name(INDEX)
@@ -494,6 +566,19 @@ async fn create_table(client: &Client) {
         .send()
         .await
         .expect("create table");
+    client
+        .update_time_to_live()
+        .table_name(TABLE)
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder()
+                .enabled(true)
+                .attribute_name(EXPIRES)
+                .build()
+                .expect("ttl specification"),
+        )
+        .send()
+        .await
+        .expect("enable TTL");
 }
 
 /// Every item of the table (or index): pk → ver.
@@ -525,13 +610,31 @@ async fn scan_all(client: &Client, index: Option<&str>) -> BTreeMap<String, u64>
     }
 }
 
+/// The table once the sweeper has deleted every expired item (all of the expiring keys'
+/// items are written expired, and nothing else expires).
+async fn swept(client: &Client, cycle: usize) -> BTreeMap<String, u64> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let items = scan_all(client, None).await;
+        if !items.keys().any(|k| is_expiring(k)) {
+            return items;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "cycle {cycle}: expired items still there after 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Checks the restarted server against the models and resolves each in-flight write.
-async fn check(server: &KuraProcess, models: &mut [Model], cycle: usize) {
+async fn check(server: &KuraProcess, models: &mut [Model], stream: &mut StreamCheck, cycle: usize) {
     let client = server.client();
-    let actual = scan_all(&client, None).await;
+    let actual = swept(&client, cycle).await;
     let mut owned = BTreeSet::new();
     for model in models.iter_mut() {
-        let in_flight = model.in_flight.take();
+        let mut in_flight = model.in_flight.take();
+        model.expiring_in_flight = in_flight.as_mut().and_then(|f| f.expiring.take());
         let uncertain: BTreeMap<&str, (State, State)> = in_flight
             .iter()
             .flat_map(|f| f.changes.iter())
@@ -598,13 +701,30 @@ async fn check(server: &KuraProcess, models: &mut [Model], cycle: usize) {
         actual,
         "cycle {cycle}: the GSI equals its table"
     );
-    check_stream(server, models, cycle).await;
+    check_stream(server, models, stream, cycle).await;
 }
 
-/// The stream holds each applied change once, in order, with the right old image.
-async fn check_stream(server: &KuraProcess, models: &[Model], cycle: usize) {
-    let (records, _shards) =
-        common::streams::read_all(&server.client(), &server.streams_client(), TABLE).await;
+/// What the stream has shown so far: where reading stopped, and each item's state after
+/// its last record (the OldImage the next record must carry).
+#[derive(Debug, Default)]
+struct StreamCheck {
+    follower: common::streams::StreamFollower,
+    last: BTreeMap<String, State>,
+}
+
+/// The stream holds each applied change once, in order, with the right old image. Only
+/// the records written since the last check are read, and the history they matched is
+/// dropped, so a check costs the same at cycle 10,000 as at cycle 1.
+async fn check_stream(
+    server: &KuraProcess,
+    models: &mut [Model],
+    stream: &mut StreamCheck,
+    cycle: usize,
+) {
+    let records = stream
+        .follower
+        .read_new(&server.client(), &server.streams_client(), TABLE)
+        .await;
     let ver = |image: Option<&HashMap<String, SV>>| -> State {
         match image?.get("ver")? {
             SV::N(n) => n.parse().ok(),
@@ -617,26 +737,63 @@ async fn check_stream(server: &KuraProcess, models: &[Model], cycle: usize) {
         let Some(SV::S(pk)) = data.keys().and_then(|k| k.get("pk")) else {
             panic!("a record without its key");
         };
-        let states = seen.entry(pk.clone()).or_default();
-        let previous = states.last().copied().flatten();
+        let previous = stream.last.get(pk).copied().flatten();
         assert_eq!(
             ver(data.old_image()),
             previous,
             "cycle {cycle}: {pk}'s OldImage is the state before"
         );
+        let by_ttl = record
+            .user_identity()
+            .is_some_and(|u| u.r#type() == Some("Service"));
+        assert_eq!(
+            by_ttl,
+            is_expiring(pk) && record.event_name() == Some(&OperationType::Remove),
+            "cycle {cycle}: {pk}: only the sweeper deletes expiring items, as the service"
+        );
+        if by_ttl {
+            let who = record.user_identity().and_then(|u| u.principal_id());
+            assert_eq!(who, Some("dynamodb.amazonaws.com"), "cycle {cycle}: {pk}");
+            stream.last.insert(pk.clone(), None);
+            continue;
+        }
         let new = match record.event_name() {
             Some(OperationType::Remove) => None,
             _ => Some(ver(data.new_image()).expect("NewImage ver")),
         };
-        states.push(new);
+        seen.entry(pk.clone()).or_default().push(new);
+        stream.last.insert(pk.clone(), new);
     }
-    for model in models {
+    for model in models.iter_mut() {
         for key in model.keys.keys() {
-            let expected = model.history.get(key).cloned().unwrap_or_default();
+            let expected = model.history.remove(key).unwrap_or_default();
             let got = seen.remove(key).unwrap_or_default();
             assert_eq!(
                 got, expected,
                 "cycle {cycle}: {key}'s stream records are its changes, once each, in order"
+            );
+        }
+        // Expiring keys: each acknowledged put, and the one in flight if it landed; each
+        // deleted by the sweeper since.
+        let uncertain = model.expiring_in_flight.take();
+        for x in 0..EXPIRING_PER_CLIENT {
+            let key = format!("c{}-x{x}", model.client);
+            let mut expected = model.history.remove(&key).unwrap_or_default();
+            let got = seen.remove(&key).unwrap_or_default();
+            if let Some((k, stamp)) = &uncertain
+                && *k == key
+                && got.last() == Some(&Some(*stamp))
+            {
+                expected.push(Some(*stamp));
+            }
+            assert_eq!(
+                got, expected,
+                "cycle {cycle}: {key}'s puts are in the stream once each, in order"
+            );
+            assert_eq!(
+                stream.last.get(&key).copied().flatten(),
+                None,
+                "cycle {cycle}: {key}'s last put was deleted by the sweeper, in the stream"
             );
         }
     }

@@ -18,6 +18,14 @@ pub struct KuraProcess {
     pub endpoint: String,
 }
 
+/// The `kura` these tests start: `KURA_TEST_BIN` when set (a long run that must not see
+/// the binary rebuilt under it, or a release build), else the one cargo built with them.
+pub fn kura_binary() -> std::path::PathBuf {
+    std::env::var_os("KURA_TEST_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_kura").into())
+}
+
 impl KuraProcess {
     /// Starts the server on `data_dir` (or in memory) and waits for its readiness line.
     pub fn start(data_dir: Option<&Path>) -> KuraProcess {
@@ -26,7 +34,7 @@ impl KuraProcess {
 
     /// [`KuraProcess::start`] with more `kura serve` arguments.
     pub fn start_with(data_dir: Option<&Path>, args: &[&str]) -> KuraProcess {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kura"));
+        let mut cmd = Command::new(kura_binary());
         cmd.args(["serve", "--port", "0"]).args(args);
         match data_dir {
             Some(dir) => cmd.arg("--data-dir").arg(dir),

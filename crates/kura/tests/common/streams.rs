@@ -47,76 +47,124 @@ pub async fn read_all(
     streams: &StreamsClient,
     table: &str,
 ) -> (Vec<Record>, usize) {
-    let arn = client
-        .describe_table()
-        .table_name(table)
-        .send()
-        .await
-        .expect("describe table")
-        .table()
-        .and_then(|t| t.latest_stream_arn())
-        .expect("a stream")
-        .to_owned();
-    let mut shards = Vec::new();
-    let mut start: Option<String> = None;
-    loop {
-        let page = streams
-            .describe_stream()
-            .stream_arn(&arn)
-            .set_exclusive_start_shard_id(start.take())
+    let mut follower = StreamFollower::default();
+    let records = follower.read_new(client, streams, table).await;
+    (records, follower.shards.len())
+}
+
+/// A consumer that remembers where it stopped in each shard, so a long run reads each
+/// record once instead of the whole stream at every check.
+#[derive(Debug, Default)]
+pub struct StreamFollower {
+    /// Each shard seen, in listing order: the last sequence number read from it, and
+    /// whether it is closed and read to its end.
+    shards: Vec<(String, Option<String>, bool)>,
+}
+
+impl StreamFollower {
+    /// The records written since the last call (all of them on the first), shard by
+    /// shard, parents before children.
+    pub async fn read_new(
+        &mut self,
+        client: &Client,
+        streams: &StreamsClient,
+        table: &str,
+    ) -> Vec<Record> {
+        let arn = client
+            .describe_table()
+            .table_name(table)
             .send()
             .await
-            .expect("describe stream");
-        let description = page.stream_description().expect("description");
-        shards.extend(description.shards().iter().cloned());
-        match description.last_evaluated_shard_id() {
-            Some(last) => start = Some(last.to_owned()),
-            None => break,
-        }
-    }
-    // Lineage: every parent comes before its children.
-    for (i, shard) in shards.iter().enumerate() {
-        if let Some(parent) = shard.parent_shard_id() {
-            assert!(
-                shards[..i].iter().any(|s| s.shard_id() == Some(parent)),
-                "shard {i} lists its parent after it"
-            );
-        }
-    }
-    let mut records = Vec::new();
-    for shard in &shards {
-        let mut iterator = streams
-            .get_shard_iterator()
-            .stream_arn(&arn)
-            .shard_id(shard.shard_id().expect("shard id"))
-            .shard_iterator_type(ShardIteratorType::TrimHorizon)
-            .send()
-            .await
-            .expect("iterator")
-            .shard_iterator()
-            .map(str::to_owned);
-        while let Some(current) = iterator.take() {
+            .expect("describe table")
+            .table()
+            .and_then(|t| t.latest_stream_arn())
+            .expect("a stream")
+            .to_owned();
+        let mut listed = Vec::new();
+        let mut start: Option<String> = None;
+        loop {
             let page = streams
-                .get_records()
-                .shard_iterator(current)
-                .limit(100)
+                .describe_stream()
+                .stream_arn(&arn)
+                .set_exclusive_start_shard_id(start.take())
                 .send()
                 .await
-                .expect("records");
-            let got = page.records().to_vec();
-            let empty = got.is_empty();
-            records.extend(got);
+                .expect("describe stream");
+            let description = page.stream_description().expect("description");
+            listed.extend(description.shards().iter().cloned());
+            match description.last_evaluated_shard_id() {
+                Some(last) => start = Some(last.to_owned()),
+                None => break,
+            }
+        }
+        // Lineage: every parent comes before its children.
+        for (i, shard) in listed.iter().enumerate() {
+            if let Some(parent) = shard.parent_shard_id() {
+                assert!(
+                    listed[..i].iter().any(|s| s.shard_id() == Some(parent)),
+                    "shard {i} lists its parent after it"
+                );
+            }
+        }
+        let mut records = Vec::new();
+        for shard in &listed {
+            let id = shard.shard_id().expect("shard id");
+            let at = match self.shards.iter().position(|(s, _, _)| s == id) {
+                Some(at) => at,
+                None => {
+                    self.shards.push((id.to_owned(), None, false));
+                    self.shards.len() - 1
+                }
+            };
+            let (_, last, done) = &self.shards[at];
+            if *done {
+                continue;
+            }
+            let request = streams.get_shard_iterator().stream_arn(&arn).shard_id(id);
+            let request = match last {
+                Some(seq) => request
+                    .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
+                    .sequence_number(seq),
+                None => request.shard_iterator_type(ShardIteratorType::TrimHorizon),
+            };
+            let mut iterator = request
+                .send()
+                .await
+                .expect("iterator")
+                .shard_iterator()
+                .map(str::to_owned);
             // An open shard is read up to the present; a closed one to its end.
             let closed = shard
                 .sequence_number_range()
                 .and_then(|r| r.ending_sequence_number())
                 .is_some();
-            if !empty || closed {
-                iterator = page.next_shard_iterator().map(str::to_owned);
+            let mut last_read = None;
+            while let Some(current) = iterator.take() {
+                let page = streams
+                    .get_records()
+                    .shard_iterator(current)
+                    .limit(100)
+                    .send()
+                    .await
+                    .expect("records");
+                let got = page.records().to_vec();
+                let empty = got.is_empty();
+                if let Some(seq) = got.last().and_then(|r| r.dynamodb()?.sequence_number()) {
+                    last_read = Some(seq.to_owned());
+                }
+                records.extend(got);
+                if !empty || closed {
+                    iterator = page.next_shard_iterator().map(str::to_owned);
+                }
             }
+            let entry = &mut self.shards[at];
+            if last_read.is_some() {
+                entry.1 = last_read;
+            }
+            entry.2 = closed;
         }
+        records
     }
-    (records, shards.len())
 }
 
 fn counter(image: Option<&std::collections::HashMap<String, SV>>) -> Option<u64> {
