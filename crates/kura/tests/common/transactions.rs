@@ -104,17 +104,33 @@ async fn snapshot_total(client: &Client, table: &str) -> i64 {
         .sum()
 }
 
+/// Concurrent transfers between a few accounts, each a two-update transaction guarded by
+/// the payer's balance, raced by guarded single writes and checked by TransactGetItems
+/// snapshots: every snapshot sums to the start, no balance goes negative, and at the end
+/// each balance is the start plus exactly the acknowledged transfers (so each applied
+/// once, and no cancelled one at all). `KURA_BANK_TRANSACTIONS` (default 180) sets how
+/// many transfers are tried; the long form in `docs/reliability.md` runs a million.
 async fn bank_transfers(client: &Client, table: &str) {
+    const WORKERS: i64 = 6;
+    let total: i64 = std::env::var("KURA_BANK_TRANSACTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(180);
+    let steps = (total / WORKERS).max(1);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let started = std::time::Instant::now();
     let mut workers = Vec::new();
-    for worker in 0..6i64 {
+    for worker in 0..WORKERS {
         let client = client.clone();
         let table = table.to_owned();
         workers.push(tokio::spawn(async move {
+            let mut rng = fastrand::Rng::with_seed(worker as u64);
+            let mut net = [0i64; ACCOUNTS as usize];
             let mut applied = 0;
-            for step in 0..30i64 {
-                let from = (worker + step) % ACCOUNTS;
-                let to = (from + 1 + step % (ACCOUNTS - 1)) % ACCOUNTS;
-                let amount = 1 + (worker * 7 + step * 13) % 60;
+            for step in 0..steps {
+                let from = rng.i64(0..ACCOUNTS);
+                let to = (from + rng.i64(1..ACCOUNTS)) % ACCOUNTS;
+                let amount = rng.i64(1..=60);
                 let result = client
                     .transact_write_items()
                     .transact_items(transfer_item(&table, from, amount, true))
@@ -122,7 +138,11 @@ async fn bank_transfers(client: &Client, table: &str) {
                     .send()
                     .await;
                 match result {
-                    Ok(_) => applied += 1,
+                    Ok(_) => {
+                        applied += 1;
+                        net[from as usize] -= amount;
+                        net[to as usize] += amount;
+                    }
                     Err(e) => assert_eq!(code(&e), "TransactionCanceledException"),
                 }
                 if step % 5 == 0 {
@@ -139,26 +159,66 @@ async fn bank_transfers(client: &Client, table: &str) {
                         .await
                         .expect("guarded write");
                 }
+                if worker == 0 && step > 0 && step % 10_000 == 0 {
+                    eprintln!(
+                        "bank: {} transfers tried, {:.0} s",
+                        step * WORKERS,
+                        started.elapsed().as_secs_f64()
+                    );
+                }
             }
-            applied
+            (applied, net)
         }));
     }
     let checker = {
         let client = client.clone();
         let table = table.to_owned();
+        let done = done.clone();
         tokio::spawn(async move {
-            for _ in 0..20 {
+            let mut snapshots = 0;
+            while snapshots < 20 || !done.load(std::sync::atomic::Ordering::Relaxed) {
                 assert_eq!(snapshot_total(&client, &table).await, ACCOUNTS * START);
+                snapshots += 1;
             }
+            snapshots
         })
     };
     let mut applied = 0;
+    let mut net = [0i64; ACCOUNTS as usize];
     for w in workers {
-        applied += w.await.expect("worker");
+        let (count, deltas) = w.await.expect("worker");
+        applied += count;
+        for (sum, delta) in net.iter_mut().zip(deltas) {
+            *sum += delta;
+        }
     }
-    checker.await.expect("checker");
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let snapshots = checker.await.expect("checker");
     assert!(applied > 0, "some transfers went through");
     assert_eq!(snapshot_total(client, table).await, ACCOUNTS * START);
+    for (i, delta) in net.iter().enumerate() {
+        let item = client
+            .get_item()
+            .table_name(table)
+            .set_key(Some(account(i as i64)))
+            .consistent_read(true)
+            .send()
+            .await
+            .expect("get")
+            .item()
+            .cloned()
+            .expect("account");
+        assert_eq!(
+            balance(&item),
+            START + delta,
+            "account {i} holds exactly its acknowledged transfers"
+        );
+    }
+    eprintln!(
+        "bank: {} transfers tried, {applied} applied, {snapshots} consistent snapshots, {:.0} s",
+        steps * WORKERS,
+        started.elapsed().as_secs_f64()
+    );
 }
 
 async fn cancellation_reasons(client: &Client, table: &str) {
