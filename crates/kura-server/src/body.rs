@@ -2,29 +2,20 @@
 //! (chunked or not) and on what a `Content-Encoding` inflates to, so no request costs more
 //! memory than the limit, whatever it claims or compresses to.
 
-use std::io::Read;
-use std::time::Duration;
-
 use axum::body::{Body, Bytes, to_bytes};
 use axum::http::{HeaderMap, header};
 use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
 use kura_model::limits::MAX_REQUEST_BODY_BYTES;
 use kura_model::messages;
+use std::io::Read;
 
+use crate::body_limits::{self, HeldBytes};
 use crate::error::ApiError;
 
-/// How long a request's body may take to arrive, set on each request by the connection
-/// that carried it (`connections`); a request made in process has none.
-#[derive(Clone, Copy, Debug)]
-pub struct ReadDeadline(pub Duration);
-
-/// The body of a request as sent (what a SigV4 signature covers) and decoded, or the
-/// error to answer with. With a `deadline`, a body that trickles in slower is refused.
-pub async fn read(
-    headers: &HeaderMap,
-    body: Body,
-    deadline: Option<ReadDeadline>,
-) -> Result<(Bytes, Bytes), ApiError> {
+/// The body of a request as sent (what a SigV4 signature covers), or the error to answer
+/// with. A body that arrives too slowly or past the server's budget of request bytes is
+/// cut by [`crate::body_limits`] on the way in, and answered as that limit says.
+pub async fn read(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -32,14 +23,10 @@ pub async fn read(
     if declared.is_some_and(|n| n > MAX_REQUEST_BODY_BYTES as u64) {
         return Err(ApiError::too_large());
     }
-    let reading = to_bytes(body, MAX_REQUEST_BODY_BYTES);
-    let read = match deadline {
-        Some(ReadDeadline(limit)) => tokio::time::timeout(limit, reading)
-            .await
-            .map_err(|_| ApiError::body_timeout())?,
-        None => reading.await,
-    };
-    let raw = read.map_err(|e| {
+    to_bytes(body, MAX_REQUEST_BODY_BYTES).await.map_err(|e| {
+        if let Some(limit) = body_limits::limit_error(&e) {
+            return limit.same();
+        }
         let over_limit =
             std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"));
         if over_limit {
@@ -47,9 +34,7 @@ pub async fn read(
         } else {
             ApiError::serialization(messages::BODY_UNREADABLE)
         }
-    })?;
-    let decoded = decode(headers, raw.clone())?;
-    Ok((raw, decoded))
+    })
 }
 
 /// Refuses a decoded body that is JSON but not an object, before anything reads it (the
@@ -66,8 +51,14 @@ pub fn require_object(body: &[u8]) -> Result<(), ApiError> {
 /// layers are counted (clients send one; two are tolerated).
 const MAX_CONTENT_ENCODINGS: usize = 2;
 
-/// Undoes the `Content-Encoding`s, last applied first.
-fn decode(headers: &HeaderMap, raw: Bytes) -> Result<Bytes, ApiError> {
+/// Undoes the `Content-Encoding`s, last applied first; what they inflate to is taken from
+/// the request's share of the budget (`held`) as it grows, when the request came over a
+/// connection.
+pub fn decode(
+    headers: &HeaderMap,
+    raw: Bytes,
+    held: Option<&HeldBytes>,
+) -> Result<Bytes, ApiError> {
     let mut encodings = Vec::new();
     for value in headers.get_all(header::CONTENT_ENCODING) {
         let value = value
@@ -89,10 +80,10 @@ fn decode(headers: &HeaderMap, raw: Bytes) -> Result<Bytes, ApiError> {
     let mut body = raw;
     for encoding in encodings.iter().rev() {
         body = match encoding.as_str() {
-            "gzip" | "x-gzip" => inflate(MultiGzDecoder::new(&body[..]), encoding)?,
+            "gzip" | "x-gzip" => inflate(MultiGzDecoder::new(&body[..]), encoding, held)?,
             // HTTP's "deflate" is a zlib stream; some clients send raw deflate.
-            "deflate" => inflate(ZlibDecoder::new(&body[..]), encoding)
-                .or_else(|_| inflate(DeflateDecoder::new(&body[..]), encoding))?,
+            "deflate" => inflate(ZlibDecoder::new(&body[..]), encoding, held)
+                .or_else(|_| inflate(DeflateDecoder::new(&body[..]), encoding, held))?,
             other => {
                 return Err(ApiError::serialization(messages::unsupported_encoding(
                     other,
@@ -104,19 +95,30 @@ fn decode(headers: &HeaderMap, raw: Bytes) -> Result<Bytes, ApiError> {
 }
 
 /// Reads at most one byte past the limit, so a small body that inflates hugely costs no
-/// more than the limit.
-fn inflate(decoder: impl Read, encoding: &str) -> Result<Bytes, ApiError> {
+/// more than the limit, taking budget for each piece before it is kept.
+fn inflate(
+    mut decoder: impl Read,
+    encoding: &str,
+    held: Option<&HeldBytes>,
+) -> Result<Bytes, ApiError> {
+    const PIECE: usize = 64 * 1024;
     let mut out = Vec::new();
-    decoder
-        .take(MAX_REQUEST_BODY_BYTES as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| {
+    let mut piece = vec![0u8; PIECE];
+    loop {
+        let n = decoder.read(&mut piece).map_err(|e| {
             ApiError::serialization(messages::malformed_encoding(encoding, &e.to_string()))
         })?;
-    if out.len() > MAX_REQUEST_BODY_BYTES {
-        return Err(ApiError::too_large());
+        if n == 0 {
+            return Ok(Bytes::from(out));
+        }
+        if out.len() + n > MAX_REQUEST_BODY_BYTES {
+            return Err(ApiError::too_large());
+        }
+        if let Some(held) = held {
+            held.take(n)?;
+        }
+        out.extend_from_slice(&piece[..n]);
     }
-    Ok(Bytes::from(out))
 }
 
 #[cfg(test)]
@@ -138,6 +140,10 @@ mod tests {
         h
     }
 
+    fn decode_all(headers: &HeaderMap, raw: Bytes) -> Result<Bytes, ApiError> {
+        decode(headers, raw, None)
+    }
+
     fn gzip(data: &[u8]) -> Bytes {
         let mut e = GzEncoder::new(Vec::new(), Compression::default());
         e.write_all(data).unwrap();
@@ -147,29 +153,32 @@ mod tests {
     #[test]
     fn gzip_and_deflate_are_undone() {
         let json = br#"{"TableName":"T"}"#;
-        assert_eq!(&decode(&headers("gzip"), gzip(json)).unwrap()[..], json);
+        assert_eq!(&decode_all(&headers("gzip"), gzip(json)).unwrap()[..], json);
         let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
         z.write_all(json).unwrap();
         let zlib = Bytes::from(z.finish().unwrap());
-        assert_eq!(&decode(&headers("deflate"), zlib).unwrap()[..], json);
+        assert_eq!(&decode_all(&headers("deflate"), zlib).unwrap()[..], json);
         let twice = gzip(&gzip(json));
-        assert_eq!(&decode(&headers("gzip, gzip"), twice).unwrap()[..], json);
-        let plain = Bytes::from_static(json);
         assert_eq!(
-            &decode(&headers("identity"), plain.clone()).unwrap()[..],
+            &decode_all(&headers("gzip, gzip"), twice).unwrap()[..],
             json
         );
-        assert_eq!(&decode(&HeaderMap::new(), plain).unwrap()[..], json);
+        let plain = Bytes::from_static(json);
+        assert_eq!(
+            &decode_all(&headers("identity"), plain.clone()).unwrap()[..],
+            json
+        );
+        assert_eq!(&decode_all(&HeaderMap::new(), plain).unwrap()[..], json);
     }
 
     #[test]
     fn bad_encodings_are_refused() {
-        let err = decode(&headers("br"), Bytes::from_static(b"x")).unwrap_err();
+        let err = decode_all(&headers("br"), Bytes::from_static(b"x")).unwrap_err();
         assert_eq!(err.name(), "SerializationException");
-        let err = decode(&headers("gzip"), Bytes::from_static(b"not gzip")).unwrap_err();
+        let err = decode_all(&headers("gzip"), Bytes::from_static(b"not gzip")).unwrap_err();
         assert_eq!(err.name(), "SerializationException");
         let thrice = gzip(&gzip(&gzip(b"{}")));
-        let err = decode(&headers("gzip, gzip, gzip"), thrice).unwrap_err();
+        let err = decode_all(&headers("gzip, gzip, gzip"), thrice).unwrap_err();
         assert_eq!(err.name(), "SerializationException");
         assert!(
             err.message
@@ -179,7 +188,7 @@ mod tests {
         );
         let mut truncated = gzip(&[b'a'; 1000]).to_vec();
         truncated.truncate(truncated.len() / 2);
-        let err = decode(&headers("gzip"), Bytes::from(truncated)).unwrap_err();
+        let err = decode_all(&headers("gzip"), Bytes::from(truncated)).unwrap_err();
         assert_eq!(err.name(), "SerializationException");
     }
 
@@ -198,11 +207,11 @@ mod tests {
     fn a_bomb_stops_at_the_limit() {
         let bomb = gzip(&vec![0u8; MAX_REQUEST_BODY_BYTES + 10]);
         assert!(bomb.len() < 100_000, "zeros compress well");
-        let err = decode(&headers("gzip"), bomb).unwrap_err();
+        let err = decode_all(&headers("gzip"), bomb).unwrap_err();
         assert_eq!(err.status, axum::http::StatusCode::PAYLOAD_TOO_LARGE);
         let fits = gzip(&vec![b' '; MAX_REQUEST_BODY_BYTES]);
         assert_eq!(
-            decode(&headers("gzip"), fits).unwrap().len(),
+            decode_all(&headers("gzip"), fits).unwrap().len(),
             MAX_REQUEST_BODY_BYTES
         );
     }

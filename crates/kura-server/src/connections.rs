@@ -1,8 +1,9 @@
 //! Accepting and serving connections, HTTP or HTTPS alike, within limits: at most
 //! `max_open` connections at once (beyond them, new ones wait in the kernel's backlog
-//! until one closes), and a deadline for each request's headers, so clients that open
-//! connections and trickle bytes cannot hold memory or sockets without bound (the body's
-//! own deadline is `body::read`'s). Shutdown stops accepting and lets open connections
+//! until one closes), a deadline for each request's headers and another for its body,
+//! and one budget of request bytes for all connections together (`body_limits`), so
+//! clients that open connections and trickle or flood bytes cannot hold memory or sockets
+//! without bound. Shutdown stops accepting and lets open connections
 //! finish their requests (idle keep-alive connections are closed).
 
 use std::future::Future;
@@ -19,28 +20,34 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
-use crate::body::ReadDeadline;
+use crate::body_limits::{BodyBudget, LimitedBody};
 use crate::tls::TlsConfig;
 
 /// A client that opens a connection and never finishes the TLS handshake is dropped
 /// after it.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How many connections a server keeps open and how long it waits for a request's
-/// headers and body (`kura serve --max-connections`, `--request-read-timeout`).
+/// How many connections a server keeps open, how long it waits for a request's headers
+/// and body, and how many request bytes it holds at once (`kura serve
+/// --max-connections`, `--request-read-timeout`, `--request-memory-mb`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConnectionLimits {
     pub max_open: usize,
     /// From a request's first byte to its last: the headers, then (separately) the body.
     pub read_timeout: Duration,
+    /// Request body bytes read or held at once, over every connection and route (the
+    /// inflated copies of API bodies included); past it a request is answered 503.
+    pub request_memory: usize,
 }
 
 impl ConnectionLimits {
     /// 4,096 connections (each costs about 14 KB while it idles, measured), 30 s for the
-    /// headers and 30 s for the body (hyper's default for headers).
+    /// headers and 30 s for the body (hyper's default for headers), 256 MiB of request
+    /// bytes (sixteen bodies at DynamoDB's 16 MB limit, thousands of usual ones).
     pub const DEFAULT: ConnectionLimits = ConnectionLimits {
         max_open: 4096,
         read_timeout: Duration::from_secs(30),
+        request_memory: 256 << 20,
     };
 }
 
@@ -60,6 +67,7 @@ pub(crate) async fn serve(
 ) -> std::io::Result<()> {
     let acceptor = tls.map(|tls| tokio_rustls::TlsAcceptor::from(tls.server_config()));
     let open = Arc::new(Semaphore::new(limits.max_open.max(1)));
+    let budget = BodyBudget::new(limits.request_memory);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -89,15 +97,18 @@ pub(crate) async fn serve(
         let app = app.clone();
         let acceptor = acceptor.clone();
         let read_timeout = limits.read_timeout;
+        let budget = budget.clone();
         // Taken before the handshake, so shutdown also waits for handshakes under way.
         let watcher = graceful.watcher();
         tokio::spawn(async move {
             let _place = place;
             match acceptor {
-                None => serve_one(tcp, peer, app, read_timeout, watcher).await,
+                None => serve_one(tcp, peer, app, read_timeout, budget, watcher).await,
                 Some(acceptor) => {
                     match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
-                        Ok(Ok(stream)) => serve_one(stream, peer, app, read_timeout, watcher).await,
+                        Ok(Ok(stream)) => {
+                            serve_one(stream, peer, app, read_timeout, budget, watcher).await
+                        }
                         Ok(Err(error)) => tracing::debug!(%peer, "TLS handshake failed: {error}"),
                         Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
                     }
@@ -111,17 +122,22 @@ pub(crate) async fn serve(
 }
 
 /// Serves one connection's requests with HTTP/1.1 keep-alive; each request carries the
-/// peer's address (the audit log's `sourceIPAddress`).
+/// peer's address (the audit log's `sourceIPAddress`) and its account of the budget, and
+/// its body is held to the deadline and the budget.
 async fn serve_one(
     io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static,
     peer: SocketAddr,
     app: Router,
     read_timeout: Duration,
+    budget: BodyBudget,
     watcher: Watcher,
 ) {
-    let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        let held = budget.account();
+        let mut request = request
+            .map(|body| axum::body::Body::new(LimitedBody::new(body, read_timeout, held.clone())));
         request.extensions_mut().insert(ConnectInfo(peer));
-        request.extensions_mut().insert(ReadDeadline(read_timeout));
+        request.extensions_mut().insert(held);
         app.clone().oneshot(request)
     });
     let connection = hyper::server::conn::http1::Builder::new()

@@ -136,6 +136,19 @@ impl ApiError {
         }
     }
 
+    /// A fresh copy of a limit's answer (a body's deadline or the budget), which has no
+    /// item or reasons to carry.
+    pub(crate) fn same(&self) -> ApiError {
+        ApiError {
+            status: self.status,
+            type_name: self.type_name.clone(),
+            message: self.message.clone(),
+            item: None,
+            cancellation_reasons: None,
+            throttling_reason: None,
+        }
+    }
+
     /// The short name after `#`.
     pub fn name(&self) -> &str {
         self.type_name.rsplit('#').next().unwrap_or(&self.type_name)
@@ -171,6 +184,18 @@ impl ApiError {
         .unwrap_or_default()
     }
 }
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.message {
+            Some(message) => write!(f, "{}: {message}", self.name()),
+            None => f.write_str(self.name()),
+        }
+    }
+}
+
+/// So an answer can travel as a body's error (`body_limits`) and be found again.
+impl std::error::Error for ApiError {}
 
 impl From<kura_auth::AuthError> for ApiError {
     /// Authentication errors are the coral framework's, HTTP 400 (DynamoDB API Reference,

@@ -18,6 +18,7 @@ pub mod admission;
 pub mod audit;
 mod authz;
 mod body;
+mod body_limits;
 mod call;
 pub mod connections;
 pub mod controls;

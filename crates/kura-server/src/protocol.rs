@@ -9,10 +9,10 @@ use axum::response::Response;
 use kura_auth::{Authenticator, HttpRequest, Verified};
 
 use crate::Shared;
-use crate::body;
 use crate::error::ApiError;
 use crate::operation::Api;
 use crate::pipeline::{self, Origin};
+use crate::{body, body_limits};
 
 const DYNAMODB_PREFIX: &str = "DynamoDB_20120810.";
 const STREAMS_PREFIX: &str = "DynamoDBStreams_20120810.";
@@ -25,16 +25,15 @@ enum Target<'a> {
 }
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 
-/// `POST /`: the HTTP edge. It reads the body (undoing any Content-Encoding), finds the
-/// target, admits the request (`crate::admission`), verifies the signature and hands the
+/// `POST /`: the HTTP edge. It reads the body, finds the target, admits the request
+/// (`crate::admission`), undoes any Content-Encoding, verifies the signature and hands the
 /// request to the one pipeline ([`crate::pipeline`]); what it refuses itself is recorded
 /// there too.
 pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Response {
     let request_id = pipeline::request_id();
     let received = shared.pipeline.timing();
     let (parts, body) = request.into_parts();
-    let deadline = parts.extensions.get::<body::ReadDeadline>().copied();
-    let read = body::read(&parts.headers, body, deadline).await;
+    let read = body::read(&parts.headers, body).await;
     let result = match target_operation(&parts.headers) {
         None => read.and(Err(ApiError::unknown_operation())),
         Some(target) => {
@@ -59,10 +58,14 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                 received,
             };
             // Admitted, or refused with a 503, once its body is in and before any work on
-            // it; the place is held until the answer is ready.
+            // it (decoding included); the place is held until the answer is ready.
             let (_place, read) = match read {
-                Ok(read) => match shared.admission.enter().await {
-                    Ok(place) => (Some(place), Ok(read)),
+                Ok(raw) => match shared.admission.enter().await {
+                    Ok(place) => {
+                        let held = parts.extensions.get::<body_limits::HeldBytes>();
+                        let decoded = body::decode(&parts.headers, raw.clone(), held);
+                        (Some(place), decoded.map(|body| (raw, body)))
+                    }
                     Err(refused) => (None, Err(refused)),
                 },
                 Err(error) => (None, Err(error)),

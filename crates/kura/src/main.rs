@@ -224,6 +224,11 @@ pub(crate) struct ServeArgs {
     /// idle this long is closed too.
     #[arg(long, env = "KURA_REQUEST_READ_TIMEOUT", default_value_t = kura_server::connections::ConnectionLimits::DEFAULT.read_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     request_read_timeout: u64,
+    /// Megabytes of request bodies read or held at once, over every connection (inflated
+    /// copies included); a request past it is answered HTTP 503 ServiceUnavailable,
+    /// which the SDKs retry. Bounds what clients sending large bodies together can hold.
+    #[arg(long, env = "KURA_REQUEST_MEMORY_MB", default_value_t = (kura_server::connections::ConnectionLimits::DEFAULT.request_memory >> 20) as u32, value_parser = clap::value_parser!(u32).range(16..=65_536))]
+    request_memory_mb: u32,
     /// API requests run at once; more wait for a place in arrival order (see
     /// --max-queue-wait-ms).
     #[arg(long, env = "KURA_MAX_IN_FLIGHT", default_value_t = kura_server::admission::AdmissionLimits::DEFAULT.max_in_flight as u32, value_parser = clap::value_parser!(u32).range(1..))]
@@ -520,6 +525,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             connections: kura_server::connections::ConnectionLimits {
                 max_open: args.max_connections as usize,
                 read_timeout: std::time::Duration::from_secs(args.request_read_timeout),
+                request_memory: (args.request_memory_mb as usize) << 20,
             },
             admission: kura_server::admission::AdmissionLimits {
                 max_in_flight: args.max_in_flight as usize,

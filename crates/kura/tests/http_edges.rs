@@ -614,3 +614,99 @@ async fn the_sdk_retries_a_503_until_a_place_frees() {
         .expect("served after retries once the place frees");
     assert_eq!(slow.await.expect("joined").status, 200);
 }
+
+/// Every route's body has the same deadline as the API's: a trickled body to the test
+/// controls or to a console form loses its answer and connection after
+/// `--request-read-timeout`, and the server serves on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_outside_the_api_have_the_deadline_too() {
+    let server = KuraProcess::start_with(None, &["--request-read-timeout", "1", "--test-controls"]);
+    let addr = server.endpoint.trim_start_matches("http://").to_owned();
+    let started = std::time::Instant::now();
+    let mut trickles = Vec::new();
+    for path in ["/kura/admin/faults", "/console/tables"] {
+        let mut stream = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connect");
+        stream
+            .write_all(
+                format!(
+                    "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+                     Content-Length: 1000\r\n\r\n{{\"op"
+                )
+                .as_bytes(),
+            )
+            .await
+            .expect("write");
+        trickles.push((path, stream));
+    }
+    for (path, mut stream) in trickles {
+        let answer = read_until_closed(&mut stream, Duration::from_secs(20)).await;
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(
+            !answer.starts_with("HTTP/1.1 200"),
+            "{path}: a body that never finished was served: {answer}"
+        );
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "both cut at the deadline, not when the client gave up"
+    );
+    let reply = send(post(&server.endpoint, "ListTables", None, b"{}".to_vec())).await;
+    assert_eq!(reply.status, 200, "still serving");
+}
+
+/// Request bytes have one budget for all connections (`--request-memory-mb`): while one
+/// client holds most of it with a large body it has not finished, a request that would
+/// go past it is answered 503 ServiceUnavailable (retryable) instead of being buffered;
+/// once the first client is gone, the same request is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_bytes_share_one_budget() {
+    let server = KuraProcess::start_with(
+        None,
+        &["--request-memory-mb", "16", "--request-read-timeout", "20"],
+    );
+    let e = server.endpoint.clone();
+    let addr = e.trim_start_matches("http://").to_owned();
+    // 12 MiB of a 15 MiB body, then silence.
+    let mut holder = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    holder
+        .write_all(
+            format!(
+                "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n\
+                 X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: {}\r\n\r\n{{",
+                15 << 20
+            )
+            .as_bytes(),
+        )
+        .await
+        .expect("write");
+    holder
+        .write_all(&vec![b' '; 12 << 20])
+        .await
+        .expect("write");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // A 6 MiB ListTables: valid JSON, over what is left.
+    let padded = |n: usize| {
+        let mut body = b"{".to_vec();
+        body.extend(std::iter::repeat_n(b' ', n));
+        body.push(b'}');
+        body
+    };
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n\
+         X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        (6 << 20) + 2
+    );
+    let status = raw_status(&e, head.clone(), vec![padded(6 << 20)]).await;
+    assert!(status.starts_with("HTTP/1.1 503"), "{status}");
+    // Small requests still fit beside the holder.
+    let reply = send(post(&e, "ListTables", None, b"{}".to_vec())).await;
+    assert_eq!(reply.status, 200);
+    drop(holder);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let status = raw_status(&e, head, vec![padded(6 << 20)]).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+}
