@@ -141,14 +141,33 @@ fn triggers(shared: &Shared) -> Result<&std::sync::Arc<kura_triggers::Triggers>,
     })
 }
 
-/// Creating and deleting triggers: only with `--trigger-admin`, and never from a browser
-/// page (a trigger may run a command; a page on any site could otherwise POST one to
-/// 127.0.0.1, since the DynamoDB API answers CORS for every origin).
-fn refuse_trigger_change(shared: &Shared, headers: &axum::http::HeaderMap) -> Option<Response> {
+/// The peer of a request that came over a connection (none for one made in process).
+type Peer = Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>;
+
+/// Creating and deleting triggers: only with `--trigger-admin`, only from this host (the
+/// endpoint carries no signature, and a trigger runs a command or posts item images where
+/// it says), and never from a browser page (a page on any site could otherwise POST one
+/// to 127.0.0.1, since the DynamoDB API answers CORS for every origin).
+fn refuse_trigger_change(
+    shared: &Shared,
+    headers: &axum::http::HeaderMap,
+    peer: &Peer,
+) -> Option<Response> {
     if !shared.trigger_admin {
         return Some(error(
             StatusCode::FORBIDDEN,
             "creating and deleting triggers at run time is off: start kura serve with --trigger-admin (kura dev has it on)",
+        ));
+    }
+    if let Some(axum::Extension(axum::extract::ConnectInfo(addr))) = peer
+        && !addr.ip().to_canonical().is_loopback()
+    {
+        return Some(error(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "triggers are created and deleted at run time from this host only (the request came from {}); put them in the --triggers file to manage them from elsewhere",
+                addr.ip()
+            ),
         ));
     }
     headers.contains_key(axum::http::header::ORIGIN).then(|| {
@@ -199,6 +218,7 @@ pub(crate) async fn describe_trigger(
 /// its definition kept with its checkpoints so that it survives restarts.
 pub(crate) async fn create_trigger(
     State(shared): State<Shared>,
+    peer: Peer,
     headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
@@ -206,7 +226,7 @@ pub(crate) async fn create_trigger(
         Ok(t) => t,
         Err(answer) => return answer,
     };
-    if let Some(refused) = refuse_trigger_change(&shared, &headers) {
+    if let Some(refused) = refuse_trigger_change(&shared, &headers, &peer) {
         return refused;
     }
     let definition: serde_json::Value = match serde_json::from_slice(&body) {
@@ -227,6 +247,7 @@ pub(crate) async fn create_trigger(
 /// `DELETE /kura/triggers/{name}`: stops the trigger and forgets its checkpoints.
 pub(crate) async fn delete_trigger(
     State(shared): State<Shared>,
+    peer: Peer,
     headers: axum::http::HeaderMap,
     Path(name): Path<String>,
 ) -> Response {
@@ -234,7 +255,7 @@ pub(crate) async fn delete_trigger(
         Ok(t) => t.clone(),
         Err(answer) => return answer,
     };
-    if let Some(refused) = refuse_trigger_change(&shared, &headers) {
+    if let Some(refused) = refuse_trigger_change(&shared, &headers, &peer) {
         return refused;
     }
     match t.delete(&name).await {

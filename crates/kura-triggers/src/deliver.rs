@@ -15,8 +15,18 @@ use tokio::io::AsyncWriteExt;
 use crate::config::Function;
 use crate::error::TriggerError;
 
-/// Most bytes of a function's answer kept (Lambda's synchronous response limit, 6 MB).
+/// Most bytes of a function's answer (Lambda's synchronous response limit, 6 MB): a
+/// larger answer fails the invocation, as in Lambda, and is not read past the limit.
 const MAX_ANSWER_BYTES: usize = 6 * 1024 * 1024;
+
+/// Most bytes of a command's standard error kept for the failure message.
+const MAX_STDERR_BYTES: usize = 64 * 1024;
+
+fn answer_too_large() -> TriggerError {
+    TriggerError::FunctionFailed(format!(
+        "Response payload size exceeded maximum allowed payload size ({MAX_ANSWER_BYTES} bytes)."
+    ))
+}
 
 /// Invokes functions; one per trigger runner (it keeps HTTP connections open).
 #[derive(Clone)]
@@ -72,13 +82,18 @@ impl Invoker {
             .get("x-amz-function-error")
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let answer = response
-            .into_body()
+        let answer = http_body_util::Limited::new(response.into_body(), MAX_ANSWER_BYTES)
             .collect()
             .await
-            .map_err(|e| TriggerError::Unreachable(format!("{url}: {e}")))?
-            .to_bytes();
-        let answer = answer.slice(..answer.len().min(MAX_ANSWER_BYTES)).to_vec();
+            .map_err(|e| {
+                if e.is::<http_body_util::LengthLimitError>() {
+                    answer_too_large()
+                } else {
+                    TriggerError::Unreachable(format!("{url}: {e}"))
+                }
+            })?
+            .to_bytes()
+            .to_vec();
         if let Some(kind) = function_error {
             return Err(TriggerError::FunctionFailed(format!(
                 "{kind}: {}",
@@ -117,24 +132,65 @@ async fn run(argv: &[String], event: &[u8]) -> Result<Vec<u8>, TriggerError> {
             let _ = stdin.write_all(&event).await;
         })
     });
-    let output = child
-        .wait_with_output()
+    // Both pipes are read to their end (so the command never blocks on them), keeping
+    // only what the answer and the failure message can use.
+    let stdout = child
+        .stdout
+        .take()
+        .map(|out| tokio::spawn(read_capped(out, MAX_ANSWER_BYTES)));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|err| tokio::spawn(read_capped(err, MAX_STDERR_BYTES)));
+    let status = child
+        .wait()
         .await
         .map_err(|e| TriggerError::Unreachable(format!("{program}: {e}")))?;
     if let Some(writer) = writer {
         let _ = writer.await;
     }
-    let mut answer = output.stdout.clone();
-    answer.truncate(MAX_ANSWER_BYTES);
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
+    let joined = |task: Option<tokio::task::JoinHandle<std::io::Result<(Vec<u8>, bool)>>>| async {
+        match task {
+            Some(task) => task
+                .await
+                .map_err(|e| TriggerError::Unreachable(format!("{program}: {e}")))?
+                .map_err(|e| TriggerError::Unreachable(format!("{program}: {e}"))),
+            None => Ok((Vec::new(), false)),
+        }
+    };
+    let (answer, answer_cut) = joined(stdout).await?;
+    let (stderr, _) = joined(stderr).await?;
+    if !status.success() {
+        let stderr = String::from_utf8_lossy(&stderr);
         return Err(TriggerError::FunctionFailed(format!(
-            "{program} exited with {}: {}",
-            output.status,
+            "{program} exited with {status}: {}",
             stderr.trim()
         )));
     }
+    if answer_cut {
+        return Err(answer_too_large());
+    }
     Ok(answer)
+}
+
+/// Reads `from` to its end, keeping the first `cap` bytes; whether more came.
+async fn read_capped(
+    mut from: impl tokio::io::AsyncRead + Unpin,
+    cap: usize,
+) -> std::io::Result<(Vec<u8>, bool)> {
+    use tokio::io::AsyncReadExt;
+    let mut kept = Vec::new();
+    let mut cut = false;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = from.read(&mut buf).await?;
+        if n == 0 {
+            return Ok((kept, cut));
+        }
+        let room = cap - kept.len();
+        kept.extend_from_slice(&buf[..n.min(room)]);
+        cut |= n > room;
+    }
 }
 
 #[cfg(test)]
@@ -176,6 +232,15 @@ mod tests {
             .await
             .expect("a chatty command answers");
         assert_eq!(answer, b"{}\n");
+        // An answer over Lambda's 6 MB fails the invocation, read to its end but not kept.
+        let huge = invoker
+            .invoke(&sh("cat >/dev/null; head -c 8000000 /dev/zero"), &event)
+            .await
+            .expect_err("over 6 MB");
+        assert!(
+            matches!(&huge, TriggerError::FunctionFailed(m) if m.contains("exceeded maximum allowed payload size")),
+            "{huge}"
+        );
         let missing = Function::Command(vec!["/nonexistent/kura-function".into()]);
         assert!(matches!(
             invoker.invoke(&missing, &event).await,

@@ -16,6 +16,10 @@ use crate::runner::{Runner, RunnerOptions, TriggerStats};
 use crate::source::StreamSource;
 use crate::state::StateStore;
 
+/// Triggers created at run time stop at this many running (each holds a task and, when
+/// it runs, a process or a connection): the endpoint is not signed.
+pub const MAX_TRIGGERS: usize = 256;
+
 /// Where a trigger was declared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Origin {
@@ -151,6 +155,11 @@ impl Triggers {
             return Err(TriggerError::Exists(format!(
                 "a trigger named {} exists",
                 trigger.name
+            )));
+        }
+        if definition.is_some() && running.len() >= MAX_TRIGGERS {
+            return Err(TriggerError::InvalidConfig(format!(
+                "a server runs at most {MAX_TRIGGERS} triggers; delete one first"
             )));
         }
         let mut state = self.store.load(&trigger.name)?;

@@ -710,3 +710,44 @@ async fn request_bytes_share_one_budget() {
     let status = raw_status(&e, head, vec![padded(6 << 20)]).await;
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
 }
+
+/// This host's address on a non-loopback interface, if it has one (the source address
+/// the kernel would pick for a packet to the documentation range; nothing is sent).
+fn non_loopback_address() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.1:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+/// Triggers are created at run time from this host only: the endpoint is unsigned and a
+/// trigger runs a command, so with `--bind 0.0.0.0` a client on another address is
+/// refused (403) while one on loopback is served.
+#[tokio::test]
+async fn runtime_triggers_are_managed_from_this_host_only() {
+    let server = KuraProcess::start_with(None, &["--trigger-admin", "--bind", "0.0.0.0"]);
+    let port = server.endpoint.rsplit(':').next().expect("port").to_owned();
+    let create = |host: String| {
+        http::Request::post(format!("http://{host}:{port}/kura/triggers"))
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from_static(
+                br#"{"Name":"t","Table":"Missing","Function":{"Command":["true"]}}"#,
+            )))
+            .expect("request")
+    };
+    let Some(ip) = non_loopback_address() else {
+        eprintln!("no non-loopback address on this host: only the loopback half is checked");
+        let local = send(create("127.0.0.1".into())).await;
+        assert_ne!(local.status, 403, "{:?}", local.body);
+        return;
+    };
+    let remote = send(create(ip.to_string())).await;
+    assert_eq!(remote.status, 403, "{:?}", remote.body);
+    let message = remote.json()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(message.contains("from this host only"), "{message}");
+    let local = send(create("127.0.0.1".into())).await;
+    assert_ne!(local.status, 403, "{:?}", local.body);
+}

@@ -130,6 +130,9 @@ pub struct Injection {
     pub error: Option<ApiError>,
 }
 
+/// Rules kept at once: each request that finds rules armed matches it against all.
+pub const MAX_RULES: usize = 256;
+
 #[derive(Default)]
 pub struct Faults {
     rules: Mutex<Vec<Rule>>,
@@ -177,8 +180,16 @@ impl Faults {
             spec,
             injected: 0,
         };
-        tracing::warn!(id, spec = ?listed.spec, "fault injection rule added");
         let mut rules = self.rules.lock();
+        // Spent and expired rules do not count; every request walks the live ones.
+        let now = Instant::now();
+        rules.retain(|r| !r.spent(now));
+        if rules.len() >= MAX_RULES {
+            return Err(format!(
+                "at most {MAX_RULES} fault rules at once: clear some first (DELETE /kura/admin/faults)"
+            ));
+        }
+        tracing::warn!(id, spec = ?listed.spec, "fault injection rule added");
         rules.push(Rule {
             listed: listed.clone(),
             until,
@@ -363,6 +374,32 @@ mod tests {
             |_| Some("pk".into()),
         );
         assert!(faults.decide(&put).is_none());
+    }
+
+    #[test]
+    fn rules_are_bounded_and_spent_ones_make_room() {
+        let faults = Faults::default();
+        for _ in 0..MAX_RULES {
+            faults
+                .add(spec(serde_json::json!({"error": "throttling", "count": 1})))
+                .expect("within the bound");
+        }
+        let refused = faults
+            .add(spec(serde_json::json!({"error": "throttling"})))
+            .expect_err("past the bound");
+        assert!(refused.contains("at most 256"), "{refused}");
+        let request = describe(
+            "GetItem",
+            br#"{"TableName":"t","Key":{"pk":{"S":"a"}}}"#,
+            |_| Some("pk".into()),
+        );
+        assert!(
+            faults.decide(&request).is_some(),
+            "one rule spends its count"
+        );
+        faults
+            .add(spec(serde_json::json!({"error": "throttling"})))
+            .expect("the spent rule made room");
     }
 
     #[test]

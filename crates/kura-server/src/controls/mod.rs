@@ -31,6 +31,9 @@ pub struct SnapshotInfo {
     pub taken_ms: i64,
 }
 
+/// Snapshots kept at once: each keeps the state of its moment alive.
+pub const MAX_SNAPSHOTS: usize = 64;
+
 /// Snapshots, reset, the manual clock and fault injection of one server.
 pub struct TestControls {
     slot: Arc<EngineSlot>,
@@ -105,6 +108,14 @@ impl TestControls {
         let started = Instant::now();
         if self.memory.is_none() {
             return Err(Self::DURABLE.to_owned());
+        }
+        {
+            let snapshots = self.snapshots.lock();
+            if snapshots.len() >= MAX_SNAPSHOTS && !snapshots.contains_key(name) {
+                return Err(format!(
+                    "at most {MAX_SNAPSHOTS} snapshots at once: drop one first"
+                ));
+            }
         }
         let frozen = self.engine().snapshot_state().ok_or(Self::DURABLE)?;
         let millis = elapsed_ms(started);
@@ -234,4 +245,27 @@ fn check_name(name: &str) -> Result<(), String> {
 
 fn elapsed_ms(started: Instant) -> f64 {
     started.elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_are_bounded_and_a_name_can_be_taken_again() {
+        let controls =
+            TestControls::in_memory(EngineOptions::default(), None).expect("in-memory engine");
+        for i in 0..MAX_SNAPSHOTS {
+            controls
+                .snapshot(&format!("s{i}"))
+                .expect("within the bound");
+        }
+        let refused = controls.snapshot("one-more").expect_err("past the bound");
+        assert!(refused.contains("at most 64"), "{refused}");
+        controls
+            .snapshot("s0")
+            .expect("replacing one is no new one");
+        assert!(controls.drop_snapshot("s1"));
+        controls.snapshot("one-more").expect("room again");
+    }
 }
