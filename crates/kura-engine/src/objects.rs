@@ -33,6 +33,14 @@ impl ObjectError {
         )
     }
 
+    /// An object over what the reader takes (`max` bytes): refused before it is read.
+    pub fn too_large(key: &str, max: u64) -> Self {
+        ObjectError::new(
+            OBJECT_TOO_LARGE,
+            format!("{key} is larger than {max} bytes"),
+        )
+    }
+
     pub fn no_such_key(key: &str) -> Self {
         ObjectError::new(
             "S3NoSuchKey",
@@ -47,12 +55,15 @@ impl std::fmt::Display for ObjectError {
     }
 }
 
+/// The code of [`ObjectError::too_large`].
+pub const OBJECT_TOO_LARGE: &str = "ObjectTooLarge";
+
 /// A store of buckets. Calls block; the engine makes them from its own threads.
 pub trait Objects: Send + Sync + 'static {
     /// Writes `key` in `bucket`, replacing what was there.
     fn put(&self, bucket: &str, key: &str, body: &[u8]) -> Result<(), ObjectError>;
-    /// Reads `key` of `bucket`.
-    fn get(&self, bucket: &str, key: &str) -> Result<Vec<u8>, ObjectError>;
+    /// Reads `key` of `bucket`, refusing it unread when it holds more than `max` bytes.
+    fn get(&self, bucket: &str, key: &str, max: u64) -> Result<Vec<u8>, ObjectError>;
     /// The keys of `bucket` that start with `prefix`, in byte order.
     fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError>;
 }
@@ -131,15 +142,26 @@ impl Objects for LocalBuckets {
         })
     }
 
-    fn get(&self, bucket: &str, key: &str) -> Result<Vec<u8>, ObjectError> {
+    fn get(&self, bucket: &str, key: &str, max: u64) -> Result<Vec<u8>, ObjectError> {
+        use std::io::Read;
         let path = self.path(bucket, key)?;
         if !self.root.join(bucket).is_dir() {
             return Err(ObjectError::no_such_bucket(bucket));
         }
-        std::fs::read(&path).map_err(|e| match e.kind() {
+        let not_read = |e: std::io::Error| match e.kind() {
             std::io::ErrorKind::NotFound => ObjectError::no_such_key(key),
             _ => io_error(&e, key),
-        })
+        };
+        let file = std::fs::File::open(&path).map_err(not_read)?;
+        let mut body = Vec::new();
+        // At most one byte past the limit, whatever the file claims or grows to.
+        file.take(max.saturating_add(1))
+            .read_to_end(&mut body)
+            .map_err(not_read)?;
+        if body.len() as u64 > max {
+            return Err(ObjectError::too_large(key, max));
+        }
+        Ok(body)
     }
 
     fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError> {
@@ -205,15 +227,18 @@ impl Objects for MemoryBuckets {
         Ok(())
     }
 
-    fn get(&self, bucket: &str, key: &str) -> Result<Vec<u8>, ObjectError> {
+    fn get(&self, bucket: &str, key: &str, max: u64) -> Result<Vec<u8>, ObjectError> {
         let objects = self.objects.lock();
         if !objects.keys().any(|(b, _)| b == bucket) {
             return Err(ObjectError::no_such_bucket(bucket));
         }
-        objects
+        let body = objects
             .get(&(bucket.to_owned(), key.to_owned()))
-            .cloned()
-            .ok_or_else(|| ObjectError::no_such_key(key))
+            .ok_or_else(|| ObjectError::no_such_key(key))?;
+        if body.len() as u64 > max {
+            return Err(ObjectError::too_large(key, max));
+        }
+        Ok(body.clone())
     }
 
     fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError> {
@@ -235,7 +260,7 @@ mod tests {
 
     fn round_trip(objects: &dyn Objects) {
         assert_eq!(
-            objects.get("bucket-1", "a").unwrap_err().code,
+            objects.get("bucket-1", "a", u64::MAX).unwrap_err().code,
             "S3NoSuchBucket"
         );
         objects
@@ -245,9 +270,22 @@ mod tests {
             .put("bucket-1", "p/AWSDynamoDB/x/data/one.json.gz", b"1")
             .expect("put");
         objects.put("bucket-1", "q/other", b"2").expect("put");
-        assert_eq!(objects.get("bucket-1", "q/other").expect("get"), b"2");
         assert_eq!(
-            objects.get("bucket-1", "q/none").unwrap_err().code,
+            objects.get("bucket-1", "q/other", u64::MAX).expect("get"),
+            b"2"
+        );
+        objects.put("bucket-1", "q/big", b"12345").expect("put");
+        assert_eq!(
+            objects.get("bucket-1", "q/big", 5).expect("at the bound"),
+            b"12345"
+        );
+        let refused = objects.get("bucket-1", "q/big", 4).unwrap_err();
+        assert_eq!(refused.code, OBJECT_TOO_LARGE);
+        assert_eq!(
+            objects
+                .get("bucket-1", "q/none", u64::MAX)
+                .unwrap_err()
+                .code,
             "S3NoSuchKey"
         );
         assert_eq!(

@@ -97,9 +97,9 @@ impl Objects for S3Buckets {
             .map_err(|e| failure(&e, key))
     }
 
-    fn get(&self, bucket: &str, key: &str) -> Result<Vec<u8>, ObjectError> {
+    fn get(&self, bucket: &str, key: &str, max: u64) -> Result<Vec<u8>, ObjectError> {
         self.runtime.block_on(async {
-            let out = self
+            let mut out = self
                 .client
                 .get_object()
                 .bucket(bucket)
@@ -107,12 +107,26 @@ impl Objects for S3Buckets {
                 .send()
                 .await
                 .map_err(|e| failure(&e, key))?;
-            let bytes = out
+            if out
+                .content_length()
+                .is_some_and(|n| u64::try_from(n).unwrap_or(0) > max)
+            {
+                return Err(ObjectError::too_large(key, max));
+            }
+            // Read piece by piece, so a server that sends more than it declared is cut too.
+            let mut body = Vec::new();
+            while let Some(piece) = out
                 .body
-                .collect()
+                .try_next()
                 .await
-                .map_err(|e| ObjectError::new("S3InternalError", format!("{key}: {e}")))?;
-            Ok(bytes.into_bytes().to_vec())
+                .map_err(|e| ObjectError::new("S3InternalError", format!("{key}: {e}")))?
+            {
+                if (body.len() + piece.len()) as u64 > max {
+                    return Err(ObjectError::too_large(key, max));
+                }
+                body.extend_from_slice(&piece);
+            }
+            Ok(body)
         })
     }
 

@@ -140,8 +140,14 @@ fn run(parts: &Parts, id: &str, stop: &AtomicBool) -> Result<()> {
         if stopping(stop) {
             return Ok(()); // re-run from the start after restart
         }
-        let body = match parts.objects.get(&bucket, key) {
+        let body = match parts.objects.get(&bucket, key, parse::MAX_OBJECT_BYTES) {
             Ok(body) => body,
+            // Refused unread, as a compressed object that inflates past the bound is.
+            Err(e) if e.code == crate::objects::OBJECT_TOO_LARGE => {
+                tally.processed += 1;
+                tally.refuse(id, key, 0, &parse::too_large());
+                continue;
+            }
             Err(e) => return finish(parts, record, tally, Some(e)),
         };
         let text = match parse::decompress(&record.compression, body).and_then(|b| {
@@ -155,11 +161,8 @@ fn run(parts: &Parts, id: &str, stop: &AtomicBool) -> Result<()> {
             }
         };
         tally.bytes += text.len() as u64;
-        let records = match record.input_format.as_str() {
-            "CSV" => parse::csv_records(&spec, &text),
-            format => parse::lines(format, &text),
-        };
-        for (line, item) in records {
+        // Records are checked and written in chunks as they are read.
+        let each = |(line, item): parse::Record| -> Result<()> {
             tally.processed += 1;
             match item.and_then(|json| checked(&table, json)) {
                 Ok(item) => pending.push(item),
@@ -168,6 +171,11 @@ fn run(parts: &Parts, id: &str, stop: &AtomicBool) -> Result<()> {
             if pending.len() >= CHUNK {
                 tally.imported += write(parts, &record, std::mem::take(&mut pending), &tally)?;
             }
+            Ok(())
+        };
+        match record.input_format.as_str() {
+            "CSV" => parse::each_csv_record(&spec, &text, each)?,
+            format => parse::each_line(format, &text, each)?,
         }
     }
     tally.imported += write(parts, &record, pending, &tally)?;

@@ -22,8 +22,11 @@ use super::ion;
 /// machine).
 pub const MAX_OBJECT_BYTES: u64 = 1 << 30;
 
-/// The bytes of an object as stored, decompressed.
+/// The bytes of an object as stored, decompressed; at most [`MAX_OBJECT_BYTES`] either way.
 pub fn decompress(kind: &str, body: Vec<u8>) -> Result<Vec<u8>, String> {
+    if body.len() as u64 > MAX_OBJECT_BYTES {
+        return Err(too_large());
+    }
     let mut out = Vec::new();
     let read = match kind {
         "GZIP" => flate2::read::MultiGzDecoder::new(body.as_slice())
@@ -34,11 +37,13 @@ pub fn decompress(kind: &str, body: Vec<u8>) -> Result<Vec<u8>, String> {
     };
     read.map_err(|e| format!("the object is not valid {kind} data: {e}"))?;
     if out.len() as u64 > MAX_OBJECT_BYTES {
-        return Err(format!(
-            "the object is larger than {MAX_OBJECT_BYTES} bytes when decompressed"
-        ));
+        return Err(too_large());
     }
     Ok(out)
+}
+
+pub fn too_large() -> String {
+    format!("the object is larger than {MAX_OBJECT_BYTES} bytes (decompressed)")
 }
 
 /// Every zstd frame of `body`, one after another (a compressor may write several), into
@@ -87,6 +92,20 @@ pub type Record = (u64, Result<ItemJson, String>);
 /// The records of a DYNAMODB_JSON or ION object.
 pub fn lines(format: &str, text: &str) -> Vec<Record> {
     let mut out = Vec::new();
+    let _never = each_line::<()>(format, text, |r| {
+        out.push(r);
+        Ok(())
+    });
+    out
+}
+
+/// Each record of a DYNAMODB_JSON or ION object handed to `each` as it is read, so an
+/// object's records are never all held at once; stops at `each`'s first error.
+pub fn each_line<E>(
+    format: &str,
+    text: &str,
+    mut each: impl FnMut(Record) -> Result<(), E>,
+) -> Result<(), E> {
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -98,9 +117,9 @@ pub fn lines(format: &str, text: &str) -> Vec<Record> {
             }
             _ => json_item(line),
         };
-        out.push((number, item));
+        each((number, item))?;
     }
-    out
+    Ok(())
 }
 
 fn json_item(line: &str) -> Result<ItemJson, String> {
@@ -126,19 +145,32 @@ pub struct CsvSpec<'a> {
 
 /// The records of a CSV object.
 pub fn csv_records(spec: &CsvSpec<'_>, text: &str) -> Vec<Record> {
+    let mut out = Vec::new();
+    let _never = each_csv_record::<()>(spec, text, |r| {
+        out.push(r);
+        Ok(())
+    });
+    out
+}
+
+/// Each row of a CSV object handed to `each` as it is read (see [`each_line`]).
+pub fn each_csv_record<E>(
+    spec: &CsvSpec<'_>,
+    text: &str,
+    mut each: impl FnMut(Record) -> Result<(), E>,
+) -> Result<(), E> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(spec.delimiter)
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes());
     let mut header: Option<Vec<String>> = spec.header.map(<[String]>::to_vec);
-    let mut out = Vec::new();
     for row in reader.records() {
         let row = match row {
             Ok(row) => row,
             Err(e) => {
                 let line = e.position().map_or(0, csv::Position::line);
-                out.push((line, Err(format!("not a CSV row: {e}"))));
+                each((line, Err(format!("not a CSV row: {e}"))))?;
                 continue;
             }
         };
@@ -148,14 +180,14 @@ pub fn csv_records(spec: &CsvSpec<'_>, text: &str) -> Vec<Record> {
             continue;
         };
         if row.len() > names.len() {
-            out.push((
+            each((
                 line,
                 Err(format!(
                     "a row of {} fields under a header of {}",
                     row.len(),
                     names.len()
                 )),
-            ));
+            ))?;
             continue;
         }
         let mut item = ItemJson::new();
@@ -185,9 +217,9 @@ pub fn csv_records(spec: &CsvSpec<'_>, text: &str) -> Vec<Record> {
                 }
             }
         }
-        out.push((line, failed.map_or(Ok(item), Err)));
+        each((line, failed.map_or(Ok(item), Err)))?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]
