@@ -2,9 +2,11 @@
 //! (chunked or not) and on what a `Content-Encoding` inflates to, so no request costs more
 //! memory than the limit, whatever it claims or compresses to.
 
-use axum::body::{Body, Bytes, to_bytes};
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, header};
+use bytes::BytesMut;
 use flate2::read::{DeflateDecoder, MultiGzDecoder, ZlibDecoder};
+use http_body_util::BodyExt;
 use kura_model::limits::MAX_REQUEST_BODY_BYTES;
 use kura_model::messages;
 use std::io::Read;
@@ -15,7 +17,11 @@ use crate::error::ApiError;
 /// The body of a request as sent (what a SigV4 signature covers), or the error to answer
 /// with. A body that arrives too slowly or past the server's budget of request bytes is
 /// cut by [`crate::body_limits`] on the way in, and answered as that limit says.
-pub async fn read(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+pub async fn read(
+    headers: &HeaderMap,
+    body: Body,
+    held: Option<&HeldBytes>,
+) -> Result<Bytes, ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -23,18 +29,42 @@ pub async fn read(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
     if declared.is_some_and(|n| n > MAX_REQUEST_BODY_BYTES as u64) {
         return Err(ApiError::too_large());
     }
-    to_bytes(body, MAX_REQUEST_BODY_BYTES).await.map_err(|e| {
-        if let Some(limit) = body_limits::limit_error(&e) {
-            return limit.same();
+    // Frames are copied out as they arrive, so the connection's read buffer is not kept
+    // alive by them, into pieces of at most 256 KB (few allocations, none doubling); the
+    // pieces are joined once at the end.
+    const PIECE: usize = 256 * 1024;
+    let mut pieces: Vec<Bytes> = Vec::new();
+    let mut current = BytesMut::new();
+    let mut length = 0;
+    let mut body = body;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| match body_limits::limit_error(&e) {
+            Some(limit) => limit.same(),
+            None => ApiError::serialization(messages::BODY_UNREADABLE),
+        })?;
+        let Some(mut data) = frame.data_ref().map(|d| &d[..]) else {
+            continue;
+        };
+        length += data.len();
+        if length > MAX_REQUEST_BODY_BYTES {
+            return Err(ApiError::too_large());
         }
-        let over_limit =
-            std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit"));
-        if over_limit {
-            ApiError::too_large()
-        } else {
-            ApiError::serialization(messages::BODY_UNREADABLE)
+        while !data.is_empty() {
+            if current.capacity() == current.len() {
+                if !current.is_empty() {
+                    pieces.push(std::mem::take(&mut current).freeze());
+                }
+                current.reserve(PIECE.min(declared.map_or(PIECE, |n| n as usize).max(1)));
+            }
+            let room = (current.capacity() - current.len()).min(data.len());
+            current.extend_from_slice(&data[..room]);
+            data = &data[room..];
         }
-    })
+    }
+    if !current.is_empty() {
+        pieces.push(current.freeze());
+    }
+    join(pieces, length, held)
 }
 
 /// Refuses a decoded body that is JSON but not an object, before anything reads it (the
@@ -95,30 +125,57 @@ pub fn decode(
 }
 
 /// Reads at most one byte past the limit, so a small body that inflates hugely costs no
-/// more than the limit, taking budget for each piece before it is kept.
+/// more than the limit, taking budget for each piece before it is kept; the pieces are
+/// joined as [`read`] joins a body's frames.
 fn inflate(
     mut decoder: impl Read,
     encoding: &str,
     held: Option<&HeldBytes>,
 ) -> Result<Bytes, ApiError> {
     const PIECE: usize = 64 * 1024;
-    let mut out = Vec::new();
-    let mut piece = vec![0u8; PIECE];
+    let mut pieces = Vec::new();
+    let mut length = 0;
     loop {
+        let mut piece = vec![0u8; PIECE];
         let n = decoder.read(&mut piece).map_err(|e| {
             ApiError::serialization(messages::malformed_encoding(encoding, &e.to_string()))
         })?;
         if n == 0 {
-            return Ok(Bytes::from(out));
+            return join(pieces, length, held);
         }
-        if out.len() + n > MAX_REQUEST_BODY_BYTES {
+        length += n;
+        if length > MAX_REQUEST_BODY_BYTES {
             return Err(ApiError::too_large());
         }
         if let Some(held) = held {
             held.take(n)?;
         }
-        out.extend_from_slice(&piece[..n]);
+        piece.truncate(n);
+        pieces.push(Bytes::from(piece));
     }
+}
+
+/// One buffer of `length` bytes from `pieces`. Joining holds the bytes twice for a
+/// moment: that moment is taken from the budget too.
+fn join(
+    mut pieces: Vec<Bytes>,
+    length: usize,
+    held: Option<&HeldBytes>,
+) -> Result<Bytes, ApiError> {
+    if pieces.len() <= 1 {
+        return Ok(pieces.pop().unwrap_or_default());
+    }
+    if let Some(held) = held {
+        held.take(length)?;
+    }
+    let mut joined = BytesMut::with_capacity(length);
+    for piece in pieces {
+        joined.extend_from_slice(&piece);
+    }
+    if let Some(held) = held {
+        held.give_back(length);
+    }
+    Ok(joined.freeze())
 }
 
 #[cfg(test)]

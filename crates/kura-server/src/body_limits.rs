@@ -76,6 +76,14 @@ impl HeldBytes {
         Ok(())
     }
 
+    /// Gives back `n` of the bytes taken (a copy that is gone).
+    pub fn give_back(&self, n: usize) {
+        let mut slot = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(taken) = slot.as_mut() {
+            drop(taken.split(n.min(taken.num_permits())));
+        }
+    }
+
     #[cfg(test)]
     fn bytes(&self) -> usize {
         let slot = self.taken.lock().unwrap_or_else(|e| e.into_inner());

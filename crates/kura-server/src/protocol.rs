@@ -33,7 +33,8 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
     let request_id = pipeline::request_id();
     let received = shared.pipeline.timing();
     let (parts, body) = request.into_parts();
-    let read = body::read(&parts.headers, body).await;
+    let held = parts.extensions.get::<body_limits::HeldBytes>();
+    let read = body::read(&parts.headers, body, held).await;
     let result = match target_operation(&parts.headers) {
         None => read.and(Err(ApiError::unknown_operation())),
         Some(target) => {
@@ -62,7 +63,6 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             let (_place, read) = match read {
                 Ok(raw) => match shared.admission.enter().await {
                     Ok(place) => {
-                        let held = parts.extensions.get::<body_limits::HeldBytes>();
                         let decoded = body::decode(&parts.headers, raw.clone(), held);
                         (Some(place), decoded.map(|body| (raw, body)))
                     }
