@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for FUZZ_SECONDS each (default 60), FUZZ_JOBS at a time (default
-# 1). Installs cargo-fuzz if needed.
+# 1). FUZZ_TARGETS (space-separated) runs only those. Installs cargo-fuzz if needed.
 # Targets: attribute_value_json, request_json, number_parse, key_decode, item_decode,
 # expression_parse, expression_eval, table_definition, stream_requests, engine_model,
 # partiql_parse, auth_header, policy_parse, backup_requests, import_records, insights_requests,
@@ -24,7 +24,7 @@ mkdir -p logs
 # Every target built once, before any runs: targets run side by side would otherwise each
 # wait for the other's build.
 cargo fuzz build -s none ${build[@]+"${build[@]}"}
-targets=$(cargo fuzz list)
+targets="${FUZZ_TARGETS:-$(cargo fuzz list)}"
 
 # Runs one target for $seconds; its libFuzzer lines go to its log.
 fuzz_one() {
