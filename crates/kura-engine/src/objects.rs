@@ -112,7 +112,33 @@ impl LocalBuckets {
                 format!("The key is not valid here: {key}"),
             ));
         }
-        Ok(self.root.join(bucket).join(relative))
+        let path = self.root.join(bucket).join(relative);
+        self.check_inside(&path, key)?;
+        Ok(path)
+    }
+
+    /// Refuses a path whose real location (symlinks resolved, as far as it exists yet) is
+    /// outside the root: a link under the buckets directory never takes an export's
+    /// writes or an import's reads elsewhere.
+    fn check_inside(&self, path: &Path, key: &str) -> Result<(), ObjectError> {
+        let Ok(root) = self.root.canonicalize() else {
+            return Ok(()); // no root yet: nothing under it exists either
+        };
+        let mut existing = Some(path);
+        while let Some(at) = existing {
+            if let Ok(real) = at.canonicalize() {
+                return if real.starts_with(&root) {
+                    Ok(())
+                } else {
+                    Err(ObjectError::new(
+                        "S3AccessDenied",
+                        format!("{key} leads outside the buckets directory"),
+                    ))
+                };
+            }
+            existing = at.parent();
+        }
+        Ok(())
     }
 }
 
@@ -130,6 +156,8 @@ impl Objects for LocalBuckets {
         let path = self.path(bucket, key)?;
         let dir = path.parent().unwrap_or(&self.root);
         std::fs::create_dir_all(dir).map_err(|e| io_error(&e, key))?;
+        // Again once the directories exist (the first root may have been made just now).
+        self.check_inside(dir, key)?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy())
@@ -172,6 +200,7 @@ impl Objects for LocalBuckets {
         if !base.is_dir() {
             return Err(ObjectError::no_such_bucket(bucket));
         }
+        self.check_inside(&base, bucket)?;
         let mut keys = Vec::new();
         let mut dirs = vec![base.clone()];
         while let Some(dir) = dirs.pop() {
@@ -179,8 +208,15 @@ impl Objects for LocalBuckets {
             for entry in entries {
                 let entry = entry.map_err(|e| io_error(&e, prefix))?;
                 let path = entry.path();
-                if path.is_dir() {
+                // Linked directories are not walked (no cycles, no way out of the root);
+                // a linked file is listed only if it lies inside.
+                let kind = entry.file_type().map_err(|e| io_error(&e, prefix))?;
+                if kind.is_dir() {
                     dirs.push(path);
+                    continue;
+                }
+                if kind.is_symlink() && (path.is_dir() || self.check_inside(&path, prefix).is_err())
+                {
                     continue;
                 }
                 let Ok(relative) = path.strip_prefix(&base) else {
@@ -315,5 +351,60 @@ mod tests {
             assert!(buckets.put(bucket, "k", b"x").is_err(), "{bucket}");
         }
         assert!(!dir.path().join("escape").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_do_not_lead_out_of_the_buckets_directory() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(root.join("bucket-1")).expect("bucket");
+        std::fs::create_dir_all(&outside).expect("outside");
+        std::fs::write(outside.join("secret"), b"s").expect("secret");
+        // A linked directory and a linked file leading out, one link that stays inside,
+        // and a cycle.
+        symlink(&outside, root.join("bucket-1/out")).expect("link");
+        symlink(outside.join("secret"), root.join("bucket-1/secret")).expect("link");
+        symlink(dir.path(), root.join("bucket-2")).expect("link");
+        std::fs::write(root.join("bucket-1/real"), b"r").expect("file");
+        symlink(root.join("bucket-1/real"), root.join("bucket-1/alias")).expect("link");
+        symlink(root.join("bucket-1"), root.join("bucket-1/loop")).expect("link");
+        let buckets = LocalBuckets::new(&root);
+        let denied = |r: Result<Vec<u8>, ObjectError>| r.unwrap_err().code;
+        assert_eq!(
+            denied(buckets.get("bucket-1", "secret", 10)),
+            "S3AccessDenied"
+        );
+        assert_eq!(
+            denied(buckets.get("bucket-1", "out/secret", 10)),
+            "S3AccessDenied"
+        );
+        assert_eq!(
+            buckets
+                .put("bucket-1", "out/written", b"x")
+                .unwrap_err()
+                .code,
+            "S3AccessDenied"
+        );
+        assert_eq!(
+            buckets
+                .put("bucket-2", "outside/written", b"x")
+                .unwrap_err()
+                .code,
+            "S3AccessDenied"
+        );
+        assert!(!outside.join("written").exists());
+        assert_eq!(
+            buckets.list("bucket-2", "").unwrap_err().code,
+            "S3AccessDenied"
+        );
+        assert_eq!(buckets.get("bucket-1", "alias", 10).expect("inside"), b"r");
+        assert_eq!(
+            buckets.list("bucket-1", "").expect("list"),
+            ["alias", "real"],
+            "links out and linked directories are not listed"
+        );
     }
 }
