@@ -450,7 +450,7 @@ async fn serve_until(
 }
 
 /// Binds `addr` and serves [`metrics_routes`] on it until aborted (plain HTTP: scrapers
-/// on a private interface). Binding fails before the API starts, with the address.
+/// on a private interface; at most 64 connections, with the API's read deadline). Binding fails before the API starts, with the address.
 async fn serve_metrics_on(
     addr: std::net::SocketAddr,
     shared: Shared,
@@ -464,8 +464,16 @@ async fn serve_metrics_on(
     let local = listener.local_addr()?;
     tracing::info!("metrics on http://{local}/metrics");
     let app = metrics_routes(shared);
+    // The API's connection handling, with a small cap: scrapers are few, and a client
+    // that trickles its request is cut as on the API's port.
+    let limits = connections::ConnectionLimits {
+        max_open: 64,
+        request_memory: 1 << 20,
+        ..connections::ConnectionLimits::DEFAULT
+    };
     Ok(tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
+        let forever = std::future::pending::<()>();
+        if let Err(e) = connections::serve(listener, app, None, &limits, forever).await {
             tracing::error!("the metrics listener stopped: {e}");
         }
     }))
