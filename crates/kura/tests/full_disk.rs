@@ -4,6 +4,7 @@
 //! - writes that do not fit are refused with a 5xx (InternalServerError), never
 //!   acknowledged;
 //! - reads go on while the disk is full, and every acknowledged write is readable;
+//!   `/ready` answers 503; freeing space does not lift the refusal;
 //! - once space is freed, a restart (the store is poisoned by a failed write, as for any
 //!   failed sync: docs/reliability.md) serves every acknowledged write and takes new ones;
 //! - a `kill -9` after that loses nothing acknowledged either.
@@ -111,6 +112,20 @@ async fn all_there(client: &Client, acknowledged: &[usize], when: &str) {
     }
 }
 
+/// The status line and body of `GET /ready`.
+async fn get_ready(endpoint: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = endpoint.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream
+        .write_all(b"GET /ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("write");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_refuses_writes_loses_nothing_and_recovers_once_space_is_freed() {
     let mb = std::env::var("KURA_FULL_DISK_MB")
@@ -161,8 +176,16 @@ async fn a_full_disk_refuses_writes_loses_nothing_and_recovers_once_space_is_fre
     // Reads go on while the disk is full.
     all_there(&client, &acknowledged, "while full").await;
 
-    // Space back, and a restart: everything acknowledged, and new writes taken.
+    // The server says it is not ready, and why.
+    let ready = get_ready(&server.endpoint).await;
+    eprintln!("full disk: /ready says {ready}");
+    assert!(ready.starts_with("HTTP/1.1 503"), "{ready}");
+
+    // Space back: the store stays refused until a restart (as after any failed write).
     std::fs::remove_file(&filler).expect("free space");
+    let after = put(&client, 99_999).await;
+    eprintln!("full disk: a write once space is freed, before a restart: {after:?}");
+    assert_eq!(after, Err("InternalServerError".to_owned()));
     let _ = server.terminate();
     let server = KuraProcess::start(Some(&data));
     let client = without_retries(&server.client());
