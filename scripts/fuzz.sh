@@ -5,7 +5,7 @@
 # expression_parse, expression_eval, table_definition, stream_requests, engine_model,
 # partiql_parse, auth_header, policy_parse, backup_requests, import_records, insights_requests,
 # trigger_filter, test_controls, console_requests, vector_search, yaml_template,
-# advisor_inputs.
+# advisor_inputs, mcp_inputs, http_edge.
 # `-s none` builds with coverage but without a sanitizer, which works on the stable toolchain.
 # FUZZ_BUILD=dev builds the targets without optimisation (the same debug assertions and
 # overflow checks): several minutes less to build, fewer inputs per second; the test
