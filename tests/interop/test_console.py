@@ -736,6 +736,35 @@ def test_console_requests_are_audited_as_the_signed_in_principal(tmp_path):
         assert created[0]["userAgent"].startswith("Python-urllib")
 
 
+def test_failed_sign_ins_lock_the_address_out_for_a_minute(tmp_path):
+    """Five wrong secrets from one address: the sixth attempt is refused unchecked, even
+    with the right secret, and says how long to wait; the failures are logged."""
+    creds = tmp_path / "credentials.json"
+    creds.write_text(json.dumps({"Credentials": [
+        {"AccessKeyId": "AKIDADMIN", "SecretAccessKey": "admin-secret", "User": "admin"}]}))
+    with kura_server(["--in-memory", "--auth", str(creds)], tmp_path) as endpoint:
+        opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+        def fetch(path, form=None):
+            data = urllib.parse.urlencode(form).encode() if form is not None else None
+            with opener.open(endpoint + path, data=data, timeout=30) as answer:
+                return answer.geturl(), answer.read().decode()
+
+        def attempt(secret):
+            _, page = fetch("/console/signin")
+            token = page.split('name="csrf" value="')[1].split('"')[0]
+            return fetch("/console/signin", {"csrf": token, "access_key_id": "AKIDADMIN",
+                                             "secret_access_key": secret})
+
+        for _ in range(5):
+            url, page = attempt("wrong")
+            assert url.endswith("/console/signin") and "UnrecognizedClientException" in page
+        url, page = attempt("admin-secret")
+        assert url.endswith("/console/signin"), "the right secret is not even checked"
+        assert "too many failed sign-ins from this address: try again in" in page, page
+
+
 def single_table_with_a_gsi(ddb, name):
     """pk/sk, a GSI by-status (ALL), 20 items written by the application in one batch."""
     ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",

@@ -23,6 +23,7 @@ mod paging;
 mod partiql;
 mod protection;
 mod session;
+mod sign_in_limit;
 mod streams;
 mod tables;
 mod values;
@@ -52,6 +53,7 @@ pub(crate) use layout::Tab;
 #[derive(Default)]
 struct Console {
     sessions: session::Sessions,
+    sign_ins: sign_in_limit::SignInLimiter,
     samples: metrics::Sampler,
     advice: advisor::AdviceCache,
     /// The server speaks HTTPS: the session cookie is `Secure`.
@@ -426,8 +428,18 @@ async fn sign_in(Posted { ctx, fields }: Posted) -> Response {
         "" => kura_auth::DEFAULT_REGION,
         region => region,
     };
-    match auth.sign_in(field(&fields, "access_key_id"), secret, token, region) {
+    let now = Instant::now();
+    if let Some(wait) = ctx.console.sign_ins.wait(ctx.source_ip, now) {
+        let refused = ApiError::access_denied(format!(
+            "too many failed sign-ins from this address: try again in {} s",
+            wait.as_secs().max(1)
+        ));
+        return ctx.page("Sign in", Tab::None, layout::sign_in(&ctx, Some(&refused)));
+    }
+    let key_id = field(&fields, "access_key_id");
+    match auth.sign_in(key_id, secret, token, region) {
         Ok(verified) => {
+            ctx.console.sign_ins.succeeded(ctx.source_ip);
             let fingerprint = kura_auth::fingerprint(secret, token);
             let session = ctx
                 .console
@@ -441,7 +453,14 @@ async fn sign_in(Posted { ctx, fields }: Posted) -> Response {
             response
         }
         Err(e) => {
+            ctx.console.sign_ins.failed(ctx.source_ip, now);
             let error = ApiError::from(e);
+            tracing::warn!(
+                source_ip = ?ctx.source_ip,
+                access_key_id = key_id,
+                error = error.name(),
+                "console sign-in failed"
+            );
             ctx.page("Sign in", Tab::None, layout::sign_in(&ctx, Some(&error)))
         }
     }
