@@ -30,7 +30,7 @@ use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::{
     AttributeValue as Av, BillingMode, ConditionCheck, Delete, DeleteRequest, GlobalSecondaryIndex,
     KeyType, Projection, ProjectionType, Put, PutRequest, ScalarAttributeType, StreamSpecification,
-    StreamViewType, TimeToLiveSpecification, TransactWriteItem, Update, WriteRequest,
+    StreamViewType, TransactWriteItem, Update, WriteRequest,
 };
 use aws_sdk_dynamodbstreams::types::{AttributeValue as SV, OperationType};
 use common::KuraProcess;
@@ -169,13 +169,7 @@ async fn every_acknowledged_write_survives_repeated_kill9() {
         let before: Vec<usize> = models.iter().map(|m| m.acknowledged).collect();
         let acked: Vec<Arc<AtomicUsize>> = (0..CLIENTS).map(|_| Arc::default()).collect();
         // Writers do not retry: a retry after the kill only waits out its backoff.
-        let writer = Client::from_conf(
-            client
-                .config()
-                .to_builder()
-                .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
-                .build(),
-        );
+        let writer = common::without_retries(&client);
         for (model, acked) in models.drain(..).zip(&acked) {
             let client = writer.clone();
             tasks.push(tokio::spawn(run_client(client, model, acked.clone())));
@@ -566,19 +560,7 @@ async fn create_table(client: &Client) {
         .send()
         .await
         .expect("create table");
-    client
-        .update_time_to_live()
-        .table_name(TABLE)
-        .time_to_live_specification(
-            TimeToLiveSpecification::builder()
-                .enabled(true)
-                .attribute_name(EXPIRES)
-                .build()
-                .expect("ttl specification"),
-        )
-        .send()
-        .await
-        .expect("enable TTL");
+    common::enable_ttl(client, TABLE, EXPIRES).await;
 }
 
 /// Every item of the table (or index): pk → ver.

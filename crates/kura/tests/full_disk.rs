@@ -19,8 +19,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::retry::RetryConfig;
-use aws_sdk_dynamodb::types::{AttributeValue as Av, BillingMode, KeyType, ScalarAttributeType};
+use aws_sdk_dynamodb::types::AttributeValue as Av;
 use common::KuraProcess;
 
 const TABLE: &str = "Full";
@@ -62,28 +61,6 @@ impl Drop for SmallDisk {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg("-l").arg(&self.mount).status();
     }
-}
-
-fn without_retries(client: &Client) -> Client {
-    Client::from_conf(
-        client
-            .config()
-            .to_builder()
-            .retry_config(RetryConfig::disabled())
-            .build(),
-    )
-}
-
-async fn create_table(client: &Client) {
-    client
-        .create_table()
-        .table_name(TABLE)
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(common::def("pk", ScalarAttributeType::S))
-        .key_schema(common::key("pk", KeyType::Hash))
-        .send()
-        .await
-        .expect("create table");
 }
 
 async fn put(client: &Client, i: usize) -> Result<(), String> {
@@ -144,8 +121,8 @@ async fn a_full_disk_refuses_writes_loses_nothing_and_recovers_once_space_is_fre
     std::fs::write(&filler, vec![0u8; 12 << 20]).expect("filler");
     let data = disk.path().join("data");
     let server = KuraProcess::start(Some(&data));
-    let client = without_retries(&server.client());
-    create_table(&client).await;
+    let client = common::without_retries(&server.client());
+    common::create_table(&client, TABLE, "pk", None).await;
 
     let mut acknowledged = Vec::new();
     let mut refusals = Vec::new();
@@ -188,7 +165,7 @@ async fn a_full_disk_refuses_writes_loses_nothing_and_recovers_once_space_is_fre
     assert_eq!(after, Err("InternalServerError".to_owned()));
     let _ = server.terminate();
     let server = KuraProcess::start(Some(&data));
-    let client = without_retries(&server.client());
+    let client = common::without_retries(&server.client());
     all_there(&client, &acknowledged, "after freeing space").await;
     let next = acknowledged.last().copied().unwrap_or(0) + 1_000;
     for i in next..next + 20 {

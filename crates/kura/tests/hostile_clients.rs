@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::config::retry::RetryConfig;
-use aws_sdk_dynamodb::types::{AttributeValue as Av, BillingMode, KeyType, ScalarAttributeType};
+use aws_sdk_dynamodb::types::AttributeValue as Av;
 use common::KuraProcess;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -145,14 +145,7 @@ async fn hostile_clients_together_leave_memory_bounded_and_good_clients_served()
     let pid = server.pid();
     let addr = server.endpoint.trim_start_matches("http://").to_owned();
     let good = server.client();
-    good.create_table()
-        .table_name("Hostile")
-        .billing_mode(BillingMode::PayPerRequest)
-        .attribute_definitions(common::def("pk", ScalarAttributeType::S))
-        .key_schema(common::key("pk", KeyType::Hash))
-        .send()
-        .await
-        .expect("create table");
+    common::create_table(&good, "Hostile", "pk", None).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let idle_kb = rss_kb(pid).expect("rss");
 

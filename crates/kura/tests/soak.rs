@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     AttributeValue as Av, BillingMode, GlobalSecondaryIndex, KeyType, Projection, ProjectionType,
-    PutRequest, ScalarAttributeType, StreamSpecification, StreamViewType, TimeToLiveSpecification,
-    TransactWriteItem, Update, WriteRequest,
+    PutRequest, ScalarAttributeType, StreamSpecification, StreamViewType, TransactWriteItem,
+    Update, WriteRequest,
 };
 use common::KuraProcess;
 
@@ -85,19 +85,7 @@ async fn create_table(client: &Client) {
         .send()
         .await
         .expect("create table");
-    client
-        .update_time_to_live()
-        .table_name(TABLE)
-        .time_to_live_specification(
-            TimeToLiveSpecification::builder()
-                .enabled(true)
-                .attribute_name("exp")
-                .build()
-                .expect("ttl"),
-        )
-        .send()
-        .await
-        .expect("ttl");
+    common::enable_ttl(client, TABLE, "exp").await;
 }
 
 fn key(i: u64) -> Av {

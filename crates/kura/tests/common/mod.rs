@@ -107,6 +107,35 @@ impl Drop for KuraProcess {
     }
 }
 
+/// `client` with the SDK's retries off: a call fails at once when the server is gone or
+/// refuses it (tests that kill the server, or count refusals).
+pub fn without_retries(client: &Client) -> Client {
+    Client::from_conf(
+        client
+            .config()
+            .to_builder()
+            .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
+            .build(),
+    )
+}
+
+/// Turns TTL on for `table`, on `attribute`.
+pub async fn enable_ttl(client: &Client, table: &str, attribute: &str) {
+    client
+        .update_time_to_live()
+        .table_name(table)
+        .time_to_live_specification(
+            aws_sdk_dynamodb::types::TimeToLiveSpecification::builder()
+                .enabled(true)
+                .attribute_name(attribute)
+                .build()
+                .expect("ttl specification"),
+        )
+        .send()
+        .await
+        .expect("enable TTL");
+}
+
 /// Creates an on-demand table with a string partition key and optional sort key.
 pub async fn create_table(
     client: &Client,

@@ -116,7 +116,7 @@ async fn bank_transfers(client: &Client, table: &str) {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(180);
-    let steps = total.div_ceil(WORKERS).max(1);
+    let steps = ((total + WORKERS - 1) / WORKERS).max(1);
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let started = std::time::Instant::now();
     let mut workers = Vec::new();
