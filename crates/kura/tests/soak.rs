@@ -228,13 +228,17 @@ async fn run_client(client: Client, id: u64, stop: Arc<AtomicBool>, calls: Arc<A
     }
 }
 
-/// Follows the stream's shards at LATEST until `stop`; the records it read.
+/// Follows the stream until `stop`, as a consumer written for AWS does: the shards open at
+/// the start from LATEST, every shard opened since (a split, a roll-over) from
+/// TRIM_HORIZON, found by listing the shards again whenever one of ours ends; the records
+/// it read.
 async fn consume_stream(
     client: Client,
     streams: aws_sdk_dynamodbstreams::Client,
     stop: Arc<AtomicBool>,
     read: Arc<AtomicU64>,
 ) {
+    use aws_sdk_dynamodbstreams::types::ShardIteratorType;
     let arn = client
         .describe_table()
         .table_name(TABLE)
@@ -245,31 +249,52 @@ async fn consume_stream(
         .and_then(|t| t.latest_stream_arn())
         .expect("stream")
         .to_owned();
-    let shards = streams
-        .describe_stream()
-        .stream_arn(&arn)
-        .send()
-        .await
-        .expect("describe stream");
-    let mut iterators = Vec::new();
-    for shard in shards
-        .stream_description()
-        .map(|d| d.shards())
-        .unwrap_or_default()
-    {
-        let it = streams
-            .get_shard_iterator()
-            .stream_arn(&arn)
-            .shard_id(shard.shard_id().expect("id"))
-            .shard_iterator_type(aws_sdk_dynamodbstreams::types::ShardIteratorType::Latest)
-            .send()
-            .await
-            .expect("iterator");
-        iterators.extend(it.shard_iterator().map(str::to_owned));
-    }
-    while !stop.load(Ordering::Relaxed) && !iterators.is_empty() {
+    let mut seen = std::collections::HashSet::new();
+    let mut iterators: Vec<String> = Vec::new();
+    let mut from = ShardIteratorType::Latest;
+    let mut relist = true;
+    while !stop.load(Ordering::Relaxed) {
+        if relist {
+            let mut after: Option<String> = None;
+            loop {
+                let page = streams
+                    .describe_stream()
+                    .stream_arn(&arn)
+                    .set_exclusive_start_shard_id(after.take())
+                    .send()
+                    .await
+                    .expect("describe stream");
+                let description = page.stream_description().expect("description");
+                for shard in description.shards() {
+                    let id = shard.shard_id().expect("id").to_owned();
+                    let closed = shard
+                        .sequence_number_range()
+                        .and_then(|r| r.ending_sequence_number())
+                        .is_some();
+                    // At the start, closed shards are history; after it, each new one is read.
+                    if !seen.insert(id.clone()) || from == ShardIteratorType::Latest && closed {
+                        continue;
+                    }
+                    let it = streams
+                        .get_shard_iterator()
+                        .stream_arn(&arn)
+                        .shard_id(&id)
+                        .shard_iterator_type(from.clone())
+                        .send()
+                        .await
+                        .expect("iterator");
+                    iterators.extend(it.shard_iterator().map(str::to_owned));
+                }
+                match description.last_evaluated_shard_id() {
+                    Some(last) => after = Some(last.to_owned()),
+                    None => break,
+                }
+            }
+            from = ShardIteratorType::TrimHorizon;
+        }
+        let before = iterators.len();
         let mut next = Vec::new();
-        for it in iterators {
+        for it in std::mem::take(&mut iterators) {
             let page = streams
                 .get_records()
                 .shard_iterator(it)
@@ -279,6 +304,7 @@ async fn consume_stream(
             read.fetch_add(page.records().len() as u64, Ordering::Relaxed);
             next.extend(page.next_shard_iterator().map(str::to_owned));
         }
+        relist = next.len() < before;
         iterators = next;
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -291,7 +317,8 @@ async fn memory_descriptors_and_threads_stay_flat_under_steady_load() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
     let dir = tempfile::tempdir().expect("tempdir");
-    let server = KuraProcess::start(Some(dir.path()));
+    // Shards split every 5,000 records, so the consumer follows splits even in 20 s.
+    let server = KuraProcess::start_with(Some(dir.path()), &["--stream-split-records", "5000"]);
     let client = server.client();
     create_table(&client).await;
     let pid = server.pid();
