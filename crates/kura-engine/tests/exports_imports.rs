@@ -239,11 +239,15 @@ async fn a_full_export_has_dynamodbs_layout_and_imports_back_equal() {
             assert!(keys.contains(&format!("{dir}{name}")), "{name} in {keys:?}");
         }
         let summary_bytes = buckets
-            .get("exports-1", &format!("{dir}manifest-summary.json"))
+            .get(
+                "exports-1",
+                &format!("{dir}manifest-summary.json"),
+                u64::MAX,
+            )
             .expect("summary");
         assert_eq!(
             buckets
-                .get("exports-1", &format!("{dir}manifest-summary.md5"))
+                .get("exports-1", &format!("{dir}manifest-summary.md5"), u64::MAX)
                 .expect("md5"),
             md5_base64(&summary_bytes).as_bytes()
         );
@@ -262,11 +266,11 @@ async fn a_full_export_has_dynamodbs_layout_and_imports_back_equal() {
             .collect();
         assert_eq!(order, ["version", "2020-06-30"]);
         let listing = buckets
-            .get("exports-1", &format!("{dir}manifest-files.json"))
+            .get("exports-1", &format!("{dir}manifest-files.json"), u64::MAX)
             .expect("files");
         assert_eq!(
             buckets
-                .get("exports-1", &format!("{dir}manifest-files.md5"))
+                .get("exports-1", &format!("{dir}manifest-files.md5"), u64::MAX)
                 .expect("md5"),
             md5_base64(&listing).as_bytes()
         );
@@ -278,7 +282,7 @@ async fn a_full_export_has_dynamodbs_layout_and_imports_back_equal() {
                 key.starts_with(&format!("{dir}data/")) && key.ends_with(extension),
                 "{key}"
             );
-            let body = buckets.get("exports-1", key).expect("data file");
+            let body = buckets.get("exports-1", key, u64::MAX).expect("data file");
             assert_eq!(file["md5Checksum"], md5_base64(&body));
             assert!(file["etag"].as_str().expect("etag").ends_with("-1"));
             let text = gunzip(&body);
@@ -451,7 +455,7 @@ fn incremental_records(buckets: &MemoryBuckets, prefix: &str) -> Vec<Value> {
         .expect("list");
     let mut records = Vec::new();
     for key in keys {
-        let text = gunzip(&buckets.get("exports-1", &key).expect("data"));
+        let text = gunzip(&buckets.get("exports-1", &key, u64::MAX).expect("data"));
         records.extend(
             text.lines()
                 .map(|l| serde_json::from_str::<Value>(l).expect("record")),

@@ -169,11 +169,9 @@ mod tests {
 
     use super::*;
 
-    fn chunks(
-        parts: Vec<&'static [u8]>,
-    ) -> StreamBody<
-        futures_util::stream::Iter<std::vec::IntoIter<Result<Frame<Bytes>, std::io::Error>>>,
-    > {
+    type Frames = std::vec::IntoIter<Result<Frame<Bytes>, std::io::Error>>;
+
+    fn chunks(parts: Vec<&'static [u8]>) -> StreamBody<futures_util::stream::Iter<Frames>> {
         let frames: Vec<Result<Frame<Bytes>, std::io::Error>> = parts
             .into_iter()
             .map(|p| Ok(Frame::data(Bytes::from_static(p))))

@@ -149,7 +149,7 @@ async fn run(argv: &[String], event: &[u8]) -> Result<Vec<u8>, TriggerError> {
     if let Some(writer) = writer {
         let _ = writer.await;
     }
-    let joined = |task: Option<tokio::task::JoinHandle<std::io::Result<(Vec<u8>, bool)>>>| async {
+    let joined = |task: Option<tokio::task::JoinHandle<Capped>>| async {
         match task {
             Some(task) => task
                 .await
@@ -173,11 +173,11 @@ async fn run(argv: &[String], event: &[u8]) -> Result<Vec<u8>, TriggerError> {
     Ok(answer)
 }
 
+/// What [`read_capped`] kept, and whether more came.
+type Capped = std::io::Result<(Vec<u8>, bool)>;
+
 /// Reads `from` to its end, keeping the first `cap` bytes; whether more came.
-async fn read_capped(
-    mut from: impl tokio::io::AsyncRead + Unpin,
-    cap: usize,
-) -> std::io::Result<(Vec<u8>, bool)> {
+async fn read_capped(mut from: impl tokio::io::AsyncRead + Unpin, cap: usize) -> Capped {
     use tokio::io::AsyncReadExt;
     let mut kept = Vec::new();
     let mut cut = false;
