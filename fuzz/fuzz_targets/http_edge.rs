@@ -6,7 +6,7 @@
 //! first (so the JSON past the inflate is reached too).
 #![no_main]
 use std::io::Write;
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
 use axum::body::Body;
 use axum::http::{Request, header};
