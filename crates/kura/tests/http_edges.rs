@@ -751,3 +751,36 @@ async fn runtime_triggers_are_managed_from_this_host_only() {
     let local = send(create("127.0.0.1".into())).await;
     assert_ne!(local.status, 403, "{:?}", local.body);
 }
+
+/// A body with more Content-Encodings than Kura undoes is refused before any is inflated,
+/// with a SerializationException that counts them; the item is not written.
+#[tokio::test]
+async fn three_content_encodings_are_refused() {
+    let server = KuraProcess::start(None);
+    let e = server.endpoint.as_str();
+    let create = br#"{"TableName":"Layers","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}"#;
+    assert_eq!(
+        send(post(e, "CreateTable", None, create.to_vec()))
+            .await
+            .status,
+        200
+    );
+    let put = br#"{"TableName":"Layers","Item":{"pk":{"S":"three"}}}"#;
+    let body = gzip(&gzip(&gzip(put)));
+    let reply = send(post(e, "PutItem", Some("gzip, gzip, gzip"), body)).await;
+    assert_eq!(reply.status, 400, "{:?}", reply.body);
+    assert_eq!(reply.error_type(), "SerializationException");
+    let message = reply.json()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(message.contains("3 Content-Encodings"), "{message}");
+    let count = send(post(
+        e,
+        "Scan",
+        None,
+        br#"{"TableName":"Layers","Select":"COUNT"}"#.to_vec(),
+    ))
+    .await;
+    assert_eq!(count.json()["Count"], 0);
+}
