@@ -12,7 +12,8 @@
 # command's smoke run uses it, long runs keep the default optimised build.
 # libFuzzer's progress lines (thousands per target) go to fuzz/logs/<target>.log, not to the
 # terminal: CI keeps a bounded log, and a failure further on must stay visible in it. A
-# target that fails prints the end of its log, with the crashing input's path.
+# target that fails prints the end of its log, with the crashing input's path, and stops the
+# run; FUZZ_KEEP_GOING=1 (the long form) runs the remaining targets first and fails at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds="${FUZZ_SECONDS:-60}"
@@ -37,7 +38,9 @@ fuzz_one() {
     >"logs/$target.log" 2>&1
 }
 
-# Says how a finished target went; a failed one prints the end of its log and stops the run.
+failed=()
+# Says how a finished target went; a failed one prints the end of its log and stops the run
+# (or, with FUZZ_KEEP_GOING=1, is remembered for the end).
 report() {
   local target="$1" status="$2"
   if [ "$status" = 0 ]; then
@@ -45,7 +48,8 @@ report() {
   else
     printf '== fuzz target %s FAILED; the end of %s:\n' "$target" "fuzz/logs/$target.log"
     tail -n 80 "logs/$target.log"
-    exit 1
+    [ "${FUZZ_KEEP_GOING:-}" = 1 ] || exit 1
+    failed+=("$target")
   fi
 }
 
@@ -64,3 +68,7 @@ for target in $targets; do
   running[$!]="$target"
 done
 while [ "${#running[@]}" -gt 0 ]; do finish_one; done
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "== fuzz targets that FAILED: ${failed[*]}"
+  exit 1
+fi
