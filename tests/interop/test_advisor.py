@@ -687,7 +687,11 @@ def test_kura_advise_checks_a_template_before_deploy(tmp_path):
     sarif = valid_sarif(json.loads(advise(cfn, "--format", "sarif").stdout))
     results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
     location = results["naming.table-name-pattern"]["locations"][0]["physicalLocation"]
-    assert location == {"artifactLocation": {"uri": str(cfn)}, "region": {"startLine": 4}}
+    # The line of the property the rule rests on (TableName), not of the logical id.
+    name_line = next(n for n, text in enumerate(cfn.read_text().splitlines(), 1)
+                     if '"TableName": "Users"' in text)
+    assert location == {"artifactLocation": {"uri": str(cfn)},
+                        "region": {"startLine": name_line}}
 
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"format_version": "1.2", "planned_values": {"root_module": {
@@ -701,6 +705,9 @@ def test_kura_advise_checks_a_template_before_deploy(tmp_path):
     report = json.loads(clean.stdout)
     assert report["tables"] == 1
     assert all(f["resource"] == "aws_dynamodb_table.orders" for f in report["findings"])
+    # A plan has no source lines, and each finding says so rather than leaving it out.
+    assert all(f["noLine"] == "a Terraform plan records no source lines"
+               for f in report["findings"]), report["findings"]
     assert clean.returncode == (1 if any(f["severity"] in ("error", "warning")
                                          for f in report["findings"]) else 0)
     # A warning fails the pull request when CI asks for it.
@@ -782,7 +789,11 @@ Resources:
         capture_output=True, text=True, timeout=60).stdout))
     lines = {r["locations"][0]["physicalLocation"]["region"]["startLine"]
              for r in sarif["runs"][0]["results"]}
-    assert lines <= {7, 18} and 7 in lines, lines
+    # Each finding at the line of the property it rests on: Users' TableName (10) and
+    # AttributeDefinitions (12), the logical ids where no property is (7, 18), and the
+    # note that OrdersTable's name is known only when deployed (its TableName, 21).
+    assert lines == {7, 10, 12, 18, 21}, lines
+    assert "not judged: naming.mixed-environments, naming.table-name-pattern" in run.stdout
     broken = tmp_path / "broken.yaml"
     broken.write_text("Resources:\n  T: [unclosed\n")
     bad = subprocess.run([str(KURA), "advise", "--template", str(broken)],
@@ -937,3 +948,29 @@ def test_an_lsi_with_the_tables_own_sort_key_is_a_duplicate(server):
     found = [(f["table"], f.get("index")) for f in advice(server)["findings"]
              if f["rule"] == "index.duplicate-key-schema" and f["table"] in (same, other)]
     assert found == [(same, "lsi1")], found
+
+
+TEMPLATE_FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "crates/kura-server/tests/fixtures/templates"
+
+
+def test_kura_advise_resolves_parameters_and_says_where_no_line_is():
+    """Issue 52: `--parameter NAME=VALUE` overrides a CloudFormation parameter's default,
+    so the name a stage would deploy is the one judged, at its TableName line; a Terraform
+    plan's findings say they have no line rather than leaving it out."""
+    def advise(path, *args):
+        return subprocess.run([str(KURA), "advise", "--template", str(path), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    compliant = TEMPLATE_FIXTURES / "cfn-compliant.yaml"
+    assert advise(compliant, "--fail-on", "info").returncode == 0
+    assert advise(compliant, "--parameter", "Env=dev", "--fail-on", "info").returncode == 0
+    odd = advise(compliant, "--parameter", "Env=Test", "--format", "json")
+    findings = json.loads(odd.stdout)["findings"]
+    assert [(f["rule"], f["line"]) for f in findings] == [("naming.table-name-pattern", 12)]
+    assert "Test-shop-orders" in findings[0]["table"]
+    bad = advise(compliant, "--parameter", "Env")
+    assert bad.returncode == 2 and "expected NAME=VALUE" in bad.stderr, bad.stderr
+    plan = advise(TEMPLATE_FIXTURES / "terraform-attachments.json")
+    assert "(resource aws_dynamodb_table.orders, no line: a Terraform plan records no source lines)" \
+        in plan.stdout, plan.stdout
+    assert "streams.kinesis-destination" in plan.stdout

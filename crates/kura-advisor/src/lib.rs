@@ -18,6 +18,7 @@ mod partitions;
 pub mod rules;
 pub use identities::identities;
 pub mod suppressions;
+pub mod template_intrinsics;
 pub mod template_yaml;
 mod traffic;
 mod values;
@@ -719,7 +720,7 @@ fn listed(names: &[&str]) -> String {
 }
 
 /// The first Allow statement whose principal includes `*` and that has no Condition.
-fn public_statement(policy: &str) -> Option<String> {
+pub fn public_statement(policy: &str) -> Option<String> {
     let document: serde_json::Value = serde_json::from_str(policy).ok()?;
     let statements = match &document["Statement"] {
         serde_json::Value::Array(list) => list.clone(),

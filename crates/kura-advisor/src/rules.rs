@@ -62,6 +62,7 @@ pub fn basis(id: &str) -> Basis {
         | "availability.pitr"
         | "availability.pitr-recovery-period"
         | "security.resource-policy-public"
+        | "streams.kinesis-destination"
         | "security.sse-kms" => Basis::Definition,
         id if id.starts_with("api.")
             || id.starts_with("projection.")
@@ -514,6 +515,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         "偶発的データ損失への備え (Guarding against accidental data loss)",
         "Keep the point-in-time recovery period at 35 days."
+    ),
+    rule!(
+        "streams.kinesis-destination",
+        Warning,
+        "ストリーミングオプション (Streaming options)",
+        "Capture changes with DynamoDB Streams (cheaper, in order, exactly once); choose a Kinesis Data Streams destination only for write rates Streams cannot serve, and consider a Lambda fan-out first."
     ),
     rule!(
         "security.resource-policy-public",

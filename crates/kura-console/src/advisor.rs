@@ -133,7 +133,7 @@ pub(crate) async fn template(posted: Posted) -> Response {
     let checked = if template.trim().is_empty() {
         Err("Paste a template or read one from a file.".to_owned())
     } else {
-        kura_server::template::advise(template).await
+        kura_server::template::advise(template, &Default::default()).await
     };
     let body = match checked {
         Err(e) => html! {
@@ -268,6 +268,7 @@ fn finding(r: &Reported, from_template: bool) -> Markup {
                     (table)
                     @if let Some(resource) = f["resource"].as_str() { " · resource " code { (resource) } }
                     @if let Some(line) = f["line"].as_u64() { " · line " (line) }
+                    @else if let Some(why) = f["noLine"].as_str() { " · no line (" (why) ")" }
                 } @else if table == "*" {
                     "the whole server"
                 } @else {

@@ -120,6 +120,8 @@ pub fn text(advice: &Value, reported: &[Reported], warnings: &[SuppressionWarnin
             index.push_str(&format!(" (resource {resource}"));
             if let Some(line) = f["line"].as_u64() {
                 index.push_str(&format!(", line {line}"));
+            } else if let Some(why) = f["noLine"].as_str() {
+                index.push_str(&format!(", no line: {why}"));
             }
             index.push(')');
         }
@@ -268,10 +270,13 @@ pub fn sarif(
                 physical["region"] = json!({"startLine": line});
             }
             result["locations"][0]["physicalLocation"] = physical;
+            if let Some(why) = f["noLine"].as_str() {
+                result["properties"] = json!({"noLine": why});
+            }
             if let Some(s) = &r.suppressed {
                 result["suppressions"] = json!([{"kind": "external", "status": "accepted", "justification": s.reason}]);
             } else if let Some(s) = &r.expired {
-                result["properties"] = json!({"expiredSuppression": suppression_json(s)});
+                result["properties"]["expiredSuppression"] = suppression_json(s);
             }
             result
         })

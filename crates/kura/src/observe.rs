@@ -205,6 +205,10 @@ pub struct AdviseArgs {
     /// DescribeTable/CreateTable JSON. No server is needed (docs/advisor.md).
     #[arg(long)]
     template: Option<std::path::PathBuf>,
+    /// A CloudFormation parameter's value for `--template`, over its Default
+    /// (`--parameter Env=prod`, repeatable): what the intrinsic functions resolve from.
+    #[arg(long = "parameter", value_name = "NAME=VALUE", requires = "template", value_parser = parse_parameter)]
+    parameters: Vec<(String, String)>,
     /// Check the identity policies of a credentials file (`kura serve --auth`'s) without
     /// a server: people given every action, grants on every environment's tables. With
     /// `--template`, both; alone, the policies only (docs/advisor.md).
@@ -237,7 +241,8 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            kura_server::template::advise(&text)
+            let parameters = args.parameters.iter().cloned().collect();
+            kura_server::template::advise(&text, &parameters)
                 .await
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
@@ -288,4 +293,12 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
         return Err(format!("{failing} finding(s) of severity {level}"));
     }
     Ok(())
+}
+
+/// `NAME=VALUE` of `--parameter`.
+fn parse_parameter(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
+        _ => Err(format!("expected NAME=VALUE, got {text:?}")),
+    }
 }
