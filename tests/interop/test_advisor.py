@@ -976,3 +976,52 @@ def test_kura_advise_resolves_parameters_and_says_where_no_line_is():
     assert "(resource aws_dynamodb_table.orders, no line: a Terraform plan records no source lines)" \
         in plan.stdout, plan.stdout
     assert "streams.kinesis-destination" in plan.stdout
+
+
+def findings_of(server, rule, table):
+    return [f for f in advice(server)["findings"] if f["rule"] == rule and f["table"] == table]
+
+
+# Issue 52, item 5: breaches that stayed silent, each through boto3 against a live server.
+
+def test_deletes_sent_in_batches_count_as_deletes(server):
+    ddb = client(server)
+    t = Tables(ddb)
+    batched = t.create("batched", keys=("user_id",))
+    for start in range(0, 120, 20):
+        keys = [{"user_id": {"S": f"u{i}"}} for i in range(start, start + 20)]
+        ddb.batch_write_item(RequestItems={batched: [{"PutRequest": {"Item": k}} for k in keys]})
+        ddb.batch_write_item(RequestItems={batched: [{"DeleteRequest": {"Key": k}} for k in keys]})
+    deletes = findings_of(server, "ttl.deletes-instead-of-ttl", batched)
+    assert len(deletes) == 1 and "120 deletes" in deletes[0]["evidence"], deletes
+
+
+def test_one_guarded_put_does_not_hide_a_habit_of_unguarded_creates(server):
+    ddb = client(server)
+    t = Tables(ddb)
+    guarded = t.create("guarded", keys=("user_id",))
+    for i in range(20):
+        ddb.put_item(TableName=guarded, Item={"user_id": {"S": f"u{i}"}})
+    ddb.put_item(TableName=guarded, Item={"user_id": {"S": "once"}},
+                 ConditionExpression="attribute_not_exists(user_id)")
+    creates = findings_of(server, "api.create-without-condition", guarded)
+    assert len(creates) == 1 and "20 of 21" in creates[0]["evidence"], creates
+
+
+def test_ids_that_step_by_ten_are_a_sequence(server):
+    t = Tables(client(server))
+    stepped = t.create("stepped", keys=("order_no",), types={"order_no": "N"})
+    t.batch_put(stepped, [{"order_no": {"N": str(1000 + 10 * i)}} for i in range(150)])
+    runs = findings_of(server, "keys.sequential-partition-key", stepped)
+    assert len(runs) == 1 and "stepping by 10" in runs[0]["evidence"], runs
+
+
+def test_a_date_time_form_no_list_named_is_not_iso_8601(server):
+    """A space before the zone offset: judged by ISO 8601's grammar, not by a list."""
+    t = Tables(client(server))
+    dated = t.create("dated", keys=("user_id",))
+    t.batch_put(dated, [{"user_id": {"S": f"u{i}"},
+                         "created_at": {"S": f"2026-11-{10 + i % 18:02d}T10:00:00 +0900"}}
+                        for i in range(20)])
+    iso = findings_of(server, "types.datetime-iso8601", dated)
+    assert len(iso) == 1 and "created_at" in iso[0]["evidence"], iso

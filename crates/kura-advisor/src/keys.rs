@@ -63,6 +63,11 @@ fn has_iso_datetime(text: &str) -> bool {
     })
 }
 
+/// The greatest common divisor (0 with 0 is 0).
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 fn all_digits(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
@@ -385,22 +390,34 @@ impl Check<'_> {
                 format!("partition key {:?} {evidence}", hash.name),
             );
         }
-        // A dense run of integers as the partition key. Dense against the distinct values
-        // the whole table has (the sample's scaled by its share of the items), not the
-        // sample's: a sample of 1,000 of 5,000 sequential ids spans all 5,000.
+        // A dense run of integers as the partition key, by one or by a step (10, 20, 30,
+        // ...: the step is the differences' greatest common divisor). Dense against the
+        // distinct values the whole table has (the sample's scaled by its share of the
+        // items), not the sample's: a sample of 1,000 of 5,000 sequential ids spans all
+        // 5,000.
         if sample.len() >= 100 && partitions.iter().all(|v| all_digits(v) && v.len() < 19) {
             let numbers: BTreeSet<u64> = partitions.iter().filter_map(|v| v.parse().ok()).collect();
             let items = table.size.as_ref().map_or(0, |s| s.item_count);
             let scaled = numbers.len() as u64 * items / sample.len() as u64;
             let population = scaled.max(numbers.len() as u64);
+            let step = numbers
+                .iter()
+                .zip(numbers.iter().skip(1))
+                .fold(0, |g, (a, b)| gcd(g, b - a))
+                .max(1);
             if let (Some(min), Some(max)) = (numbers.first(), numbers.last())
-                && max - min < 2 * population
+                && (max - min) / step < 2 * population
             {
+                let stepping = if step > 1 {
+                    format!(" stepping by {step}")
+                } else {
+                    String::new()
+                };
                 self.found(
                     "keys.sequential-partition-key",
                     None,
                     format!(
-                        "partition key {:?} is a run of integers ({min} to {max}, {} distinct in a sample of {} of {} items)",
+                        "partition key {:?} is a run of integers{stepping} ({min} to {max}, {} distinct in a sample of {} of {} items)",
                         hash.name,
                         numbers.len(),
                         sample.len(),

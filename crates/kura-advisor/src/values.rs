@@ -25,116 +25,74 @@ pub fn is_compressed_base64(text: &str) -> bool {
     text.starts_with("H4sI") || text.starts_with("KLUv/")
 }
 
-/// A date or date-time in one of the non-ISO forms docs/advisor.md lists for
-/// `types.datetime-iso8601`.
+/// A value written as a date or date-time, but not in the guideline's ISO 8601 form
+/// (`YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.s]][zone]`). Judged by the format itself: the
+/// value is read as date and time parts ([`date_parts`]), and then held to ISO 8601's
+/// extended grammar ([`is_iso_8601`]), so a form no list names (`2026-1-5`,
+/// `2026-11-26T10:00:00 +0900`, `Mon Nov 26 10:00:00 UTC 2026`) is seen too.
 pub fn is_non_iso_datetime(text: &str) -> bool {
-    // Long: one pattern per non-ISO form the catalogue lists.
-    let time = |c: &mut Cursor| {
-        let mut t = *c;
-        if (t.lit(" ") || t.lit("T")) && t.digits(1, 2) && t.lit(":") && t.digits(2, 2) {
-            let mut seconds = t;
-            if seconds.lit(":") && seconds.digits(2, 2) {
-                t = seconds;
-            }
-            *c = t;
+    date_parts(text) && !is_iso_8601(text)
+}
+
+/// ISO 8601's extended date, or date and time: `YYYY-MM-DD`, then optionally `T`,
+/// `HH:MM`, `:SS`, a fraction, and `Z` or an offset (`+09:00`, `+0900`, `+09`).
+pub fn is_iso_8601(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |from: usize, n: usize| {
+        b.get(from..from + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let number =
+        |from: usize, n: usize| text.get(from..from + n).and_then(|t| t.parse::<u32>().ok());
+    let date = digits(0, 4)
+        && b.get(4) == Some(&b'-')
+        && digits(5, 2)
+        && b.get(7) == Some(&b'-')
+        && digits(8, 2)
+        && number(5, 2).is_some_and(|m| (1..=12).contains(&m))
+        && number(8, 2).is_some_and(|d| (1..=31).contains(&d));
+    if !date {
+        return false;
+    }
+    if b.len() == 10 {
+        return true;
+    }
+    if b.get(10) != Some(&b'T')
+        || !digits(11, 2)
+        || b.get(13) != Some(&b':')
+        || !digits(14, 2)
+        || number(11, 2).is_none_or(|h| h > 24)
+        || number(14, 2).is_none_or(|m| m > 59)
+    {
+        return false;
+    }
+    let mut at = 16;
+    if b.get(at) == Some(&b':') {
+        if !digits(at + 1, 2) || number(at + 1, 2).is_none_or(|s| s > 60) {
+            return false;
         }
-    };
-    let slashes_year_first = {
-        let mut c = Cursor(text);
-        c.digits(4, 4) && c.lit("/") && c.digits(1, 2) && c.lit("/") && c.digits(1, 2) && {
-            time(&mut c);
-            c.end()
-        }
-    };
-    let slashes_year_last = {
-        let mut c = Cursor(text);
-        c.digits(1, 2) && c.lit("/") && c.digits(1, 2) && c.lit("/") && c.digits(4, 4) && {
-            time(&mut c);
-            c.end()
-        }
-    };
-    let dots = {
-        let mut c = Cursor(text);
-        c.digits(4, 4) && c.lit(".") && c.digits(1, 2) && c.lit(".") && c.digits(1, 2) && c.end()
-    };
-    let space_for_t = {
-        let mut c = Cursor(text);
-        c.digits(4, 4)
-            && c.lit("-")
-            && c.digits(2, 2)
-            && c.lit("-")
-            && c.digits(2, 2)
-            && c.lit(" ")
-            && c.digits(2, 2)
-            && c.lit(":")
-            && c.digits(2, 2)
-            && {
-                let mut s = c;
-                if s.lit(":") && s.digits(2, 2) {
-                    let mut f = s;
-                    if f.lit(".") && f.digits(1, 9) {
-                        s = f;
-                    }
-                    c = s;
-                }
-                let mut z = c;
-                if z.lit("Z") {
-                    c = z;
-                } else {
-                    let mut o = c;
-                    if (o.lit("+") || o.lit("-")) && o.digits(2, 2) && {
-                        o.lit(":");
-                        o.digits(2, 2)
-                    } {
-                        c = o;
-                    }
-                }
-                c.end()
+        at += 3;
+        if matches!(b.get(at), Some(b'.' | b',')) {
+            let fraction = b[at + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if fraction == 0 {
+                return false;
             }
-    };
-    let japanese = {
-        let mut c = Cursor(text);
-        c.digits(4, 4)
-            && c.lit("年")
-            && c.digits(1, 2)
-            && c.lit("月")
-            && c.digits(1, 2)
-            && c.lit("日")
-    };
-    let rfc1123 = {
-        let mut c = Cursor(text);
-        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-            .iter()
-            .any(|d| {
-                let mut probe = c;
-                probe.lit(d)
-            })
-            && {
-                c.0 = &c.0[3..];
-                c.lit(", ")
-            }
-            && c.digits(1, 2)
-            && c.lit(" ")
-            && c.month()
-            && c.lit(" ")
-            && c.digits(4, 4)
-            && c.lit(" ")
-            && c.digits(2, 2)
-            && c.lit(":")
-            && c.digits(2, 2)
-            && c.lit(":")
-            && c.digits(2, 2)
-            && c.lit(" ")
-            && !c.0.is_empty()
-    };
-    slashes_year_first
-        || slashes_year_last
-        || dots
-        || space_for_t
-        || japanese
-        || rfc1123
-        || worded(text)
-        || day_first(text)
+            at += 1 + fraction;
+        }
+    }
+    match &b[at..] {
+        [] | [b'Z'] => true,
+        [b'+' | b'-', rest @ ..] => {
+            matches!(
+                rest,
+                [h1, h2] | [h1, h2, b':', _, _] | [h1, h2, _, _] if h1.is_ascii_digit() && h2.is_ascii_digit()
+            ) && rest.iter().all(|c| c.is_ascii_digit() || *c == b':')
+        }
+        _ => false,
+    }
 }
 
 /// English month names, as dates are written in words, in full or in three letters.
@@ -160,106 +118,82 @@ fn is_month(word: &str) -> bool {
         .any(|m| word == *m || word == &m[..3] || (*m == "september" && word == "sept"))
 }
 
-/// A date with its month in words, in any order: `Nov 26, 2026`, `26 November 2026`,
-/// `26-Nov-2026`, `Thursday, November 26, 2026 10:00 AM`. Every token must be a part of a
-/// date-time (a year, a day, a month, a weekday, a time, AM/PM or a zone), so text that
-/// merely mentions a month is not one.
-fn worded(text: &str) -> bool {
-    if text.len() > 48 || !text.bytes().any(|b| b.is_ascii_digit()) {
+/// `word` is a weekday's name or its first three letters.
+fn is_weekday(word: &str) -> bool {
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+    .iter()
+    .any(|d| word == *d || word == &d[..3])
+}
+
+/// Words a date-time may hold besides months and weekdays: the ISO `T`, AM/PM, zone
+/// names, ordinal suffixes.
+const DATE_WORDS: &[&str] = &[
+    "t", "z", "am", "pm", "utc", "gmt", "jst", "kst", "est", "edt", "cst", "cdt", "pst", "pdt",
+    "cet", "cest", "bst", "st", "nd", "rd", "th",
+];
+
+/// Whether `text` is made only of date and time parts, with a year, a month and a day
+/// among them: digits, month and weekday names, [`DATE_WORDS`], and the separators dates
+/// are written with (`-`, `/`, `.`, `:`, `,`, `+`, spaces, 年月日時分秒). A lone run of digits
+/// (an id, an epoch) is not a date here.
+fn date_parts(text: &str) -> bool {
+    if text.len() > 64 {
         return false;
     }
-    let (mut year, mut month, mut day) = (false, false, false);
-    for token in text
-        .split([' ', ',', '-', '/', '.'])
-        .filter(|t| !t.is_empty())
-    {
-        let lower = token.to_ascii_lowercase();
-        let digits = token.bytes().all(|b| b.is_ascii_digit());
-        if digits && token.len() == 4 && !year {
-            year = true;
-        } else if digits
-            && token.len() <= 2
-            && !day
-            && token.parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
-        {
-            day = true;
-        } else if !month && is_month(&lower) {
-            month = true;
-        } else if !(lower.contains(':') && lower.bytes().all(|b| b.is_ascii_digit() || b == b':')
-            || ["am", "pm", "gmt", "utc", "jst", "z"].contains(&lower.as_str())
-            || ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-                .iter()
-                .any(|d| {
-                    lower.starts_with(d) && lower.len() <= 9 && lower.ends_with('y') || lower == *d
-                }))
-        {
-            return false;
-        }
-    }
-    year && month && day
-}
-
-/// A day-first date with dashes or dots: `26-11-2026`, `26.11.2026`.
-fn day_first(text: &str) -> bool {
-    [b'-', b'.'].iter().any(|&sep| {
-        let parts: Vec<&str> = text.split(sep as char).collect();
-        parts.len() == 3
-            && parts[0].len() <= 2
-            && parts[1].len() <= 2
-            && parts[2].len() == 4
-            && parts
-                .iter()
-                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-            && parts[0].parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
-            && parts[1].parse::<u8>().is_ok_and(|m| (1..=12).contains(&m))
-    })
-}
-
-/// A position in a string being matched.
-#[derive(Clone, Copy)]
-struct Cursor<'a>(&'a str);
-
-impl Cursor<'_> {
-    fn lit(&mut self, text: &str) -> bool {
-        match self.0.strip_prefix(text) {
-            Some(rest) => {
-                self.0 = rest;
-                true
+    let mut numbers: Vec<&str> = Vec::new();
+    let mut month_named = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let run = |pred: fn(char) -> bool| rest.find(|x: char| !pred(x)).unwrap_or(rest.len());
+        if c.is_ascii_digit() {
+            let n = run(|x| x.is_ascii_digit());
+            numbers.push(&rest[..n]);
+            rest = &rest[n..];
+        } else if c.is_ascii_alphabetic() {
+            let n = run(|x| x.is_ascii_alphabetic());
+            let word = rest[..n].to_ascii_lowercase();
+            if is_month(&word) {
+                month_named = true;
+            } else if !is_weekday(&word) && !DATE_WORDS.contains(&word.as_str()) {
+                return false;
             }
-            None => false,
-        }
-    }
-
-    /// Between `min` and `max` ASCII digits.
-    fn digits(&mut self, min: usize, max: usize) -> bool {
-        let n = self
-            .0
-            .bytes()
-            .take(max)
-            .take_while(u8::is_ascii_digit)
-            .count();
-        if n < min {
+            rest = &rest[n..];
+        } else if "-/.:,+ 年月日時分秒".contains(c) {
+            rest = &rest[c.len_utf8()..];
+        } else {
             return false;
         }
-        self.0 = &self.0[n..];
-        true
     }
-
-    /// `Jan` ... `Dec` style: an upper-case letter and two lower-case ones.
-    fn month(&mut self) -> bool {
-        let b = self.0.as_bytes();
-        let ok = b.len() >= 3
-            && b[0].is_ascii_uppercase()
-            && b[1].is_ascii_lowercase()
-            && b[2].is_ascii_lowercase();
-        if ok {
-            self.0 = &self.0[3..];
-        }
-        ok
+    if numbers.len() < 2 || numbers.len() > 10 {
+        return false;
     }
-
-    fn end(&self) -> bool {
-        self.0.is_empty()
+    // A year of four digits, and a day (and a month, unless it is named) among the
+    // numbers beside it.
+    let Some(year) = numbers
+        .iter()
+        .position(|n| n.len() == 4 && n.parse::<u32>().is_ok_and(|y| (1900..=2199).contains(&y)))
+    else {
+        return false;
+    };
+    let small: Vec<u32> = numbers
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| *i != year && n.len() <= 2)
+        .filter_map(|(_, n)| n.parse().ok())
+        .take(2)
+        .collect();
+    match (month_named, small.as_slice()) {
+        (true, [day, ..]) => (1..=31).contains(day),
+        (false, [a, b]) => (1..=31).contains(a) && (1..=31).contains(b) && (*a <= 12 || *b <= 12),
+        _ => false,
     }
 }
 
@@ -296,6 +230,15 @@ mod tests {
             "Thursday, November 26, 2026 10:00 AM",
             "26-11-2026",
             "26.11.2026",
+            // Forms no list named: the format itself is checked.
+            "2026-1-5",
+            "2026-11-26T10:00:00 +0900",
+            "2026-11-26T10:00:00+9",
+            "Mon Nov 26 10:00:00 UTC 2026",
+            "November 26th, 2026",
+            "2026-11-26T25:00",
+            "2026-11-26T10:00:00.Z",
+            "2026/11/26 10時00分",
         ] {
             assert!(is_non_iso_datetime(text), "{text}");
         }
@@ -311,6 +254,14 @@ mod tests {
             "Nov 2026",
             "ORDER-11-2026",
             "1.5.2026x",
+            "2026-11-26T10:00",
+            "2026-11-26T10:00:00,5+0900",
+            "2026-11-26T10:00:00.123456789-05",
+            "20261126",
+            "1795698680",
+            "03-1234-5678",
+            "2026-12",
+            "release 2026.1",
         ] {
             assert!(!is_non_iso_datetime(text), "{text}");
         }

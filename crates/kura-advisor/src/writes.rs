@@ -25,15 +25,15 @@ impl Check<'_> {
                 ),
             );
         }
-        // Creates with no guard, and never one with: the application does not protect its
-        // creates from overwriting (a table whose PutItems are sometimes conditional does).
-        if t.unguarded_creates >= HABIT && t.conditional_puts == 0 {
+        // Creates with no guard, as a habit: at least a tenth of the creates. One guarded
+        // PutItem does not excuse a thousand unguarded ones.
+        if t.unguarded_creates >= HABIT && t.unguarded_creates * 10 >= t.creating_puts {
             self.found(
                 "api.create-without-condition",
                 None,
                 format!(
-                    "{} PutItems created an item without a ConditionExpression, and no PutItem on the table had one",
-                    t.unguarded_creates
+                    "{} of {} PutItems that created an item had no ConditionExpression ({} PutItems on the table had one)",
+                    t.unguarded_creates, t.creating_puts, t.conditional_puts
                 ),
             );
         }
@@ -51,7 +51,10 @@ impl Check<'_> {
             self.found(
                 "ttl.deletes-instead-of-ttl",
                 None,
-                format!("{} DeleteItems on a table without TTL", t.deletes),
+                format!(
+                    "{} deletes (DeleteItem and BatchWriteItem's DeleteRequest) on a table without TTL",
+                    t.deletes
+                ),
             );
         }
         if t.unchanged_puts >= HABIT {

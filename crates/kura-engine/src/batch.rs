@@ -276,6 +276,7 @@ impl Engine {
         let mut writes = Vec::with_capacity(total);
         // Keys for Contributor Insights, recorded once the batch is durable.
         let mut noted = Vec::new();
+        let mut deleting = Vec::new();
         for (table_name, requests) in request_items {
             let mut seen = BTreeSet::new();
             let mut pending = Vec::new();
@@ -314,6 +315,9 @@ impl Engine {
                 }
                 let counters = self.counters.table(&table.name);
                 counters.traffic.batch_key(&storage_key);
+                if item.is_none() {
+                    deleting.push(counters.clone());
+                }
                 if counters.insights.active() {
                     noted.push((counters, key));
                 }
@@ -349,6 +353,10 @@ impl Engine {
             })
             .await?;
         self.counters.consume_all(&units, true);
+        // A delete in a batch is a delete (`ttl.deletes-instead-of-ttl` counts them all).
+        for counters in deleting {
+            counters.traffic.deleted();
+        }
         let now = self.clock.now_ms();
         for (counters, key) in noted {
             crate::counters::note_key(&counters, None, &key, now);

@@ -33,7 +33,11 @@ async fn every_fixture_gives_exactly_its_expected_findings() {
             .iter()
             .map(|f| {
                 let line = f["line"].as_u64().map_or("-".to_owned(), |l| l.to_string());
-                format!("{} {} {line}", f["rule"].as_str().unwrap_or("?"), f["resource"].as_str().unwrap_or("?"))
+                format!(
+                    "{} {} {line}",
+                    f["rule"].as_str().unwrap_or("?"),
+                    f["resource"].as_str().unwrap_or("?")
+                )
             })
             .collect();
         found.sort();
@@ -59,12 +63,16 @@ async fn parameters_given_override_their_defaults() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/templates");
     let text = std::fs::read_to_string(dir.join("cfn-compliant.yaml")).expect("template");
     let dev = HashMap::from([("Env".to_owned(), "dev".to_owned())]);
-    let advice = kura_server::template::advise(&text, &dev).await.expect("advice");
+    let advice = kura_server::template::advise(&text, &dev)
+        .await
+        .expect("advice");
     assert_eq!(advice["findings"], serde_json::json!([]));
     let declared = kura_server::template::declared(&text, &dev).expect("tables");
     assert_eq!(declared[0].create["TableName"], "dev-shop-orders");
     let odd = HashMap::from([("Env".to_owned(), "Test".to_owned())]);
-    let advice = kura_server::template::advise(&text, &odd).await.expect("advice");
+    let advice = kura_server::template::advise(&text, &odd)
+        .await
+        .expect("advice");
     assert_eq!(advice["findings"][0]["rule"], "naming.table-name-pattern");
     assert_eq!(advice["findings"][0]["line"], 12);
 }

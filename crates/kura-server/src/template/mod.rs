@@ -576,7 +576,10 @@ mod tests {
                 let tables = declared(&text, &HashMap::new()).expect("read");
                 assert_eq!(tables[0].create["TableName"], "Orders", "{text}");
                 let advice = advise(&text, &HashMap::new()).await.expect("advice");
-                assert_eq!(advice["findings"][0]["rule"], "template.create-table", "{text}");
+                assert_eq!(
+                    advice["findings"][0]["rule"], "template.create-table",
+                    "{text}"
+                );
             }
         }
         let gsis = r#"{"Resources": {"G": {"Type": "AWS::DynamoDB::GlobalTable", "Properties": {
