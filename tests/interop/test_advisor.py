@@ -299,6 +299,12 @@ def broken_set(ddb, t):
     ddb.query(TableName=table, KeyConditionExpression="user_id = :u",
               FilterExpression="address.city = :c", ProjectionExpression="order_id",
               ExpressionAttributeValues={":u": {"S": "u1"}, ":c": {"S": "Tokyo"}})
+    table = expect["api.keyword-search"] = t.create("textsearch")
+    t.put(table, description={"S": "a red wool scarf"})
+    for _ in range(10):
+        ddb.query(TableName=table, KeyConditionExpression="user_id = :u",
+                  FilterExpression="contains(description, :w)", ProjectionExpression="order_id",
+                  ExpressionAttributeValues={":u": {"S": "u1"}, ":w": {"S": "wool"}})
     table = expect["projection.index-not-covered"] = t.create(
         "keysonly", gsis=[{"name": "gsi1", "keys": ["shop_id"]}])
     t.batch_put(table, [{"order_id": {"S": f"o{i:02}"}, "shop_id": {"S": f"s{i:02}"},
@@ -1025,3 +1031,36 @@ def test_a_date_time_form_no_list_named_is_not_iso_8601(server):
                         for i in range(20)])
     iso = findings_of(server, "types.datetime-iso8601", dated)
     assert len(iso) == 1 and "created_at" in iso[0]["evidence"], iso
+
+
+def test_ttl_on_with_a_third_of_the_items_without_the_attribute(server):
+    """The guideline asks for the `ttl` attribute on items from the start: a table whose
+    TTL is on and whose items often lack it is reported (it took all of them before)."""
+    ddb = client(server)
+    t = Tables(ddb)
+    table = t.create("halfttl", keys=("user_id",))
+    ddb.update_time_to_live(TableName=table, TimeToLiveSpecification={
+        "AttributeName": "ttl", "Enabled": True})
+    t.batch_put(table, [{"user_id": {"S": f"u{i}"}, **({"ttl": {"N": "4102444800"}} if i % 3 else {})}
+                        for i in range(150)])
+    found = findings_of(server, "ttl.attribute-name", table)
+    assert len(found) == 1 and "50 of 150 sampled items have no TTL attribute" in found[0]["evidence"], found
+
+
+def test_gsi_reads_refused_for_unprojected_attributes_are_reported(server):
+    """A Query asking a KEYS_ONLY GSI for an attribute it does not project is refused by
+    DynamoDB; the application's failing reads are reported, even one."""
+    ddb = client(server)
+    t = Tables(ddb)
+    table = t.create("gsirefused", gsis=[{"name": "by_shop", "keys": ["shop_id"]}])
+    t.put(table, shop_id={"S": "s1"}, total_price={"N": "10"})
+    with pytest.raises(ddb.exceptions.ClientError) as refused:
+        ddb.query(TableName=table, IndexName="by_shop", KeyConditionExpression="shop_id = :s",
+                  ProjectionExpression="total_price",
+                  ExpressionAttributeValues={":s": {"S": "s1"}})
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    found = findings_of(server, "projection.index-not-covered", table)
+    assert len(found) == 1 and found[0]["index"] == "by_shop", found
+    assert "1 Query/Scan request(s) on by_shop asked for attributes it does not project" \
+        in found[0]["evidence"], found
+

@@ -409,6 +409,12 @@ pub const RULES: &[Rule] = &[
         "Change some attributes with UpdateItem (SET, REMOVE); keep PutItem for creating an item or replacing it with a complete new one."
     ),
     rule!(
+        "api.keyword-search",
+        Warning,
+        "全文検索サービス連携 (Full-text search)",
+        "Search text with OpenSearch Service, fed by the application's dual writes; keep DynamoDB to the queries its keys and GSIs answer."
+    ),
+    rule!(
         "api.create-without-condition",
         Info,
         "条件付き書き込み (Conditional writes)",

@@ -23,10 +23,13 @@ impl Check<'_> {
                     )
                 })
         };
-        // Index pages that had to read the table as well.
+        // Index pages that had to read the table as well, and GSI reads refused for
+        // asking what the index does not project (each one a failed request).
         for (scope, name, c) in &used {
             let all = c.pages.load(std::sync::atomic::Ordering::Relaxed);
             let followed = c.followed_pages.load(std::sync::atomic::Ordering::Relaxed);
+            let refused = c.refused_reads.load(std::sync::atomic::Ordering::Relaxed);
+            let mut seen = Vec::new();
             if followed >= 10 && followed * 10 >= all {
                 let how = match scope {
                     IndexScope::Local => {
@@ -36,11 +39,17 @@ impl Check<'_> {
                         "were followed within 10 s by a GetItem or BatchGetItem of a key they returned"
                     }
                 };
-                self.found(
-                    "projection.index-not-covered",
-                    Some(name),
-                    format!("{followed} of {all} Query/Scan pages on {name} {how}"),
-                );
+                seen.push(format!(
+                    "{followed} of {all} Query/Scan pages on {name} {how}"
+                ));
+            }
+            if refused > 0 {
+                seen.push(format!(
+                    "{refused} Query/Scan request(s) on {name} asked for attributes it does not project and were refused"
+                ));
+            }
+            if !seen.is_empty() {
+                self.found("projection.index-not-covered", Some(name), seen.join("; "));
             }
         }
         for index in &self.table.indexes {

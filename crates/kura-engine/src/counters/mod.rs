@@ -54,6 +54,9 @@ pub struct Consumption {
     /// Pages that had to read the table too: an LSI page fetching unprojected attributes,
     /// or a GSI page whose first key a GetItem or BatchGetItem read within 10 s.
     pub followed_pages: AtomicU64,
+    /// Query and Scan requests refused for asking a GSI for attributes it does not project
+    /// (a ProjectionExpression naming them, or Select ALL_ATTRIBUTES).
+    pub refused_reads: AtomicU64,
 }
 
 impl Consumption {
@@ -126,6 +129,12 @@ impl TableCounters {
         if fetched {
             index.followed_pages.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// A Query or Scan refused for asking the GSI `name` for attributes it does not project.
+    pub fn gsi_read_refused(&self, name: &str) {
+        let index = self.index(IndexScope::Global, name);
+        index.refused_reads.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A GSI page whose first item has table key `storage_key`: a GetItem or BatchGetItem

@@ -61,6 +61,8 @@ pub struct Traffic {
     switch_gaps: AtomicU64,
     switch_gap_writes: AtomicU64,
     nested_filters: AtomicU64,
+    /// Query and Scan pages whose filter uses `contains`.
+    contains_filters: AtomicU64,
     /// Attributes filters searched with `contains` (at most [`MAX_CONTAINS`] names).
     contains_attributes: Mutex<std::collections::BTreeSet<String>>,
     /// Unconditional PutItem/DeleteItem: the current 10 s window's start and count, and how
@@ -135,6 +137,7 @@ pub struct TrafficSnapshot {
     pub switch_gaps: u64,
     pub switch_gap_writes: u64,
     pub nested_filters: u64,
+    pub contains_filters: u64,
     pub contains_attributes: Vec<String>,
     pub bulk_windows: u64,
 }
@@ -378,6 +381,7 @@ impl Traffic {
             add(&self.nested_filters, 1);
         }
         if !contains.is_empty() {
+            add(&self.contains_filters, 1);
             let mut names = self.contains_attributes.lock();
             for name in contains {
                 if names.len() < MAX_CONTAINS {
@@ -452,6 +456,7 @@ impl Traffic {
             switch_gaps: get(&self.switch_gaps),
             switch_gap_writes: get(&self.switch_gap_writes),
             nested_filters: get(&self.nested_filters),
+            contains_filters: get(&self.contains_filters),
             contains_attributes: self.contains_attributes.lock().iter().cloned().collect(),
             bulk_windows: get(&self.bulk_windows),
         }

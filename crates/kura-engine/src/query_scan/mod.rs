@@ -298,6 +298,26 @@ fn filter_use(expressions: &kura_expr::request::ExpressionParams) -> FilterUse {
 }
 
 impl Engine {
+    /// [`needs_fetch`], counting a read refused for asking a GSI for attributes it does not
+    /// project: the application's request fails, and the advisor says why
+    /// (`projection.index-not-covered`).
+    fn fetch_plan(
+        &self,
+        table_name: &str,
+        output: &Output,
+        select: Option<&str>,
+        filter: Option<&Condition>,
+        target: &Target,
+    ) -> Result<Fetch> {
+        needs_fetch(output, select, filter, target).inspect_err(|_| {
+            if let Some(index) = &target.index {
+                self.counters
+                    .table(table_name)
+                    .gsi_read_refused(&index.name);
+            }
+        })
+    }
+
     /// The table or index a Query or Scan reads, with DynamoDB's checks in its order.
     fn target(
         &self,
@@ -459,7 +479,13 @@ impl Engine {
                 range.end = Bound::Excluded(start);
             }
         }
-        let fetch = needs_fetch(&output, input.select.as_deref(), filter.as_ref(), &target)?;
+        let fetch = self.fetch_plan(
+            &table_name,
+            &output,
+            input.select.as_deref(),
+            filter.as_ref(),
+            &target,
+        )?;
         self.read_page(
             &table_name,
             Page {
@@ -567,7 +593,13 @@ impl Engine {
             }
             range.start = Bound::Excluded(start);
         }
-        let fetch = needs_fetch(&output, input.select.as_deref(), filter.as_ref(), &target)?;
+        let fetch = self.fetch_plan(
+            &table_name,
+            &output,
+            input.select.as_deref(),
+            filter.as_ref(),
+            &target,
+        )?;
         self.read_page(
             &table_name,
             Page {
