@@ -1064,3 +1064,48 @@ def test_gsi_reads_refused_for_unprojected_attributes_are_reported(server):
     assert "1 Query/Scan request(s) on by_shop asked for attributes it does not project" \
         in found[0]["evidence"], found
 
+
+def test_single_table_design_told_by_an_entity_type_attribute(server):
+    """Single-table design whose keys carry no prefixes, told apart by an `entity`
+    attribute: users and orders share the table and hold different attributes. An order
+    `type` (online, store) on items of one shape is not single-table design."""
+    ddb = client(server)
+    t = Tables(ddb)
+    shared = t.create("shared", keys=("user_id", "order_id"))
+    t.batch_put(shared, [
+        {"user_id": {"S": f"u{i}"}, "order_id": {"S": f"o{i}"}, "entity": {"S": "user"},
+         "email": {"S": f"u{i}@example.com"}} if i % 2 else
+        {"user_id": {"S": f"u{i}"}, "order_id": {"S": f"o{i}"}, "entity": {"S": "order"},
+         "total_price": {"N": "10"}}
+        for i in range(120)])
+    found = findings_of(server, "keys.single-table-design", shared)
+    assert len(found) == 1 and 'attribute "entity"' in found[0]["evidence"], found
+    typed = t.create("typed", keys=("user_id", "order_id"))
+    t.batch_put(typed, [{"user_id": {"S": f"u{i}"}, "order_id": {"S": f"o{i}"},
+                         "type": {"S": "online" if i % 2 else "store"},
+                         "total_price": {"N": "10"}} for i in range(120)])
+    assert findings_of(server, "keys.single-table-design", typed) == []
+
+
+
+def test_a_team_names_its_own_environments(server):
+    """The guideline's environments are dev, stg and prod; a team with `qa` says so with
+    `--environments` (and `?environments=` on /kura/advise), and its names pass."""
+    ddb = client(server)
+    name = f"qa-{uuid.uuid4().hex[:8]}-orders"
+    Tables(ddb).create(name=name)
+
+    def naming(*args):
+        run = subprocess.run([str(KURA), "advise", "--endpoint", server, "--format", "json", *args],
+                             capture_output=True, text=True, timeout=60)
+        return [f for f in json.loads(run.stdout)["findings"]
+                if f["rule"] == "naming.table-name-pattern" and f["table"] == name]
+
+    assert len(naming()) == 1 and "env dev, stg, prod" in naming()[0]["evidence"]
+    assert naming("--environments", "dev,qa,prod") == []
+    with pytest.raises(urllib.error.HTTPError) as bad:
+        urllib.request.urlopen(server + "/kura/advise?environments=Q%20A")
+    assert bad.value.code == 400
+    refused = subprocess.run([str(KURA), "advise", "--endpoint", server, "--environments", "QA"],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "lower-case words" in refused.stderr, refused.stderr

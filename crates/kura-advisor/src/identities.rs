@@ -8,9 +8,6 @@ use kura_auth::{Principal, PrincipalKind};
 
 use super::{Finding, instance_wide};
 
-/// Environment prefixes a table pattern may be narrowed to (as `naming.table-name-pattern`).
-const ENVIRONMENTS: [&str; 3] = ["dev-", "stg-", "prod-"];
-
 /// `*`, `dynamodb:*` or a pattern matching every DynamoDB action.
 fn every_action(pattern: &str) -> bool {
     let lower = pattern.to_ascii_lowercase();
@@ -25,7 +22,7 @@ fn dynamodb_action(pattern: &str) -> bool {
 
 /// A resource pattern reaching tables of any environment: `*`, or a table name that is
 /// wild before an environment prefix is written out (`table/*`, `table/Ord*`).
-fn any_environment(resource: &str) -> bool {
+fn any_environment(resource: &str, environments: &[String]) -> bool {
     if resource == "*" {
         return true;
     }
@@ -41,12 +38,22 @@ fn any_environment(resource: &str) -> bool {
     let wild = table.find(['*', '?']);
     match wild {
         None => false,
-        Some(at) => !ENVIRONMENTS.iter().any(|env| table[..at].starts_with(env)),
+        Some(at) => !environments.iter().any(|env| {
+            table[..at]
+                .strip_prefix(env.as_str())
+                .is_some_and(|r| r.starts_with('-'))
+        }),
     }
 }
 
-/// The findings on these principals' identity policies.
+/// The findings on these principals' identity policies, with the guideline's environments.
 pub fn identities(principals: &[&Principal]) -> Vec<Finding> {
+    identities_with(principals, &crate::Options::default().environments)
+}
+
+/// The findings on these principals' identity policies; a table pattern narrowed to one of
+/// `environments` (`dev-*`) reaches one environment.
+pub fn identities_with(principals: &[&Principal], environments: &[String]) -> Vec<Finding> {
     let mut findings = Vec::new();
     for principal in principals {
         let Some(policies) = &principal.policies else {
@@ -80,7 +87,10 @@ pub fn identities(principals: &[&Principal]) -> Vec<Finding> {
             let wide = if g.not_resources {
                 Some("every resource but those named".to_owned())
             } else {
-                g.resources.iter().find(|r| any_environment(r)).cloned()
+                g.resources
+                    .iter()
+                    .find(|r| any_environment(r, environments))
+                    .cloned()
             };
             wide.filter(|_| acts)
         });
@@ -103,28 +113,44 @@ mod tests {
 
     #[test]
     fn resources_narrowed_to_an_environment_are_not_wide() {
-        assert!(any_environment("*"));
+        let environments = &crate::Options::default().environments;
+        assert!(any_environment("*", environments));
         assert!(any_environment(
-            "arn:aws:dynamodb:us-east-1:123456789012:table/*"
-        ));
-        assert!(any_environment("arn:aws:dynamodb:*:*:table/Ord*"));
-        assert!(any_environment("arn:aws:dynamodb:us-east-1:123456789012:*"));
-        assert!(!any_environment("arn:aws:dynamodb:*:*:table/dev-*"));
-        assert!(!any_environment(
-            "arn:aws:dynamodb:*:*:table/prod-shop-*/index/*"
-        ));
-        assert!(!any_environment(
-            "arn:aws:dynamodb:us-east-1:123456789012:table/Orders"
-        ));
-        assert!(!any_environment("arn:aws:s3:::bucket/*"));
-        assert!(!any_environment(
-            "arn:aws:dynamodb:*:*:table/Orders/index/*"
-        ));
-        assert!(!any_environment(
-            "arn:aws:dynamodb:*:*:table/Orders/stream/*"
+            "arn:aws:dynamodb:us-east-1:123456789012:table/*",
+            environments
         ));
         assert!(any_environment(
-            "arn:aws-cn:dynamodb:cn-north-1:123456789012:*"
+            "arn:aws:dynamodb:*:*:table/Ord*",
+            environments
+        ));
+        assert!(any_environment(
+            "arn:aws:dynamodb:us-east-1:123456789012:*",
+            environments
+        ));
+        assert!(!any_environment(
+            "arn:aws:dynamodb:*:*:table/dev-*",
+            environments
+        ));
+        assert!(!any_environment(
+            "arn:aws:dynamodb:*:*:table/prod-shop-*/index/*",
+            environments
+        ));
+        assert!(!any_environment(
+            "arn:aws:dynamodb:us-east-1:123456789012:table/Orders",
+            environments
+        ));
+        assert!(!any_environment("arn:aws:s3:::bucket/*", environments));
+        assert!(!any_environment(
+            "arn:aws:dynamodb:*:*:table/Orders/index/*",
+            environments
+        ));
+        assert!(!any_environment(
+            "arn:aws:dynamodb:*:*:table/Orders/stream/*",
+            environments
+        ));
+        assert!(any_environment(
+            "arn:aws-cn:dynamodb:cn-north-1:123456789012:*",
+            environments
         ));
     }
 

@@ -52,6 +52,82 @@ fn shown(prefixes: &[(String, usize)]) -> String {
         .join(", ")
 }
 
+/// Attribute names the single-table libraries and hand-written designs give an item's
+/// entity type (DynamoDB Toolbox's `_et`, ElectroDB's `__edb_e__`, OneTable's `_type`,
+/// GraphQL's `__typename`, ...).
+const ENTITY_ATTRIBUTES: &[&str] = &[
+    "entity",
+    "entity_type",
+    "entityType",
+    "_entity",
+    "_type",
+    "__typename",
+    "_et",
+    "__edb_e__",
+    "type",
+    "kind",
+    "record_type",
+    "recordType",
+    "item_type",
+    "itemType",
+];
+
+/// The items of one entity-type value: how many, and how many hold each attribute.
+type Shape<'a> = (usize, BTreeMap<&'a str, usize>);
+
+/// Single-table design told by an entity-type attribute rather than key prefixes: an
+/// attribute of [`ENTITY_ATTRIBUTES`] with ≥ 2 values on ≥ 5 % of the sample each, whose
+/// items hold different attributes (an order's `type` of `online` and `store` shapes the
+/// same item; a `type` of `user` and `order` does not). The attribute's name and its values.
+fn entity_attribute(
+    sample: &[Item],
+    keys: &[&str],
+) -> Option<(&'static str, Vec<(String, usize)>)> {
+    ENTITY_ATTRIBUTES.iter().find_map(|&name| {
+        let mut groups: BTreeMap<&str, Shape> = BTreeMap::new();
+        for item in sample {
+            let Some(AttributeValue::S(value)) = item.get(name) else {
+                continue;
+            };
+            let (count, attributes) = groups.entry(value.as_str()).or_default();
+            *count += 1;
+            for attribute in item.keys().map(String::as_str) {
+                if attribute != name && !keys.contains(&attribute) {
+                    *attributes.entry(attribute).or_default() += 1;
+                }
+            }
+        }
+        let common: Vec<(&str, &Shape)> = groups
+            .iter()
+            .filter(|(_, (n, _))| n * 20 >= sample.len())
+            .map(|(v, g)| (*v, g))
+            .collect();
+        // An attribute most of one entity's items hold and few of another's.
+        let differ = |(n1, a1): &(usize, BTreeMap<&str, usize>),
+                      (n2, a2): &(usize, BTreeMap<&str, usize>)| {
+            a1.iter().any(|(attribute, c1)| {
+                let c2 = a2.get(attribute).copied().unwrap_or(0);
+                c1 * 5 >= n1 * 4 && c2 * 5 <= *n2
+            })
+        };
+        let shaped = common.iter().enumerate().any(|(i, (_, a))| {
+            common
+                .iter()
+                .skip(i + 1)
+                .any(|(_, b)| differ(a, b) || differ(b, a))
+        });
+        (common.len() >= 2 && shaped).then(|| {
+            (
+                name,
+                common
+                    .iter()
+                    .map(|(v, (n, _))| ((*v).to_owned(), *n))
+                    .collect(),
+            )
+        })
+    })
+}
+
 /// An ISO date-time with a time part somewhere in the text: `dddd-dd-ddTdd:dd`.
 fn has_iso_datetime(text: &str) -> bool {
     const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd";
@@ -379,6 +455,21 @@ impl Check<'_> {
                     shown(&prefixes)
                 ),
             );
+        } else if sample.len() >= 100 {
+            let mut keys = vec![hash.name.as_str()];
+            keys.extend(table.key_schema.range.as_ref().map(|r| r.name.as_str()));
+            if let Some((name, values)) = entity_attribute(sample, &keys) {
+                let listed: Vec<String> =
+                    values.iter().map(|(v, n)| format!("{v:?} ({n})")).collect();
+                self.found(
+                    "keys.single-table-design",
+                    None,
+                    format!(
+                        "attribute {name:?} tells several entity types apart, holding different attributes: {}",
+                        listed.join(", ")
+                    ),
+                );
+            }
         }
         // A composite partition key: two or more parts that vary, past an entity prefix.
         if hash.ty == ScalarType::S

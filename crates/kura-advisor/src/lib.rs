@@ -16,7 +16,7 @@ mod keys;
 mod naming;
 mod partitions;
 pub mod rules;
-pub use identities::identities;
+pub use identities::{identities, identities_with};
 pub mod suppressions;
 pub mod template_intrinsics;
 pub mod template_yaml;
@@ -102,7 +102,53 @@ fn rfc3339(ms: i64) -> String {
 pub const CHECKABLE: usize = 75;
 
 /// Advice on every table of `engine`.
+/// What a team may set about how the guideline is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The environment identifiers table names start with (the guideline's `dev`, `stg`,
+    /// `prod` by default; a team with `qa` or `uat` names its own).
+    pub environments: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            environments: ["dev", "stg", "prod"].map(str::to_owned).to_vec(),
+        }
+    }
+}
+
+impl Options {
+    /// `dev,stg,prod`-style text: lower-case words, at least one.
+    pub fn with_environments(text: &str) -> Result<Options, String> {
+        let environments: Vec<String> = text
+            .split(',')
+            .map(|e| e.trim().to_owned())
+            .filter(|e| !e.is_empty())
+            .collect();
+        if environments.is_empty()
+            || environments.len() > 32
+            || !environments.iter().all(|e| {
+                e.len() <= 32
+                    && e.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            })
+        {
+            return Err(format!(
+                "environments must be lower-case words separated by commas (at most 32), got {text:?}"
+            ));
+        }
+        Ok(Options { environments })
+    }
+}
+
+/// The advisor with the guideline's defaults ([`Options::default`]).
 pub fn advise(engine: &Engine) -> Advice {
+    advise_with(engine, &Options::default())
+}
+
+/// The advisor's findings on every table of `engine`.
+pub fn advise_with(engine: &Engine, options: &Options) -> Advice {
     let tables = engine.table_designs();
     let mut findings = Vec::new();
     let mut zones = BTreeSet::new();
@@ -125,6 +171,7 @@ pub fn advise(engine: &Engine) -> Advice {
             .unwrap_or_default();
         let mut check = Check {
             table,
+            environments: &options.environments,
             findings: &mut findings,
             zones: &mut zones,
             sample: samples.last().cloned(),
@@ -165,7 +212,10 @@ pub fn advise(engine: &Engine) -> Advice {
         ));
     }
     // One server (one account) holding tables of several environments.
-    let environments = naming::environments(tables.iter().map(|t| t.name.as_str()));
+    let environments = naming::environments(
+        tables.iter().map(|t| t.name.as_str()),
+        &options.environments,
+    );
     if environments.len() > 1 {
         let listed: Vec<&str> = environments.into_iter().collect();
         findings.extend(instance_wide(
@@ -202,6 +252,8 @@ fn instance_wide(id: &str, evidence: String) -> Option<Finding> {
 
 pub(crate) struct Check<'a> {
     table: &'a TableDesign,
+    /// The environment identifiers table names start with ([`Options`]).
+    environments: &'a [String],
     findings: &'a mut Vec<Finding>,
     /// Time-zone designators of the key date-times seen so far, across tables.
     zones: &'a mut BTreeSet<keys::Zone>,
@@ -772,12 +824,30 @@ mod tests {
 
     #[test]
     fn names_follow_the_guideline_patterns() {
-        assert!(table_name_follows("stg-fuga-user"));
-        assert!(table_name_follows("prod-fuga-user-access-log"));
-        assert!(!table_name_follows("Users"));
-        assert!(!table_name_follows("stg_fuga_user"));
-        assert!(!table_name_follows("test-fuga-user"));
-        assert!(!table_name_follows("dev-fuga"));
+        assert!(table_name_follows(
+            "stg-fuga-user",
+            &Options::default().environments
+        ));
+        assert!(table_name_follows(
+            "prod-fuga-user-access-log",
+            &Options::default().environments
+        ));
+        assert!(!table_name_follows(
+            "Users",
+            &Options::default().environments
+        ));
+        assert!(!table_name_follows(
+            "stg_fuga_user",
+            &Options::default().environments
+        ));
+        assert!(!table_name_follows(
+            "test-fuga-user",
+            &Options::default().environments
+        ));
+        assert!(!table_name_follows(
+            "dev-fuga",
+            &Options::default().environments
+        ));
         assert!(is_snake_case("user_name") && is_snake_case("ttl") && is_snake_case("a1"));
         assert!(!is_snake_case("userName") && !is_snake_case("_x") && !is_snake_case("a__b"));
         assert!(is_sequential_gsi_name("gsi1") && is_sequential_gsi_name("gsi12"));

@@ -9,13 +9,14 @@ use super::{Check, attribute_names, listed};
 impl Check<'_> {
     pub(super) fn naming(&mut self, sample: &[Item]) {
         let table = self.table;
-        if !table_name_follows(&table.name) {
+        if !table_name_follows(&table.name, self.environments) {
             self.found(
                 "naming.table-name-pattern",
                 None,
                 format!(
-                    "{:?} is not {{env}}-{{product}}-{{usage}} (env dev, stg or prod; lower-case words joined by '-')",
-                    table.name
+                    "{:?} is not {{env}}-{{product}}-{{usage}} (env {}; lower-case words joined by '-')",
+                    table.name,
+                    self.environments.join(", ")
                 ),
             );
         }
@@ -87,10 +88,10 @@ const GENERIC_KEY_NAMES: &[&str] = &[
 ];
 
 /// `{env}-{product}-{usage}`: `dev`, `stg` or `prod`, then at least two lower-case words.
-pub(super) fn table_name_follows(name: &str) -> bool {
+pub(super) fn table_name_follows(name: &str, environments: &[String]) -> bool {
     let words: Vec<&str> = name.split('-').collect();
     words.len() >= 3
-        && ["dev", "stg", "prod"].contains(&words[0])
+        && environments.iter().any(|e| e == words[0])
         && words[1..].iter().all(|w| {
             !w.is_empty()
                 && w.bytes()
@@ -98,12 +99,13 @@ pub(super) fn table_name_follows(name: &str) -> bool {
         })
 }
 
-/// The environments (`dev`, `stg`, `prod`) of the table names that follow the pattern.
+/// The environments of the table names that follow the pattern.
 pub(super) fn environments<'a>(
     names: impl Iterator<Item = &'a str>,
+    known: &[String],
 ) -> std::collections::BTreeSet<&'a str> {
     names
-        .filter(|name| table_name_follows(name))
+        .filter(|name| table_name_follows(name, known))
         .filter_map(|name| name.split('-').next())
         .collect()
 }

@@ -133,7 +133,7 @@ pub(crate) async fn template(posted: Posted) -> Response {
     let checked = if template.trim().is_empty() {
         Err("Paste a template or read one from a file.".to_owned())
     } else {
-        kura_server::template::advise(template, &Default::default()).await
+        kura_server::template::advise(template, &Default::default(), &Default::default()).await
     };
     let body = match checked {
         Err(e) => html! {

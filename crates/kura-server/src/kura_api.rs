@@ -114,14 +114,28 @@ pub(crate) async fn insights(
     }
 }
 
-/// `GET /kura/advise`: the design advisor's findings on every table (docs/advisor.md).
-pub(crate) async fn advise(State(shared): State<Shared>) -> Response {
+/// `GET /kura/advise[?environments=dev,qa,prod]`: the design advisor's findings on every
+/// table (docs/advisor.md), with the team's environment identifiers when given.
+pub(crate) async fn advise(State(shared): State<Shared>, uri: axum::http::Uri) -> Response {
     if let Some(refused) = refuse_when_signed(&shared) {
         return refused;
     }
+    let asked = uri
+        .query()
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .find_map(|pair| pair.strip_prefix("environments="));
+    let options = match asked {
+        None => crate::advisor::Options::default(),
+        Some(text) => match crate::advisor::Options::with_environments(&text.replace("%2C", ",")) {
+            Ok(options) => options,
+            Err(e) => return error(StatusCode::BAD_REQUEST, &e),
+        },
+    };
     let engine = shared.engine();
     // It samples every table: off the async workers.
-    match tokio::task::spawn_blocking(move || crate::advisor::advise(&engine)).await {
+    match tokio::task::spawn_blocking(move || crate::advisor::advise_with(&engine, &options)).await
+    {
         Ok(advice) => json_response(StatusCode::OK, &advice),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }

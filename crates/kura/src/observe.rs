@@ -209,6 +209,10 @@ pub struct AdviseArgs {
     /// (`--parameter Env=prod`, repeatable): what the intrinsic functions resolve from.
     #[arg(long = "parameter", value_name = "NAME=VALUE", requires = "template", value_parser = parse_parameter)]
     parameters: Vec<(String, String)>,
+    /// The environment identifiers table names start with, comma-separated (the
+    /// guideline's `dev,stg,prod` by default): a team with `qa` or `uat` names its own.
+    #[arg(long, value_name = "ENV,ENV,...", value_parser = kura_server::advisor::Options::with_environments)]
+    environments: Option<kura_server::advisor::Options>,
     /// Check the identity policies of a credentials file (`kura serve --auth`'s) without
     /// a server: people given every action, grants on every environment's tables. With
     /// `--template`, both; alone, the policies only (docs/advisor.md).
@@ -242,7 +246,8 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let parameters = args.parameters.iter().cloned().collect();
-            kura_server::template::advise(&text, &parameters)
+            let options = args.environments.clone().unwrap_or_default();
+            kura_server::template::advise(&text, &parameters, &options)
                 .await
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
@@ -252,11 +257,21 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
             "rulesCheckable": kura_server::advisor::CHECKABLE,
             "findings": [],
         }),
-        (None, None) => get_json(&args.endpoint.endpoint, "/kura/advise").await?,
+        (None, None) => {
+            let path = match &args.environments {
+                Some(options) => format!(
+                    "/kura/advise?environments={}",
+                    options.environments.join(",")
+                ),
+                None => "/kura/advise".to_owned(),
+            };
+            get_json(&args.endpoint.endpoint, &path).await?
+        }
     };
     if let Some(path) = &args.credentials {
         let credentials = kura_server::Credentials::load(path).map_err(|e| e.to_string())?;
-        let found = kura_server::advisor::identities(&credentials.principals());
+        let environments = args.environments.clone().unwrap_or_default().environments;
+        let found = kura_server::advisor::identities_with(&credentials.principals(), &environments);
         if let Some(findings) = advice["findings"].as_array_mut() {
             findings.extend(found.iter().filter_map(|f| serde_json::to_value(f).ok()));
         }

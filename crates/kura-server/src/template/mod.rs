@@ -313,7 +313,11 @@ fn not_literal_note(table: &str, parts: &[NotLiteral], unjudged: &[&str], whole:
 /// and `line`; a table CreateTable (or UpdateTimeToLive, UpdateContinuousBackups) refuses
 /// is an error finding of its own (`template.create-table`), a table with parts only the
 /// deployment knows an info finding (`template.not-literal`).
-pub async fn advise(text: &str, parameters: &HashMap<String, String>) -> Result<Value, String> {
+pub async fn advise(
+    text: &str,
+    parameters: &HashMap<String, String>,
+    options: &kura_advisor::Options,
+) -> Result<Value, String> {
     let tables = declared(text, parameters)?;
     let lines = MemberLines::of(text);
     let engine = kura_engine::Engine::in_memory();
@@ -375,9 +379,12 @@ pub async fn advise(text: &str, parameters: &HashMap<String, String>) -> Result<
         by_name.entry(name).or_insert((table, unjudged));
     }
     let engine_for_advice = engine.clone();
-    let advice = tokio::task::spawn_blocking(move || crate::advisor::advise(&engine_for_advice))
-        .await
-        .map_err(|e| format!("the advisor stopped: {e}"))?;
+    let options = options.clone();
+    let advice = tokio::task::spawn_blocking(move || {
+        crate::advisor::advise_with(&engine_for_advice, &options)
+    })
+    .await
+    .map_err(|e| format!("the advisor stopped: {e}"))?;
     let mut advice = serde_json::to_value(&advice).map_err(|e| e.to_string())?;
     // Definitions only: no traffic and no items are evidence here.
     if let Some(map) = advice.as_object_mut() {
@@ -575,7 +582,9 @@ mod tests {
                 );
                 let tables = declared(&text, &HashMap::new()).expect("read");
                 assert_eq!(tables[0].create["TableName"], "Orders", "{text}");
-                let advice = advise(&text, &HashMap::new()).await.expect("advice");
+                let advice = advise(&text, &HashMap::new(), &Default::default())
+                    .await
+                    .expect("advice");
                 assert_eq!(
                     advice["findings"][0]["rule"], "template.create-table",
                     "{text}"
@@ -654,7 +663,9 @@ Resources:
             "TableName": "prod-shop-broken",
             "AttributeDefinitions": [],
             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}}}}"#;
-        let advice = advise(bad, &HashMap::new()).await.expect("advice");
+        let advice = advise(bad, &HashMap::new(), &Default::default())
+            .await
+            .expect("advice");
         let findings = advice["findings"].as_array().cloned().unwrap_or_default();
         let refused: Vec<&Value> = findings
             .iter()
