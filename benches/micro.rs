@@ -313,6 +313,36 @@ fn metrics(c: &mut Criterion) {
             })
         },
     );
+    // The always-on hot-key count (issue 52, item 4) on one access: a tick, and one access
+    // in eight its key counted. The same request's counters above are the baseline.
+    let partition = kura_model::AttributeValue::S("user-42".into());
+    c.bench_function(
+        "metrics/hot-key count of one access (one in 8 counted, Space-Saving of 16)",
+        |b| {
+            b.iter(|| {
+                let table = engine.counters().table(black_box("prod-shop-order"));
+                table
+                    .hot
+                    .accessed(None, std::slice::from_ref(black_box(&partition)));
+            })
+        },
+    );
+    let many: Vec<kura_model::AttributeValue> = (0..4096)
+        .map(|i| kura_model::AttributeValue::S(format!("user-{i}")))
+        .collect();
+    let mut next = 0usize;
+    c.bench_function(
+        "metrics/hot-key count of one access, keys always new (evictions)",
+        |b| {
+            b.iter(|| {
+                next = (next + 1) % many.len();
+                let table = engine.counters().table(black_box("prod-shop-order"));
+                table
+                    .hot
+                    .accessed(None, std::slice::from_ref(black_box(&many[next])));
+            })
+        },
+    );
     // A PutItem that replaces a 1 KB item by one with the same attributes: the counters
     // (capacity, the put, the replacement with its recent-keys lookup) and the scan for an
     // attribute the new item dropped (api.put-drops-attributes), done on the writer thread.

@@ -189,10 +189,11 @@ def broken_set(ddb, t):
     table = expect["index.unused-gsi"] = expect["index.lsi-conditions"] = t.create(
         "idle", gsis=[{"name": "gsi1", "keys": ["shop_id"]}],
         lsis=[{"name": "by_shop", "keys": ["user_id", "shop_id"]}])
-    t.batch_put(table, [{"order_id": {"S": f"o{i:02}"}, "shop_id": {"S": f"s{i}"}}
-                        for i in range(10)])
+    # Spread over ten partitions: one partition taking every read would be a hot one.
+    t.batch_put(table, [{"user_id": {"S": f"u{i}"}, "order_id": {"S": f"o{i:02}"},
+                         "shop_id": {"S": f"s{i}"}} for i in range(10)])
     for i in range(1000):
-        ddb.get_item(TableName=table, Key={"user_id": {"S": "u1"},
+        ddb.get_item(TableName=table, Key={"user_id": {"S": f"u{i % 10}"},
                                            "order_id": {"S": f"o{i % 10:02}"}})
 
     # Traffic.
@@ -1109,3 +1110,38 @@ def test_a_team_names_its_own_environments(server):
     refused = subprocess.run([str(KURA), "advise", "--endpoint", server, "--environments", "QA"],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "lower-case words" in refused.stderr, refused.stderr
+
+
+def test_eight_partition_values_over_two_thousand_items_are_counted_as_eight(server):
+    """Issue 52, item 4: the partition values are counted by skipping from partition to
+    partition, not read off the sample (which 250-item partitions fill in key order: it
+    saw 5 of 8)."""
+    t = Tables(client(server))
+    table = t.create("eightshops", keys=("shop_id", "order_id"))
+    t.batch_put(table, [{"shop_id": {"S": f"shop-{i % 8}"}, "order_id": {"S": f"o{i:05}"}}
+                        for i in range(2000)])
+    found = findings_of(server, "keys.low-cardinality-partition-key", table)
+    assert len(found) == 1, found
+    assert 'partition key "shop_id" has 8 distinct value(s) for 2000 items' in found[0]["evidence"], found
+
+
+def test_a_hot_key_is_reported_without_contributor_insights(server):
+    """Issue 52, item 4: one partition key taking 90 % of 1,300 reads is reported with
+    Contributor Insights off, from the always-on count (one access in eight, Space-Saving);
+    reads spread over many keys are not."""
+    ddb = client(server)
+    t = Tables(ddb)
+    hot = t.create("hotreads", keys=("user_id",))
+    spread = t.create("spreadreads", keys=("user_id",))
+    for i in range(1300):
+        key = "u-hot" if i % 10 else f"u{i}"
+        ddb.get_item(TableName=hot, Key={"user_id": {"S": key}})
+        ddb.get_item(TableName=spread, Key={"user_id": {"S": f"u{i}"}})
+    assert ddb.describe_contributor_insights(TableName=hot)["ContributorInsightsStatus"] == "DISABLED"
+    found = findings_of(server, "keys.hot-partition", hot)
+    assert len(found) == 1, found
+    assert 'partition key "u-hot" took' in found[0]["evidence"], found
+    assert "without Contributor Insights" in found[0]["evidence"], found
+    assert found[0]["basis"] == "traffic", found
+    assert findings_of(server, "keys.hot-partition", spread) == []
+

@@ -183,7 +183,22 @@ pub fn advise_with(engine: &Engine, options: &Options) -> Advice {
         check.searched_collections(&sample, &traffic);
         check.values(&sample);
         check.key_values(&sample);
-        check.cardinality(&sample);
+        // Distinct partition values, counted by skipping from partition to partition: the
+        // sample alone cannot count them (a few large partitions fill it).
+        let distinct = std::iter::once(None)
+            .chain(
+                table
+                    .indexes
+                    .iter()
+                    .filter(|i| i.kind == kura_engine::design::IndexKind::Global)
+                    .map(|i| Some(i.name.as_str())),
+            )
+            .filter_map(|index| {
+                let counted = engine.distinct_partitions(table, index, partitions::COUNTED);
+                counted.ok().map(|c| (index.map(str::to_owned), c))
+            })
+            .collect();
+        check.cardinality(&sample, &distinct);
         check.index_values(&sample);
         check.collections(engine.largest_item_collection(table).ok().flatten());
         if let Some(counters) = &counters {
@@ -194,7 +209,7 @@ pub fn advise_with(engine: &Engine, options: &Options) -> Advice {
         check.traffic(&traffic, size.map_or(0, |s| s.size_bytes));
         check.writes(&traffic);
         if let Some(counters) = &counters {
-            check.hot_partitions(&counters.insights, engine.now_ms());
+            check.hot_partitions(&counters.insights, &counters.hot.report(), engine.now_ms());
         }
     }
     // Key date-times in more than one kind of zone across the tables, when no one table

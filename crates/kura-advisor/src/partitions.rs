@@ -17,8 +17,18 @@ const LARGE_TABLE: u64 = 1000;
 /// Sampled items that must carry the key for its values to say anything: half a full
 /// sample, so a sample the 16 MB cap cut short (a few runs of large items) says nothing.
 const CARRYING: usize = 500;
-/// At most this many distinct values is low cardinality.
+/// At most this many distinct values in the sample is low cardinality.
 const FEW_VALUES: usize = 5;
+/// Distinct partition values counted exactly (one seek each) up to this many.
+pub(super) const COUNTED: usize = 1024;
+/// At most this many partition values, counted exactly, is low cardinality for a table of
+/// [`LARGE_TABLE`] items or more: DynamoDB cannot spread its traffic wider than that
+/// (Kura's threshold).
+const FEW_PARTITIONS: usize = 16;
+
+/// Distinct partition values by index (None for the table): the count, and whether it is
+/// exact (false past [`COUNTED`]).
+pub(super) type Distinct = std::collections::HashMap<Option<String>, (usize, bool)>;
 
 /// Among the sampled items that carry `attribute`: its distinct values, the share of the
 /// commonest in thousandths, and that value; None when too few items carry it.
@@ -40,7 +50,7 @@ fn spread(sample: &[Item], attribute: &str) -> Option<(usize, usize, String)> {
 }
 
 impl Check<'_> {
-    pub(super) fn cardinality(&mut self, sample: &[Item]) {
+    pub(super) fn cardinality(&mut self, sample: &[Item], distinct: &Distinct) {
         let table = self.table;
         let items = table.size.as_ref().map_or(0, |s| s.item_count);
         if items < LARGE_TABLE {
@@ -55,15 +65,32 @@ impl Check<'_> {
             .chain(gsis)
             .collect();
         for (index, attribute) in keys {
-            let Some((distinct, permille, top)) = spread(sample, attribute) else {
-                continue;
-            };
-            if distinct <= FEW_VALUES || permille >= 500 {
+            let counted = distinct
+                .get(&index.map(str::to_owned))
+                .copied()
+                .filter(|(_, exact)| *exact);
+            if let Some((values, _)) = counted
+                && values <= FEW_PARTITIONS
+            {
+                let on = items / values.max(1) as u64;
                 self.found(
                     "keys.low-cardinality-partition-key",
                     index,
                     format!(
-                        "partition key {attribute:?} has {distinct} distinct value(s) in a sample of {} of {items} items; {top:?} is on {}.{}% of those that carry it",
+                        "partition key {attribute:?} has {values} distinct value(s) for {items} items (counted, not sampled): {on} items a value on average"
+                    ),
+                );
+                continue;
+            }
+            let Some((sampled, permille, top)) = spread(sample, attribute) else {
+                continue;
+            };
+            if sampled <= FEW_VALUES || permille >= 500 {
+                self.found(
+                    "keys.low-cardinality-partition-key",
+                    index,
+                    format!(
+                        "partition key {attribute:?} has {sampled} distinct value(s) in a sample of {} of {items} items; {top:?} is on {}.{}% of those that carry it",
                         sample.len(),
                         permille / 10,
                         permille % 10

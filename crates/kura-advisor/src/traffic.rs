@@ -229,10 +229,13 @@ impl Check<'_> {
     }
 
     /// From Contributor Insights, where it is on: one partition key taking a fifth or more
-    /// of at least 1,000 accesses in the last hour (after its error bound).
+    /// of at least 1,000 accesses in the last hour (after its error bound). Elsewhere from
+    /// the always-on count (one access in eight): a fifth or more of at least 100 counted
+    /// accesses since the counters began.
     pub(super) fn hot_partitions(
         &mut self,
         insights: &kura_engine::counters::Insights,
+        hot: &[kura_engine::counters::hot::HotReport],
         now_ms: i64,
     ) {
         let globals = self
@@ -243,6 +246,7 @@ impl Check<'_> {
             .map(|i| Some(i.name.clone()));
         for index in std::iter::once(None).chain(globals) {
             let Some(report) = insights.report(index.as_deref(), now_ms, 60, 1) else {
+                self.hot_without_insights(index.as_deref(), hot);
                 continue;
             };
             let top = &report.most_accessed_partition_keys;
@@ -260,6 +264,34 @@ impl Check<'_> {
                     ),
                 );
             }
+        }
+    }
+
+    /// `keys.hot-partition` from the always-on count, for a target without Contributor
+    /// Insights.
+    fn hot_without_insights(
+        &mut self,
+        index: Option<&str>,
+        hot: &[kura_engine::counters::hot::HotReport],
+    ) {
+        use kura_engine::counters::hot::SAMPLED;
+        let Some(report) = hot.iter().find(|r| r.index.as_deref() == index) else {
+            return;
+        };
+        let Some((key, count, error)) = &report.top else {
+            return;
+        };
+        let sure = count.saturating_sub(*error);
+        if report.counted >= 100 && sure * 5 >= report.counted {
+            self.found_as(
+                crate::rules::Basis::Traffic,
+                "keys.hot-partition",
+                index,
+                format!(
+                    "partition key {key:?} took {count} of {} accesses counted (one in {SAMPLED}; ±{error}), without Contributor Insights",
+                    report.counted
+                ),
+            );
         }
     }
 }

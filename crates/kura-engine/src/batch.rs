@@ -315,6 +315,7 @@ impl Engine {
                 }
                 let counters = self.counters.table(&table.name);
                 counters.traffic.batch_key(&storage_key);
+                counters.hot.accessed(None, std::slice::from_ref(&key.hash));
                 if item.is_none() {
                     deleting.push(counters.clone());
                 }
@@ -430,6 +431,9 @@ impl Engine {
             traffic.read(consistent);
             for (key, storage_key) in lookups {
                 traffic.batch_key(&storage_key);
+                if let Some(partition) = key.get(&schema.hash.name) {
+                    counters.hot.accessed(None, std::slice::from_ref(partition));
+                }
                 counters.key_read(&storage_key, now, &|tag| {
                     crate::items::gsi_of_tag(&table, tag)
                 });

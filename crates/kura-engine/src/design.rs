@@ -144,6 +144,73 @@ impl Engine {
         Ok(Some((largest, self.limits.max_item_collection_bytes)))
     }
 
+    /// How many distinct partition key values the table (`index` None) or one of its GSIs
+    /// holds, counted exactly up to `bound` by skipping from one partition to the next (one
+    /// seek a partition, whatever its size); `(bound, false)` when there are more. Read
+    /// without counting as traffic: the advisor's cardinality, which a sample of items
+    /// cannot give (a few large partitions fill it).
+    pub fn distinct_partitions(
+        &self,
+        table: &TableDesign,
+        index: Option<&str>,
+        bound: usize,
+    ) -> Result<(usize, bool)> {
+        let Some(record) = self.catalog.get(&table.name) else {
+            return Ok((0, true));
+        };
+        let (space, prefix) = match index {
+            None => (Space::Items, keys::table_prefix(record.id).to_vec()),
+            Some(name) => match record.indexes.iter().find(|i| i.name == name) {
+                Some(i) if i.kind == IndexKind::Global => (
+                    Space::Indexes,
+                    keys::index_prefix(record.id, i.number).to_vec(),
+                ),
+                _ => return Ok((0, true)),
+            },
+        };
+        let snapshot = self.store.snapshot()?;
+        let whole = KeyRange::prefix(&prefix);
+        let mut start = whole.start.clone();
+        let mut distinct = 0;
+        while distinct < bound {
+            let range = KeyRange {
+                start,
+                end: whole.end.clone(),
+            };
+            let Some(row) = snapshot.range(space, range, Direction::Forward).next() else {
+                return Ok((distinct, true));
+            };
+            let (_, value) = row?;
+            let item = crate::items::decode_stored(&value)?;
+            let encoded = match index.and_then(|n| record.indexes.iter().find(|i| i.name == n)) {
+                None => {
+                    let Some(hash) = item.get(&record.key_schema.hash.name) else {
+                        return Ok((distinct, false));
+                    };
+                    kura_model::PrimaryKey {
+                        hash: hash.clone(),
+                        range: None,
+                    }
+                    .encode_hash()?
+                }
+                Some(gsi) => {
+                    let values: Option<Vec<&kura_model::AttributeValue>> =
+                        gsi.hash_attributes().map(|a| item.get(&a.name)).collect();
+                    let Some(values) = values else {
+                        return Ok((distinct, false));
+                    };
+                    crate::indexes::entries::encode_values(values)?
+                }
+            };
+            distinct += 1;
+            match KeyRange::prefix(&keys::partition_prefix(&prefix, &encoded)).end {
+                Bound::Excluded(next) => start = Bound::Included(next),
+                _ => return Ok((distinct, true)),
+            }
+        }
+        Ok((distinct, false))
+    }
+
     /// Up to `limit` of a table's items, and at most `max_bytes` of them, read without
     /// counting as traffic (the design advisor's sample). Spread across the key space:
     /// the partition-hash space is cut in [`SAMPLE_SLICES`] slices read in turns, a few

@@ -251,6 +251,7 @@ impl Engine {
                 .traffic
                 .written(size, || crate::counters::key_label(key));
         }
+        stats.hot.accessed(None, std::slice::from_ref(&key.hash));
         if stats.insights.active() {
             crate::counters::note_key(&stats, None, key, self.clock.now_ms());
         }

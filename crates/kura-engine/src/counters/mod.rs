@@ -8,6 +8,7 @@
 //! have it enabled.
 
 pub mod histogram;
+pub mod hot;
 pub mod insights;
 pub mod recent;
 pub mod traffic;
@@ -89,6 +90,8 @@ pub struct TableCounters {
     stream_positions: Mutex<BTreeMap<(u64, u32), u64>>,
     pub traffic: Traffic,
     pub insights: Insights,
+    /// The always-on, sampled count of the most accessed partition keys.
+    pub hot: hot::HotKeys,
     /// Keys lately read from the table, keys lately returned first by a GSI page, and keys
     /// lately written by a single-item write.
     reads: recent::RecentKeys,

@@ -439,6 +439,17 @@ impl Engine {
                 attr.check_sort_value(value)?;
             }
         }
+        // The partition a Query reads, for the always-on hot-key count: a GSI's own, an
+        // LSI's is the table's.
+        let counted_on = target
+            .index
+            .as_ref()
+            .filter(|i| i.kind == IndexKind::Global)
+            .map(|i| i.name.as_str());
+        self.counters
+            .table(&table_name)
+            .hot
+            .accessed(counted_on, &partition);
         let continued = start_fingerprint(input.exclusive_start_key.as_ref(), input.limit);
         let start = target.start_key(input.exclusive_start_key)?;
         if let Some((start_key, _)) = &start {
