@@ -216,6 +216,9 @@ impl Engine {
     /// the partition-hash space is cut in [`SAMPLE_SLICES`] slices read in turns, a few
     /// items each, so a large table's sample comes from everywhere, not from the first
     /// partitions in storage order; a table with fewer items than `limit` is read whole.
+    /// A first pass takes at most a few items of each partition before it moves to the
+    /// next (so a slice whose first partition is large still shows the ones after it),
+    /// and a second pass fills the sample with the rest.
     pub fn sample_items(
         &self,
         table: &TableDesign,
@@ -223,6 +226,32 @@ impl Engine {
         max_bytes: usize,
     ) -> Result<Vec<Item>> {
         let snapshot = self.store.snapshot()?;
+        let mut sample = Sample {
+            limit,
+            max_bytes,
+            items: Vec::new(),
+            taken: std::collections::HashSet::new(),
+            bytes: 0,
+        };
+        let per_partition = (limit / (4 * SAMPLE_SLICES as usize)).max(1);
+        for cap in [Some(per_partition), None] {
+            self.sample_pass(snapshot.as_ref(), table, cap, &mut sample)?;
+            if sample.full() {
+                break;
+            }
+        }
+        Ok(sample.items)
+    }
+
+    /// One pass over the slices in turns; with `cap`, at most that many items of one
+    /// partition before the slice moves on to its next partition.
+    fn sample_pass(
+        &self,
+        snapshot: &dyn crate::storage::Snapshot,
+        table: &TableDesign,
+        cap: Option<usize>,
+        sample: &mut Sample,
+    ) -> Result<()> {
         let prefix = keys::table_prefix(table.id);
         let table_end = KeyRange::prefix(&prefix).end;
         let start_of = |slice: u64| -> Vec<u8> {
@@ -235,10 +264,8 @@ impl Engine {
         let mut next: Vec<Option<Bound<Vec<u8>>>> = (0..SAMPLE_SLICES)
             .map(|slice| Some(Bound::Included(start_of(slice))))
             .collect();
-        let turn = limit.div_ceil(SAMPLE_SLICES as usize).max(1);
-        let mut items = Vec::new();
-        let mut bytes = 0;
-        while items.len() < limit && bytes < max_bytes && next.iter().any(Option::is_some) {
+        let turn = sample.limit.div_ceil(SAMPLE_SLICES as usize).max(1);
+        while !sample.full() && next.iter().any(Option::is_some) {
             for (slice, from) in next.iter_mut().enumerate() {
                 let Some(start) = from.take() else { continue };
                 let end = match slice as u64 + 1 {
@@ -247,22 +274,66 @@ impl Engine {
                 };
                 let range = KeyRange { start, end };
                 let mut read = 0;
+                // The partition being read (its key prefix) and the items taken of it.
+                let mut partition: Option<(Vec<u8>, usize)> = None;
                 for row in snapshot.range(Space::Items, range, Direction::Forward) {
                     let (key, value) = row?;
                     let item = crate::items::decode_stored(&value)?;
-                    bytes += kura_model::size::item_size(&item);
-                    items.push(item);
-                    read += 1;
-                    if read == turn || items.len() >= limit || bytes >= max_bytes {
+                    if let Some(cap) = cap {
+                        let same = partition.as_ref().is_some_and(|(p, _)| key.starts_with(p));
+                        if !same {
+                            let hash = item.get(&table.key_schema.hash.name).cloned();
+                            let encoded = hash
+                                .map(|hash| {
+                                    kura_model::PrimaryKey { hash, range: None }.encode_hash()
+                                })
+                                .transpose()?
+                                .unwrap_or_default();
+                            partition = Some((keys::partition_prefix(&prefix, &encoded), 0));
+                        }
+                        if let Some((p, taken)) = partition.as_mut() {
+                            *taken += 1;
+                            if *taken > cap {
+                                // On to the slice's next partition, next turn.
+                                *from = match KeyRange::prefix(p).end {
+                                    Bound::Excluded(after) => Some(Bound::Included(after)),
+                                    _ => None,
+                                };
+                                break;
+                            }
+                        }
+                    }
+                    if sample.taken.insert(key.to_vec()) {
+                        sample.bytes += kura_model::size::item_size(&item);
+                        sample.items.push(item);
+                        read += 1;
+                    }
+                    if read == turn || sample.full() {
                         *from = Some(Bound::Excluded(key.to_vec()));
                         break;
                     }
                 }
-                if items.len() >= limit || bytes >= max_bytes {
-                    return Ok(items);
+                if sample.full() {
+                    return Ok(());
                 }
             }
         }
-        Ok(items)
+        Ok(())
+    }
+}
+
+/// The advisor's sample being taken: the items, their storage keys (a second pass skips
+/// what the first took) and bytes, and its bounds.
+struct Sample {
+    limit: usize,
+    max_bytes: usize,
+    items: Vec<Item>,
+    taken: std::collections::HashSet<Vec<u8>>,
+    bytes: usize,
+}
+
+impl Sample {
+    fn full(&self) -> bool {
+        self.items.len() >= self.limit || self.bytes >= self.max_bytes
     }
 }

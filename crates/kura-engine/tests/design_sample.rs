@@ -81,3 +81,59 @@ async fn the_sample_comes_from_the_whole_key_space() {
         .expect("sample");
     assert!(bounded.len() < 100, "{} items in 10 KB", bounded.len());
 }
+
+/// A few large partitions: 8 partition values of 250 items each. Read in key order, a
+/// slice holding two of them gave its whole share to the first (the advisor saw 5 of 8);
+/// the first pass takes a few items of each partition before moving on, and the second
+/// fills the sample.
+#[tokio::test]
+async fn the_sample_spreads_over_partitions_of_one_slice() {
+    let engine = Engine::in_memory();
+    let create = json!({
+        "TableName": "shops",
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "shop", "AttributeType": "S"},
+                                 {"AttributeName": "order", "AttributeType": "N"}],
+        "KeySchema": [{"AttributeName": "shop", "KeyType": "HASH"},
+                      {"AttributeName": "order", "KeyType": "RANGE"}],
+    });
+    engine
+        .create_table(&RequestContext::default(), input(create))
+        .await
+        .expect("create");
+    for order in 0..2000u32 {
+        let put = json!({"TableName": "shops", "Item": {
+            "shop": {"S": format!("shop-{}", order % 8)}, "order": {"N": order.to_string()}}});
+        engine.put_item(input(put)).await.expect("put");
+    }
+    let designs = engine.table_designs();
+    let sample = engine
+        .sample_items(&designs[0], 1000, 16 << 20)
+        .expect("sample");
+    assert_eq!(sample.len(), 1000);
+    let shops: std::collections::BTreeSet<String> = sample
+        .iter()
+        .filter_map(|item| match item.get("shop") {
+            Some(kura_model::AttributeValue::S(s)) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shops.len(), 8, "{shops:?}");
+    let keys: std::collections::BTreeSet<String> = sample
+        .iter()
+        .map(|item| format!("{:?}", item.get("order")))
+        .collect();
+    assert_eq!(keys.len(), 1000, "no item twice");
+    assert_eq!(
+        engine
+            .distinct_partitions(&designs[0], None, 1024)
+            .expect("count"),
+        (8, true)
+    );
+    assert_eq!(
+        engine
+            .distinct_partitions(&designs[0], None, 5)
+            .expect("count"),
+        (5, false)
+    );
+}
