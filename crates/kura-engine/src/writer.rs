@@ -57,6 +57,9 @@ pub struct WriteLimits {
     pub max_item_collection_bytes: u64,
     /// How streams are sharded: open shards, splits and rollover.
     pub shards: crate::streams::meta::ShardShape,
+    /// Tables at most (CreateTable, restores and ImportTable refuse past it): DynamoDB's
+    /// account quota, 2,500 by default (a soft quota, raised on request; `--max-tables`).
+    pub max_tables: usize,
 }
 
 impl Default for WriteLimits {
@@ -64,6 +67,7 @@ impl Default for WriteLimits {
         WriteLimits {
             max_item_collection_bytes: kura_model::limits::MAX_ITEM_COLLECTION_BYTES,
             shards: crate::streams::meta::ShardShape::default(),
+            max_tables: kura_model::limits::DEFAULT_MAX_TABLES,
         }
     }
 }

@@ -46,6 +46,9 @@ pub const INDEX_NAME_MIN: usize = 3;
 pub const INDEX_NAME_MAX: usize = 255;
 /// An item collection (items and LSI entries of one partition key) on a table with LSIs.
 pub const MAX_ITEM_COLLECTION_BYTES: u64 = 10 * 1024 * 1024 * 1024;
+/// Tables an account may have in a region by default (a soft quota). Source: API
+/// Reference, LimitExceededException ("There is a soft account quota of 2,500 tables").
+pub const DEFAULT_MAX_TABLES: usize = 2_500;
 /// Streams: a shard is closed and a child opened after about four hours; records are kept
 /// 24 hours; a shard iterator is valid for 15 minutes; GetRecords returns at most 1,000.
 pub const STREAM_SHARD_AGE_MS: i64 = 4 * 3600 * 1000;

@@ -238,6 +238,12 @@ pub const RESOURCE_NOT_FOUND: &str = "Requested resource not found";
 pub fn table_already_exists(table: &str) -> String {
     format!("Table already exists: {table}")
 }
+/// Source: the LimitExceededException DynamoDB answers a CreateTable past the account's
+/// table quota, as clients have quoted it ("Subscriber limit exceeded: There is a limit of
+/// 256 tables per subscriber", when the quota was 256).
+pub fn table_quota(max: usize) -> String {
+    format!("Subscriber limit exceeded: There is a limit of {max} tables per subscriber")
+}
 /// Source: DynamoDB DeleteTable with DeletionProtectionEnabled (Developer Guide,
 /// "Using deletion protection").
 pub const DELETION_PROTECTED: &str = "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.";

@@ -166,6 +166,10 @@ pub(crate) struct ServeArgs {
     /// Megabytes of block cache: reads of data not in memory go to disk beyond it.
     #[arg(long, default_value_t = 8, env = "KURA_CACHE_MB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     cache_mb: u64,
+    /// Tables at most, as DynamoDB's account quota (2,500 by default): CreateTable, restores
+    /// and ImportTable past it get LimitExceededException.
+    #[arg(long, default_value_t = WriteLimits::default().max_tables, env = "KURA_MAX_TABLES", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    max_tables: usize,
     /// Megabytes a table space's write buffer holds before it is flushed to disk; applies
     /// to data directories created with it.
     #[arg(long, default_value_t = 4, env = "KURA_MEMTABLE_MB", value_parser = clap::value_parser!(u64).range(1..=1024))]
@@ -554,6 +558,7 @@ fn engine_options(
                 max_open: args.stream_max_shards.max(args.stream_shards),
                 max_age_ms: (args.stream_shard_seconds * 1000.0) as i64,
             },
+            max_tables: args.max_tables,
             ..WriteLimits::default()
         },
         sweep_interval: Duration::from_secs_f64(args.ttl_interval),

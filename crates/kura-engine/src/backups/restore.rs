@@ -233,7 +233,7 @@ impl Engine {
                     refuse_busy_backup(&catalog, id, source.summary.source_backup_arn.as_deref())?;
                 }
                 let mut record = record;
-                record.id = allocate_table_id(w)?;
+                record.id = allocate_table_id(w, &catalog)?;
                 let at = source.at.unwrap_or_else(|| w.next_stamp());
                 RestoreJob {
                     v: RECORD_VERSION,

@@ -316,7 +316,7 @@ impl Engine {
                         &table.name,
                     )));
                 }
-                table.id = allocate_table_id(w)?;
+                table.id = allocate_table_id(w, &catalog)?;
                 record.table_id = table.id;
                 RECORDS.write(w, &record.id, &record)?;
                 catalog.stage(w, Arc::new(table))?;

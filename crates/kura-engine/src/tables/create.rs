@@ -10,7 +10,9 @@ use super::{
     definitions_constraints, describe, refuse_unsupported, sse,
 };
 use crate::api::*;
-use crate::catalog::{BillingMode, ResourcePolicyRecord, TABLE_RECORD_VERSION, TableRecord};
+use crate::catalog::{
+    BillingMode, Catalog, ResourcePolicyRecord, TABLE_RECORD_VERSION, TableRecord,
+};
 use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
 use crate::indexes::definition::{self, throughput_constraints};
@@ -38,7 +40,7 @@ impl Engine {
                         &record.name,
                     )));
                 }
-                record.id = allocate_table_id(w)?;
+                record.id = allocate_table_id(w, &catalog)?;
                 if let Some(change) = stream_change {
                     stream_control::apply(w, &mut record, change)?;
                 }
@@ -182,8 +184,14 @@ pub(crate) fn new_table_record(
     Ok((record, stream_change))
 }
 
-/// Takes the next table id (never reused) and starts the table's statistics at zero.
-pub(crate) fn allocate_table_id(w: &mut WriteContext<'_>) -> Result<u64> {
+/// Takes the next table id (never reused) and starts the table's statistics at zero;
+/// refused with DynamoDB's LimitExceededException when the catalog already holds the most
+/// tables the engine allows (table jobs run alone, so the count cannot race).
+pub(crate) fn allocate_table_id(w: &mut WriteContext<'_>, catalog: &Catalog) -> Result<u64> {
+    let max = w.limits().max_tables;
+    if catalog.all().len() >= max {
+        return Err(EngineError::LimitExceeded(messages::table_quota(max)));
+    }
     let next_id = match w.get(Space::Meta, keys::META_NEXT_TABLE_ID)? {
         Some(bytes) => decode_u64(&bytes)?,
         None => 1,

@@ -320,7 +320,19 @@ pub async fn advise(
 ) -> Result<Value, String> {
     let tables = declared(text, parameters)?;
     let lines = MemberLines::of(text);
-    let engine = kura_engine::Engine::in_memory();
+    // A template may declare more tables than an account's quota: each is checked.
+    let unbounded = kura_engine::EngineOptions {
+        limits: kura_engine::writer::WriteLimits {
+            max_tables: usize::MAX,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let engine = kura_engine::Engine::with_options(
+        std::sync::Arc::new(kura_engine::storage::MemoryStore::new()),
+        unbounded,
+    )
+    .map_err(|e| format!("cannot start the scratch engine: {e}"))?;
     let mut own = Vec::new();
     // The declaration each created table's findings belong to (a second table of the
     // same name is refused, and its refusal is its own).
