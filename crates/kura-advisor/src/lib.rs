@@ -14,9 +14,11 @@ mod identities;
 mod index_values;
 mod keys;
 mod naming;
+mod options;
 mod partitions;
 pub mod rules;
 pub use identities::{identities, identities_with};
+mod search;
 pub mod suppressions;
 pub mod template_intrinsics;
 pub mod template_yaml;
@@ -31,6 +33,7 @@ use kura_engine::counters::TrafficSnapshot;
 use kura_engine::design::{BillingMode, IndexProjection, TableDesign};
 use kura_model::{AttributeValue, Item};
 
+pub use options::Options;
 use rules::{RULES, Rule, Severity};
 
 /// Items sampled per table, and at most this many bytes of them (1,000 items of 400 KB
@@ -100,47 +103,6 @@ fn rfc3339(ms: i64) -> String {
 
 /// Checkable rules docs/advisor.md lists (the coverage's denominator).
 pub const CHECKABLE: usize = 75;
-
-/// Advice on every table of `engine`.
-/// What a team may set about how the guideline is read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Options {
-    /// The environment identifiers table names start with (the guideline's `dev`, `stg`,
-    /// `prod` by default; a team with `qa` or `uat` names its own).
-    pub environments: Vec<String>,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            environments: ["dev", "stg", "prod"].map(str::to_owned).to_vec(),
-        }
-    }
-}
-
-impl Options {
-    /// `dev,stg,prod`-style text: lower-case words, at least one.
-    pub fn with_environments(text: &str) -> Result<Options, String> {
-        let environments: Vec<String> = text
-            .split(',')
-            .map(|e| e.trim().to_owned())
-            .filter(|e| !e.is_empty())
-            .collect();
-        if environments.is_empty()
-            || environments.len() > 32
-            || !environments.iter().all(|e| {
-                e.len() <= 32
-                    && e.bytes()
-                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-            })
-        {
-            return Err(format!(
-                "environments must be lower-case words separated by commas (at most 32), got {text:?}"
-            ));
-        }
-        Ok(Options { environments })
-    }
-}
 
 /// The advisor with the guideline's defaults ([`Options::default`]).
 pub fn advise(engine: &Engine) -> Advice {
@@ -496,67 +458,6 @@ impl Check<'_> {
                 "keys.sort-key-epoch-number",
                 index,
                 format!("sort key {name:?} holds epoch numbers ({epochs} of {all} sampled)"),
-            );
-        }
-    }
-
-    /// Filters that search inside documents or sets.
-    fn searched_collections(&mut self, sample: &[Item], t: &TrafficSnapshot) {
-        let collections: Vec<&str> = t
-            .contains_attributes
-            .iter()
-            .map(String::as_str)
-            .filter(|name| {
-                sample.iter().any(|item| {
-                    matches!(
-                        item.get(*name),
-                        Some(
-                            AttributeValue::L(_)
-                                | AttributeValue::Ss(_)
-                                | AttributeValue::Ns(_)
-                                | AttributeValue::Bs(_)
-                        )
-                    )
-                })
-            })
-            .collect();
-        let mut evidence = Vec::new();
-        if t.nested_filters > 0 {
-            evidence.push(format!(
-                "{} filter(s) reach into documents (a.b, a[0])",
-                t.nested_filters
-            ));
-        }
-        if !collections.is_empty() {
-            evidence.push(format!(
-                "contains() searches lists or sets: {}",
-                listed(&collections)
-            ));
-        }
-        if !evidence.is_empty() {
-            self.found("types.collection-in-search", None, evidence.join("; "));
-        }
-        // contains() on text as a habit: a substring search, the full-text search the
-        // guideline sends to OpenSearch.
-        let texts: Vec<&str> = t
-            .contains_attributes
-            .iter()
-            .map(String::as_str)
-            .filter(|name| {
-                sample
-                    .iter()
-                    .any(|item| matches!(item.get(*name), Some(AttributeValue::S(_))))
-            })
-            .collect();
-        if t.contains_filters >= 10 && !texts.is_empty() {
-            self.found(
-                "api.keyword-search",
-                None,
-                format!(
-                    "{} Query/Scan pages filtered with contains(), searching text in {}",
-                    t.contains_filters,
-                    listed(&texts)
-                ),
             );
         }
     }

@@ -79,3 +79,25 @@ pub(super) fn needs_fetch(
         Fetch::Never
     })
 }
+
+impl crate::Engine {
+    /// [`needs_fetch`], counting a read refused for asking a GSI for attributes it does not
+    /// project: the application's request fails, and the advisor says why
+    /// (`projection.index-not-covered`).
+    pub(super) fn fetch_plan(
+        &self,
+        table_name: &str,
+        output: &Output,
+        select: Option<&str>,
+        filter: Option<&Condition>,
+        target: &Target,
+    ) -> Result<Fetch> {
+        needs_fetch(output, select, filter, target).inspect_err(|_| {
+            if let Some(index) = &target.index {
+                self.counters
+                    .table(table_name)
+                    .gsi_read_refused(&index.name);
+            }
+        })
+    }
+}

@@ -34,7 +34,7 @@ use crate::storage::{Direction, KeyRange, Space};
 mod fetch;
 mod ranges;
 
-use fetch::{Fetch, needs_fetch};
+use fetch::Fetch;
 use ranges::{
     check_key_value_type, check_sort_condition_types, segment_range, sort_matches, sort_range,
 };
@@ -298,26 +298,6 @@ fn filter_use(expressions: &kura_expr::request::ExpressionParams) -> FilterUse {
 }
 
 impl Engine {
-    /// [`needs_fetch`], counting a read refused for asking a GSI for attributes it does not
-    /// project: the application's request fails, and the advisor says why
-    /// (`projection.index-not-covered`).
-    fn fetch_plan(
-        &self,
-        table_name: &str,
-        output: &Output,
-        select: Option<&str>,
-        filter: Option<&Condition>,
-        target: &Target,
-    ) -> Result<Fetch> {
-        needs_fetch(output, select, filter, target).inspect_err(|_| {
-            if let Some(index) = &target.index {
-                self.counters
-                    .table(table_name)
-                    .gsi_read_refused(&index.name);
-            }
-        })
-    }
-
     /// The table or index a Query or Scan reads, with DynamoDB's checks in its order.
     fn target(
         &self,
