@@ -14,7 +14,8 @@
 //!   statistics; `purge/` ‖ table id → a deleted table whose items are still being removed;
 //!   `ipurge/` ‖ table id ‖ index number → a deleted index whose entries are;
 //!   `coll/` ‖ table id ‖ encoded pk → bytes of that item collection (tables with LSIs);
-//!   `next_stream_id` → u64; `stream/` ‖ stream id → the stream's metadata;
+//!   `next_stream_id` → u64; `iterator_key` → the 32-byte key shard iterators are
+//!   signed with; `stream/` ‖ stream id → the stream's metadata;
 //!   `slabel/` ‖ table name → creation time of that name's last stream;
 //!   `txtok/` ‖ ClientRequestToken → the transaction's fingerprint, time and answer;
 //!   `txexp/` ‖ time (ms, i64 BE) ‖ token → empty, so expired tokens are found in order.
@@ -27,6 +28,7 @@ use kura_model::{ModelError, PrimaryKey};
 pub const META_FORMAT: &[u8] = b"format";
 pub const META_NEXT_TABLE_ID: &[u8] = b"next_table_id";
 pub const META_NEXT_STREAM_ID: &[u8] = b"next_stream_id";
+pub const META_ITERATOR_KEY: &[u8] = b"iterator_key";
 const META_STREAM: &[u8] = b"stream/";
 const META_STREAM_LABEL: &[u8] = b"slabel/";
 const META_STATS: &[u8] = b"stats/";

@@ -167,6 +167,8 @@ pub struct Engine {
     vectors: Arc<vectors::Vectors>,
     /// The write limits in force (the advisor compares item collections with them).
     limits: WriteLimits,
+    /// Signs shard iterators (streams/iterator.rs).
+    iterator_key: streams::iterator::IteratorKey,
 }
 
 impl Engine {
@@ -265,6 +267,7 @@ impl Engine {
             restores,
             exports: unfinished_exports,
             imports: unfinished_imports,
+            iterator_key,
             first_writes,
         } = open::recover(store.as_ref())?;
         let catalog = Arc::new(Catalog::new(tables));
@@ -359,6 +362,7 @@ impl Engine {
             throttle,
             vectors,
             limits,
+            iterator_key,
         });
         engine.resume_insights();
         engine.fill_vector_indexes();

@@ -12,6 +12,7 @@ use crate::error::{EngineError, Result};
 use crate::indexes::backfill::BackfillJob;
 use crate::purge::PurgeTarget;
 use crate::storage::{Direction, KeyRange, Space, Store, WriteBatch};
+use crate::streams::iterator::IteratorKey;
 use crate::{backups, exports, imports, keys};
 
 /// A store's state as opening finds it.
@@ -23,7 +24,10 @@ pub(crate) struct Recovered {
     /// Ids of the exports and imports still IN_PROGRESS.
     pub exports: Vec<String>,
     pub imports: Vec<String>,
-    /// Writes the first commit carries: the format marker, on a new store.
+    /// The key shard iterators are signed with (made now if the store has none).
+    pub iterator_key: IteratorKey,
+    /// Writes the first commit carries: the format marker and the iterator key, on a new
+    /// store.
     pub first_writes: WriteBatch,
 }
 
@@ -52,6 +56,16 @@ pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
             }
         }
     }
+    // Kept before any stream exists: a stream is made by a commit, which carries the key.
+    let stored_key = snapshot.get(Space::Meta, keys::META_ITERATOR_KEY)?;
+    let iterator_key = match stored_key.as_deref().and_then(IteratorKey::from_stored) {
+        Some(key) => key,
+        None => {
+            let key = IteratorKey::generate();
+            first_writes.put(Space::Meta, keys::META_ITERATOR_KEY.to_vec(), key.stored());
+            key
+        }
+    };
     let mut tables = BTreeMap::new();
     for row in snapshot.range(Space::Catalog, KeyRange::prefix(b""), Direction::Forward) {
         let (_, bytes) = row?;
@@ -108,6 +122,7 @@ pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
         restores,
         exports: unfinished_exports,
         imports: unfinished_imports,
+        iterator_key,
         first_writes,
     })
 }

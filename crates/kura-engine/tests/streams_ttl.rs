@@ -663,3 +663,59 @@ async fn ttl_deletes_due_items_only() {
     );
     engine.shutdown();
 }
+
+/// Shard iterators are signed with a key of the data directory's own: one survives a
+/// restart (as it would a DynamoDB failover), and another data directory's engine, with
+/// the same stream, shard and position, refuses it as InvalidArgument.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iterators_are_signed_by_their_data_directory_and_survive_a_restart() {
+    let spec =
+        json!({"StreamSpecification": {"StreamEnabled": true, "StreamViewType": "KEYS_ONLY"}});
+    let open = |dir: &std::path::Path| Engine::open(dir).expect("open");
+    let first_dir = tempfile::tempdir().expect("tempdir");
+    let engine = open(first_dir.path());
+    create(&engine, spec.clone()).await;
+    put(&engine, json!({"pk": {"S": "a"}})).await;
+    let arn = stream_arn(&engine);
+    let issued: Vec<String> = shards(&engine, &arn)
+        .iter()
+        .map(|shard| {
+            let id = shard["ShardId"].as_str().expect("id");
+            iterator(&engine, &arn, id, "TRIM_HORIZON", None).expect("iterator")
+        })
+        .collect();
+    engine.shutdown();
+    drop(engine);
+
+    let engine = open(first_dir.path());
+    let read: usize = issued
+        .iter()
+        .map(|it| {
+            records(&engine, it)
+                .expect("the iterator outlives the restart")
+                .0
+                .len()
+        })
+        .sum();
+    assert_eq!(
+        read, 1,
+        "the one record, through iterators issued before the restart"
+    );
+    engine.shutdown();
+    drop(engine);
+
+    // The same stream id, shards and positions in another data directory.
+    let other_dir = tempfile::tempdir().expect("tempdir");
+    let other = open(other_dir.path());
+    create(&other, spec).await;
+    put(&other, json!({"pk": {"S": "a"}})).await;
+    for it in &issued {
+        match records(&other, it) {
+            Err(EngineError::Validation(message)) => {
+                assert_eq!(message, "Invalid ShardIterator")
+            }
+            other => panic!("expected InvalidArgument, got {other:?}"),
+        }
+    }
+    other.shutdown();
+}

@@ -3,6 +3,7 @@
 //! DynamoDBStreams_20120810 read API ([`operations`]).
 
 pub(crate) mod control;
+pub(crate) mod iterator;
 pub(crate) mod meta;
 pub(crate) mod operations;
 pub(crate) mod record;

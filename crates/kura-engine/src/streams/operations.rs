@@ -1,9 +1,8 @@
 //! The DynamoDBStreams_20120810 operations: ListStreams, DescribeStream, GetShardIterator,
 //! GetRecords. All read one snapshot; none waits on a write.
 //!
-//! A shard iterator is opaque to clients: hex of (version, stream id, shard number, the
-//! next sequence number to read, when it was issued, a check value). It expires 15 minutes
-//! after it was issued, by the engine's clock.
+//! A shard iterator ([`Iterator`]) is signed by the engine and expires 15 minutes after
+//! it was issued, by the engine's clock.
 
 use kura_model::constraint::Constraints;
 use kura_model::size::item_size;
@@ -16,6 +15,7 @@ use crate::error::{EngineError, Result};
 use crate::indexes::definition::key_schema_out;
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Snapshot, Space};
+use crate::streams::iterator::Iterator;
 use crate::streams::meta::{Shard, StreamMeta, ViewType, sequence_string};
 use crate::streams::record::{Origin, StoredRecord};
 
@@ -25,7 +25,6 @@ const ITERATOR_TYPES: [&str; 4] = [
     "AT_SEQUENCE_NUMBER",
     "AFTER_SEQUENCE_NUMBER",
 ];
-const ITERATOR_VERSION: u8 = 1;
 const MAX_DESCRIBE_SHARDS: i64 = 100;
 const MAX_LIST_STREAMS: i64 = 100;
 /// The length bounds of ListStreams' ExclusiveStartStreamArn (the API model's, as
@@ -34,50 +33,6 @@ const MIN_STREAM_ARN: usize = 37;
 const MAX_STREAM_ARN: usize = 1024;
 /// GetRecords returns at most this many bytes of records.
 const MAX_RECORDS_BYTES: usize = 1024 * 1024;
-
-/// Where a reader is: the next record to read in one shard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Iterator {
-    stream_id: u64,
-    shard: u32,
-    next_seq: u64,
-    issued_ms: i64,
-}
-
-impl Iterator {
-    fn encode(&self) -> String {
-        let mut bytes = vec![ITERATOR_VERSION];
-        bytes.extend_from_slice(&self.stream_id.to_be_bytes());
-        bytes.extend_from_slice(&self.shard.to_be_bytes());
-        bytes.extend_from_slice(&self.next_seq.to_be_bytes());
-        bytes.extend_from_slice(&self.issued_ms.to_be_bytes());
-        let check = keys::partition_hash(&bytes);
-        bytes.extend_from_slice(&check.to_be_bytes());
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    fn decode(text: &str) -> Option<Iterator> {
-        if text.len() != 66 || !text.is_ascii() {
-            return None;
-        }
-        let bytes: Vec<u8> = (0..text.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-            .collect::<Option<_>>()?;
-        let (body, check) = bytes.split_at_checked(29)?;
-        if body.first() != Some(&ITERATOR_VERSION)
-            || u32::from_be_bytes(check.try_into().ok()?) != keys::partition_hash(body)
-        {
-            return None;
-        }
-        Some(Iterator {
-            stream_id: u64::from_be_bytes(body.get(1..9)?.try_into().ok()?),
-            shard: u32::from_be_bytes(body.get(9..13)?.try_into().ok()?),
-            next_seq: u64::from_be_bytes(body.get(13..21)?.try_into().ok()?),
-            issued_ms: i64::from_be_bytes(body.get(21..29)?.try_into().ok()?),
-        })
-    }
-}
 
 /// Every stream's metadata, in stream id order (creation order).
 fn all_streams(snapshot: &dyn Snapshot) -> Result<Vec<StreamMeta>> {
@@ -372,7 +327,7 @@ impl Engine {
             issued_ms: self.clock.now_ms(),
         };
         Ok(GetShardIteratorOutput {
-            shard_iterator: iterator.encode(),
+            shard_iterator: iterator.encode(&self.iterator_key),
         })
     }
 
@@ -391,7 +346,7 @@ impl Engine {
         ctx: &RequestContext,
         iterator: &str,
     ) -> Option<String> {
-        let iterator = Iterator::decode(iterator)?;
+        let iterator = Iterator::decode(iterator, &self.iterator_key)?;
         let snapshot = self.store.snapshot().ok()?;
         let meta = stream_meta(snapshot.as_ref(), iterator.stream_id).ok()??;
         Some(meta.arn(&ctx.region))
@@ -410,7 +365,7 @@ impl Engine {
         c.at_least("limit", input.limit, 1);
         c.finish()?;
         let text = input.shard_iterator.unwrap_or_default();
-        let iterator = Iterator::decode(&text)
+        let iterator = Iterator::decode(&text, &self.iterator_key)
             .ok_or_else(|| EngineError::validation(messages::INVALID_ITERATOR))?;
         let now = self.clock.now_ms();
         if now.saturating_sub(iterator.issued_ms) > limits::SHARD_ITERATOR_LIFETIME_MS {
@@ -479,7 +434,7 @@ impl Engine {
                 issued_ms: now,
                 ..iterator
             }
-            .encode()
+            .encode(&self.iterator_key)
         });
         Ok(GetRecordsOutput {
             records,
@@ -520,26 +475,6 @@ fn wire_record(meta: &StreamMeta, seq: u64, stored: StoredRecord, region: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn iterators_round_trip_and_reject_tampering() {
-        let it = Iterator {
-            stream_id: 7,
-            shard: 3,
-            next_seq: 42,
-            issued_ms: 1_700_000_000_000,
-        };
-        let text = it.encode();
-        assert_eq!(Iterator::decode(&text), Some(it));
-        let mut tampered = text.clone().into_bytes();
-        tampered[20] = if tampered[20] == b'0' { b'1' } else { b'0' };
-        assert_eq!(
-            Iterator::decode(&String::from_utf8(tampered).expect("ascii")),
-            None
-        );
-        assert_eq!(Iterator::decode("nope"), None);
-        assert_eq!(Iterator::decode(&"é".repeat(33)), None);
-    }
 
     #[test]
     fn sequence_numbers_parse() {
