@@ -40,12 +40,13 @@ async def stdio_session(endpoint, *flags, key="kura-test", secret="kura-test"):
 
 
 @contextlib.contextmanager
-def http_server(endpoint, *flags, home):
+def http_server(endpoint, *flags, home, env=None):
     log = home / "mcp.log"
     with open(log, "w") as err:
         proc = subprocess.Popen([str(KURA_BIN), "mcp", "--endpoint", endpoint,
                                  "--http", "127.0.0.1:0", *flags],
-                                stdout=subprocess.DEVNULL, stderr=err, env=mcp_env())
+                                stdout=subprocess.DEVNULL, stderr=err,
+                                env={**mcp_env(), **(env or {})})
     try:
         for _ in range(300):
             found = re.search(r"kura mcp ready on (http:\S+)", log.read_text())
@@ -208,6 +209,49 @@ def test_streamable_http(ddb, endpoint, table_name, tmp_path):
 
     with http_server(endpoint, home=tmp_path) as url:
         asyncio.run(run(url))
+
+
+def test_streamable_http_with_a_token(ddb, endpoint, table_name, tmp_path):
+    """With --http-token (here from KURA_MCP_TOKEN), a request without the bearer token,
+    or with another, is answered 401 before MCP sees it; with it, the tools work."""
+    import httpx2
+    make_orders(ddb, table_name, count=3)
+    token = "a-token-of-twenty-four-chars"
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}}
+    headers = {"Accept": "application/json, text/event-stream"}
+
+    async def run(url):
+        async with httpx2.AsyncClient() as bare:
+            for given in [None, "Bearer wrong-token-of-enough-chars", f"Basic {token}"]:
+                sent = {**headers, **({"Authorization": given} if given else {})}
+                answer = await bare.post(url, json=initialize, headers=sent)
+                assert answer.status_code == 401, (given, answer.text)
+                assert answer.headers["www-authenticate"] == "Bearer"
+        authorized = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        async with streamable_http_client(url, http_client=authorized) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                listed = await call(session, "list_tables")
+                assert table_name in listed["TableNames"]
+
+    with http_server(endpoint, home=tmp_path, env={"KURA_MCP_TOKEN": token}) as url:
+        asyncio.run(run(url))
+
+
+def test_http_beyond_loopback_needs_a_token(endpoint):
+    """An MCP server other hosts can reach does not start without a token, nor with a
+    short one; it says why."""
+    for flags in [[], ["--http-token", "short"]]:
+        done = subprocess.run([str(KURA_BIN), "mcp", "--endpoint", endpoint,
+                               "--http", "0.0.0.0:0", *flags], env=mcp_env(),
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode != 0
+        assert "token" in done.stderr, done.stderr
+    assert "bind a loopback address" in subprocess.run(
+        [str(KURA_BIN), "mcp", "--endpoint", endpoint, "--http", "0.0.0.0:0"],
+        env=mcp_env(), capture_output=True, text=True, timeout=60).stderr
 
 
 CREDENTIALS = {"Credentials": [

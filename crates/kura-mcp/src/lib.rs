@@ -62,22 +62,77 @@ pub async fn serve_stdio(config: &McpConfig) -> Result<(), McpError> {
     Ok(())
 }
 
+/// Who may use `kura mcp --http`: with a token, clients send `Authorization: Bearer
+/// TOKEN` and any address may be bound; without one, only a loopback address may be.
+#[derive(Clone, Default)]
+pub struct HttpAccess {
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for HttpAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = self.token.as_ref().map(|_| "..");
+        f.debug_struct("HttpAccess").field("token", &token).finish()
+    }
+}
+
+/// MCP clients are few: 64 connections, the API port's read deadline, 64 MiB of request
+/// bodies held at once (rmcp refuses a single body over its own 4 MiB).
+const HTTP_LIMITS: kura_server::connections::ConnectionLimits =
+    kura_server::connections::ConnectionLimits {
+        max_open: 64,
+        read_timeout: std::time::Duration::from_secs(30),
+        request_memory: 64 << 20,
+    };
+
 /// Serves MCP's streamable HTTP transport at `http://ADDR/mcp` until `shutdown` ends;
-/// `ready` is told the bound address first.
+/// `ready` is told the bound address first. Connections are capped and held to
+/// deadlines as `kura serve`'s are; a request without the token, when there is one, is
+/// answered 401 before MCP sees it.
 pub async fn serve_http(
     config: &McpConfig,
     addr: SocketAddr,
+    access: HttpAccess,
     ready: impl FnOnce(SocketAddr),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), McpError> {
+    if access.token.is_none() && !addr.ip().is_loopback() {
+        return Err(McpError::Invalid(format!(
+            "kura mcp --http {addr}: a server on an address other hosts can reach needs a \
+             token (--http-token or KURA_MCP_TOKEN); without one, bind a loopback address"
+        )));
+    }
+    if access
+        .token
+        .as_ref()
+        .is_some_and(|t| t.len() < MIN_TOKEN_CHARS)
+    {
+        return Err(McpError::Invalid(format!(
+            "the MCP HTTP token must be at least {MIN_TOKEN_CHARS} characters"
+        )));
+    }
     let tools = config.tools()?;
     let cancel = CancellationToken::new();
+    let mut http =
+        StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token());
+    // rmcp's Host allowlist (loopback names) stops DNS rebinding of a server without a
+    // token; a token stops it too (a rebinding page does not have it), and the clients
+    // of a server on another address name that address.
+    if access.token.is_some() {
+        http = http.disable_allowed_hosts();
+    }
     let service = StreamableHttpService::new(
         move || Ok(tools.clone()),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token()),
+        http,
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if let Some(token) = access.token {
+        let expected: Arc<[u8]> = format!("Bearer {token}").into_bytes().into();
+        router = router.layer(axum::middleware::from_fn(move |request, next| {
+            bearer_only(expected.clone(), request, next)
+        }));
+    }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| McpError::Transport(format!("cannot listen on {addr}: {e}")))?;
@@ -85,11 +140,38 @@ pub async fn serve_http(
         .local_addr()
         .map_err(|e| McpError::Transport(e.to_string()))?;
     ready(bound);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            cancel.cancel();
-        })
+    let shutdown = async move {
+        shutdown.await;
+        cancel.cancel();
+    };
+    kura_server::connections::serve(listener, router, None, &HTTP_LIMITS, shutdown)
         .await
         .map_err(|e| McpError::Transport(e.to_string()))
+}
+
+/// A token shorter than this is refused at start: it could be guessed.
+const MIN_TOKEN_CHARS: usize = 16;
+
+/// Passes a request that carries the token; answers anything else 401.
+async fn bearer_only(
+    expected: Arc<[u8]>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    use subtle::ConstantTimeEq;
+    let given = request
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .map_or(&[][..], |value| value.as_bytes());
+    if bool::from(given.ct_eq(&expected)) {
+        return next.run(request).await;
+    }
+    tracing::warn!("kura mcp: a request without the token was refused");
+    (
+        axum::http::StatusCode::UNAUTHORIZED,
+        [(axum::http::header::WWW_AUTHENTICATE, "Bearer")],
+        "this MCP server needs Authorization: Bearer TOKEN\n",
+    )
+        .into_response()
 }

@@ -58,7 +58,8 @@ impl Default for ConnectionLimits {
 }
 
 /// Serves `app` on `listener` (over TLS when `tls` is given) until `shutdown` resolves.
-pub(crate) async fn serve(
+/// `kura mcp --http` serves with it too.
+pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     tls: Option<&TlsConfig>,

@@ -16,6 +16,10 @@ pub struct McpArgs {
     /// instead of stdio.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// With --http: clients must send `Authorization: Bearer TOKEN` (at least 16
+    /// characters). Needed to bind an address other than loopback.
+    #[arg(long, env = "KURA_MCP_TOKEN", hide_env_values = true)]
+    http_token: Option<String>,
     /// Offer the write tools (put_item, update_item, delete_item) and PartiQL writes.
     /// Without it the server only reads.
     #[arg(long)]
@@ -58,7 +62,10 @@ pub async fn run(args: McpArgs) -> Result<(), String> {
                 // The line scripts and tests wait for, as `kura serve`'s "kura ready on".
                 eprintln!("kura mcp ready on http://{bound}/mcp");
             };
-            kura_mcp::serve_http(&config, addr, ready, crate::shutdown_signal()).await
+            let access = kura_mcp::HttpAccess {
+                token: args.http_token,
+            };
+            kura_mcp::serve_http(&config, addr, access, ready, crate::shutdown_signal()).await
         }
     };
     served.map_err(|e| e.to_string())
