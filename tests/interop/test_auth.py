@@ -26,6 +26,15 @@ CREDENTIALS = {
          "Account": "123456789012", "Policies": [{"Statement": {
              "Effect": "Allow", "Action": "dynamodb:SearchVectors",
              "Resource": "arn:aws:dynamodb:us-east-1:123456789012:table/vectbl/index/near"}}]},
+        {"AccessKeyId": "AKIDEXPORT", "SecretAccessKey": "export-secret", "User": "exporter",
+         "Account": "123456789012", "Policies": [{"Statement": [
+             {"Effect": "Allow", "Resource": "*",
+              "Action": ["dynamodb:ExportTableToPointInTime", "dynamodb:ImportTable"]},
+             {"Effect": "Allow", "Resource": "arn:aws:s3:::team-bucket/exports/*",
+              "Action": ["s3:AbortMultipartUpload", "s3:PutObject", "s3:PutObjectAcl",
+                         "s3:GetObject"]},
+             {"Effect": "Allow", "Action": "s3:ListBucket",
+              "Resource": "arn:aws:s3:::team-bucket"}]}]},
         {"AccessKeyId": "ASIAOLD", "SecretAccessKey": "old-secret", "SessionToken": "old-token",
          "Expiration": "2020-01-01T00:00:00Z", "Role": "deployer"},
     ]
@@ -159,3 +168,60 @@ def test_search_vectors_is_authorized_on_the_vector_index_arn(auth_endpoint):
     with pytest.raises(botocore.exceptions.ClientError) as raised:
         vec.get_item(TableName="vectbl", Key={"pk": {"S": "a"}})
     assert raised.value.response["Error"]["Code"] == "AccessDeniedException"
+
+
+def test_exports_and_imports_need_the_callers_s3_permissions(auth_endpoint):
+    """As in AWS, an export or import uses the caller's S3 permissions: s3:PutObject (and
+    AbortMultipartUpload, PutObjectAcl) on the objects under PREFIX/AWSDynamoDB/ for an
+    export, s3:ListBucket on the bucket and s3:GetObject under the key prefix for an
+    import. A principal with a table's rights cannot reach a bucket its policies do not
+    name; a principal without Policies is not held to any."""
+    alice = client(auth_endpoint, "AKIDALICE", "alice-secret")
+    alice.create_table(
+        TableName="exptbl", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    alice.update_continuous_backups(
+        TableName="exptbl",
+        PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True})
+    arn = alice.describe_table(TableName="exptbl")["Table"]["TableArn"]
+    exporter = client(auth_endpoint, "AKIDEXPORT", "export-secret")
+
+    started = exporter.export_table_to_point_in_time(
+        TableArn=arn, S3Bucket="team-bucket", S3Prefix="exports")
+    assert started["ExportDescription"]["S3Bucket"] == "team-bucket"
+
+    def refused(call, **kwargs):
+        with pytest.raises(botocore.exceptions.ClientError) as raised:
+            call(**kwargs)
+        error = raised.value.response["Error"]
+        assert error["Code"] == "AccessDeniedException", error
+        return error["Message"]
+
+    message = refused(exporter.export_table_to_point_in_time, TableArn=arn,
+                      S3Bucket="someone-elses", S3Prefix="exports")
+    assert ("User: arn:aws:iam::123456789012:user/exporter is not authorized to perform: "
+            "s3:AbortMultipartUpload on resource: arn:aws:s3:::someone-elses/exports/AWSDynamoDB/*"
+            " because no identity-based policy allows the s3:AbortMultipartUpload action"
+            ) == message
+    assert "arn:aws:s3:::team-bucket/AWSDynamoDB/*" in refused(
+        exporter.export_table_to_point_in_time, TableArn=arn, S3Bucket="team-bucket")
+
+    creation = {"TableName": "imported", "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}
+    message = refused(exporter.import_table, InputFormat="DYNAMODB_JSON",
+                      S3BucketSource={"S3Bucket": "someone-elses"},
+                      TableCreationParameters=creation)
+    assert "s3:ListBucket on resource: arn:aws:s3:::someone-elses " in message
+    message = refused(exporter.import_table, InputFormat="DYNAMODB_JSON",
+                      S3BucketSource={"S3Bucket": "team-bucket", "S3KeyPrefix": "private/"},
+                      TableCreationParameters=creation)
+    assert "s3:GetObject on resource: arn:aws:s3:::team-bucket/private/*" in message
+    imported = exporter.import_table(
+        InputFormat="DYNAMODB_JSON", TableCreationParameters=creation,
+        S3BucketSource={"S3Bucket": "team-bucket", "S3KeyPrefix": "exports/"})
+    assert imported["ImportTableDescription"]["ImportStatus"] == "IN_PROGRESS"
+
+    # Alice has no Policies: she is held to none, buckets included.
+    alice.export_table_to_point_in_time(TableArn=arn, S3Bucket="anything")

@@ -5,6 +5,14 @@
 //! ExportTableToPointInTime is checked on the table, DescribeExport on the export ARN,
 //! ListExports on `*`; ImportTable on the table it creates, DescribeImport on the import
 //! ARN, ListImports on `*`.
+//!
+//! The bucket is the caller's too, as in AWS, where DynamoDB reads and writes S3 with the
+//! caller's permissions (Developer Guide, "Requesting a table export" and "Requesting a
+//! table import"): an export asks `s3:AbortMultipartUpload`, `s3:PutObject` and
+//! `s3:PutObjectAcl` on the objects under `<prefix>/AWSDynamoDB/`, an import `s3:ListBucket`
+//! on the bucket and `s3:GetObject` on the objects under its key prefix. Kura asks them
+//! when the request is made (AWS finds out when the job runs, and fails it), so a client
+//! with a table's rights cannot reach a bucket its policies do not name.
 
 use kura_engine::api::{
     BackupArnInput, CreateBackupInput, DescribeExportInput, DescribeImportInput,
@@ -62,7 +70,23 @@ pub(crate) fn restore_to_point_in_time(
 
 pub(crate) fn export(scope: &Scope<'_>, input: &ExportTableToPointInTimeInput) -> Vec<Check> {
     let arn = input.table_arn.as_deref().unwrap_or_default();
-    vec![Check::new("ExportTableToPointInTime", scope.stream(arn))]
+    let bucket = input.s3_bucket.as_deref().unwrap_or_default();
+    let objects = match input.s3_prefix.as_deref().map(|p| p.trim_end_matches('/')) {
+        Some(prefix) if !prefix.is_empty() => format!("{prefix}/AWSDynamoDB/*"),
+        _ => "AWSDynamoDB/*".to_owned(),
+    };
+    let objects = object_arn(bucket, &objects);
+    vec![
+        Check::new("ExportTableToPointInTime", scope.stream(arn)),
+        Check::s3("AbortMultipartUpload", objects.clone()),
+        Check::s3("PutObject", objects.clone()),
+        Check::s3("PutObjectAcl", objects),
+    ]
+}
+
+/// `arn:aws:s3:::BUCKET/KEY`: S3 ARNs name no region or account.
+fn object_arn(bucket: &str, key: &str) -> String {
+    format!("arn:aws:s3:::{bucket}/{key}")
 }
 
 pub(crate) fn describe_export(scope: &Scope<'_>, input: &DescribeExportInput) -> Vec<Check> {
@@ -80,7 +104,19 @@ pub(crate) fn import(scope: &Scope<'_>, input: &ImportTableInput) -> Vec<Check> 
         .as_ref()
         .and_then(|p| p.table_name.as_deref())
         .unwrap_or_default();
-    vec![Check::new("ImportTable", scope.table(table))]
+    let source = input.s3_bucket_source.as_ref();
+    let bucket = source
+        .and_then(|s| s.s3_bucket.as_deref())
+        .unwrap_or_default();
+    let prefix = source
+        .and_then(|s| s.s3_key_prefix.as_deref())
+        .unwrap_or_default();
+    vec![
+        Check::new("ImportTable", scope.table(table)),
+        Check::s3("ListBucket", format!("arn:aws:s3:::{bucket}"))
+            .opt("s3:prefix", Some(prefix).filter(|p| !p.is_empty())),
+        Check::s3("GetObject", object_arn(bucket, &format!("{prefix}*"))),
+    ]
 }
 
 pub(crate) fn describe_import(scope: &Scope<'_>, input: &DescribeImportInput) -> Vec<Check> {

@@ -34,7 +34,9 @@ use crate::error::ApiError;
 /// One action on one resource, with the request's condition keys for it.
 #[derive(Debug, Clone)]
 pub(crate) struct Check {
-    /// The operation name, without `dynamodb:`.
+    /// `dynamodb`, or `s3` for the objects an export writes and an import reads.
+    pub service: &'static str,
+    /// The operation name, without the service.
     pub action: &'static str,
     pub resource: String,
     pub keys: Vec<(&'static str, Vec<String>)>,
@@ -43,9 +45,18 @@ pub(crate) struct Check {
 impl Check {
     pub fn new(action: &'static str, resource: String) -> Check {
         Check {
+            service: "dynamodb",
             action,
             resource,
             keys: Vec::new(),
+        }
+    }
+
+    /// An S3 action, as IAM asks it of the caller of an export or an import.
+    pub fn s3(action: &'static str, resource: String) -> Check {
+        Check {
+            service: "s3",
+            ..Check::new(action, resource)
         }
     }
 
@@ -136,7 +147,7 @@ pub(crate) fn authorize(
         for (name, values) in check.keys {
             ctx.set_all(name, values);
         }
-        let action = format!("dynamodb:{}", check.action);
+        let action = format!("{}:{}", check.service, check.action);
         let identity = evaluate(policies, &action, &check.resource, &ctx);
         let resource = match resource_policy(call.engine, &check.resource) {
             Some(policy) => evaluate(&[policy], &action, &check.resource, &ctx),
