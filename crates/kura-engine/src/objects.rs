@@ -41,6 +41,16 @@ impl ObjectError {
         )
     }
 
+    /// More objects under a prefix than a reader takes (`max`).
+    pub fn too_many(prefix: &str, max: usize) -> Self {
+        ObjectError::new(
+            TOO_MANY_OBJECTS,
+            format!(
+                "more than {max} objects under the prefix {prefix:?}; an import takes at most {max}"
+            ),
+        )
+    }
+
     pub fn no_such_key(key: &str) -> Self {
         ObjectError::new(
             "S3NoSuchKey",
@@ -57,6 +67,8 @@ impl std::fmt::Display for ObjectError {
 
 /// The code of [`ObjectError::too_large`].
 pub const OBJECT_TOO_LARGE: &str = "ObjectTooLarge";
+/// The code of [`ObjectError::too_many`].
+pub const TOO_MANY_OBJECTS: &str = "TooManyObjects";
 
 /// A store of buckets. Calls block; the engine makes them from its own threads.
 pub trait Objects: Send + Sync + 'static {
@@ -64,8 +76,9 @@ pub trait Objects: Send + Sync + 'static {
     fn put(&self, bucket: &str, key: &str, body: &[u8]) -> Result<(), ObjectError>;
     /// Reads `key` of `bucket`, refusing it unread when it holds more than `max` bytes.
     fn get(&self, bucket: &str, key: &str, max: u64) -> Result<Vec<u8>, ObjectError>;
-    /// The keys of `bucket` that start with `prefix`, in byte order.
-    fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError>;
+    /// The keys of `bucket` that start with `prefix`, in byte order; more than `max` of
+    /// them is [`ObjectError::too_many`], found without holding more than `max + 1`.
+    fn list(&self, bucket: &str, prefix: &str, max: usize) -> Result<Vec<String>, ObjectError>;
 }
 
 /// S3's bucket naming rules (3 to 63 lowercase letters, digits, dots and hyphens, a
@@ -192,7 +205,7 @@ impl Objects for LocalBuckets {
         Ok(body)
     }
 
-    fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError> {
+    fn list(&self, bucket: &str, prefix: &str, max: usize) -> Result<Vec<String>, ObjectError> {
         if !valid_bucket_name(bucket) {
             return Err(ObjectError::no_such_bucket(bucket));
         }
@@ -231,6 +244,9 @@ impl Objects for LocalBuckets {
                     .file_name()
                     .is_some_and(|n| n.to_string_lossy().ends_with(".part"));
                 if key.starts_with(prefix) && !hidden {
+                    if keys.len() == max {
+                        return Err(ObjectError::too_many(prefix, max));
+                    }
                     keys.push(key);
                 }
             }
@@ -277,16 +293,21 @@ impl Objects for MemoryBuckets {
         Ok(body.clone())
     }
 
-    fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError> {
+    fn list(&self, bucket: &str, prefix: &str, max: usize) -> Result<Vec<String>, ObjectError> {
         let objects = self.objects.lock();
         if !objects.keys().any(|(b, _)| b == bucket) {
             return Err(ObjectError::no_such_bucket(bucket));
         }
-        Ok(objects
+        let keys: Vec<String> = objects
             .keys()
             .filter(|(b, k)| b == bucket && k.starts_with(prefix))
             .map(|(_, k)| k.clone())
-            .collect())
+            .take(max.saturating_add(1))
+            .collect();
+        if keys.len() > max {
+            return Err(ObjectError::too_many(prefix, max));
+        }
+        Ok(keys)
     }
 }
 
@@ -325,12 +346,17 @@ mod tests {
             "S3NoSuchKey"
         );
         assert_eq!(
-            objects.list("bucket-1", "p/").expect("list"),
+            objects
+                .list("bucket-1", "p/", 2)
+                .expect("list at the bound"),
             [
                 "p/AWSDynamoDB/x/_started",
                 "p/AWSDynamoDB/x/data/one.json.gz"
             ]
         );
+        let refused = objects.list("bucket-1", "p/", 1).unwrap_err();
+        assert_eq!(refused.code, TOO_MANY_OBJECTS);
+        assert!(refused.message.contains("more than 1 objects"), "{refused}");
     }
 
     #[test]
@@ -397,12 +423,12 @@ mod tests {
         );
         assert!(!outside.join("written").exists());
         assert_eq!(
-            buckets.list("bucket-2", "").unwrap_err().code,
+            buckets.list("bucket-2", "", 10).unwrap_err().code,
             "S3AccessDenied"
         );
         assert_eq!(buckets.get("bucket-1", "alias", 10).expect("inside"), b"r");
         assert_eq!(
-            buckets.list("bucket-1", "").expect("list"),
+            buckets.list("bucket-1", "", 10).expect("list"),
             ["alias", "real"],
             "links out and linked directories are not listed"
         );

@@ -228,7 +228,7 @@ async fn a_full_export_has_dynamodbs_layout_and_imports_back_equal() {
             .to_owned();
         let dir = format!("{prefix}/AWSDynamoDB/{id}/");
         assert_eq!(d["ExportManifest"], format!("{dir}manifest-summary.json"));
-        let keys = buckets.list("exports-1", &dir).expect("list");
+        let keys = buckets.list("exports-1", &dir, usize::MAX).expect("list");
         for name in [
             "_started",
             "manifest-files.json",
@@ -451,7 +451,11 @@ async fn an_incremental_export_holds_each_items_state_at_both_ends_of_its_window
 /// Every record of the incremental exports under `prefix`.
 fn incremental_records(buckets: &MemoryBuckets, prefix: &str) -> Vec<Value> {
     let keys = buckets
-        .list("exports-1", &format!("{prefix}/AWSDynamoDB/data/"))
+        .list(
+            "exports-1",
+            &format!("{prefix}/AWSDynamoDB/data/"),
+            usize::MAX,
+        )
         .expect("list");
     let mut records = Vec::new();
     for key in keys {
@@ -664,6 +668,28 @@ this line is not JSON
         .await
         .expect_err("no table");
     assert!(matches!(err, EngineError::ResourceNotFound(_)));
+    // More objects under the prefix than DynamoDB's 50,000 an import takes: FAILED
+    // before any is read, and no table.
+    for n in 0..=kura_engine::imports::MAX_IMPORT_OBJECTS {
+        buckets
+            .put("exports-1", &format!("many/{n:06}.json"), b"")
+            .expect("put");
+    }
+    let d = import(
+        &engine,
+        import_request("TooMany", "many/", "DYNAMODB_JSON", "NONE"),
+    )
+    .await;
+    assert_eq!(
+        (d["ImportStatus"].as_str(), d["FailureCode"].as_str()),
+        (Some("FAILED"), Some("TooManyObjects"))
+    );
+    assert!(
+        d["FailureMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("more than 50000 objects")),
+        "{d}"
+    );
     // An existing table refuses an import.
     let err = engine
         .import_table(

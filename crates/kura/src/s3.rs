@@ -130,7 +130,7 @@ impl Objects for S3Buckets {
         })
     }
 
-    fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<String>, ObjectError> {
+    fn list(&self, bucket: &str, prefix: &str, max: usize) -> Result<Vec<String>, ObjectError> {
         self.runtime.block_on(async {
             let mut keys = Vec::new();
             let mut token: Option<String> = None;
@@ -149,6 +149,10 @@ impl Objects for S3Buckets {
                         .iter()
                         .filter_map(|o| o.key().map(str::to_owned)),
                 );
+                // Stop paging once past the bound: the rest is never held.
+                if keys.len() > max {
+                    return Err(ObjectError::too_many(prefix, max));
+                }
                 match out.next_continuation_token() {
                     Some(next) if out.is_truncated() == Some(true) => token = Some(next.to_owned()),
                     _ => break,

@@ -27,6 +27,10 @@ use crate::writer::Writer;
 
 /// Items per writer job.
 const CHUNK: usize = 512;
+/// Objects one import takes: DynamoDB's quota (Developer Guide, "Import format quotas
+/// and validation"). More fails the import (FailureCode `TooManyObjects`) before any is
+/// read, and bounds what the listing holds.
+pub const MAX_IMPORT_OBJECTS: usize = 50_000;
 
 pub type Importer = Worker<String>;
 
@@ -112,7 +116,7 @@ fn run(parts: &Parts, id: &str, stop: &AtomicBool) -> Result<()> {
     };
     let bucket = record.source.s3_bucket.clone().unwrap_or_default();
     let prefix = record.source.s3_key_prefix.clone().unwrap_or_default();
-    let keys = match parts.objects.list(&bucket, &prefix) {
+    let keys = match parts.objects.list(&bucket, &prefix, MAX_IMPORT_OBJECTS) {
         Ok(keys) => keys,
         Err(e) => return finish(parts, record, Tally::default(), Some(e)),
     };

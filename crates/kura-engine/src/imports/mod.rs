@@ -12,6 +12,7 @@
 
 pub(crate) mod ion;
 pub(crate) mod job;
+pub use job::MAX_IMPORT_OBJECTS;
 pub mod parse;
 
 use std::sync::Arc;
