@@ -578,7 +578,8 @@ Resources:
     assert ui.el("h1").text == "Design advisor: template", ui.text()
     findings = [f.text for f in ui.els("article.finding")]
     on_demand = [f for f in findings if "capacity.on-demand" in f]
-    assert len(on_demand) == 1 and "resource OrdersTable · line 3" in on_demand[0], findings
+    # At the line of BillingMode, the property that breaks the rule.
+    assert len(on_demand) == 1 and "resource OrdersTable · line 7" in on_demand[0], findings
     # The server's own tables are untouched: the template went to a scratch engine.
     assert "OrdersTable" not in [t for t in client(server).list_tables()["TableNames"]]
     ui.shot("advisor-template")
