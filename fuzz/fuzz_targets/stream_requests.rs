@@ -1,6 +1,7 @@
 //! DynamoDB Streams requests (shard iterators are Kura's own encoding) against a live
 //! engine with a stream that has records: every input gets an answer or an error, never a
-//! panic.
+//! panic. Iterators are signed, so a fuzzed one stops at decoding: GetRecords is also run
+//! with the iterator a fuzzed GetShardIterator request earned, and with each fuzzed limit.
 #![no_main]
 use std::sync::{Arc, LazyLock};
 
@@ -32,6 +33,52 @@ static ENGINE: LazyLock<(tokio::runtime::Runtime, Arc<Engine>)> = LazyLock::new(
     (rt, engine)
 });
 
+/// The live stream's ARN and its first shard's id.
+fn first_shard(engine: &Engine) -> (String, String) {
+    let ctx = RequestContext::default();
+    let streams = engine
+        .list_streams(&ctx, ListStreamsInput::default())
+        .expect("streams");
+    let arn = streams.streams[0].stream_arn.clone();
+    let described = engine
+        .describe_stream(
+            &ctx,
+            serde_json::from_value(serde_json::json!({"StreamArn": arn})).expect("request"),
+        )
+        .expect("stream");
+    let shard = described.stream_description.shards[0].shard_id.clone();
+    (arn, shard)
+}
+
+/// A genuine iterator at the start of the stream's first shard.
+fn trim_horizon(engine: &Engine) -> String {
+    let (arn, shard) = first_shard(engine);
+    let request = serde_json::json!(
+        {"StreamArn": arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}
+    );
+    engine
+        .get_shard_iterator(serde_json::from_value(request).expect("request"))
+        .expect("iterator")
+        .shard_iterator
+}
+
+/// Reads on from an iterator, page after page, as a consumer does.
+fn read_on(engine: &Engine, iterator: String) {
+    let ctx = RequestContext::default();
+    let mut next = Some(iterator);
+    for _ in 0..4 {
+        let Some(iterator) = next.take() else { break };
+        let input = GetRecordsInput {
+            shard_iterator: Some(iterator),
+            limit: Some(2),
+        };
+        next = engine
+            .get_records(&ctx, input)
+            .ok()
+            .and_then(|page| page.next_shard_iterator);
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let (_rt, engine) = &*ENGINE;
     let ctx = RequestContext::default();
@@ -42,10 +89,31 @@ fuzz_target!(|data: &[u8]| {
         let _ = engine.describe_stream(&ctx, input);
     }
     if let Ok(input) = serde_json::from_slice::<GetShardIteratorInput>(data) {
-        let _ = engine.get_shard_iterator(input);
+        // As sent, and aimed at the live stream's first shard (its ARN carries the time the
+        // table was made, which no seed can know), keeping the fuzzed type and number.
+        let (arn, shard) = first_shard(engine);
+        let aimed = GetShardIteratorInput {
+            stream_arn: Some(arn),
+            shard_id: Some(shard),
+            ..input.clone()
+        };
+        for input in [input, aimed] {
+            if let Ok(out) = engine.get_shard_iterator(input) {
+                read_on(engine, out.shard_iterator);
+            }
+        }
     }
     if let Ok(input) = serde_json::from_slice::<GetRecordsInput>(data) {
+        let limit = input.limit;
         let _ = engine.get_records(&ctx, input);
+        // The fuzzed limit on a genuine iterator.
+        let _ = engine.get_records(
+            &ctx,
+            GetRecordsInput {
+                shard_iterator: Some(trim_horizon(engine)),
+                limit,
+            },
+        );
     }
     // Raw text as an iterator, the likeliest thing for a client to mangle.
     if let Ok(text) = std::str::from_utf8(data) {

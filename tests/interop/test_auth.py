@@ -34,7 +34,9 @@ CREDENTIALS = {
               "Action": ["s3:AbortMultipartUpload", "s3:PutObject", "s3:PutObjectAcl",
                          "s3:GetObject"]},
              {"Effect": "Allow", "Action": "s3:ListBucket",
-              "Resource": "arn:aws:s3:::team-bucket"}]}]},
+              "Resource": "arn:aws:s3:::team-bucket"},
+             {"Effect": "Deny", "Action": "s3:*",
+              "Resource": "arn:aws:s3:::team-bucket/exports/held/*"}]}]},
         {"AccessKeyId": "ASIAOLD", "SecretAccessKey": "old-secret", "SessionToken": "old-token",
          "Expiration": "2020-01-01T00:00:00Z", "Role": "deployer"},
     ]
@@ -218,9 +220,18 @@ def test_exports_and_imports_need_the_callers_s3_permissions(auth_endpoint):
                       S3BucketSource={"S3Bucket": "team-bucket", "S3KeyPrefix": "private/"},
                       TableCreationParameters=creation)
     assert "s3:GetObject on resource: arn:aws:s3:::team-bucket/private/*" in message
+    # A Deny narrower than the prefix still refuses: the job would touch the held keys.
+    message = refused(exporter.export_table_to_point_in_time, TableArn=arn,
+                      S3Bucket="team-bucket", S3Prefix="exports/held")
+    assert message.endswith("with an explicit deny in an identity-based policy"), message
+    message = refused(exporter.import_table, InputFormat="DYNAMODB_JSON",
+                      S3BucketSource={"S3Bucket": "team-bucket", "S3KeyPrefix": "exports/"},
+                      TableCreationParameters=creation)
+    assert ("s3:GetObject on resource: arn:aws:s3:::team-bucket/exports/* with an explicit deny"
+            in message), message
     imported = exporter.import_table(
         InputFormat="DYNAMODB_JSON", TableCreationParameters=creation,
-        S3BucketSource={"S3Bucket": "team-bucket", "S3KeyPrefix": "exports/"})
+        S3BucketSource={"S3Bucket": "team-bucket", "S3KeyPrefix": "exports/AWSDynamoDB/"})
     assert imported["ImportTableDescription"]["ImportStatus"] == "IN_PROGRESS"
 
     # Alice has no Policies: she is held to none, buckets included.

@@ -40,11 +40,11 @@ async def stdio_session(endpoint, *flags, key="kura-test", secret="kura-test"):
 
 
 @contextlib.contextmanager
-def http_server(endpoint, *flags, home, env=None):
+def http_server(endpoint, *flags, home, env=None, bind="127.0.0.1:0"):
     log = home / "mcp.log"
     with open(log, "w") as err:
         proc = subprocess.Popen([str(KURA_BIN), "mcp", "--endpoint", endpoint,
-                                 "--http", "127.0.0.1:0", *flags],
+                                 "--http", bind, *flags],
                                 stdout=subprocess.DEVNULL, stderr=err,
                                 env={**mcp_env(), **(env or {})})
     try:
@@ -229,6 +229,10 @@ def test_streamable_http_with_a_token(ddb, endpoint, table_name, tmp_path):
                 answer = await bare.post(url, json=initialize, headers=sent)
                 assert answer.status_code == 401, (given, answer.text)
                 assert answer.headers["www-authenticate"] == "Bearer"
+            # The scheme is case-insensitive (RFC 9110); the token is not.
+            sent = {**headers, "Authorization": f"bearer {token}"}
+            answer = await bare.post(url, json=initialize, headers=sent)
+            assert answer.status_code == 200, answer.text
         authorized = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
         async with streamable_http_client(url, http_client=authorized) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
@@ -243,15 +247,34 @@ def test_streamable_http_with_a_token(ddb, endpoint, table_name, tmp_path):
 def test_http_beyond_loopback_needs_a_token(endpoint):
     """An MCP server other hosts can reach does not start without a token, nor with a
     short one; it says why."""
+    env = {k: v for k, v in mcp_env().items() if k != "KURA_MCP_TOKEN"}
     for flags in [[], ["--http-token", "short"]]:
         done = subprocess.run([str(KURA_BIN), "mcp", "--endpoint", endpoint,
-                               "--http", "0.0.0.0:0", *flags], env=mcp_env(),
+                               "--http", "0.0.0.0:0", *flags], env=env,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode != 0
         assert "token" in done.stderr, done.stderr
     assert "bind a loopback address" in subprocess.run(
         [str(KURA_BIN), "mcp", "--endpoint", endpoint, "--http", "0.0.0.0:0"],
-        env=mcp_env(), capture_output=True, text=True, timeout=60).stderr
+        env=env, capture_output=True, text=True, timeout=60).stderr
+
+
+def test_http_on_another_loopback_address_answers_its_own_name(ddb, endpoint, table_name,
+                                                               tmp_path):
+    """Without a token the server takes only loopback names in Host (against DNS
+    rebinding); the loopback address it is bound to is one of them."""
+    make_orders(ddb, table_name, count=1)
+
+    async def run(url):
+        async with streamable_http_client(url) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                listed = await call(session, "list_tables")
+                assert table_name in listed["TableNames"]
+
+    with http_server(endpoint, home=tmp_path, bind="127.0.0.2:0") as url:
+        assert url.startswith("http://127.0.0.2:")
+        asyncio.run(run(url))
 
 
 CREDENTIALS = {"Credentials": [

@@ -36,7 +36,7 @@ mod verify;
 
 pub use credentials::{Credential, Credentials, Principal, PrincipalKind};
 pub use error::AuthError;
-pub use policy::{Decision, Policy, RequestContext, evaluate};
+pub use policy::{Decision, Policy, RequestContext, Resource, evaluate, evaluate_on};
 pub use verify::{Authenticator, HttpRequest, Verified, fingerprint};
 
 /// The service name DynamoDB and DynamoDB Streams are signed for (the AWS SDKs sign

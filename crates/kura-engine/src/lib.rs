@@ -67,6 +67,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::{EngineError, Result};
+pub use exports::object_prefix as export_object_prefix;
 /// The expression crate, for the server's authorization step (key conditions, PartiQL).
 pub use kura_expr as expr;
 pub use state::StateSnapshot;

@@ -77,7 +77,9 @@ pub trait Objects: Send + Sync + 'static {
     /// Reads `key` of `bucket`, refusing it unread when it holds more than `max` bytes.
     fn get(&self, bucket: &str, key: &str, max: u64) -> Result<Vec<u8>, ObjectError>;
     /// The keys of `bucket` that start with `prefix`, in byte order; more than `max` of
-    /// them is [`ObjectError::too_many`], found without holding more than `max + 1`.
+    /// them is [`ObjectError::too_many`], found without holding much more than `max`
+    /// (`max + 1` locally; S3 answers a page of up to 1,000 keys at a time, so up to
+    /// `max + 1,000` there).
     fn list(&self, bucket: &str, prefix: &str, max: usize) -> Result<Vec<String>, ObjectError>;
 }
 

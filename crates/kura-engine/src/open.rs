@@ -27,7 +27,7 @@ pub(crate) struct Recovered {
     /// The key shard iterators are signed with (made now if the store has none).
     pub iterator_key: IteratorKey,
     /// Writes the first commit carries: the format marker and the iterator key, on a new
-    /// store.
+    /// store (an existing store without a key gets it at once, see `recover`).
     pub first_writes: WriteBatch,
 }
 
@@ -56,13 +56,26 @@ pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
             }
         }
     }
-    // Kept before any stream exists: a stream is made by a commit, which carries the key.
-    let stored_key = snapshot.get(Space::Meta, keys::META_ITERATOR_KEY)?;
-    let iterator_key = match stored_key.as_deref().and_then(IteratorKey::from_stored) {
-        Some(key) => key,
+    // Made with the store's first write, before any stream exists. A store older than
+    // signed iterators has data but no key: it is written now, on its own, because an
+    // iterator may be handed out (and must survive a restart) before anything is written.
+    let iterator_key = match snapshot.get(Space::Meta, keys::META_ITERATOR_KEY)? {
+        Some(bytes) => IteratorKey::from_stored(&bytes).ok_or_else(|| {
+            EngineError::Internal(format!(
+                "the data directory's shard iterator key has {} bytes, not 32",
+                bytes.len()
+            ))
+        })?,
         None => {
             let key = IteratorKey::generate();
-            first_writes.put(Space::Meta, keys::META_ITERATOR_KEY.to_vec(), key.stored());
+            let (meta_key, stored) = (keys::META_ITERATOR_KEY.to_vec(), key.stored());
+            if first_writes.is_empty() {
+                let mut write = WriteBatch::default();
+                write.put(Space::Meta, meta_key, stored);
+                store.commit(write)?;
+            } else {
+                first_writes.put(Space::Meta, meta_key, stored);
+            }
             key
         }
     };

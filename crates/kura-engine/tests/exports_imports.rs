@@ -690,6 +690,11 @@ this line is not JSON
             .is_some_and(|m| m.contains("more than 50000 objects")),
         "{d}"
     );
+    let err = engine
+        .describe_table(&ctx(), input(json!({"TableName": "TooMany"})))
+        .await
+        .expect_err("no table");
+    assert!(matches!(err, EngineError::ResourceNotFound(_)));
     // An existing table refuses an import.
     let err = engine
         .import_table(

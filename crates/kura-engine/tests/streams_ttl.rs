@@ -666,7 +666,8 @@ async fn ttl_deletes_due_items_only() {
 
 /// Shard iterators are signed with a key of the data directory's own: one survives a
 /// restart (as it would a DynamoDB failover), and another data directory's engine, with
-/// the same stream, shard and position, refuses it as InvalidArgument.
+/// the same stream, shard and position, refuses it (ValidationException). An iterator of
+/// the unsigned version 1, held across an upgrade, is told it expired.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn iterators_are_signed_by_their_data_directory_and_survive_a_restart() {
     let spec =
@@ -714,8 +715,13 @@ async fn iterators_are_signed_by_their_data_directory_and_survive_a_restart() {
             Err(EngineError::Validation(message)) => {
                 assert_eq!(message, "Invalid ShardIterator")
             }
-            other => panic!("expected InvalidArgument, got {other:?}"),
+            other => panic!("expected ValidationException, got {other:?}"),
         }
+    }
+    let version_1 = format!("01{}", "0a".repeat(32));
+    match records(&other, &version_1) {
+        Err(EngineError::ExpiredIterator(_)) => {}
+        other => panic!("expected ExpiredIteratorException, got {other:?}"),
     }
     other.shutdown();
 }

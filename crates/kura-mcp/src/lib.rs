@@ -21,6 +21,7 @@ use std::sync::Arc;
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 pub use error::McpError;
@@ -120,6 +121,11 @@ pub async fn serve_http(
     // of a server on another address name that address.
     if access.token.is_some() {
         http = http.disable_allowed_hosts();
+    } else {
+        // The bound loopback address is a name its clients use too (127.0.0.2, say).
+        let mut hosts = http.allowed_hosts.clone();
+        hosts.push(addr.ip().to_string());
+        http = http.with_allowed_hosts(hosts);
     }
     let service = StreamableHttpService::new(
         move || Ok(tools.clone()),
@@ -128,7 +134,7 @@ pub async fn serve_http(
     );
     let mut router = axum::Router::new().nest_service("/mcp", service);
     if let Some(token) = access.token {
-        let expected: Arc<[u8]> = format!("Bearer {token}").into_bytes().into();
+        let expected: Arc<[u8; 32]> = Arc::new(Sha256::digest(token.as_bytes()).into());
         router = router.layer(axum::middleware::from_fn(move |request, next| {
             bearer_only(expected.clone(), request, next)
         }));
@@ -152,9 +158,11 @@ pub async fn serve_http(
 /// A token shorter than this is refused at start: it could be guessed.
 const MIN_TOKEN_CHARS: usize = 16;
 
-/// Passes a request that carries the token; answers anything else 401.
+/// Passes a request that carries the token; answers anything else 401. The digests of
+/// the given and the expected token are compared, in constant time, so neither the
+/// token's bytes nor its length show in how long a refusal takes.
 async fn bearer_only(
-    expected: Arc<[u8]>,
+    expected: Arc<[u8; 32]>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
@@ -163,15 +171,38 @@ async fn bearer_only(
     let given = request
         .headers()
         .get(axum::http::header::AUTHORIZATION)
-        .map_or(&[][..], |value| value.as_bytes());
-    if bool::from(given.ct_eq(&expected)) {
+        .and_then(|value| bearer_token(value.as_bytes()))
+        .map(|token| <[u8; 32]>::from(Sha256::digest(token)));
+    if given.is_some_and(|given| bool::from(given.ct_eq(&*expected))) {
         return next.run(request).await;
     }
-    tracing::warn!("kura mcp: a request without the token was refused");
+    // A client without the token is not the operator's concern unless debugging.
+    tracing::debug!("kura mcp: a request without the token was refused");
     (
         axum::http::StatusCode::UNAUTHORIZED,
         [(axum::http::header::WWW_AUTHENTICATE, "Bearer")],
         "this MCP server needs Authorization: Bearer TOKEN\n",
     )
         .into_response()
+}
+
+/// The token of an `Authorization: Bearer TOKEN` header (the scheme in any case, as
+/// RFC 9110 says auth schemes are).
+fn bearer_token(header: &[u8]) -> Option<&[u8]> {
+    let (scheme, token) = header.split_at_checked(7)?;
+    scheme.eq_ignore_ascii_case(b"bearer ").then_some(token)
+}
+
+#[cfg(test)]
+mod bearer_tests {
+    use super::bearer_token;
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        assert_eq!(bearer_token(b"Bearer abc"), Some(&b"abc"[..]));
+        assert_eq!(bearer_token(b"bearer abc"), Some(&b"abc"[..]));
+        assert_eq!(bearer_token(b"BEARER abc"), Some(&b"abc"[..]));
+        assert_eq!(bearer_token(b"Basic abc"), None);
+        assert_eq!(bearer_token(b"Bear"), None);
+    }
 }

@@ -405,6 +405,46 @@ async fn data_directory_of_format_v1_reads_back_exactly() {
     );
 }
 
+/// A store made before shard iterators were signed has no iterator key: the first open
+/// commits one, so an iterator handed out before any write still reads after a restart.
+#[tokio::test]
+async fn a_store_without_an_iterator_key_keeps_the_one_it_is_given() {
+    let fixture = fixture_dir();
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture.join("answers.json")).expect("answers.json"),
+    )
+    .expect("answers.json is JSON");
+    let now = meta["written_ms"].as_i64().expect("written_ms");
+    let work = tempfile::tempdir().expect("tempdir");
+    copy_dir(&fixture.join("data"), work.path());
+
+    let engine = open_at(work.path(), now);
+    let streams = call(&engine, "ListStreams", &json!({})).await;
+    let arn = streams["Streams"][0]["StreamArn"].clone();
+    let described = call(&engine, "DescribeStream", &json!({"StreamArn": arn})).await;
+    let shard = described["StreamDescription"]["Shards"][0]["ShardId"].clone();
+    let iterator = call(
+        &engine,
+        "GetShardIterator",
+        &json!({"StreamArn": arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}),
+    )
+    .await["ShardIterator"]
+        .clone();
+    let before = call(&engine, "GetRecords", &json!({"ShardIterator": iterator})).await;
+    // Shut down without writing anything.
+    engine.shutdown();
+    drop(engine);
+
+    let engine = open_at(work.path(), now);
+    let after = call(&engine, "GetRecords", &json!({"ShardIterator": iterator})).await;
+    engine.shutdown();
+    assert!(
+        after.get("__type").is_none(),
+        "the iterator outlives the restart: {after}"
+    );
+    assert_eq!(after["Records"], before["Records"]);
+}
+
 /// Writes a new fixture into `target` (`data/`, `answers.json`, `catalog.json`).
 async fn write_fixture(target: &Path) {
     let data = target.join("data");

@@ -489,8 +489,17 @@ fn substitute(text: &str, ctx: &RequestContext) -> Option<String> {
     Some(out)
 }
 
+/// What a request acts on: one resource, or every resource whose ARN starts with a
+/// prefix (the objects an export will write or an import read, whose keys are not known
+/// when the request is authorized).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource<'a> {
+    One(&'a str),
+    Under(&'a str),
+}
+
 impl Statement {
-    fn applies(&self, action: &str, resource: &str, ctx: &RequestContext) -> bool {
+    fn applies(&self, action: &str, resource: Resource<'_>, ctx: &RequestContext) -> bool {
         if !self.names_principal(ctx) {
             return false;
         }
@@ -498,18 +507,74 @@ impl Statement {
         if action_hit == self.actions.negated {
             return false;
         }
-        let resource_hit = self.resources.patterns.iter().any(|p| {
+        let pattern = |p: &String| {
             if self.variables {
-                substitute(p, ctx).is_some_and(|p| glob(&p, resource, false))
+                substitute(p, ctx)
             } else {
-                glob(p, resource, false)
+                Some(p.clone())
             }
-        });
-        if resource_hit == self.resources.negated {
+        };
+        let hit = |test: &dyn Fn(&str) -> bool| {
+            self.resources
+                .patterns
+                .iter()
+                .any(|p| pattern(p).is_some_and(|p| test(&p)))
+        };
+        let applies = match resource {
+            Resource::One(arn) => hit(&|p| glob(p, arn, false)) != self.resources.negated,
+            // Over a set, an Allow must hold for every member and a Deny for any one:
+            // a narrower Deny (`bucket/exports/private/*`) refuses the whole prefix.
+            Resource::Under(prefix) => {
+                let covers = |p: &str| p.ends_with('*') && glob(p, prefix, false);
+                let touches = |p: &str| glob_prefix(p, prefix);
+                match (self.effect, self.resources.negated) {
+                    (Effect::Allow, false) => hit(&covers),
+                    (Effect::Allow, true) => !hit(&touches),
+                    (Effect::Deny, false) => hit(&touches),
+                    (Effect::Deny, true) => !hit(&covers),
+                }
+            }
+        };
+        applies && self.conditions.iter().all(|c| c.holds(ctx, self.variables))
+    }
+}
+
+/// Whether `pattern` matches some text that starts with `prefix`: whether it can consume
+/// all of `prefix` (whatever pattern is left, some suffix satisfies it). The set of
+/// pattern positions is tracked, so the cost is the product of the two lengths.
+fn glob_prefix(pattern: &str, prefix: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    // Positions reachable: a `*` may match nothing, so the one after it is reachable too.
+    let close = |states: &mut Vec<bool>| {
+        for i in 0..p.len() {
+            if states[i] && p[i] == '*' {
+                states[i + 1] = true;
+            }
+        }
+    };
+    let mut states = vec![false; p.len() + 1];
+    states[0] = true;
+    close(&mut states);
+    for c in prefix.chars() {
+        let mut next = vec![false; p.len() + 1];
+        for i in 0..p.len() {
+            if !states[i] {
+                continue;
+            }
+            match p[i] {
+                '*' => next[i] = true,
+                '?' => next[i + 1] = true,
+                q if q == c => next[i + 1] = true,
+                _ => {}
+            }
+        }
+        close(&mut next);
+        if !next.contains(&true) {
             return false;
         }
-        self.conditions.iter().all(|c| c.holds(ctx, self.variables))
+        states = next;
     }
+    true
 }
 
 /// Evaluates one action on one resource against `policies`: an explicit deny wins, then
@@ -518,6 +583,16 @@ pub fn evaluate(
     policies: &[Policy],
     action: &str,
     resource: &str,
+    ctx: &RequestContext,
+) -> Decision {
+    evaluate_on(policies, action, Resource::One(resource), ctx)
+}
+
+/// [`evaluate`] on one resource or every resource under a prefix.
+pub fn evaluate_on(
+    policies: &[Policy],
+    action: &str,
+    resource: Resource<'_>,
     ctx: &RequestContext,
 ) -> Decision {
     let mut allowed = false;

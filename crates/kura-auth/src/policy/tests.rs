@@ -431,3 +431,61 @@ fn resource_policies_name_their_principal() {
         Decision::Allow
     );
 }
+
+#[test]
+fn glob_prefix_asks_whether_any_extension_matches() {
+    assert!(glob_prefix("b/exports/private/*", "b/exports/"));
+    assert!(glob_prefix("b/*", "b/exports/"));
+    assert!(glob_prefix("b/e?ports/x", "b/exports/"));
+    assert!(glob_prefix("*", ""));
+    assert!(!glob_prefix("b/other/*", "b/exports/"));
+    assert!(!glob_prefix("b/ex", "b/exports/"));
+    assert!(glob_prefix("*private*", "b/exports/"));
+}
+
+/// Over every object under a prefix: an Allow must cover the prefix, a Deny of any key
+/// under it refuses the whole (a narrower Deny is not sidestepped by the wildcard).
+#[test]
+fn a_prefix_needs_an_allow_that_covers_it_and_no_deny_that_touches_it() {
+    const OBJECTS: &str = "arn:aws:s3:::b/exports/AWSDynamoDB/";
+    let ctx = RequestContext::new();
+    let decide_under = |text: &str| {
+        evaluate_on(
+            &[policy(text)],
+            "s3:PutObject",
+            Resource::Under(OBJECTS),
+            &ctx,
+        )
+    };
+    let allow = r#"{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::b/*"}"#;
+    let doc = |statements: &[&str]| {
+        format!(
+            r#"{{"Version":"2012-10-17","Statement":[{}]}}"#,
+            statements.join(",")
+        )
+    };
+    assert_eq!(decide_under(&doc(&[allow])), Decision::Allow);
+    let narrow_deny = r#"{"Effect":"Deny","Action":"s3:*","Resource":"arn:aws:s3:::b/exports/AWSDynamoDB/private/*"}"#;
+    assert_eq!(
+        decide_under(&doc(&[allow, narrow_deny])),
+        Decision::ExplicitDeny
+    );
+    let other_deny = r#"{"Effect":"Deny","Action":"s3:*","Resource":"arn:aws:s3:::b/imports/*"}"#;
+    assert_eq!(decide_under(&doc(&[allow, other_deny])), Decision::Allow);
+    // An Allow of only part of the prefix does not grant it.
+    let part = r#"{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::b/exports/AWSDynamoDB/data/*"}"#;
+    assert_eq!(decide_under(&doc(&[part])), Decision::ImplicitDeny);
+    // NotResource: a Deny of everything but the bucket's `public/` touches the prefix.
+    let deny_but_public =
+        r#"{"Effect":"Deny","Action":"s3:*","NotResource":"arn:aws:s3:::b/public/*"}"#;
+    assert_eq!(
+        decide_under(&doc(&[allow, deny_but_public])),
+        Decision::ExplicitDeny
+    );
+    let deny_but_exports =
+        r#"{"Effect":"Deny","Action":"s3:*","NotResource":"arn:aws:s3:::b/exports/*"}"#;
+    assert_eq!(
+        decide_under(&doc(&[allow, deny_but_exports])),
+        Decision::Allow
+    );
+}

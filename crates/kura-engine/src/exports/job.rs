@@ -54,14 +54,6 @@ pub fn start(
     )
 }
 
-/// Where an export's objects go: `<prefix>/AWSDynamoDB/`.
-fn base(record: &ExportRecord) -> String {
-    match record.s3_prefix.as_deref() {
-        Some(p) if !p.is_empty() => format!("{}/AWSDynamoDB/", p.trim_end_matches('/')),
-        _ => "AWSDynamoDB/".to_owned(),
-    }
-}
-
 /// What the data files came to.
 struct Written {
     files: Vec<ManifestFile>,
@@ -167,7 +159,7 @@ fn write_objects(
 ) -> Result<(String, u64, u64), ObjectError> {
     // Long: one pass over the snapshot writes the data files, the manifest and the summary, with running totals.
     let internal = |e: EngineError| ObjectError::new("UNKNOWN", e.to_string());
-    let base = base(record);
+    let base = super::object_prefix(record.s3_prefix.as_deref());
     let export_dir = format!("{base}{}/", record.id);
     let bucket = record.s3_bucket.as_str();
     objects.put(bucket, &format!("{export_dir}_started"), b"")?;

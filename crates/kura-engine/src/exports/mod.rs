@@ -35,6 +35,15 @@ const MINUTE_MS: i64 = 60_000;
 /// Source: API Reference, `S3Bucket`.
 const BUCKET_PATTERN: &str = "^[a-z0-9A-Z]+[\\.\\-\\w]*[a-z0-9A-Z]+$";
 
+/// Where an export with `S3Prefix` `prefix` puts its objects: `<prefix>/AWSDynamoDB/`.
+/// The server's authorization asks for S3 rights on the same keys.
+pub fn object_prefix(prefix: Option<&str>) -> String {
+    match prefix {
+        Some(p) if !p.is_empty() => format!("{}/AWSDynamoDB/", p.trim_end_matches('/')),
+        _ => "AWSDynamoDB/".to_owned(),
+    }
+}
+
 /// One export, as stored under `export/` ‖ id in `Meta`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportRecord {

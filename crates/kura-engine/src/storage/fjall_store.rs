@@ -93,6 +93,7 @@ impl FjallStore {
                 spaces[space.index()] = Some(open_keyspace(&db, space, options)?);
             }
         }
+        flush_a_long_journal(&db, &spaces)?;
         Ok(FjallStore {
             db,
             options,
@@ -124,6 +125,51 @@ impl FjallStore {
         *self.spaces.write() = spaces.clone();
         Ok(spaces)
     }
+}
+
+/// A journal longer than this at open is flushed away before the store serves.
+const JOURNAL_FLUSHED_AT_OPEN: u64 = 64 << 20;
+/// A `Meta` key no one reads; see [`flush_a_long_journal`].
+const FLUSH_NUDGE: &[u8] = b"~journal-flush-nudge";
+
+/// Every start replays the journal, so its length is the start time (about 10 ms a MB).
+/// fjall starts a new journal only when it flushes a memtable while the journal is past
+/// 64 MB, and its one worker on a small machine compacts first: a process that never
+/// lives long enough to flush (killed every second, say) replays a journal that grows
+/// with every life (a 240 MB one took 2.5 s; docs/reliability.md). So a long journal is
+/// flushed now, once: every memtable is written out, fjall starts a new journal and
+/// drops the old. `rotate_memtable_and_wait` is fjall's, public but hidden from its docs.
+fn flush_a_long_journal(db: &Database, spaces: &OpenSpaces) -> Result<(), StoreError> {
+    let journal = db.journal_disk_space().map_err(plain)?;
+    if journal <= JOURNAL_FLUSHED_AT_OPEN {
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    // fjall reopens the journal for appending and reads its length from the write
+    // position, which is 0 until something is written: one write of a key nothing reads
+    // moves it to the end, so the flush below sees the journal's true length. (A
+    // tombstone would not do: a flush may drop it, and the journal then waits for it.)
+    if let Some(meta) = &spaces[Space::Meta.index()] {
+        let mut nudge = db.batch().durability(Some(PersistMode::SyncAll));
+        nudge.insert(meta, FLUSH_NUDGE, b"1");
+        nudge.commit().map_err(plain)?;
+    }
+    for keyspace in spaces.iter().flatten() {
+        keyspace.rotate_memtable_and_wait().map_err(plain)?;
+    }
+    // The old journal is deleted just after the last flush: wait for it, or a kill now
+    // would leave it to be replayed again.
+    let deadline = started + std::time::Duration::from_secs(30);
+    while db.journal_count() > 1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    tracing::info!(
+        journal_mb = journal >> 20,
+        journals_left = db.journal_count(),
+        ms = started.elapsed().as_millis() as u64,
+        "the journal was long: flushed before serving, so the next start need not replay it"
+    );
+    Ok(())
 }
 
 /// Opens a key space, creating it with Kura's options when it does not exist.
@@ -232,6 +278,7 @@ impl Store for FjallStore {
             cache_bytes: self.db.cache_size(),
             cache_capacity_bytes: self.db.cache_capacity(),
             write_buffer_bytes: self.db.write_buffer_size(),
+            journal_bytes: self.db.journal_disk_space().unwrap_or(0),
         }
     }
 }
@@ -313,6 +360,53 @@ mod tests {
             snap.get(Space::Items, b"k").expect("get"),
             Some(b"v".to_vec())
         );
+    }
+
+    /// A store whose memtables never filled (as in a process killed before it flushes)
+    /// leaves a journal past 64 MB; the next open flushes it away, so the open after
+    /// that replays almost nothing, and nothing is lost.
+    #[test]
+    fn a_long_journal_is_flushed_at_open() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let never_full = StoreOptions {
+            memtable_bytes: 1 << 30,
+            ..StoreOptions::default()
+        };
+        let mut rng = fastrand::Rng::with_seed(7);
+        {
+            let store = FjallStore::open_with(dir.path(), never_full).expect("open");
+            for n in 0..80u32 {
+                let mut batch = WriteBatch::default();
+                for k in 0..64u32 {
+                    let value: Vec<u8> = (0..16 << 10).map(|_| rng.u8(..)).collect();
+                    batch.put(
+                        Space::Items,
+                        [n.to_be_bytes(), k.to_be_bytes()].concat(),
+                        value,
+                    );
+                }
+                store.commit(batch).expect("commit");
+            }
+            // As every store has: `Meta` holds the format marker.
+            let mut batch = WriteBatch::default();
+            batch.put(Space::Meta, b"format".to_vec(), b"1".to_vec());
+            store.commit(batch).expect("commit");
+            assert!(store.footprint().journal_bytes > JOURNAL_FLUSHED_AT_OPEN);
+        }
+        let store = FjallStore::open(dir.path()).expect("reopen");
+        // What is left is the new journal, made 64 MB long (fjall preallocates) and
+        // nearly empty.
+        let journal = store.footprint().journal_bytes;
+        assert!(
+            journal <= JOURNAL_FLUSHED_AT_OPEN && store.db.journal_count() == 1,
+            "journal after open: {journal} bytes in {} files",
+            store.db.journal_count()
+        );
+        let snap = store.snapshot().expect("snapshot");
+        let rows = snap
+            .range(Space::Items, KeyRange::prefix(b""), Direction::Forward)
+            .count();
+        assert_eq!(rows, 80 * 64);
     }
 
     #[test]

@@ -257,4 +257,6 @@ pub struct Footprint {
     pub cache_capacity_bytes: u64,
     /// Bytes in write buffers (memtables) not yet flushed.
     pub write_buffer_bytes: u64,
+    /// Bytes of write-ahead journal: what the next start replays.
+    pub journal_bytes: u64,
 }

@@ -13,6 +13,8 @@ const VERSION: u8 = 2;
 const BODY_BYTES: usize = 29;
 const TAG_BYTES: usize = 16;
 const TEXT_CHARS: usize = 2 * (BODY_BYTES + TAG_BYTES);
+/// Version 1 (before iterators were signed): 29 bytes and a 4-byte FNV-1a check.
+const VERSION_1_CHARS: usize = 66;
 
 /// The secret shard iterators are signed with.
 #[derive(Clone)]
@@ -93,6 +95,15 @@ impl Iterator {
     }
 }
 
+/// Whether `text` has the shape of a version-1 iterator, handed out by a build before
+/// iterators were signed. Its position cannot be trusted, but a reader holding one across
+/// an upgrade is told it expired, which every reader handles by asking again.
+pub(crate) fn is_version_1(text: &str) -> bool {
+    text.len() == VERSION_1_CHARS
+        && text.starts_with("01")
+        && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +135,16 @@ mod tests {
         assert_eq!(Iterator::decode("nope", &key), None);
         assert_eq!(Iterator::decode(&"é".repeat(45), &key), None);
         assert_eq!(Iterator::decode(&"z".repeat(TEXT_CHARS), &key), None);
+    }
+
+    #[test]
+    fn version_1_iterators_are_told_apart_from_garbage() {
+        let old = format!("01{}", "ab".repeat(32));
+        assert!(is_version_1(&old));
+        assert_eq!(Iterator::decode(&old, &IteratorKey::generate()), None);
+        assert!(!is_version_1(&format!("02{}", "ab".repeat(32))));
+        assert!(!is_version_1(&format!("01{}", "zz".repeat(32))));
+        assert!(!is_version_1(&sample().encode(&IteratorKey::generate())));
     }
 
     /// What the old FNV-1a check allowed: a client writes the fields it wants and a check

@@ -15,7 +15,7 @@ use crate::error::{EngineError, Result};
 use crate::indexes::definition::key_schema_out;
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Snapshot, Space};
-use crate::streams::iterator::Iterator;
+use crate::streams::iterator::{self, Iterator};
 use crate::streams::meta::{Shard, StreamMeta, ViewType, sequence_string};
 use crate::streams::record::{Origin, StoredRecord};
 
@@ -365,8 +365,14 @@ impl Engine {
         c.at_least("limit", input.limit, 1);
         c.finish()?;
         let text = input.shard_iterator.unwrap_or_default();
-        let iterator = Iterator::decode(&text, &self.iterator_key)
-            .ok_or_else(|| EngineError::validation(messages::INVALID_ITERATOR))?;
+        let Some(iterator) = Iterator::decode(&text, &self.iterator_key) else {
+            if iterator::is_version_1(&text) {
+                return Err(EngineError::ExpiredIterator(
+                    messages::ITERATOR_EXPIRED.into(),
+                ));
+            }
+            return Err(EngineError::validation(messages::INVALID_ITERATOR));
+        };
         let now = self.clock.now_ms();
         if now.saturating_sub(iterator.issued_ms) > limits::SHARD_ITERATOR_LIFETIME_MS {
             return Err(EngineError::ExpiredIterator(

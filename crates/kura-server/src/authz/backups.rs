@@ -12,7 +12,9 @@
 //! `s3:PutObjectAcl` on the objects under `<prefix>/AWSDynamoDB/`, an import `s3:ListBucket`
 //! on the bucket and `s3:GetObject` on the objects under its key prefix. Kura asks them
 //! when the request is made (AWS finds out when the job runs, and fails it), so a client
-//! with a table's rights cannot reach a bucket its policies do not name.
+//! with a table's rights cannot reach a bucket its policies do not name. The object keys
+//! are not known then, so the check is on every key under the prefix: an Allow must cover
+//! the prefix, and a Deny of any key under it (`bucket/exports/private/*`) refuses.
 
 use kura_engine::api::{
     BackupArnInput, CreateBackupInput, DescribeExportInput, DescribeImportInput,
@@ -71,22 +73,13 @@ pub(crate) fn restore_to_point_in_time(
 pub(crate) fn export(scope: &Scope<'_>, input: &ExportTableToPointInTimeInput) -> Vec<Check> {
     let arn = input.table_arn.as_deref().unwrap_or_default();
     let bucket = input.s3_bucket.as_deref().unwrap_or_default();
-    let objects = match input.s3_prefix.as_deref().map(|p| p.trim_end_matches('/')) {
-        Some(prefix) if !prefix.is_empty() => format!("{prefix}/AWSDynamoDB/*"),
-        _ => "AWSDynamoDB/*".to_owned(),
-    };
-    let objects = object_arn(bucket, &objects);
+    let prefix = kura_engine::export_object_prefix(input.s3_prefix.as_deref());
     vec![
         Check::new("ExportTableToPointInTime", scope.stream(arn)),
-        Check::s3("AbortMultipartUpload", objects.clone()),
-        Check::s3("PutObject", objects.clone()),
-        Check::s3("PutObjectAcl", objects),
+        Check::s3_objects_under("AbortMultipartUpload", bucket, &prefix),
+        Check::s3_objects_under("PutObject", bucket, &prefix),
+        Check::s3_objects_under("PutObjectAcl", bucket, &prefix),
     ]
-}
-
-/// `arn:aws:s3:::BUCKET/KEY`: S3 ARNs name no region or account.
-fn object_arn(bucket: &str, key: &str) -> String {
-    format!("arn:aws:s3:::{bucket}/{key}")
 }
 
 pub(crate) fn describe_export(scope: &Scope<'_>, input: &DescribeExportInput) -> Vec<Check> {
@@ -115,7 +108,7 @@ pub(crate) fn import(scope: &Scope<'_>, input: &ImportTableInput) -> Vec<Check> 
         Check::new("ImportTable", scope.table(table)),
         Check::s3("ListBucket", format!("arn:aws:s3:::{bucket}"))
             .opt("s3:prefix", Some(prefix).filter(|p| !p.is_empty())),
-        Check::s3("GetObject", object_arn(bucket, &format!("{prefix}*"))),
+        Check::s3_objects_under("GetObject", bucket, prefix),
     ]
 }
 

@@ -23,7 +23,9 @@ pub(crate) mod streams;
 
 use std::net::IpAddr;
 
-use kura_auth::{Decision, Policy, Principal, PrincipalKind, RequestContext, evaluate};
+use kura_auth::{
+    Decision, Policy, Principal, PrincipalKind, RequestContext, Resource, evaluate_on,
+};
 use kura_engine::Engine;
 use kura_model::messages;
 use serde::Deserialize;
@@ -39,6 +41,9 @@ pub(crate) struct Check {
     /// The operation name, without the service.
     pub action: &'static str,
     pub resource: String,
+    /// The check is on every resource under `resource` (a prefix ending in `*`): an Allow
+    /// must cover them all, a Deny of any one of them refuses.
+    pub every_key_under: bool,
     pub keys: Vec<(&'static str, Vec<String>)>,
 }
 
@@ -48,6 +53,7 @@ impl Check {
             service: "dynamodb",
             action,
             resource,
+            every_key_under: false,
             keys: Vec::new(),
         }
     }
@@ -57,6 +63,14 @@ impl Check {
         Check {
             service: "s3",
             ..Check::new(action, resource)
+        }
+    }
+
+    /// An S3 action on every object whose key starts with `prefix` in `bucket`.
+    pub fn s3_objects_under(action: &'static str, bucket: &str, prefix: &str) -> Check {
+        Check {
+            every_key_under: true,
+            ..Check::s3(action, format!("arn:aws:s3:::{bucket}/{prefix}*"))
         }
     }
 
@@ -148,9 +162,13 @@ pub(crate) fn authorize(
             ctx.set_all(name, values);
         }
         let action = format!("{}:{}", check.service, check.action);
-        let identity = evaluate(policies, &action, &check.resource, &ctx);
+        let on = match check.resource.strip_suffix('*') {
+            Some(prefix) if check.every_key_under => Resource::Under(prefix),
+            _ => Resource::One(&check.resource),
+        };
+        let identity = evaluate_on(policies, &action, on, &ctx);
         let resource = match resource_policy(call.engine, &check.resource) {
-            Some(policy) => evaluate(&[policy], &action, &check.resource, &ctx),
+            Some(policy) => evaluate_on(&[policy], &action, on, &ctx),
             None => Decision::ImplicitDeny,
         };
         if resource == Decision::ExplicitDeny {

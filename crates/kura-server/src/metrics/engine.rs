@@ -367,5 +367,13 @@ fn encode_writer_and_store(
         &plain(store.write_buffer_bytes),
         gauge,
     )?;
+    family(
+        encoder,
+        "journal_bytes",
+        "Length of the write-ahead journal files, which the next start replays",
+        MetricType::Gauge,
+        &plain(store.journal_bytes),
+        gauge,
+    )?;
     Ok(())
 }
