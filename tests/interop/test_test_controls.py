@@ -149,6 +149,28 @@ def test_a_gsi_out_of_capacity_throttles_the_tables_writes_and_batches_leave_it_
         with pytest.raises(ddb.exceptions.ProvisionedThroughputExceededException):
             ddb.batch_write_item(RequestItems={
                 "tbl": [{"PutRequest": {"Item": {"pk": {"S": "d"}}}}]})
+        # PartiQL's batch and transaction are admitted as the others: a throttled
+        # statement of a batch is answered in place, the rest run; a transaction over
+        # the throttled table is canceled; a batch wholly on it fails.
+        answer = ddb.batch_execute_statement(Statements=[
+            {"Statement": "INSERT INTO \"free\" VALUE {'pk': 'b1'}"},
+            {"Statement": "INSERT INTO tbl VALUE {'pk': 'b2', 'g': 'x'}"},
+        ])["Responses"]
+        assert "Error" not in answer[0], answer
+        assert answer[1]["Error"]["Code"] == "ProvisionedThroughputExceeded", answer
+        assert answer[1]["TableName"] == "tbl"
+        assert ddb.get_item(TableName="free", Key={"pk": {"S": "b1"}}).get("Item")
+        assert not ddb.get_item(TableName="tbl", Key={"pk": {"S": "b2"}}).get("Item")
+        with pytest.raises(ddb.exceptions.TransactionCanceledException) as canceled:
+            ddb.execute_transaction(TransactStatements=[
+                {"Statement": "INSERT INTO \"free\" VALUE {'pk': 'x1'}"},
+                {"Statement": "INSERT INTO tbl VALUE {'pk': 'x2', 'g': 'x'}"},
+            ])
+        reasons = canceled.value.response["CancellationReasons"]
+        assert [r["Code"] for r in reasons] == ["None", "ProvisionedThroughputExceeded"]
+        with pytest.raises(ddb.exceptions.ProvisionedThroughputExceededException):
+            ddb.batch_execute_statement(Statements=[
+                {"Statement": "INSERT INTO tbl VALUE {'pk': 'b3', 'g': 'x'}"}])
 
 
 def test_a_hot_partition_key_is_throttled_on_an_on_demand_table(tmp_path):

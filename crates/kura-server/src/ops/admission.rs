@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use kura_engine::api::CancellationReason;
+use kura_engine::expr::partiql::lower::Lowered;
 
 use kura_engine::throttle::Access;
 use kura_model::wire::ItemJson;
@@ -38,18 +39,13 @@ pub(crate) fn one(
 /// refuses it).
 pub(crate) fn statement(
     call: &Call<'_>,
-    prepared: Option<&Result<kura_engine::expr::partiql::lower::Lowered, kura_engine::EngineError>>,
+    prepared: Option<&Result<Lowered, kura_engine::EngineError>>,
 ) -> Result<(), ApiError> {
-    use kura_engine::expr::partiql::lower::Lowered;
     if !call.engine.enforces_capacity() {
         return Ok(());
     }
     let Some(Ok(lowered)) = prepared else {
         return Ok(());
-    };
-    let access = match lowered {
-        Lowered::Select(_) | Lowered::Exists(_) => Access::Read,
-        _ => Access::Write,
     };
     let source = lowered.source();
     call.engine
@@ -57,10 +53,58 @@ pub(crate) fn statement(
             &call.ctx,
             &source.table,
             source.index.as_deref(),
-            access,
+            statement_access(lowered),
             None,
         )
         .map_err(ApiError::from)
+}
+
+/// What a PartiQL statement takes capacity for.
+fn statement_access(lowered: &Lowered) -> Access {
+    match lowered {
+        Lowered::Select(_) | Lowered::Exists(_) => Access::Read,
+        _ => Access::Write,
+    }
+}
+
+/// Admits an ExecuteTransaction as TransactWriteItems or TransactGetItems is admitted:
+/// when a statement's table is out of capacity, the transaction is canceled with a
+/// reason per statement. One that does not parse passes (the engine refuses it).
+pub(crate) fn statement_transaction(
+    call: &Call<'_>,
+    prepared: &[Option<&Result<Lowered, kura_engine::EngineError>>],
+) -> Result<(), ApiError> {
+    if !call.engine.enforces_capacity() {
+        return Ok(());
+    }
+    let Some(lowered) = prepared
+        .iter()
+        .map(|p| match p {
+            Some(Ok(lowered)) => Some(lowered),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(());
+    };
+    let tables: Vec<String> = lowered.iter().map(|l| l.source().table.clone()).collect();
+    let access = if lowered.iter().all(|l| statement_access(l) == Access::Read) {
+        Access::Read
+    } else {
+        Access::Write
+    };
+    transaction(call, tables.iter().map(String::as_str), access)
+}
+
+/// Admits each statement of a BatchExecuteStatement: the refusal of each one out of
+/// capacity, by position (all None when capacity is not emulated). The caller answers
+/// those with an error in place, as DynamoDB's per-statement
+/// `ProvisionedThroughputExceeded`, and runs the rest.
+pub(crate) fn statement_batch(
+    call: &Call<'_>,
+    prepared: &[Option<&Result<Lowered, kura_engine::EngineError>>],
+) -> Vec<Option<ApiError>> {
+    prepared.iter().map(|p| statement(call, *p).err()).collect()
 }
 
 /// Admits a transaction, whose actions name `tables` in order: when any table is out of
