@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 
 pub mod fjall_store;
+pub mod lazy;
 pub mod memory;
 
 #[cfg(test)]
