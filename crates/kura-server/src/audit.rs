@@ -12,6 +12,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::operation::{Access, Api, Op, Plane};
 use serde_json::{Map, Value, json};
 
 /// Where and what to record.
@@ -152,50 +153,30 @@ pub(crate) struct Event<'a> {
     pub keys: Option<&'a crate::schemas::Schemas<'a>>,
 }
 
-/// CloudTrail's data events for DynamoDB: item-level operations, PartiQL, and the Streams
-/// record reads. Everything else is a management event.
-pub(crate) fn is_data_event(operation: &str, streams: bool) -> bool {
-    if streams {
-        return matches!(operation, "GetRecords" | "GetShardIterator");
-    }
-    matches!(
-        operation,
-        "GetItem"
-            | "PutItem"
-            | "UpdateItem"
-            | "DeleteItem"
-            | "BatchGetItem"
-            | "BatchWriteItem"
-            | "Query"
-            | "Scan"
-            | "SearchVectors"
-            | "TransactGetItems"
-            | "TransactWriteItems"
-            | "ExecuteStatement"
-            | "BatchExecuteStatement"
-            | "ExecuteTransaction"
-    )
+/// The operation an event names, from the one operation table.
+fn op(operation: &str, streams: bool) -> Option<Op> {
+    let api = if streams { Api::Streams } else { Api::DynamoDb };
+    Op::parse(api, operation)
 }
 
-fn is_read_only(operation: &str, body: &Map<String, Value>) -> bool {
-    if operation == "ExecuteStatement" {
-        return body
+/// CloudTrail's data events for DynamoDB: item-level operations, PartiQL, and the Streams
+/// record reads (the operation table's `Data` plane). Everything else is a management
+/// event.
+pub(crate) fn is_data_event(operation: &str, streams: bool) -> bool {
+    op(operation, streams).is_some_and(|op| op.plane() == Plane::Data)
+}
+
+/// CloudTrail's `readOnly`, from the operation table; an ExecuteStatement reads when its
+/// statement is a SELECT.
+fn is_read_only(operation: &str, streams: bool, body: &Map<String, Value>) -> bool {
+    match op(operation, streams).map(Op::access) {
+        Some(Access::Read) => true,
+        Some(Access::Write) | None => false,
+        Some(Access::Statement) => body
             .get("Statement")
             .and_then(Value::as_str)
-            .is_some_and(|s| s.trim_start().to_ascii_uppercase().starts_with("SELECT"));
+            .is_some_and(|s| s.trim_start().to_ascii_uppercase().starts_with("SELECT")),
     }
-    [
-        "Get",
-        "Describe",
-        "List",
-        "Query",
-        "Scan",
-        "Search",
-        "BatchGet",
-        "TransactGet",
-    ]
-    .iter()
-    .any(|p| operation.starts_with(p))
 }
 
 /// The CloudTrail record for `event`.
@@ -240,7 +221,7 @@ pub(crate) fn record(event: &Event<'_>) -> Value {
     );
     out.insert(
         "readOnly".into(),
-        json!(is_read_only(event.operation, &body)),
+        json!(is_read_only(event.operation, event.streams, &body)),
     );
     out.insert("eventType".into(), json!("AwsApiCall"));
     out.insert("apiVersion".into(), json!("2012-08-10"));

@@ -1,7 +1,9 @@
 //! The one table of the operations Kura serves. Everything that lists operations derives
 //! from it: parsing `X-Amz-Target`, the dispatch (an exhaustive `match` on [`Op`], so an
 //! operation added here does not compile until it has a handler), the metric label set,
-//! and the control-plane operations authorized on the table they name (ADR 0019).
+//! the control-plane operations authorized on the table they name (ADR 0019), and what
+//! the audit log and the console's charts need to know of each: its plane and whether
+//! it writes. A new operation is placed in each column or does not compile.
 
 /// Which API of the shared port an operation belongs to (the `X-Amz-Target` prefix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,8 +24,26 @@ pub enum Guard {
     Input,
 }
 
+/// CloudTrail's split: data events are item-level operations, PartiQL and the Streams
+/// record reads; everything else is a management event. The audit log files them so, and
+/// the console's per-table charts sum the data plane only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plane {
+    Data,
+    Management,
+}
+
+/// Whether an operation changes anything (CloudTrail's `readOnly`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    /// ExecuteStatement: a SELECT reads, the others write.
+    Statement,
+}
+
 macro_rules! operations {
-    ($($op:ident: $api:ident, $guard:ident;)*) => {
+    ($($op:ident: $api:ident, $guard:ident, $plane:ident, $access:ident;)*) => {
         /// An operation Kura serves. The variants are in name order, so `op as usize` is
         /// its place in [`Op::ALL`] and the metrics' series come out sorted.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -53,61 +73,73 @@ macro_rules! operations {
                     $(Op::$op => Guard::$guard,)*
                 }
             }
+
+            pub fn plane(self) -> Plane {
+                match self {
+                    $(Op::$op => Plane::$plane,)*
+                }
+            }
+
+            pub fn access(self) -> Access {
+                match self {
+                    $(Op::$op => Access::$access,)*
+                }
+            }
         }
     };
 }
 
 operations! {
-    BatchExecuteStatement: DynamoDb, Input;
-    BatchGetItem: DynamoDb, Input;
-    BatchWriteItem: DynamoDb, Input;
-    CreateBackup: DynamoDb, Input;
-    CreateTable: DynamoDb, Control;
-    DeleteBackup: DynamoDb, Input;
-    DeleteItem: DynamoDb, Input;
-    DeleteResourcePolicy: DynamoDb, Control;
-    DeleteTable: DynamoDb, Control;
-    DescribeBackup: DynamoDb, Input;
-    DescribeContinuousBackups: DynamoDb, Control;
-    DescribeContributorInsights: DynamoDb, Control;
-    DescribeEndpoints: DynamoDb, Control;
-    DescribeExport: DynamoDb, Input;
-    DescribeImport: DynamoDb, Input;
-    DescribeLimits: DynamoDb, Control;
-    DescribeStream: Streams, Input;
-    DescribeTable: DynamoDb, Control;
-    DescribeTimeToLive: DynamoDb, Control;
-    ExecuteStatement: DynamoDb, Input;
-    ExecuteTransaction: DynamoDb, Input;
-    ExportTableToPointInTime: DynamoDb, Input;
-    GetItem: DynamoDb, Input;
-    GetRecords: Streams, Input;
-    GetResourcePolicy: DynamoDb, Control;
-    GetShardIterator: Streams, Input;
-    ImportTable: DynamoDb, Input;
-    ListBackups: DynamoDb, Input;
-    ListContributorInsights: DynamoDb, Control;
-    ListExports: DynamoDb, Input;
-    ListImports: DynamoDb, Input;
-    ListStreams: Streams, Input;
-    ListTables: DynamoDb, Control;
-    ListTagsOfResource: DynamoDb, Control;
-    PutItem: DynamoDb, Input;
-    PutResourcePolicy: DynamoDb, Control;
-    Query: DynamoDb, Input;
-    RestoreTableFromBackup: DynamoDb, Input;
-    RestoreTableToPointInTime: DynamoDb, Input;
-    Scan: DynamoDb, Input;
-    SearchVectors: DynamoDb, Input;
-    TagResource: DynamoDb, Control;
-    TransactGetItems: DynamoDb, Input;
-    TransactWriteItems: DynamoDb, Input;
-    UntagResource: DynamoDb, Control;
-    UpdateContinuousBackups: DynamoDb, Control;
-    UpdateContributorInsights: DynamoDb, Control;
-    UpdateItem: DynamoDb, Input;
-    UpdateTable: DynamoDb, Control;
-    UpdateTimeToLive: DynamoDb, Control;
+    BatchExecuteStatement: DynamoDb, Input, Data, Write;
+    BatchGetItem: DynamoDb, Input, Data, Read;
+    BatchWriteItem: DynamoDb, Input, Data, Write;
+    CreateBackup: DynamoDb, Input, Management, Write;
+    CreateTable: DynamoDb, Control, Management, Write;
+    DeleteBackup: DynamoDb, Input, Management, Write;
+    DeleteItem: DynamoDb, Input, Data, Write;
+    DeleteResourcePolicy: DynamoDb, Control, Management, Write;
+    DeleteTable: DynamoDb, Control, Management, Write;
+    DescribeBackup: DynamoDb, Input, Management, Read;
+    DescribeContinuousBackups: DynamoDb, Control, Management, Read;
+    DescribeContributorInsights: DynamoDb, Control, Management, Read;
+    DescribeEndpoints: DynamoDb, Control, Management, Read;
+    DescribeExport: DynamoDb, Input, Management, Read;
+    DescribeImport: DynamoDb, Input, Management, Read;
+    DescribeLimits: DynamoDb, Control, Management, Read;
+    DescribeStream: Streams, Input, Management, Read;
+    DescribeTable: DynamoDb, Control, Management, Read;
+    DescribeTimeToLive: DynamoDb, Control, Management, Read;
+    ExecuteStatement: DynamoDb, Input, Data, Statement;
+    ExecuteTransaction: DynamoDb, Input, Data, Write;
+    ExportTableToPointInTime: DynamoDb, Input, Management, Write;
+    GetItem: DynamoDb, Input, Data, Read;
+    GetRecords: Streams, Input, Data, Read;
+    GetResourcePolicy: DynamoDb, Control, Management, Read;
+    GetShardIterator: Streams, Input, Data, Read;
+    ImportTable: DynamoDb, Input, Management, Write;
+    ListBackups: DynamoDb, Input, Management, Read;
+    ListContributorInsights: DynamoDb, Control, Management, Read;
+    ListExports: DynamoDb, Input, Management, Read;
+    ListImports: DynamoDb, Input, Management, Read;
+    ListStreams: Streams, Input, Management, Read;
+    ListTables: DynamoDb, Control, Management, Read;
+    ListTagsOfResource: DynamoDb, Control, Management, Read;
+    PutItem: DynamoDb, Input, Data, Write;
+    PutResourcePolicy: DynamoDb, Control, Management, Write;
+    Query: DynamoDb, Input, Data, Read;
+    RestoreTableFromBackup: DynamoDb, Input, Management, Write;
+    RestoreTableToPointInTime: DynamoDb, Input, Management, Write;
+    Scan: DynamoDb, Input, Data, Read;
+    SearchVectors: DynamoDb, Input, Data, Read;
+    TagResource: DynamoDb, Control, Management, Write;
+    TransactGetItems: DynamoDb, Input, Data, Read;
+    TransactWriteItems: DynamoDb, Input, Data, Write;
+    UntagResource: DynamoDb, Control, Management, Write;
+    UpdateContinuousBackups: DynamoDb, Control, Management, Write;
+    UpdateContributorInsights: DynamoDb, Control, Management, Write;
+    UpdateItem: DynamoDb, Input, Data, Write;
+    UpdateTable: DynamoDb, Control, Management, Write;
+    UpdateTimeToLive: DynamoDb, Control, Management, Write;
 }
 
 impl Op {
@@ -142,6 +174,49 @@ mod tests {
             assert_eq!(Op::parse(op.api(), op.name()), Some(*op));
         }
         assert_eq!(Op::ALL.len(), 50);
+    }
+
+    /// CloudTrail's data events for DynamoDB (its "Logging DynamoDB operations by using
+    /// AWS CloudTrail" page), and reads by the IAM read-only actions' rule.
+    #[test]
+    fn the_data_plane_and_the_reads_are_cloudtrails() {
+        let data: Vec<&str> = Op::ALL
+            .iter()
+            .filter(|op| op.plane() == Plane::Data)
+            .map(|op| op.name())
+            .collect();
+        assert_eq!(
+            data,
+            [
+                "BatchExecuteStatement",
+                "BatchGetItem",
+                "BatchWriteItem",
+                "DeleteItem",
+                "ExecuteStatement",
+                "ExecuteTransaction",
+                "GetItem",
+                "GetRecords",
+                "GetShardIterator",
+                "PutItem",
+                "Query",
+                "Scan",
+                "SearchVectors",
+                "TransactGetItems",
+                "TransactWriteItems",
+                "UpdateItem",
+            ]
+        );
+        for op in Op::ALL {
+            let reads = ["Get", "Describe", "List", "Query", "Scan", "Search", "BatchGet"]
+                .iter()
+                .any(|p| op.name().starts_with(p))
+                || *op == Op::TransactGetItems;
+            match op.access() {
+                Access::Read => assert!(reads, "{op:?}"),
+                Access::Write => assert!(!reads, "{op:?}"),
+                Access::Statement => assert_eq!(*op, Op::ExecuteStatement),
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::operation::Op;
+use crate::operation::{Op, Plane};
 use crate::slot::EngineSlot;
 use kura_engine::counters::histogram::{HistogramSnapshot, LATENCY_BUCKETS};
 use std::collections::{BTreeMap, HashMap};
@@ -222,27 +222,9 @@ impl Metrics {
     /// Each table's figures summed over its data-plane operations (the console's charts
     /// sample these; the console's own DescribeTable calls would otherwise draw traffic).
     pub fn table_totals(&self) -> HashMap<String, TableTotals> {
-        const DATA_PLANE: &[&str] = &[
-            "BatchExecuteStatement",
-            "BatchGetItem",
-            "BatchWriteItem",
-            "DeleteItem",
-            "ExecuteStatement",
-            "ExecuteTransaction",
-            "GetItem",
-            "GetRecords",
-            "PutItem",
-            "Query",
-            "Scan",
-            "SearchVectors",
-            "TransactGetItems",
-            "TransactWriteItems",
-            "UpdateItem",
-        ];
         let mut totals: HashMap<String, TableTotals> = HashMap::new();
-        let names = Op::ALL.iter().map(|op| op.name());
-        for (operation, per) in names.zip(&self.requests.operations) {
-            if !DATA_PLANE.contains(&operation) {
+        for (op, per) in Op::ALL.iter().zip(&self.requests.operations) {
+            if op.plane() != Plane::Data {
                 continue;
             }
             for (table, f) in per.tables.read().iter() {
