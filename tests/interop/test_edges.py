@@ -212,10 +212,10 @@ def test_malformed_base64_is_a_serialization_exception_everywhere(ddb, table_nam
 
 # 5. /metrics under --auth.
 
-def get(url, token=None):
+def get(url, token=None, scheme="Bearer"):
     request = urllib.request.Request(url)
     if token:
-        request.add_header("Authorization", f"Bearer {token}")
+        request.add_header("Authorization", f"{scheme} {token}")
     try:
         with urllib.request.urlopen(request) as answer:
             return answer.status, answer.read().decode()
@@ -250,8 +250,12 @@ def test_metrics_under_auth_need_a_token_or_their_own_address(tmp_path):
         alice.put_item(TableName="secret_table", Item={"pk": {"S": "a"}})
         assert get(endpoint + "/metrics")[0] == 401
         assert get(endpoint + "/metrics", token="wrong")[0] == 401
+        assert get(endpoint + "/metrics", token="s3cre")[0] == 401
         status, text = get(endpoint + "/metrics", token="s3cret")
         assert status == 200 and 'table_name="secret_table"' in text
+        # The scheme is case-insensitive (RFC 9110); the token is not.
+        assert get(endpoint + "/metrics", token="s3cret", scheme="bearer")[0] == 200
+        assert get(endpoint + "/metrics", token="S3CRET")[0] == 401
         # --metrics-bind: the scrape address answers without credentials, and serves
         # nothing else.
         status, text = get(f"http://127.0.0.1:{port}/metrics")

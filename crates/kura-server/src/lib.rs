@@ -303,14 +303,21 @@ async fn serve_metrics(
     }
 }
 
-/// Whether `Authorization` is `Bearer <token>`, compared in constant time.
+/// Whether `Authorization` is `Bearer <token>` (the scheme in any case). The SHA-256
+/// digests are compared in constant time, so a refusal's timing tells neither the token's
+/// bytes nor its length.
 fn bearer_matches(headers: &axum::http::HeaderMap, token: &str) -> bool {
+    use sha2::{Digest, Sha256};
     use subtle::ConstantTimeEq;
+    let digest = |text: &str| -> [u8; 32] { Sha256::digest(text.as_bytes()).into() };
     headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| bool::from(given.trim().as_bytes().ct_eq(token.as_bytes())))
+        .and_then(|v| {
+            let scheme = v.get(..7).filter(|s| s.eq_ignore_ascii_case("bearer "));
+            scheme.and(v.get(7..))
+        })
+        .is_some_and(|given| bool::from(digest(given.trim()).ct_eq(&digest(token))))
 }
 
 /// The Prometheus text exposition (404 when metrics are off).

@@ -207,9 +207,11 @@ mod tests {
             ]
         );
         for op in Op::ALL {
-            let reads = ["Get", "Describe", "List", "Query", "Scan", "Search", "BatchGet"]
-                .iter()
-                .any(|p| op.name().starts_with(p))
+            let reads = [
+                "Get", "Describe", "List", "Query", "Scan", "Search", "BatchGet",
+            ]
+            .iter()
+            .any(|p| op.name().starts_with(p))
                 || *op == Op::TransactGetItems;
             match op.access() {
                 Access::Read => assert!(reads, "{op:?}"),
