@@ -92,11 +92,6 @@ mod tests {
     use super::*;
     use crate::storage::Space;
 
-    fn read_k(store: &dyn Store) -> Option<Vec<u8>> {
-        let snapshot = store.snapshot().expect("snapshot");
-        snapshot.get(Space::Meta, b"k").expect("get")
-    }
-
     #[test]
     fn a_new_directory_gets_its_store_with_the_first_write() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -116,9 +111,23 @@ mod tests {
         store.commit(batch).expect("commit");
         assert!(FjallStore::exists(dir.path()));
         assert_eq!(snapshot.get(Space::Meta, b"k").expect("get"), None);
-        assert_eq!(read_k(store.as_ref()), Some(b"v".to_vec()));
+        assert_eq!(
+            store
+                .snapshot()
+                .expect("snapshot")
+                .get(Space::Meta, b"k")
+                .expect("get"),
+            Some(b"v".to_vec())
+        );
         drop((snapshot, store));
         let store = LazyFjallStore::open(dir.path(), StoreOptions::default()).expect("reopen");
-        assert_eq!(read_k(store.as_ref()), Some(b"v".to_vec()));
+        assert_eq!(
+            store
+                .snapshot()
+                .expect("snapshot")
+                .get(Space::Meta, b"k")
+                .expect("get"),
+            Some(b"v".to_vec())
+        );
     }
 }
