@@ -78,7 +78,7 @@ use crate::catalog::Catalog;
 use crate::clock::{Clock, SystemClock};
 use crate::indexes::backfill::Backfiller;
 use crate::purge::Purger;
-use crate::storage::{Direction, KeyRange, MemoryStore, Space, Store};
+use crate::storage::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store};
 use crate::sweeper::Sweeper;
 use crate::writer::{WriteLimits, Writer};
 
@@ -212,14 +212,13 @@ impl Engine {
     pub fn open_with_options(dir: &Path, options: EngineOptions) -> Result<Arc<Engine>> {
         std::fs::create_dir_all(dir)
             .map_err(|e| EngineError::Internal(format!("cannot create {}: {e}", dir.display())))?;
-        // A new directory's store is made by its first write (`storage/lazy.rs`).
-        let store: Arc<dyn Store> = storage::lazy::LazyFjallStore::open(dir, options.store)?.into();
+        let store = FjallStore::open_with(dir, options.store)?;
         let objects = options
             .objects
             .clone()
             .unwrap_or_else(|| Arc::new(objects::LocalBuckets::new(dir.join("buckets"))));
         Engine::with_options(
-            store,
+            Arc::new(store),
             EngineOptions {
                 objects: Some(objects),
                 ..options

@@ -63,17 +63,7 @@ pub struct FjallStore {
     creating: Mutex<()>,
 }
 
-/// What opening a directory another process holds says.
-pub(crate) const LOCKED: &str = "another process holds the data directory's lock: is a kura \
-     serve already running on it? Stop it, or give this one another --data-dir";
-
 impl FjallStore {
-    /// Whether `dir` holds a store (fjall's version marker, which it writes last when it
-    /// creates one).
-    pub fn exists(dir: &Path) -> bool {
-        dir.join("version").exists()
-    }
-
     /// Opens (or creates) the store in `dir`, recovering the journal after a crash.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         FjallStore::open_with(dir, StoreOptions::default())
@@ -91,7 +81,10 @@ impl FjallStore {
             .worker_threads(background_workers())
             .open()
             .map_err(|e| match e {
-                fjall::Error::Locked => StoreError::new(LOCKED),
+                fjall::Error::Locked => StoreError::new(
+                    "another process holds the data directory's lock: is a kura serve already \
+                     running on it? Stop it, or give this one another --data-dir",
+                ),
                 e => plain(e),
             })?;
         let mut spaces: OpenSpaces = Default::default();

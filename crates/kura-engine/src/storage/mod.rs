@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 
 pub mod fjall_store;
-pub mod lazy;
 pub mod memory;
 
 #[cfg(test)]
