@@ -121,10 +121,29 @@ impl Authenticator {
         self.verify_at(request, OffsetDateTime::now_utc())
     }
 
+    /// Verifies a request signed for another service of the same port (Kinesis's
+    /// `kinesis`), against the clock.
+    pub fn verify_for_service(
+        &self,
+        request: &HttpRequest<'_>,
+        service: &str,
+    ) -> Result<Verified, AuthError> {
+        self.verify_as(request, service, OffsetDateTime::now_utc())
+    }
+
     /// Verifies a request as if the clock read `now`.
     pub fn verify_at(
         &self,
         request: &HttpRequest<'_>,
+        now: OffsetDateTime,
+    ) -> Result<Verified, AuthError> {
+        self.verify_as(request, &self.service, now)
+    }
+
+    fn verify_as(
+        &self,
+        request: &HttpRequest<'_>,
+        service: &str,
         now: OffsetDateTime,
     ) -> Result<Verified, AuthError> {
         let state = self.state.read().clone();
@@ -135,7 +154,7 @@ impl Authenticator {
             Some(header) => header_parts(request, header)?,
             None => query_parts(request)?,
         };
-        self.check(&state, request, &parts, now)
+        self.check(&state, request, &parts, service, now)
     }
 
     fn check(
@@ -143,6 +162,7 @@ impl Authenticator {
         state: &State,
         request: &HttpRequest<'_>,
         parts: &Parts<'_>,
+        service_signed_for: &str,
         now: OffsetDateTime,
     ) -> Result<Verified, AuthError> {
         // Long: SigV4's steps in the order AWS documents them, each with its own error.
@@ -200,8 +220,8 @@ impl Authenticator {
         if !valid_region(region) {
             problems.push_str(&msg::scope_region(region));
         }
-        if service != self.service {
-            problems.push_str(&msg::scope_service(&self.service));
+        if service != service_signed_for {
+            problems.push_str(&msg::scope_service(service_signed_for));
         }
         if terminator != "aws4_request" {
             problems.push_str(&msg::scope_terminator(terminator));

@@ -83,6 +83,10 @@ pub enum EngineError {
     /// `ExpiredIteratorException`: a shard iterator older than 15 minutes.
     #[error("{0}")]
     ExpiredIterator(String),
+    /// `InvalidArgumentException` (Kinesis): a request that is well formed but cannot be
+    /// served as asked.
+    #[error("{0}")]
+    InvalidArgument(String),
     /// `TrimmedDataAccessException`: the records asked for are past the 24-hour retention.
     #[error("{0}")]
     TrimmedDataAccess(String),

@@ -18,9 +18,13 @@
 //!   signed with; `stream/` ‖ stream id → the stream's metadata;
 //!   `slabel/` ‖ table name → creation time of that name's last stream;
 //!   `txtok/` ‖ ClientRequestToken → the transaction's fingerprint, time and answer;
-//!   `txexp/` ‖ time (ms, i64 BE) ‖ token → empty, so expired tokens are found in order.
+//!   `txexp/` ‖ time (ms, i64 BE) ‖ token → empty, so expired tokens are found in order;
+//!   `kinesis/` ‖ stream name → a Kinesis stream's id (u64 BE, from `next_stream_id`);
+//!   `kstream/` ‖ stream id → that Kinesis stream's metadata; `kpurge/` ‖ stream id → a
+//!   deleted Kinesis stream whose records are still being removed.
 //! - `Streams`: stream id (u64 BE) ‖ shard number (u32 BE) ‖ sequence number (u64 BE) →
-//!   stream record; streams enabled before shards existed have no shard number.
+//!   stream record (a DynamoDB stream's or a Kinesis stream's: ids come from one counter);
+//!   streams enabled before shards existed have no shard number.
 //! - `Ttl`: table id (u64 BE) ‖ expiry, epoch seconds (u64 BE) ‖ `Items` key → empty.
 
 use kura_model::{ModelError, PrimaryKey};
@@ -38,6 +42,9 @@ const META_INDEX_PURGE: &[u8] = b"ipurge/";
 const META_COLLECTION: &[u8] = b"coll/";
 const META_TOKEN: &[u8] = b"txtok/";
 const META_TOKEN_EXPIRY: &[u8] = b"txexp/";
+const META_KINESIS_NAME: &[u8] = b"kinesis/";
+const META_KINESIS_STREAM: &[u8] = b"kstream/";
+const META_KINESIS_PURGE: &[u8] = b"kpurge/";
 
 /// The store format this build writes. Bump it with a migration when any layout changes.
 pub const STORE_FORMAT_VERSION: u32 = 1;
@@ -232,6 +239,39 @@ pub fn purge_prefix() -> &'static [u8] {
 /// The table id of a `purge/` key.
 pub fn table_id_of_purge_key(key: &[u8]) -> Option<u64> {
     let id = key.strip_prefix(META_PURGE)?;
+    Some(u64::from_be_bytes(id.try_into().ok()?))
+}
+
+/// The `Meta` key holding the id of the Kinesis stream named `name`.
+pub fn kinesis_name_key(name: &str) -> Vec<u8> {
+    [META_KINESIS_NAME, name.as_bytes()].concat()
+}
+
+pub fn kinesis_name_prefix() -> &'static [u8] {
+    META_KINESIS_NAME
+}
+
+/// The `Meta` key of Kinesis stream `id`'s metadata.
+pub fn kinesis_stream_key(id: u64) -> Vec<u8> {
+    [META_KINESIS_STREAM, &id.to_be_bytes()].concat()
+}
+
+pub fn kinesis_stream_prefix() -> &'static [u8] {
+    META_KINESIS_STREAM
+}
+
+/// The marker of a deleted Kinesis stream whose records are still being removed.
+pub fn kinesis_purge_key(id: u64) -> Vec<u8> {
+    [META_KINESIS_PURGE, &id.to_be_bytes()].concat()
+}
+
+pub fn kinesis_purge_prefix() -> &'static [u8] {
+    META_KINESIS_PURGE
+}
+
+/// The stream id of a `kpurge/` key.
+pub fn stream_id_of_kinesis_purge_key(key: &[u8]) -> Option<u64> {
+    let id = key.strip_prefix(META_KINESIS_PURGE)?;
     Some(u64::from_be_bytes(id.try_into().ok()?))
 }
 

@@ -44,6 +44,7 @@ mod indexes;
 mod items;
 mod jobs;
 pub mod keys;
+mod kinesis;
 pub mod objects;
 mod open;
 mod paging;

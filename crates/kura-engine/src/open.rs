@@ -100,6 +100,13 @@ pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
             .ok_or_else(|| EngineError::Internal("corrupt index purge marker".into()))?;
         purges.push(PurgeTarget::Index(id, number));
     }
+    let markers = KeyRange::prefix(keys::kinesis_purge_prefix());
+    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
+        let (key, _) = row?;
+        let id = keys::stream_id_of_kinesis_purge_key(&key)
+            .ok_or_else(|| EngineError::Internal("corrupt Kinesis purge marker".into()))?;
+        purges.push(PurgeTarget::KinesisStream(id));
+    }
     // Jobs cut short by a stop, resumed below: restores, exports, imports.
     let restores = backups::records::all_restores(snapshot.as_ref())?;
     let unfinished_exports: Vec<String> = exports::RECORDS

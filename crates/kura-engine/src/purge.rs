@@ -26,6 +26,8 @@ pub enum PurgeTarget {
     Table(u64),
     /// A deleted index (table id, index number).
     Index(u64, u32),
+    /// A deleted Kinesis stream: its records.
+    KinesisStream(u64),
 }
 
 impl PurgeTarget {
@@ -48,6 +50,10 @@ impl PurgeTarget {
             PurgeTarget::Index(id, number) => (
                 vec![(Space::Indexes, keys::index_prefix(id, number).to_vec())],
                 keys::index_purge_key(id, number),
+            ),
+            PurgeTarget::KinesisStream(id) => (
+                vec![(Space::Streams, id.to_be_bytes().to_vec())],
+                keys::kinesis_purge_key(id),
             ),
         }
     }

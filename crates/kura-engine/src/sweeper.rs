@@ -169,6 +169,12 @@ fn sweep(shared: &Shared) -> Result<()> {
         expire(shared, table)?;
     }
     trim_streams(shared)?;
+    crate::kinesis::trim::trim_all(
+        shared.store.as_ref(),
+        &shared.writer,
+        shared.clock.now_ms(),
+        &shared.stop,
+    )?;
     forget_tokens(shared)?;
     retention(shared)
 }

@@ -71,7 +71,7 @@ impl AuditLog {
 
     /// Whether `event` is recorded at all.
     pub(crate) fn records(&self, event: &Event<'_>) -> bool {
-        self.options.data_events || !is_data_event(event.operation, event.streams)
+        self.options.data_events || !is_data_event(event.operation, event.api)
     }
 
     /// Writes one line and hands it to the OS before returning.
@@ -137,8 +137,8 @@ pub(crate) struct Identity<'a> {
 /// One request, as the audit record needs it.
 pub(crate) struct Event<'a> {
     pub operation: &'a str,
-    /// A DynamoDB Streams operation.
-    pub streams: bool,
+    /// The API of the port it addressed (DynamoDB, Streams, Kinesis).
+    pub api: Api,
     pub region: &'a str,
     pub source_ip: String,
     pub user_agent: Option<&'a str>,
@@ -154,22 +154,21 @@ pub(crate) struct Event<'a> {
 }
 
 /// The operation an event names, from the one operation table.
-fn op(operation: &str, streams: bool) -> Option<Op> {
-    let api = if streams { Api::Streams } else { Api::DynamoDb };
+fn op(operation: &str, api: Api) -> Option<Op> {
     Op::parse(api, operation)
 }
 
 /// CloudTrail's data events for DynamoDB: item-level operations, PartiQL, and the Streams
 /// record reads (the operation table's `Data` plane). Everything else is a management
 /// event.
-pub(crate) fn is_data_event(operation: &str, streams: bool) -> bool {
-    op(operation, streams).is_some_and(|op| op.plane() == Plane::Data)
+pub(crate) fn is_data_event(operation: &str, api: Api) -> bool {
+    op(operation, api).is_some_and(|op| op.plane() == Plane::Data)
 }
 
 /// CloudTrail's `readOnly`, from the operation table; an ExecuteStatement reads when its
 /// statement is a SELECT.
-fn is_read_only(operation: &str, streams: bool, body: &Map<String, Value>) -> bool {
-    match op(operation, streams).map(Op::access) {
+fn is_read_only(operation: &str, api: Api, body: &Map<String, Value>) -> bool {
+    match op(operation, api).map(Op::access) {
         Some(Access::Read) => true,
         Some(Access::Write) | None => false,
         Some(Access::Statement) => body
@@ -185,7 +184,7 @@ pub(crate) fn record(event: &Event<'_>) -> Value {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    let data = is_data_event(event.operation, event.streams);
+    let data = is_data_event(event.operation, event.api);
     let now = time::OffsetDateTime::now_utc();
     let event_time = now
         .format(&time::macros::format_description!(
@@ -200,7 +199,11 @@ pub(crate) fn record(event: &Event<'_>) -> Value {
     out.insert("eventVersion".into(), json!("1.09"));
     out.insert("userIdentity".into(), identity(&event.identity));
     out.insert("eventTime".into(), json!(event_time));
-    out.insert("eventSource".into(), json!("dynamodb.amazonaws.com"));
+    let source = match event.api {
+        Api::Kinesis => "kinesis.amazonaws.com",
+        Api::DynamoDb | Api::Streams => "dynamodb.amazonaws.com",
+    };
+    out.insert("eventSource".into(), json!(source));
     out.insert("eventName".into(), json!(event.operation));
     out.insert("awsRegion".into(), json!(event.region));
     out.insert("sourceIPAddress".into(), json!(event.source_ip));
@@ -221,7 +224,7 @@ pub(crate) fn record(event: &Event<'_>) -> Value {
     );
     out.insert(
         "readOnly".into(),
-        json!(is_read_only(event.operation, event.streams, &body)),
+        json!(is_read_only(event.operation, event.api, &body)),
     );
     out.insert("eventType".into(), json!("AwsApiCall"));
     out.insert("apiVersion".into(), json!("2012-08-10"));
@@ -417,7 +420,7 @@ mod tests {
     fn event<'a>(operation: &'a str, body: &'a [u8]) -> Event<'a> {
         Event {
             operation,
-            streams: false,
+            api: Api::DynamoDb,
             region: "us-east-1",
             source_ip: "127.0.0.1".into(),
             user_agent: Some("test"),

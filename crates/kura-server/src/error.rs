@@ -325,6 +325,12 @@ impl From<EngineError> for ApiError {
                 "ExpiredIteratorException",
                 message,
             ),
+            EngineError::InvalidArgument(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "InvalidArgumentException",
+                message,
+            ),
             EngineError::TrimmedDataAccess(_) => Self::new(
                 S::BAD_REQUEST,
                 DYNAMODB,

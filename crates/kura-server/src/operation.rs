@@ -12,6 +12,8 @@ pub enum Api {
     DynamoDb,
     /// `DynamoDBStreams_20120810.<Op>`
     Streams,
+    /// `Kinesis_20131202.<Op>`: Kinesis Data Streams, JSON 1.1.
+    Kinesis,
 }
 
 /// How the pipeline authorizes an operation before its handler runs.
@@ -42,8 +44,19 @@ pub enum Access {
     Statement,
 }
 
+/// An operation's name on the wire: the variant's, unless the row gives one (Kinesis's
+/// operations share names with DynamoDB Streams', so their variants carry a prefix).
+macro_rules! wire_name {
+    ($op:ident) => {
+        stringify!($op)
+    };
+    ($op:ident $wire:literal) => {
+        $wire
+    };
+}
+
 macro_rules! operations {
-    ($($op:ident: $api:ident, $guard:ident, $plane:ident, $access:ident;)*) => {
+    ($($op:ident $($wire:literal)?: $api:ident, $guard:ident, $plane:ident, $access:ident;)*) => {
         /// An operation Kura serves. The variants are in name order, so `op as usize` is
         /// its place in [`Op::ALL`] and the metrics' series come out sorted.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -57,6 +70,14 @@ macro_rules! operations {
 
             /// The name after the dot of `X-Amz-Target` (and the IAM action's).
             pub fn name(self) -> &'static str {
+                match self {
+                    $(Op::$op => wire_name!($op $($wire)?),)*
+                }
+            }
+
+            /// The variant's name: unique across the APIs (metric labels, the order of
+            /// [`Op::ALL`]).
+            pub fn label(self) -> &'static str {
                 match self {
                     $(Op::$op => stringify!($op),)*
                 }
@@ -117,6 +138,21 @@ operations! {
     GetResourcePolicy: DynamoDb, Control, Management, Read;
     GetShardIterator: Streams, Input, Data, Read;
     ImportTable: DynamoDb, Input, Management, Write;
+    KinesisAddTagsToStream "AddTagsToStream": Kinesis, Input, Management, Write;
+    KinesisCreateStream "CreateStream": Kinesis, Input, Management, Write;
+    KinesisDecreaseStreamRetentionPeriod "DecreaseStreamRetentionPeriod": Kinesis, Input, Management, Write;
+    KinesisDeleteStream "DeleteStream": Kinesis, Input, Management, Write;
+    KinesisDescribeStream "DescribeStream": Kinesis, Input, Management, Read;
+    KinesisDescribeStreamSummary "DescribeStreamSummary": Kinesis, Input, Management, Read;
+    KinesisGetRecords "GetRecords": Kinesis, Input, Data, Read;
+    KinesisGetShardIterator "GetShardIterator": Kinesis, Input, Data, Read;
+    KinesisIncreaseStreamRetentionPeriod "IncreaseStreamRetentionPeriod": Kinesis, Input, Management, Write;
+    KinesisListShards "ListShards": Kinesis, Input, Management, Read;
+    KinesisListStreams "ListStreams": Kinesis, Input, Management, Read;
+    KinesisListTagsForStream "ListTagsForStream": Kinesis, Input, Management, Read;
+    KinesisPutRecord "PutRecord": Kinesis, Input, Data, Write;
+    KinesisPutRecords "PutRecords": Kinesis, Input, Data, Write;
+    KinesisRemoveTagsFromStream "RemoveTagsFromStream": Kinesis, Input, Management, Write;
     ListBackups: DynamoDb, Input, Management, Read;
     ListContributorInsights: DynamoDb, Control, Management, Read;
     ListExports: DynamoDb, Input, Management, Read;
@@ -144,11 +180,19 @@ operations! {
 
 impl Op {
     /// The operation `name` of `api`, if Kura serves it there (a binary search: the table
-    /// is in name order).
+    /// is in variant order, and a DynamoDB or Streams operation's variant is its name).
     pub fn parse(api: Api, name: &str) -> Option<Op> {
-        let at = Op::ALL.binary_search_by(|op| op.name().cmp(name)).ok()?;
-        let op = Op::ALL[at];
-        (op.api() == api).then_some(op)
+        let op = match api {
+            Api::DynamoDb | Api::Streams => {
+                let at = Op::ALL.binary_search_by(|op| op.label().cmp(name)).ok()?;
+                Op::ALL[at]
+            }
+            // Fifteen operations, looked for in the whole table: no second list to keep.
+            Api::Kinesis => *Op::ALL
+                .iter()
+                .find(|op| op.api() == Api::Kinesis && op.name() == name)?,
+        };
+        (op.api() == api && op.name() == name).then_some(op)
     }
 
     /// Its place in [`Op::ALL`].
@@ -168,12 +212,17 @@ mod tests {
 
     #[test]
     fn the_table_is_in_name_order_and_indexes_itself() {
-        assert!(Op::ALL.windows(2).all(|w| w[0].name() < w[1].name()));
+        assert!(Op::ALL.windows(2).all(|w| w[0].label() < w[1].label()));
         for (i, op) in Op::ALL.iter().enumerate() {
             assert_eq!(op.index(), i);
             assert_eq!(Op::parse(op.api(), op.name()), Some(*op));
+            // A wire name differs from its variant only to keep a Kinesis name apart.
+            match op.api() {
+                Api::Kinesis => assert_eq!(op.label(), format!("Kinesis{}", op.name())),
+                _ => assert_eq!(op.label(), op.name()),
+            }
         }
-        assert_eq!(Op::ALL.len(), 50);
+        assert_eq!(Op::ALL.len(), 65);
     }
 
     /// CloudTrail's data events for DynamoDB (its "Logging DynamoDB operations by using
@@ -182,7 +231,7 @@ mod tests {
     fn the_data_plane_and_the_reads_are_cloudtrails() {
         let data: Vec<&str> = Op::ALL
             .iter()
-            .filter(|op| op.plane() == Plane::Data)
+            .filter(|op| op.plane() == Plane::Data && op.api() != Api::Kinesis)
             .map(|op| op.name())
             .collect();
         assert_eq!(
@@ -205,6 +254,16 @@ mod tests {
                 "TransactWriteItems",
                 "UpdateItem",
             ]
+        );
+        // Kinesis's data events (CloudTrail's "Kinesis Data Streams data events").
+        let kinesis: Vec<&str> = Op::ALL
+            .iter()
+            .filter(|op| op.plane() == Plane::Data && op.api() == Api::Kinesis)
+            .map(|op| op.name())
+            .collect();
+        assert_eq!(
+            kinesis,
+            ["GetRecords", "GetShardIterator", "PutRecord", "PutRecords"]
         );
         for op in Op::ALL {
             let reads = [
@@ -229,6 +288,13 @@ mod tests {
         assert_eq!(Op::parse(Api::DynamoDb, "GetRecords"), None);
         assert_eq!(Op::parse(Api::DynamoDb, "Nope"), None);
         assert_eq!(Op::parse(Api::DynamoDb, "getitem"), None);
+        assert_eq!(
+            Op::parse(Api::Kinesis, "GetRecords"),
+            Some(Op::KinesisGetRecords)
+        );
+        assert_eq!(Op::parse(Api::Kinesis, "GetItem"), None);
+        assert_eq!(Op::parse(Api::DynamoDb, "PutRecord"), None);
+        assert_eq!(Op::parse(Api::DynamoDb, "KinesisPutRecord"), None);
     }
 
     #[test]

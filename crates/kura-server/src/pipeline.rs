@@ -96,6 +96,9 @@ impl Pipeline {
                     Api::Streams => {
                         tracing::debug_span!("streams", op = op.name(), id = request.request_id)
                     }
+                    Api::Kinesis => {
+                        tracing::debug_span!("kinesis", op = op.name(), id = request.request_id)
+                    }
                 };
                 self.execute(&schemas, op, &request, &observation)
                     .instrument(span)
@@ -202,7 +205,7 @@ impl Pipeline {
         let verified = request.verified.as_ref();
         let event = crate::audit::Event {
             operation: request.operation,
-            streams: request.api == Api::Streams,
+            api: request.api,
             region: &request.region,
             source_ip: request
                 .source_ip

@@ -16,14 +16,18 @@ use crate::{body, body_limits};
 
 const DYNAMODB_PREFIX: &str = "DynamoDB_20120810.";
 const STREAMS_PREFIX: &str = "DynamoDBStreams_20120810.";
+const KINESIS_PREFIX: &str = "Kinesis_20131202.";
 
 /// The API an `X-Amz-Target` addresses, and the operation in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target<'a> {
     DynamoDb(&'a str),
     Streams(&'a str),
+    Kinesis(&'a str),
 }
 const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
+/// Kinesis speaks JSON 1.1.
+const KINESIS_CONTENT_TYPE: &str = "application/x-amz-json-1.1";
 
 /// `POST /`: the HTTP edge. It reads the body, finds the target, admits the request
 /// (`crate::admission`), undoes any Content-Encoding, verifies the signature and hands the
@@ -35,12 +39,15 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
     let (parts, body) = request.into_parts();
     let held = parts.extensions.get::<body_limits::HeldBytes>();
     let read = body::read(&parts.headers, body, held).await;
-    let result = match target_operation(&parts.headers) {
+    let target = target_operation(&parts.headers);
+    let kinesis = matches!(target, Some(Target::Kinesis(_)));
+    let result = match target {
         None => read.and(Err(ApiError::unknown_operation())),
         Some(target) => {
             let (api, operation) = match target {
                 Target::DynamoDb(op) => (Api::DynamoDb, op),
                 Target::Streams(op) => (Api::Streams, op),
+                Target::Kinesis(op) => (Api::Kinesis, op),
             };
             let mut request = pipeline::Request {
                 api,
@@ -77,7 +84,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             // a body that is JSON but no object is refused once the signer is known.
             let verified = read.and_then(|(raw, body)| {
                 let verified = match &shared.auth {
-                    Some(auth) => Some(authenticate(auth, &parts, &raw)?),
+                    Some(auth) => Some(authenticate(auth, &parts, &raw, kinesis)?),
                     None => None,
                 };
                 body::require_object(&body)?;
@@ -100,21 +107,35 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             }
         }
     };
+    let content_type = if kinesis {
+        KINESIS_CONTENT_TYPE
+    } else {
+        CONTENT_TYPE
+    };
     match result {
-        Ok(body) => respond(StatusCode::OK, body, &request_id),
-        Err(error) => {
+        Ok(body) => respond(StatusCode::OK, body, &request_id, content_type),
+        Err(mut error) => {
             tracing::debug!(error = error.name(), message = ?error.message, "request failed");
-            respond(error.status, error.body(), &request_id)
+            // Kinesis names its errors without the coral namespace.
+            if kinesis {
+                error.type_name = error.name().to_owned();
+            }
+            respond(error.status, error.body(), &request_id, content_type)
         }
     }
 }
 
-fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {
+fn respond(
+    status: StatusCode,
+    body: Vec<u8>,
+    request_id: &str,
+    content_type: &'static str,
+) -> Response {
     let crc = crc32fast::hash(&body);
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     if let Ok(id) = HeaderValue::from_str(request_id) {
         headers.insert("x-amzn-requestid", id);
     }
@@ -123,12 +144,13 @@ fn respond(status: StatusCode, body: Vec<u8>, request_id: &str) -> Response {
 }
 
 /// Who signed the request: SigV4 over the method, path, query, headers and body, for the
-/// DynamoDB and the Streams targets alike. Headers that are not UTF-8 are left out (a
-/// signature over them fails).
+/// DynamoDB and the Streams targets alike (service `dynamodb`), and Kinesis's (service
+/// `kinesis`). Headers that are not UTF-8 are left out (a signature over them fails).
 pub(crate) fn authenticate(
     auth: &Authenticator,
     parts: &axum::http::request::Parts,
     body: &[u8],
+    kinesis: bool,
 ) -> Result<Verified, ApiError> {
     let request = HttpRequest {
         method: parts.method.as_str(),
@@ -141,7 +163,11 @@ pub(crate) fn authenticate(
             .collect(),
         body,
     };
-    let verified = auth.verify(&request)?;
+    let verified = if kinesis {
+        auth.verify_for_service(&request, "kinesis")?
+    } else {
+        auth.verify(&request)?
+    };
     tracing::debug!(principal = %verified.principal.arn(), "authenticated");
     Ok(verified)
 }
@@ -156,6 +182,9 @@ fn target_operation(headers: &HeaderMap) -> Option<Target<'_>> {
     let target = header_str(headers, "x-amz-target")?;
     if let Some(op) = target.strip_prefix(DYNAMODB_PREFIX) {
         return Some(Target::DynamoDb(op));
+    }
+    if let Some(op) = target.strip_prefix(KINESIS_PREFIX) {
+        return Some(Target::Kinesis(op));
     }
     target.strip_prefix(STREAMS_PREFIX).map(Target::Streams)
 }

@@ -11,6 +11,7 @@ pub mod batch;
 pub mod exports;
 pub mod insights;
 pub mod items;
+pub mod kinesis;
 pub mod partiql;
 pub mod query_scan;
 mod search_vector;

@@ -60,6 +60,26 @@ pub(crate) fn requested(
     }
 }
 
+/// Hands out a stream id, in the job's batch: DynamoDB and Kinesis streams draw from one
+/// counter, so their records never share a `Streams` key prefix.
+pub(crate) fn next_stream_id(w: &mut WriteContext<'_>) -> Result<u64> {
+    let id = match w.get(Space::Meta, keys::META_NEXT_STREAM_ID)? {
+        Some(bytes) => u64::from_be_bytes(
+            bytes
+                .as_slice()
+                .try_into()
+                .map_err(|_| EngineError::Internal("corrupt stream id counter".into()))?,
+        ),
+        None => 1,
+    };
+    w.put(
+        Space::Meta,
+        keys::META_NEXT_STREAM_ID.to_vec(),
+        (id + 1).to_be_bytes().to_vec(),
+    );
+    Ok(id)
+}
+
 /// Applies `change` to the table record being written, in the same batch.
 pub(crate) fn apply(
     w: &mut WriteContext<'_>,
@@ -72,20 +92,7 @@ pub(crate) fn apply(
             messages::stream_already_enabled(&table.name),
         )),
         StreamChange::Enable(view) => {
-            let id = match w.get(Space::Meta, keys::META_NEXT_STREAM_ID)? {
-                Some(bytes) => u64::from_be_bytes(
-                    bytes
-                        .as_slice()
-                        .try_into()
-                        .map_err(|_| EngineError::Internal("corrupt stream id counter".into()))?,
-                ),
-                None => 1,
-            };
-            w.put(
-                Space::Meta,
-                keys::META_NEXT_STREAM_ID.to_vec(),
-                (id + 1).to_be_bytes().to_vec(),
-            );
+            let id = next_stream_id(w)?;
             // The label is the creation time; a name's streams never share one, even
             // when enabled twice in a millisecond or across a clock step back.
             let label_key = keys::stream_label_key(&table.name);

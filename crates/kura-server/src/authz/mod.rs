@@ -18,6 +18,7 @@
 pub(crate) mod accounts;
 pub(crate) mod backups;
 pub(crate) mod items;
+pub(crate) mod kinesis;
 pub(crate) mod partiql;
 pub(crate) mod streams;
 
@@ -71,6 +72,14 @@ impl Check {
         Check {
             every_key_under: true,
             ..Check::s3(action, format!("arn:aws:s3:::{bucket}/{prefix}*"))
+        }
+    }
+
+    /// A Kinesis Data Streams action, on a stream ARN or `*`.
+    pub fn kinesis(action: &'static str, resource: String) -> Check {
+        Check {
+            service: "kinesis",
+            ..Check::new(action, resource)
         }
     }
 
@@ -129,6 +138,14 @@ impl Scope<'_> {
             Some((_, rest)) => self.table(rest),
             None => arn.to_owned(),
         }
+    }
+
+    /// `arn:aws:kinesis:<region>:<account>:stream/<name>`.
+    pub fn kinesis_stream(&self, name: &str) -> String {
+        format!(
+            "arn:aws:kinesis:{}:{}:stream/{name}",
+            self.region, self.account
+        )
     }
 
     /// `*`, for ListTables, ListStreams, DescribeLimits and DescribeEndpoints.

@@ -59,7 +59,7 @@ async fn admitted(
         )
     })?;
     if let Some(auth) = &shared.auth {
-        let verified = crate::protocol::authenticate(auth, &parts, &body).map_err(|e| {
+        let verified = crate::protocol::authenticate(auth, &parts, &body, false).map_err(|e| {
             refuse(
                 StatusCode::FORBIDDEN,
                 e.message.as_deref().unwrap_or("not signed"),

@@ -263,7 +263,7 @@ impl Collector for Requests {
         let mut failed_conditions: BTreeMap<String, f64> = BTreeMap::new();
         let mut conflicts: BTreeMap<String, f64> = BTreeMap::new();
         let engine = self.engine.current();
-        for (operation, per) in Op::ALL.iter().map(|op| op.name()).zip(&self.operations) {
+        for (operation, per) in Op::ALL.iter().map(|op| op.label()).zip(&self.operations) {
             // Deleted tables' figures go (a table created again under the name starts anew).
             per.tables
                 .write()

@@ -6,6 +6,7 @@ mod admission;
 mod backups;
 mod insights;
 mod items;
+mod kinesis;
 mod partiql;
 mod streams;
 mod tables;
@@ -95,6 +96,21 @@ pub(crate) async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError
         Op::DescribeStream => streams::describe_stream(call),
         Op::GetShardIterator => streams::get_shard_iterator(call),
         Op::GetRecords => streams::get_records(call),
+        Op::KinesisAddTagsToStream
+        | Op::KinesisCreateStream
+        | Op::KinesisDecreaseStreamRetentionPeriod
+        | Op::KinesisDeleteStream
+        | Op::KinesisDescribeStream
+        | Op::KinesisDescribeStreamSummary
+        | Op::KinesisGetRecords
+        | Op::KinesisGetShardIterator
+        | Op::KinesisIncreaseStreamRetentionPeriod
+        | Op::KinesisListShards
+        | Op::KinesisListStreams
+        | Op::KinesisListTagsForStream
+        | Op::KinesisPutRecord
+        | Op::KinesisPutRecords
+        | Op::KinesisRemoveTagsFromStream => kinesis::dispatch(op, call).await,
     }
 }
 

@@ -1,0 +1,117 @@
+//! Kinesis_20131202: the Kinesis Data Streams operations Kura serves (stream management,
+//! PutRecord(s), GetShardIterator, GetRecords, retention, tags). Each checks
+//! `kinesis:<Operation>` on the stream it names, then calls the engine.
+
+use kura_engine::api::kinesis::*;
+
+use super::{Call, json};
+use crate::authz::{self, kinesis as checks};
+use crate::error::ApiError;
+use crate::operation::Op;
+
+/// Kinesis answers an operation without output with an empty JSON object.
+fn empty() -> Result<Vec<u8>, ApiError> {
+    Ok(b"{}".to_vec())
+}
+
+pub async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let engine = call.engine;
+    let name = op.name();
+    macro_rules! on_stream {
+        ($input:ty) => {{
+            let input: $input = call.input()?;
+            authz::authorize(&call, |s| checks::on_stream(s, name, &input))?;
+            input
+        }};
+    }
+    match op {
+        Op::KinesisCreateStream => {
+            let input: CreateStreamInput = call.input()?;
+            let stream = StreamRefOf(input.stream_name.clone());
+            authz::authorize(&call, |s| checks::on_stream(s, name, &stream))?;
+            engine.kinesis_create_stream(input).await?;
+            empty()
+        }
+        Op::KinesisDeleteStream => {
+            engine
+                .kinesis_delete_stream(on_stream!(DeleteStreamInput))
+                .await?;
+            empty()
+        }
+        Op::KinesisDescribeStream => {
+            let input = on_stream!(DescribeStreamInput);
+            json(&engine.kinesis_describe_stream(&call.ctx, input)?)
+        }
+        Op::KinesisDescribeStreamSummary => {
+            let input = on_stream!(DescribeStreamSummaryInput);
+            json(&engine.kinesis_describe_stream_summary(&call.ctx, input)?)
+        }
+        Op::KinesisListStreams => {
+            let input: ListStreamsInput = call.input()?;
+            authz::authorize(&call, checks::list_streams)?;
+            json(&engine.kinesis_list_streams(&call.ctx, input)?)
+        }
+        Op::KinesisListShards => json(&engine.kinesis_list_shards(on_stream!(ListShardsInput))?),
+        Op::KinesisPutRecord => json(
+            &engine
+                .kinesis_put_record(on_stream!(PutRecordInput))
+                .await?,
+        ),
+        Op::KinesisPutRecords => json(
+            &engine
+                .kinesis_put_records(on_stream!(PutRecordsInput))
+                .await?,
+        ),
+        Op::KinesisGetShardIterator => {
+            json(&engine.kinesis_get_shard_iterator(on_stream!(GetShardIteratorInput))?)
+        }
+        Op::KinesisGetRecords => {
+            let input: GetRecordsInput = call.input()?;
+            authz::authorize(&call, |s| checks::get_records(s, &call.ctx, &input))?;
+            json(&engine.kinesis_get_records(input)?)
+        }
+        Op::KinesisIncreaseStreamRetentionPeriod => {
+            engine
+                .kinesis_increase_retention(on_stream!(RetentionPeriodInput))
+                .await?;
+            empty()
+        }
+        Op::KinesisDecreaseStreamRetentionPeriod => {
+            engine
+                .kinesis_decrease_retention(on_stream!(RetentionPeriodInput))
+                .await?;
+            empty()
+        }
+        Op::KinesisAddTagsToStream => {
+            engine
+                .kinesis_add_tags(on_stream!(AddTagsToStreamInput))
+                .await?;
+            empty()
+        }
+        Op::KinesisRemoveTagsFromStream => {
+            engine
+                .kinesis_remove_tags(on_stream!(RemoveTagsFromStreamInput))
+                .await?;
+            empty()
+        }
+        Op::KinesisListTagsForStream => {
+            json(&engine.kinesis_list_tags(on_stream!(ListTagsForStreamInput))?)
+        }
+        other => Err(ApiError::internal(format!(
+            "{} is not a Kinesis operation",
+            other.label()
+        ))),
+    }
+}
+
+/// CreateStream names its stream by name only.
+struct StreamRefOf(Option<String>);
+
+impl NamesStream for StreamRefOf {
+    fn stream(&self) -> StreamRef<'_> {
+        StreamRef {
+            stream_name: self.0.as_deref(),
+            stream_arn: None,
+        }
+    }
+}
