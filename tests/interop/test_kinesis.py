@@ -429,3 +429,195 @@ def test_sigv4_for_kinesis_and_kinesis_policies(tmp_path):
         with pytest.raises(ClientError) as e:
             wrong.list_streams()
         assert error(e)[0] == "InvalidSignatureException"
+
+
+def ddb_client(endpoint):
+    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="eu-west-1",
+                        aws_access_key_id="kura-test", aws_secret_access_key="kura-test",
+                        config=Config(retries={"max_attempts": 1}))
+
+
+def change_records(kinesis, name):
+    """Every record of every shard of stream NAME, decoded, with its partition key."""
+    out = []
+    shards = kinesis.list_shards(StreamName=name)["Shards"]
+    for shard in shards:
+        records, _ = read_shard(kinesis, name, shard["ShardId"])
+        out += [(r["PartitionKey"], json.loads(r["Data"])) for r in records]
+    return out
+
+
+def test_a_tables_changes_stream_to_kinesis_as_dynamodb_writes_them(endpoint, kinesis,
+                                                                   stream_name):
+    ddb = ddb_client(endpoint)
+    table = "dest-" + uuid.uuid4().hex[:10]
+    ddb.create_table(TableName=table, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                           {"AttributeName": "sk", "AttributeType": "N"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}])
+    kinesis.create_stream(StreamName=stream_name, ShardCount=2)
+    arn = kinesis.describe_stream_summary(StreamName=stream_name)[
+        "StreamDescriptionSummary"]["StreamARN"]
+    assert ddb.describe_kinesis_streaming_destination(TableName=table)[
+        "KinesisDataStreamDestinations"] == []
+    ddb.put_item(TableName=table, Item={"pk": {"S": "before"}, "sk": {"N": "0"}})
+    enabled = ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    assert (enabled["TableName"], enabled["StreamArn"], enabled["DestinationStatus"]) == \
+        (table, arn, "ENABLING")
+    described = ddb.describe_kinesis_streaming_destination(TableName=table)
+    assert described["KinesisDataStreamDestinations"] == [{
+        "StreamArn": arn, "DestinationStatus": "ACTIVE",
+        "ApproximateCreationDateTimePrecision": "MILLISECOND"}]
+
+    ddb.put_item(TableName=table, Item={"pk": {"S": "a"}, "sk": {"N": "1"}, "v": {"N": "1"}})
+    ddb.update_item(TableName=table, Key={"pk": {"S": "a"}, "sk": {"N": "1"}},
+                    UpdateExpression="SET v = :v", ExpressionAttributeValues={":v": {"N": "2"}})
+    # The same values again change nothing, so they have no record.
+    ddb.put_item(TableName=table, Item={"pk": {"S": "a"}, "sk": {"N": "1"}, "v": {"N": "2"}})
+    ddb.delete_item(TableName=table, Key={"pk": {"S": "a"}, "sk": {"N": "1"}})
+    ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": table, "Item": {"pk": {"S": "t"}, "sk": {"N": str(i)}}}}
+        for i in range(3)])
+    before = time.time()
+    records = change_records(kinesis, stream_name)
+    item_a = sorted((r for r in records if r[1]["dynamodb"]["Keys"]["pk"] == {"S": "a"}),
+                    key=lambda r: r[1]["dynamodb"]["ApproximateCreationDateTime"])
+    assert [r[1]["eventName"] for r in item_a] == ["INSERT", "MODIFY", "REMOVE"]
+    assert len({pk for pk, _ in item_a}) == 1  # one item, one partition key, one shard
+    insert, modify, remove = (r[1] for r in item_a)
+    assert insert["tableName"] == table and insert["awsRegion"] == "eu-west-1"
+    assert insert["eventSource"] == "aws:dynamodb"
+    assert insert["recordFormat"] == "application/json"
+    assert insert["userIdentity"] is None
+    assert re.fullmatch(r"[0-9a-f-]{36}", insert["eventID"])
+    assert insert["dynamodb"]["Keys"] == {"pk": {"S": "a"}, "sk": {"N": "1"}}
+    assert insert["dynamodb"]["NewImage"]["v"] == {"N": "1"}
+    assert "OldImage" not in insert["dynamodb"]
+    assert modify["dynamodb"]["OldImage"]["v"] == {"N": "1"}
+    assert modify["dynamodb"]["NewImage"]["v"] == {"N": "2"}
+    assert remove["dynamodb"]["OldImage"]["v"] == {"N": "2"}
+    assert "NewImage" not in remove["dynamodb"]
+    assert insert["dynamodb"]["SizeBytes"] > 0
+    created_ms = insert["dynamodb"]["ApproximateCreationDateTime"]
+    assert abs(created_ms / 1000 - before) < 120
+    assert sum(1 for r in records if r[1]["dynamodb"]["Keys"]["pk"] == {"S": "t"}) == 3
+    assert not [r for r in records if r[1]["dynamodb"]["Keys"]["pk"] == {"S": "before"}]
+
+    updated = ddb.update_kinesis_streaming_destination(
+        TableName=table, StreamArn=arn,
+        UpdateKinesisStreamingConfiguration={"ApproximateCreationDateTimePrecision": "MICROSECOND"})
+    assert updated["DestinationStatus"] == "UPDATING"
+    ddb.put_item(TableName=table, Item={"pk": {"S": "micro"}, "sk": {"N": "1"}})
+    micro = [r[1] for r in change_records(kinesis, stream_name)
+             if r[1]["dynamodb"]["Keys"]["pk"] == {"S": "micro"}]
+    assert micro[0]["dynamodb"]["ApproximateCreationDateTimePrecision"] == "MICROSECOND"
+    assert abs(micro[0]["dynamodb"]["ApproximateCreationDateTime"] / 1e6 - time.time()) < 120
+
+    with pytest.raises(ClientError) as e:
+        ddb.enable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    assert error(e)[0] == "ValidationException"
+    disabled = ddb.disable_kinesis_streaming_destination(TableName=table, StreamArn=arn)
+    assert disabled["DestinationStatus"] == "DISABLING"
+    assert ddb.describe_kinesis_streaming_destination(TableName=table)[
+        "KinesisDataStreamDestinations"][0]["DestinationStatus"] == "DISABLED"
+    count = len(change_records(kinesis, stream_name))
+    ddb.put_item(TableName=table, Item={"pk": {"S": "after"}, "sk": {"N": "1"}})
+    assert len(change_records(kinesis, stream_name)) == count
+
+    with pytest.raises(ClientError) as e:
+        ddb.enable_kinesis_streaming_destination(
+            TableName=table, StreamArn=arn.replace(stream_name, stream_name + "-missing"))
+    assert error(e)[0] == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as e:
+        ddb.describe_kinesis_streaming_destination(TableName=table + "-missing")
+    assert error(e) == ("ResourceNotFoundException",
+                        f"Requested resource not found: Table: {table}-missing not found")
+
+
+def test_every_acknowledged_change_reaches_kinesis_once_across_kill_9(tmp_path):
+    """Writers bump per-key versions with conditional updates while the server is killed
+    three times. Afterwards each key's change records carry the versions 1..N exactly once
+    and in order, where N is the item's version (at least the last acknowledged one)."""
+    data = tmp_path / "data"
+    log_path = tmp_path / "kura.log"
+
+    def start():
+        log = open(log_path, "w")
+        proc = subprocess.Popen([str(KURA_BIN), "serve", "--port", "0", "--data-dir", str(data)],
+                                stderr=log, stdout=subprocess.DEVNULL,
+                                env={**os.environ, "KURA_LOG": "info"})
+        for _ in range(300):
+            found = re.search(r"kura ready on (http:\S+)", log_path.read_text())
+            if found:
+                return proc, found.group(1)
+            assert proc.poll() is None, log_path.read_text()
+            time.sleep(0.1)
+        raise AssertionError(log_path.read_text())
+
+    proc, endpoint = start()
+    ddb = ddb_client(endpoint)
+    ddb.create_table(TableName="cdc", BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    kinesis = kinesis_client(endpoint)
+    kinesis.create_stream(StreamName="cdc", ShardCount=3)
+    arn = kinesis.describe_stream_summary(StreamName="cdc")["StreamDescriptionSummary"]["StreamARN"]
+    ddb.enable_kinesis_streaming_destination(TableName="cdc", StreamArn=arn)
+    keys = [f"k{i}" for i in range(12)]
+    acknowledged = {k: 0 for k in keys}
+    lock = threading.Lock()
+    for cycle in range(3):
+        stop = threading.Event()
+
+        def writer(w):
+            client = ddb_client(endpoint)
+            mine = keys[w::4]
+            while not stop.is_set():
+                for key in mine:
+                    try:
+                        item = client.get_item(TableName="cdc", Key={"pk": {"S": key}},
+                                               ConsistentRead=True).get("Item")
+                        version = int(item["v"]["N"]) if item else 0
+                        condition = {"ConditionExpression": "v = :old",
+                                     "ExpressionAttributeValues": {
+                                         ":old": {"N": str(version)},
+                                         ":new": {"N": str(version + 1)}}} if item else {
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                            "ExpressionAttributeValues": {":new": {"N": "1"}}}
+                        client.update_item(TableName="cdc", Key={"pk": {"S": key}},
+                                           UpdateExpression="SET v = :new", **condition)
+                    except Exception:
+                        return  # killed, or not acknowledged
+                    with lock:
+                        acknowledged[key] = max(acknowledged[key], version + 1)
+
+        threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+        for t in threads:
+            t.start()
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        stop.set()
+        for t in threads:
+            t.join()
+        proc, endpoint = start()
+    try:
+        ddb = ddb_client(endpoint)
+        kinesis = kinesis_client(endpoint)
+        by_key = {}
+        for _, record in change_records(kinesis, "cdc"):
+            key = record["dynamodb"]["Keys"]["pk"]["S"]
+            by_key.setdefault(key, []).append(int(record["dynamodb"]["NewImage"]["v"]["N"]))
+        assert sum(acknowledged.values()) > 20
+        for key in keys:
+            item = ddb.get_item(TableName="cdc", Key={"pk": {"S": key}},
+                                ConsistentRead=True).get("Item")
+            final = int(item["v"]["N"]) if item else 0
+            assert final >= acknowledged[key], key
+            # Shards are read one after another and one key lives in one shard, so its
+            # records come in order.
+            assert by_key.get(key, []) == list(range(1, final + 1)), key
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -654,6 +654,7 @@ pub(crate) fn apply_item_change(
         }
     }
     streams::record::append(w, table, old, new.as_ref(), origin)?;
+    crate::kinesis::destination::append(w, table, old, new.as_ref(), origin)?;
     if table.history_from.is_some() {
         crate::backups::history::record(w, &storage_key, old);
     }

@@ -126,10 +126,13 @@ operations! {
     DescribeEndpoints: DynamoDb, Control, Management, Read;
     DescribeExport: DynamoDb, Input, Management, Read;
     DescribeImport: DynamoDb, Input, Management, Read;
+    DescribeKinesisStreamingDestination: DynamoDb, Control, Management, Read;
     DescribeLimits: DynamoDb, Control, Management, Read;
     DescribeStream: Streams, Input, Management, Read;
     DescribeTable: DynamoDb, Control, Management, Read;
     DescribeTimeToLive: DynamoDb, Control, Management, Read;
+    DisableKinesisStreamingDestination: DynamoDb, Control, Management, Write;
+    EnableKinesisStreamingDestination: DynamoDb, Control, Management, Write;
     ExecuteStatement: DynamoDb, Input, Data, Statement;
     ExecuteTransaction: DynamoDb, Input, Data, Write;
     ExportTableToPointInTime: DynamoDb, Input, Management, Write;
@@ -174,6 +177,7 @@ operations! {
     UpdateContinuousBackups: DynamoDb, Control, Management, Write;
     UpdateContributorInsights: DynamoDb, Control, Management, Write;
     UpdateItem: DynamoDb, Input, Data, Write;
+    UpdateKinesisStreamingDestination: DynamoDb, Control, Management, Write;
     UpdateTable: DynamoDb, Control, Management, Write;
     UpdateTimeToLive: DynamoDb, Control, Management, Write;
 }
@@ -222,7 +226,7 @@ mod tests {
                 _ => assert_eq!(op.label(), op.name()),
             }
         }
-        assert_eq!(Op::ALL.len(), 65);
+        assert_eq!(Op::ALL.len(), 69);
     }
 
     /// CloudTrail's data events for DynamoDB (its "Logging DynamoDB operations by using
@@ -304,7 +308,7 @@ mod tests {
             .filter(|op| op.guard() == Guard::Control)
             .map(|op| op.name())
             .collect();
-        assert_eq!(control.len(), 20);
+        assert_eq!(control.len(), 24);
         assert!(control.contains(&"CreateTable"));
         assert!(!control.contains(&"PutItem"));
     }

@@ -399,3 +399,72 @@ pub struct ListTagsForStreamOutput {
     pub tags: Vec<KinesisTag>,
     pub has_more_tags: bool,
 }
+
+// DynamoDB's Kinesis streaming destination (`DynamoDB_20120810`): the table operations that
+// send a table's changes to a Kinesis stream.
+
+/// `EnableKinesisStreamingConfiguration` and `UpdateKinesisStreamingConfiguration`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct KinesisStreamingConfiguration {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approximate_creation_date_time_precision: Option<String>,
+}
+
+/// The input of EnableKinesisStreamingDestination and DisableKinesisStreamingDestination.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct KinesisStreamingDestinationInput {
+    pub table_name: Option<String>,
+    pub stream_arn: Option<String>,
+    pub enable_kinesis_streaming_configuration: Option<KinesisStreamingConfiguration>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct KinesisStreamingDestinationOutput {
+    pub table_name: String,
+    pub stream_arn: String,
+    pub destination_status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enable_kinesis_streaming_configuration: Option<KinesisStreamingConfiguration>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct DescribeKinesisStreamingDestinationInput {
+    pub table_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct KinesisDataStreamDestination {
+    pub stream_arn: String,
+    pub destination_status: &'static str,
+    pub approximate_creation_date_time_precision: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DescribeKinesisStreamingDestinationOutput {
+    pub table_name: String,
+    pub kinesis_data_stream_destinations: Vec<KinesisDataStreamDestination>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct UpdateKinesisStreamingDestinationInput {
+    pub table_name: Option<String>,
+    pub stream_arn: Option<String>,
+    pub update_kinesis_streaming_configuration: Option<KinesisStreamingConfiguration>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UpdateKinesisStreamingDestinationOutput {
+    pub table_name: String,
+    pub stream_arn: String,
+    pub destination_status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update_kinesis_streaming_configuration: Option<KinesisStreamingConfiguration>,
+}

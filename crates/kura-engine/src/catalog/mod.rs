@@ -122,6 +122,20 @@ pub struct TableRecord {
     /// are none, so older records keep their bytes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vector_indexes: Vec<VectorIndexRecord>,
+    /// Kinesis data streams the table's changes are written to (the enabled one and those
+    /// disabled since); absent (and not stored) when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinesis_destinations: Vec<KinesisDestinationRecord>,
+}
+
+/// A Kinesis streaming destination of a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KinesisDestinationRecord {
+    pub stream_arn: String,
+    /// Whether changes are written to it now (`ACTIVE`) or no longer (`DISABLED`).
+    pub active: bool,
+    /// `MILLISECOND` or `MICROSECOND`: the unit of `ApproximateCreationDateTime`.
+    pub precision: String,
 }
 
 /// Contributor Insights enabled on a table (`index` None) or one of its GSIs. What it

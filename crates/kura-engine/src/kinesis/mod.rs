@@ -4,6 +4,8 @@
 //! puts them, so an acknowledged record survives a crash like an acknowledged item.
 
 pub(crate) mod control;
+pub(crate) mod destination;
+pub(crate) mod destinations;
 pub(crate) mod records;
 pub(crate) mod stream;
 pub(crate) mod trim;

@@ -180,6 +180,7 @@ pub(crate) fn new_table_record(
         importing: None,
         insights: Vec::new(),
         vector_indexes,
+        kinesis_destinations: Vec::new(),
     };
     Ok((record, stream_change))
 }

@@ -153,5 +153,6 @@ pub(crate) fn restored_record(
         importing: None,
         insights: Vec::new(),
         vector_indexes,
+        kinesis_destinations: Vec::new(),
     })
 }

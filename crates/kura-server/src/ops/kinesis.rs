@@ -1,6 +1,7 @@
 //! Kinesis_20131202: the Kinesis Data Streams operations Kura serves (stream management,
 //! PutRecord(s), GetShardIterator, GetRecords, retention, tags). Each checks
-//! `kinesis:<Operation>` on the stream it names, then calls the engine.
+//! `kinesis:<Operation>` on the stream it names, then calls the engine. Also DynamoDB's
+//! four Kinesis streaming destination operations, which send a table's changes to one.
 
 use kura_engine::api::kinesis::*;
 
@@ -102,6 +103,43 @@ pub async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
             other.label()
         ))),
     }
+}
+
+/// EnableKinesisStreamingDestination (a table operation: the pipeline has authorized it on
+/// the table).
+pub async fn enable_destination(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: KinesisStreamingDestinationInput = call.input()?;
+    json(
+        &call
+            .engine
+            .enable_kinesis_streaming_destination(input)
+            .await?,
+    )
+}
+
+pub async fn disable_destination(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: KinesisStreamingDestinationInput = call.input()?;
+    json(
+        &call
+            .engine
+            .disable_kinesis_streaming_destination(input)
+            .await?,
+    )
+}
+
+pub fn describe_destination(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: DescribeKinesisStreamingDestinationInput = call.input()?;
+    json(&call.engine.describe_kinesis_streaming_destination(input)?)
+}
+
+pub async fn update_destination(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: UpdateKinesisStreamingDestinationInput = call.input()?;
+    json(
+        &call
+            .engine
+            .update_kinesis_streaming_destination(input)
+            .await?,
+    )
 }
 
 /// CreateStream names its stream by name only.

@@ -96,6 +96,10 @@ pub(crate) async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError
         Op::DescribeStream => streams::describe_stream(call),
         Op::GetShardIterator => streams::get_shard_iterator(call),
         Op::GetRecords => streams::get_records(call),
+        Op::EnableKinesisStreamingDestination => kinesis::enable_destination(call).await,
+        Op::DisableKinesisStreamingDestination => kinesis::disable_destination(call).await,
+        Op::DescribeKinesisStreamingDestination => kinesis::describe_destination(call),
+        Op::UpdateKinesisStreamingDestination => kinesis::update_destination(call).await,
         Op::KinesisAddTagsToStream
         | Op::KinesisCreateStream
         | Op::KinesisDecreaseStreamRetentionPeriod
