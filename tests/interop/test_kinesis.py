@@ -8,9 +8,11 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import pathlib
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -618,6 +620,116 @@ def test_every_acknowledged_change_reaches_kinesis_once_across_kill_9(tmp_path):
             # Shards are read one after another and one key lives in one shard, so its
             # records come in order.
             assert by_key.get(key, []) == list(range(1, final + 1)), key
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_trigger_reads_the_tables_changes_from_kinesis_across_kill_9(tmp_path):
+    """The guideline's change-data-capture pattern end to end: a table streams its changes
+    to Kinesis, and a trigger (Lambda's Kinesis event source mapping) delivers them to a
+    function, filtered on the decoded data, a poison record bisected out to the failure
+    table, across a kill -9 of Kura."""
+    function = pathlib.Path(__file__).parent / "functions" / "kinesis_recorder.py"
+    out = tmp_path / "delivered.jsonl"
+    triggers = tmp_path / "triggers.json"
+    triggers.write_text(json.dumps({"Triggers": [{
+        "Name": "orders-cdc",
+        "KinesisStream": "arn:aws:kinesis:us-east-1:000000000000:stream/orders-cdc",
+        "Function": {"Command": [sys.executable, str(function), str(out)]},
+        "BatchSize": 10,
+        "StartingPosition": "TRIM_HORIZON",
+        "BisectBatchOnFunctionError": True,
+        "MaximumRetryAttempts": 1,
+        "DestinationConfig": {"OnFailure": {"Destination": "table/orders-dlq"}},
+        "FilterCriteria": {"Filters": [{"Pattern": json.dumps(
+            {"data": {"tableName": ["orders"], "eventName": ["INSERT", "MODIFY"]}})}]},
+    }]}))
+    data = tmp_path / "data"
+    log_path = tmp_path / "kura.log"
+
+    def start():
+        log = open(log_path, "w")
+        proc = subprocess.Popen([str(KURA_BIN), "serve", "--port", "0", "--data-dir", str(data),
+                                 "--triggers", str(triggers)],
+                                stderr=log, stdout=subprocess.DEVNULL,
+                                env={**os.environ, "KURA_LOG": "info"})
+        for _ in range(300):
+            found = re.search(r"kura ready on (http:\S+)", log_path.read_text())
+            if found:
+                return proc, found.group(1)
+            assert proc.poll() is None, log_path.read_text()
+            time.sleep(0.1)
+        raise AssertionError(log_path.read_text())
+
+    def delivered():
+        if not out.exists():
+            return []
+        return [json.loads(l) for l in out.read_text().splitlines() if l.strip()]
+
+    def wait_for(what, check, timeout=90):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if check():
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}: {delivered()[-3:]}")
+
+    proc, endpoint = start()
+    try:
+        ddb = ddb_client(endpoint)
+        for name, key in (("orders", "pk"), ("orders-dlq", "id")):
+            ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                             AttributeDefinitions=[{"AttributeName": key, "AttributeType": "S"}],
+                             KeySchema=[{"AttributeName": key, "KeyType": "HASH"}])
+        kinesis = kinesis_client(endpoint, region="us-east-1")
+        kinesis.create_stream(StreamName="orders-cdc", ShardCount=2)
+        ddb.enable_kinesis_streaming_destination(
+            TableName="orders",
+            StreamArn="arn:aws:kinesis:us-east-1:000000000000:stream/orders-cdc")
+        for i in range(15):
+            ddb.put_item(TableName="orders", Item={"pk": {"S": f"o{i:02}"}, "v": {"N": "1"}})
+        ddb.put_item(TableName="orders", Item={"pk": {"S": "bad"}, "poison": {"BOOL": True}})
+        ddb.delete_item(TableName="orders", Key={"pk": {"S": "o00"}})  # filtered out
+        wait_for("the first changes", lambda: len(delivered()) >= 5)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    proc, endpoint = start()
+    try:
+        ddb = ddb_client(endpoint)
+        for i in range(15):
+            ddb.update_item(TableName="orders", Key={"pk": {"S": f"o{i:02}"}},
+                            UpdateExpression="SET v = :v",
+                            ExpressionAttributeValues={":v": {"N": "2"}})
+
+        def versions():
+            seen = {}
+            for line in delivered():
+                image = line["data"]["dynamodb"]["NewImage"]
+                seen.setdefault(image["pk"]["S"], []).append(int(image["v"]["N"]))
+            return seen
+
+        wait_for("every change", lambda: all(
+            set(versions().get(f"o{i:02}", [])) == {1, 2} for i in range(15)))
+        wait_for("the poison record in the failure table",
+                 lambda: ddb.scan(TableName="orders-dlq")["Items"])
+        for pk, seen in versions().items():
+            # At least once, in order: a redelivered batch repeats what it sent.
+            assert seen == sorted(seen), (pk, seen)
+        assert "bad" not in versions()
+        assert all(l["data"]["eventName"] != "REMOVE" for l in delivered())
+        shape = delivered()[0]["shape"]
+        assert shape["eventSource"] == "aws:kinesis"
+        assert shape["eventName"] == "aws:kinesis:record"
+        assert shape["eventSourceARN"] == \
+            "arn:aws:kinesis:us-east-1:000000000000:stream/orders-cdc"
+        assert re.fullmatch(r"shardId-\d{12}:49\d{54}", shape["eventID"])
+        assert shape["kinesisKeys"] == ["approximateArrivalTimestamp", "data",
+                                        "kinesisSchemaVersion", "partitionKey",
+                                        "sequenceNumber"]
+        (letter,) = ddb.scan(TableName="orders-dlq")["Items"]
+        assert letter["KinesisBatchInfo"]["M"]["batchSize"]["N"] == "1"
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -69,6 +69,9 @@ use std::sync::Arc;
 
 pub use error::{EngineError, Result};
 pub use exports::object_prefix as export_object_prefix;
+pub use kinesis::stream::{
+    parse_sequence as kinesis_sequence_value, sequence_string as kinesis_sequence_text,
+};
 /// The expression crate, for the server's authorization step (key conditions, PartiQL).
 pub use kura_expr as expr;
 pub use state::StateSnapshot;

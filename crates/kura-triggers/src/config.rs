@@ -38,6 +38,8 @@ pub struct TriggersFile {
 pub struct TriggerInput {
     pub name: Option<String>,
     pub table: Option<String>,
+    /// A Kinesis stream (name or ARN) to read instead of a table's stream.
+    pub kinesis_stream: Option<String>,
     pub function: Option<FunctionInput>,
     pub enabled: Option<bool>,
     pub batch_size: Option<i64>,
@@ -89,6 +91,27 @@ pub struct FilterInput {
     pub pattern: Option<String>,
 }
 
+/// What a trigger reads: a table's DynamoDB stream, or a Kinesis stream (Lambda's Kinesis
+/// event source mapping).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventSource {
+    Table(String),
+    KinesisStream(String),
+}
+
+impl EventSource {
+    /// The table's or the Kinesis stream's name.
+    pub fn name(&self) -> &str {
+        match self {
+            EventSource::Table(name) | EventSource::KinesisStream(name) => name,
+        }
+    }
+
+    pub fn is_kinesis(&self) -> bool {
+        matches!(self, EventSource::KinesisStream(_))
+    }
+}
+
 /// Where a trigger delivers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Function {
@@ -116,7 +139,7 @@ pub enum StartingPosition {
 #[derive(Debug, Clone)]
 pub struct Trigger {
     pub name: String,
-    pub table: String,
+    pub source: EventSource,
     pub function: Function,
     pub enabled: bool,
     pub batch_size: usize,
@@ -182,7 +205,9 @@ impl TriggerInput {
         // Long: Lambda's CreateEventSourceMapping checks in its order, one per field.
         let mut f = Failures::default();
         f.required("name", self.name.as_ref());
-        f.required("table", self.table.as_ref());
+        if self.kinesis_stream.is_none() {
+            f.required("table", self.table.as_ref());
+        }
         f.required("function", self.function.as_ref());
         f.range("batchSize", self.batch_size, 1, 10_000);
         f.range(
@@ -220,9 +245,23 @@ impl TriggerInput {
         }
         f.finish()?;
         let name = self.name.unwrap_or_default();
-        let table = self.table.unwrap_or_default();
-        if name.is_empty() || table.is_empty() {
-            return Err(invalid("Name and Table must not be empty"));
+        let source = match (self.table, self.kinesis_stream) {
+            (Some(_), Some(_)) => {
+                return Err(invalid("Give Table or KinesisStream, not both"));
+            }
+            (_, Some(stream)) => {
+                // An ARN names the stream by its last part.
+                let name = stream
+                    .rsplit_once(":stream/")
+                    .map_or(stream.as_str(), |(_, n)| n);
+                EventSource::KinesisStream(name.to_owned())
+            }
+            (table, None) => EventSource::Table(table.unwrap_or_default()),
+        };
+        if name.is_empty() || source.name().is_empty() {
+            return Err(invalid(
+                "Name and Table (or KinesisStream) must not be empty",
+            ));
         }
         // Lambda's function name pattern; the name also names the trigger's state file.
         if name.len() > 64
@@ -288,7 +327,7 @@ impl TriggerInput {
         let optional = |v: Option<i64>| v.filter(|v| *v >= 0).map(|v| v as u64);
         Ok(Trigger {
             name,
-            table,
+            source,
             function,
             enabled: self.enabled.unwrap_or(true),
             batch_size: self.batch_size.unwrap_or(100) as usize,

@@ -36,6 +36,8 @@ impl Condition {
 
 /// What Kura knows of a failed batch.
 pub struct FailedBatch<'a> {
+    /// Read from a Kinesis stream (Lambda's `KinesisBatchInfo`), not a table's stream.
+    pub kinesis: bool,
     pub trigger: &'a str,
     pub region: &'a str,
     pub stream_arn: &'a str,
@@ -58,21 +60,31 @@ fn rfc3339(ms: i64) -> String {
 }
 
 fn sequence(record: &Value) -> Value {
-    record["dynamodb"]["SequenceNumber"].clone()
+    match record.get("kinesis") {
+        Some(kinesis) => kinesis["sequenceNumber"].clone(),
+        None => record["dynamodb"]["SequenceNumber"].clone(),
+    }
 }
 
 fn arrival(record: &Value) -> String {
-    let seconds = record["dynamodb"]["ApproximateCreationDateTime"]
-        .as_f64()
-        .unwrap_or(0.0);
-    rfc3339((seconds * 1000.0) as i64)
+    let seconds = match record.get("kinesis") {
+        Some(kinesis) => kinesis["approximateArrivalTimestamp"].as_f64(),
+        None => record["dynamodb"]["ApproximateCreationDateTime"].as_f64(),
+    };
+    rfc3339((seconds.unwrap_or(0.0) * 1000.0) as i64)
 }
 
-/// Lambda's invocation record for a failed DynamoDB stream batch, with the records.
+/// Lambda's invocation record for a failed batch (`DDBStreamBatchInfo` for a table's
+/// stream, `KinesisBatchInfo` for a Kinesis stream), with the records.
 pub fn invocation_record(batch: &FailedBatch<'_>) -> Value {
     let first = batch.records.first().cloned().unwrap_or(Value::Null);
     let last = batch.records.last().cloned().unwrap_or(Value::Null);
-    json!({
+    let info = if batch.kinesis {
+        "KinesisBatchInfo"
+    } else {
+        "DDBStreamBatchInfo"
+    };
+    let mut record = json!({
         "requestContext": {
             "requestId": uuid::Uuid::new_v4().to_string(),
             "functionArn": format!(
@@ -91,17 +103,23 @@ pub fn invocation_record(batch: &FailedBatch<'_>) -> Value {
         },
         "version": "1.0",
         "timestamp": rfc3339(batch.now_ms),
-        "DDBStreamBatchInfo": {
-            "shardId": batch.shard_id,
-            "startSequenceNumber": sequence(&first),
-            "endSequenceNumber": sequence(&last),
-            "approximateArrivalOfFirstRecord": arrival(&first),
-            "approximateArrivalOfLastRecord": arrival(&last),
-            "batchSize": batch.records.len(),
-            "streamArn": batch.stream_arn,
-        },
         "records": batch.records,
-    })
+    });
+    if let Some(map) = record.as_object_mut() {
+        map.insert(
+            info.to_owned(),
+            json!({
+                "shardId": batch.shard_id,
+                "startSequenceNumber": sequence(&first),
+                "endSequenceNumber": sequence(&last),
+                "approximateArrivalOfFirstRecord": arrival(&first),
+                "approximateArrivalOfLastRecord": arrival(&last),
+                "batchSize": batch.records.len(),
+                "streamArn": batch.stream_arn,
+            }),
+        );
+    }
+    record
 }
 
 /// A JSON value as a DynamoDB attribute value.
@@ -192,6 +210,7 @@ mod tests {
             json!({"dynamodb": {"SequenceNumber": "000000000000000000009", "ApproximateCreationDateTime": 1_700_000_001.0}}),
         ];
         let record = invocation_record(&FailedBatch {
+            kinesis: false,
             trigger: "fn",
             region: "us-east-1",
             stream_arn: "arn:s",

@@ -10,7 +10,9 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::config::{FailureDestination, Function, StartingPosition, Trigger, TriggerInput};
+use crate::config::{
+    EventSource, FailureDestination, Function, StartingPosition, Trigger, TriggerInput,
+};
 use crate::error::TriggerError;
 use crate::runner::{Runner, RunnerOptions, TriggerStats};
 use crate::source::StreamSource;
@@ -51,7 +53,12 @@ pub struct ShardPosition {
 #[serde(rename_all = "PascalCase")]
 pub struct TriggerStatus {
     pub name: String,
+    /// The table whose stream it reads (empty for a Kinesis trigger).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub table: String,
+    /// The Kinesis stream it reads, for a Kinesis trigger.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kinesis_stream: Option<String>,
     pub origin: Origin,
     pub state: &'static str,
     pub function: String,
@@ -169,9 +176,10 @@ impl Triggers {
         }
         let enabled = trigger.enabled;
         let name = trigger.name.clone();
+        let source = self.source.reading(&trigger.source);
         let runner = Arc::new(Runner::new(
             trigger,
-            self.source.clone(),
+            source,
             self.store.clone(),
             state,
             self.options,
@@ -249,7 +257,14 @@ impl Triggers {
         let stats = &runner.stats;
         Some(TriggerStatus {
             name: t.name.clone(),
-            table: t.table.clone(),
+            table: match &t.source {
+                EventSource::Table(table) => table.clone(),
+                EventSource::KinesisStream(_) => String::new(),
+            },
+            kinesis_stream: match &t.source {
+                EventSource::KinesisStream(stream) => Some(stream.clone()),
+                EventSource::Table(_) => None,
+            },
             origin,
             state: if enabled { "Enabled" } else { "Disabled" },
             function: match &t.function {

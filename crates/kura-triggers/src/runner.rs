@@ -1,4 +1,5 @@
-//! One trigger at work: what Lambda's event source mapping does for a DynamoDB stream.
+//! One trigger at work: what Lambda's event source mapping does for a DynamoDB stream or
+//! a Kinesis stream (the differences between the two live in [`crate::source`]).
 //!
 //! - **Shards in parallel, parents first.** Every open shard has a reader of its own; a
 //!   child is read once its parent is finished (closed and every record done), so the
@@ -27,7 +28,7 @@ use tokio::sync::{Mutex, watch};
 use crate::config::{StartingPosition, Trigger};
 use crate::deliver::Invoker;
 use crate::error::TriggerError;
-use crate::event::{Outcome, batches, judge, lambda_event, lambda_record};
+use crate::event::{Outcome, batches, judge, lambda_event};
 use crate::failure::{self, Condition, FailedBatch};
 use crate::source::{ShardInfo, Start, StreamSource, sequence_value};
 use crate::state::{SavedState, ShardCheckpoint, StateStore};
@@ -178,7 +179,7 @@ impl Runner {
         stop: &watch::Receiver<bool>,
     ) -> Result<(), TriggerError> {
         readers.retain(|_, r| !r.is_finished());
-        let Some(arn) = self.source.stream_arn(&self.trigger.table)? else {
+        let Some(arn) = self.source.stream_arn(self.trigger.source.name())? else {
             return Ok(());
         };
         {
@@ -286,30 +287,34 @@ impl Runner {
         self.save(&state)
     }
 
-    fn admit(&self, arn: &str, record: &Value, skip_through: u128) -> Option<Pending> {
-        let dynamodb = &record["dynamodb"];
-        let seq = dynamodb["SequenceNumber"]
-            .as_str()
-            .and_then(sequence_value)?;
+    fn admit(
+        &self,
+        arn: &str,
+        shard_id: &str,
+        record: &Value,
+        skip_through: u128,
+    ) -> Option<Pending> {
+        let facts = self.source.facts(record)?;
+        let (seq, created_ms) = (facts.seq, facts.created_ms);
         if seq <= skip_through {
             return None;
         }
-        let created_ms = (dynamodb["ApproximateCreationDateTime"]
-            .as_f64()
-            .unwrap_or(0.0)
-            * 1000.0) as i64;
         if let StartingPosition::AtTimestamp(t) = self.trigger.starting_position
             && (created_ms as f64) < t * 1000.0
         {
             return None;
         }
-        let record = lambda_record(record, arn);
-        if !self.trigger.filter.passes(&record) {
+        let record = self.source.lambda_record(record, arn, shard_id);
+        if !self
+            .trigger
+            .filter
+            .passes(&self.source.filter_view(&record))
+        {
             self.stats.records_filtered.fetch_add(1, Ordering::Relaxed);
             return None;
         }
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        dynamodb["Keys"].to_string().hash(&mut hasher);
+        facts.order_key.hash(&mut hasher);
         Some(Pending {
             seq,
             created_ms,
@@ -343,11 +348,9 @@ impl Runner {
                 let page = self.source.records(&current, chunk.clamp(1, 1000))?;
                 got_any = !page.records.is_empty();
                 for record in &page.records {
-                    let seq = record["dynamodb"]["SequenceNumber"]
-                        .as_str()
-                        .and_then(sequence_value);
+                    let seq = self.source.facts(record).map(|f| f.seq);
                     last_seen = seq.or(last_seen);
-                    if let Some(pending) = self.admit(arn, record, skip_through) {
+                    if let Some(pending) = self.admit(arn, &shard.id, record, skip_through) {
                         if buffer.is_empty() {
                             window_start = Instant::now();
                         }
@@ -490,7 +493,10 @@ impl Runner {
                 }
             }
             let records: Vec<Value> = batch.iter().map(|p| p.record.clone()).collect();
-            let sequence_numbers: Vec<String> = batch.iter().map(|p| seq_text(p.seq)).collect();
+            let sequence_numbers: Vec<String> = batch
+                .iter()
+                .map(|p| self.source.sequence_text(p.seq))
+                .collect();
             let numbers: Vec<&str> = sequence_numbers.iter().map(String::as_str).collect();
             self.stats.invocations.fetch_add(1, Ordering::Relaxed);
             let answer = self
@@ -605,6 +611,7 @@ impl Runner {
         };
         let values: Vec<Value> = records.iter().map(|p| p.record.clone()).collect();
         let mut record = failure::invocation_record(&FailedBatch {
+            kinesis: self.source.is_kinesis(),
             trigger: &self.trigger.name,
             region: &self.source.context().region,
             stream_arn: arn,

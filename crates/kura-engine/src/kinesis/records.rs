@@ -265,6 +265,15 @@ impl Engine {
         Ok(end)
     }
 
+    /// The last sequence number stream `name` has handed out (0 before its first record):
+    /// a reader starting at LATEST reads what comes after it.
+    pub fn kinesis_newest_sequence(&self, name: &str) -> Result<u64> {
+        let snapshot = self.store.snapshot()?;
+        let stream =
+            super::stream_by_name(snapshot.as_ref(), name)?.ok_or_else(|| not_found(name))?;
+        Ok(stream.next_seq - 1)
+    }
+
     /// The ARN of the stream a shard iterator reads, if it is one of this server's and the
     /// stream is there (what the authorization of GetRecords checks).
     pub fn kinesis_iterator_stream_arn(

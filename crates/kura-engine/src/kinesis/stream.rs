@@ -255,12 +255,12 @@ pub(crate) fn shard_number(shard_id: &str) -> Option<u32> {
 }
 
 /// `49` and the sequence number in 54 digits: 56 digits, as Kinesis's are.
-pub(crate) fn sequence_string(seq: u64) -> String {
+pub fn sequence_string(seq: u64) -> String {
     format!("49{seq:054}")
 }
 
 /// The sequence number a client sent, if this server could have issued it.
-pub(crate) fn parse_sequence(text: &str) -> Option<u64> {
+pub fn parse_sequence(text: &str) -> Option<u64> {
     let digits = text.strip_prefix("49").filter(|d| d.len() == 54)?;
     if !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
