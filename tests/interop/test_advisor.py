@@ -348,6 +348,16 @@ def broken_set(ddb, t):
                   FilterExpression="order_status = :s", ProjectionExpression="order_id",
                   ExpressionAttributeValues={":u": {"S": "u1"}, ":s": {"S": "open"}})
     expect["security.sse-kms"] = t.create("kmskey", sse={"Enabled": True, "SSEType": "KMS"})
+    table = t.create("tokinesis")
+    expect["streams.kinesis-destination"] = table
+    kinesis = boto3.client("kinesis", endpoint_url=ddb.meta.endpoint_url,
+                           region_name=ddb.meta.region_name, aws_access_key_id="kura-test",
+                           aws_secret_access_key="kura-test")
+    kinesis.create_stream(StreamName=table + "-cdc", ShardCount=1)
+    ddb.enable_kinesis_streaming_destination(
+        TableName=table,
+        StreamArn=kinesis.describe_stream_summary(StreamName=table + "-cdc")[
+            "StreamDescriptionSummary"]["StreamARN"])
     table = t.create("bystatus", gsis=[{"name": "gsi1", "keys": ["order_status"]}])
     expect["keys.low-cardinality-partition-key"] = table
     t.batch_put(table, [{"user_id": {"S": f"u{i:04}"}, "order_id": {"S": "o1"},
@@ -474,8 +484,6 @@ PROVEN_ELSEWHERE = {
     # Identity policies: /kura/advise is off under --auth; the credentials file is read.
     "security.identity-full-access": "test_kura_advise_checks_identity_policies_of_a_credentials_file",
     "security.identity-resource-scope": "test_kura_advise_checks_identity_policies_of_a_credentials_file",
-    # Kura has no Kinesis destinations yet: templates declare them.
-    "streams.kinesis-destination": "crates/kura-server/tests/template_fixtures.rs",
 }
 
 

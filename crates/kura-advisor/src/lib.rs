@@ -626,6 +626,13 @@ impl Check<'_> {
             ),
             Some(_) => {}
         }
+        for stream in &table.kinesis_destinations {
+            self.found(
+                "streams.kinesis-destination",
+                None,
+                format!("Changes are streamed to Kinesis Data Streams ({stream})."),
+            );
+        }
         if let Some(policy) = &table.resource_policy
             && let Some(statement) = public_statement(policy)
         {

@@ -36,6 +36,8 @@ pub struct TableDesign {
     /// The KMS key's ARN when the table is encrypted with a KMS key (the AWS managed key or
     /// a customer managed one); None for the AWS owned key.
     pub sse_kms_key: Option<String>,
+    /// The Kinesis streams its changes are written to now (active destinations' ARNs).
+    pub kinesis_destinations: Vec<String>,
     /// Items and bytes, as DescribeTable reports them (None when they cannot be read).
     pub size: Option<TableSize>,
     /// Where the table's items are stored (for [`Engine::sample_items`]).
@@ -102,6 +104,12 @@ impl TableDesign {
             deletion_protection: record.deletion_protection,
             resource_policy: record.resource_policy.as_ref().map(|p| p.policy.clone()),
             sse_kms_key: record.sse.as_ref().map(|s| s.kms_master_key_arn.clone()),
+            kinesis_destinations: record
+                .kinesis_destinations
+                .iter()
+                .filter(|d| d.active)
+                .map(|d| d.stream_arn.clone())
+                .collect(),
             size,
             id: record.id,
         }
