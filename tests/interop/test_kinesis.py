@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 import uuid
 
 import boto3
@@ -150,6 +151,14 @@ def test_records_go_to_the_shard_of_their_hash_and_come_back_in_order(kinesis, s
             got[r["SequenceNumber"]] = (r["PartitionKey"], r["Data"], s["ShardId"])
             assert abs(r["ApproximateArrivalTimestamp"].timestamp() - time.time()) < 120
     assert got == sent
+    # CloudWatch's stream figures, in /metrics.
+    with urllib.request.urlopen(kinesis.meta.endpoint_url + "/metrics") as answer:
+        text = answer.read().decode()
+    label = f'{{stream_name="{stream_name}"}}'
+    assert f"kura_kinesis_incoming_records_total{label} 80" in text
+    assert f"kura_kinesis_open_shards{label} 4" in text
+    assert f"kura_kinesis_get_records_records_total{label} 80" in text
+    assert f"kura_kinesis_get_records_iterator_age_milliseconds{label} 0" in text
 
 
 def test_every_iterator_type_starts_where_kinesis_starts(kinesis, stream_name):

@@ -10,6 +10,7 @@
 pub mod histogram;
 pub mod hot;
 pub mod insights;
+pub mod kinesis;
 pub mod recent;
 pub mod traffic;
 
@@ -261,6 +262,8 @@ pub struct Counters {
     /// The console's requests, by table: never read as the application's.
     console: RwLock<HashMap<String, Arc<TableCounters>>>,
     pub writer: WriterCounters,
+    /// Reads of Kinesis streams, by stream name.
+    pub kinesis: kinesis::KinesisCounters,
     /// Capacity emulation, when on: consumed capacity is also taken from its buckets.
     pub(crate) charge: Option<Charge>,
     /// When counting began (epoch ms on the engine's clock): what traffic evidence covers.

@@ -407,6 +407,25 @@ impl Engine {
             .await
     }
 
+    /// Each stream's name, records written so far and open shards (for `/metrics`).
+    pub fn kinesis_figures(&self) -> Result<Vec<(String, u64, usize)>> {
+        let snapshot = self.store.snapshot()?;
+        let mut figures = Vec::new();
+        for row in snapshot.range(
+            Space::Meta,
+            KeyRange::prefix(keys::kinesis_stream_prefix()),
+            Direction::Forward,
+        ) {
+            let stream = KinesisStream::decode(&row?.1)?;
+            let open = stream.shards.iter().filter(|s| s.is_open()).count();
+            figures.push((stream.name, stream.next_seq - 1, open));
+        }
+        self.counters
+            .kinesis
+            .retain(|name| figures.iter().any(|(n, _, _)| n == name));
+        Ok(figures)
+    }
+
     /// Open shards of every stream: what the account's shard quota counts.
     fn kinesis_open_shards(&self) -> Result<u32> {
         let snapshot = self.store.snapshot()?;

@@ -358,6 +358,13 @@ impl Engine {
                 partition_key: record.partition_key,
             });
         }
+        // CloudWatch's IteratorAge: how old the last record returned is (0 when none was).
+        let age = records.last().map_or(0, |r| {
+            now - (r.approximate_arrival_timestamp * 1000.0) as i64
+        });
+        self.counters
+            .kinesis
+            .read(&stream.name, records.len(), bytes, age.max(0));
         // A closed shard read to its end has no next iterator: its children follow it.
         let finished = shard.last_seq.is_some_and(|last| next_seq > last);
         let child_shards = finished.then(|| {

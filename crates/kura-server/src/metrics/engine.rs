@@ -51,6 +51,7 @@ impl Collector for EngineCollector {
         encode_capacity(&mut encoder, &tables)?;
         encode_table_activity(&mut encoder, engine, &tables)?;
         encode_vector_indexes(&mut encoder, engine)?;
+        encode_kinesis(&mut encoder, engine)?;
         encode_writer_and_store(&mut encoder, engine)
     }
 }
@@ -301,6 +302,78 @@ fn encode_vector_indexes(
         "1 when searches above the exact threshold walk the index's HNSW graph",
         MetricType::Gauge,
         &rows(|s| f64::from(u8::from(s.approximate))),
+        gauge,
+    )
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StreamLabels {
+    stream_name: String,
+}
+
+/// Kinesis streams: records written (every source: PutRecord(s) and DynamoDB's streaming
+/// destination), open shards, and what GetRecords read.
+fn encode_kinesis(
+    encoder: &mut DescriptorEncoder,
+    engine: &kura_engine::Engine,
+) -> Result<(), std::fmt::Error> {
+    let Ok(figures) = engine.kinesis_figures() else {
+        return Ok(());
+    };
+    let labels = |name: &str| StreamLabels {
+        stream_name: name.to_owned(),
+    };
+    let rows = |f: &dyn Fn(u64, usize) -> f64| -> Vec<(StreamLabels, f64)> {
+        figures
+            .iter()
+            .map(|(name, records, open)| (labels(name), f(*records, *open)))
+            .collect()
+    };
+    family(
+        encoder,
+        "kinesis_incoming_records",
+        "IncomingRecords: records written to the stream",
+        MetricType::Counter,
+        &rows(&|records, _| records as f64),
+        counter,
+    )?;
+    family(
+        encoder,
+        "kinesis_open_shards",
+        "OpenShardCount: the stream's open shards",
+        MetricType::Gauge,
+        &rows(&|_, open| open as f64),
+        gauge,
+    )?;
+    let reads = engine.counters().kinesis.streams();
+    let read_rows = |f: &dyn Fn(&kura_engine::counters::kinesis::StreamReads) -> f64| {
+        reads
+            .iter()
+            .map(|(name, r)| (labels(name), f(r)))
+            .collect::<Vec<_>>()
+    };
+    family(
+        encoder,
+        "kinesis_get_records_records",
+        "GetRecords.Records: records returned by GetRecords",
+        MetricType::Counter,
+        &read_rows(&|r| r.records.load(Ordering::Relaxed) as f64),
+        counter,
+    )?;
+    family(
+        encoder,
+        "kinesis_get_records_bytes",
+        "GetRecords.Bytes: data and partition key bytes returned by GetRecords",
+        MetricType::Counter,
+        &read_rows(&|r| r.bytes.load(Ordering::Relaxed) as f64),
+        counter,
+    )?;
+    family(
+        encoder,
+        "kinesis_get_records_iterator_age_milliseconds",
+        "GetRecords.IteratorAgeMilliseconds: age of the last record the last GetRecords returned (0 when it returned none)",
+        MetricType::Gauge,
+        &read_rows(&|r| r.iterator_age_ms.load(Ordering::Relaxed) as f64),
         gauge,
     )
 }
