@@ -742,3 +742,73 @@ def test_a_trigger_reads_the_tables_changes_from_kinesis_across_kill_9(tmp_path)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_resharding_keeps_lineage_and_every_key_in_order(kinesis, stream_name):
+    """SplitShard, MergeShards and UpdateShardCount close shards and open children that
+    name them; a reader that finishes parents first reads each partition key in order."""
+    kinesis.create_stream(StreamName=stream_name, ShardCount=2)
+    sent = {}
+
+    def put(n):
+        for i in range(n):
+            key = f"key-{i % 7}"
+            seq = kinesis.put_record(StreamName=stream_name, Data=str(len(sent)).encode(),
+                                     PartitionKey=key)["SequenceNumber"]
+            sent.setdefault(key, []).append(seq)
+
+    put(20)
+    kinesis.split_shard(StreamName=stream_name, ShardToSplit="shardId-000000000000",
+                        NewStartingHashKey=str(2**126))
+    put(20)
+    shards = {s["ShardId"]: s for s in kinesis.list_shards(StreamName=stream_name)["Shards"]}
+    assert shards["shardId-000000000002"]["ParentShardId"] == "shardId-000000000000"
+    assert shards["shardId-000000000002"]["HashKeyRange"]["EndingHashKey"] == str(2**126 - 1)
+    assert shards["shardId-000000000003"]["HashKeyRange"]["StartingHashKey"] == str(2**126)
+    assert "EndingSequenceNumber" in shards["shardId-000000000000"]["SequenceNumberRange"]
+    kinesis.merge_shards(StreamName=stream_name, ShardToMerge="shardId-000000000003",
+                         AdjacentShardToMerge="shardId-000000000001")
+    put(20)
+    merged = kinesis.list_shards(StreamName=stream_name,
+                                 ShardFilter={"Type": "AT_LATEST"})["Shards"]
+    assert [(s["ShardId"], s["ParentShardId"], s["AdjacentParentShardId"])
+            for s in merged if "AdjacentParentShardId" in s] == \
+        [("shardId-000000000004", "shardId-000000000003", "shardId-000000000001")]
+    out = kinesis.update_shard_count(StreamName=stream_name, TargetShardCount=4,
+                                     ScalingType="UNIFORM_SCALING")
+    assert (out["CurrentShardCount"], out["TargetShardCount"]) == (2, 4)
+    put(20)
+    assert kinesis.describe_stream_summary(StreamName=stream_name)[
+        "StreamDescriptionSummary"]["OpenShardCount"] == 4
+
+    with pytest.raises(ClientError) as e:
+        kinesis.split_shard(StreamName=stream_name, ShardToSplit="shardId-000000000000",
+                            NewStartingHashKey="5")
+    assert error(e)[0] == "ResourceInUseException"
+    with pytest.raises(ClientError) as e:
+        kinesis.update_shard_count(StreamName=stream_name, TargetShardCount=9,
+                                   ScalingType="UNIFORM_SCALING")
+    assert error(e)[0] == "LimitExceededException"
+
+    # Read every shard, parents before children, as a consumer must.
+    all_shards = kinesis.list_shards(StreamName=stream_name)["Shards"]
+    done, order = set(), []
+    while len(done) < len(all_shards):
+        for s in all_shards:
+            parents = {s.get("ParentShardId"), s.get("AdjacentParentShardId")} - {None}
+            if s["ShardId"] in done or not parents <= done:
+                continue
+            it = kinesis.get_shard_iterator(StreamName=stream_name, ShardId=s["ShardId"],
+                                            ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+            while it:
+                page = kinesis.get_records(ShardIterator=it)
+                order += [(r["PartitionKey"], r["SequenceNumber"]) for r in page["Records"]]
+                if "EndingSequenceNumber" not in s["SequenceNumberRange"] and not page["Records"]:
+                    break  # an open shard read to its end
+                if page.get("NextShardIterator") is None:
+                    # A closed shard read to its end names its children.
+                    assert page["ChildShards"], s["ShardId"]
+                it = page.get("NextShardIterator")
+            done.add(s["ShardId"])
+    for key, seqs in sent.items():
+        assert [q for k, q in order if k == key] == seqs, key

@@ -153,9 +153,12 @@ operations! {
     KinesisListShards "ListShards": Kinesis, Input, Management, Read;
     KinesisListStreams "ListStreams": Kinesis, Input, Management, Read;
     KinesisListTagsForStream "ListTagsForStream": Kinesis, Input, Management, Read;
+    KinesisMergeShards "MergeShards": Kinesis, Input, Management, Write;
     KinesisPutRecord "PutRecord": Kinesis, Input, Data, Write;
     KinesisPutRecords "PutRecords": Kinesis, Input, Data, Write;
     KinesisRemoveTagsFromStream "RemoveTagsFromStream": Kinesis, Input, Management, Write;
+    KinesisSplitShard "SplitShard": Kinesis, Input, Management, Write;
+    KinesisUpdateShardCount "UpdateShardCount": Kinesis, Input, Management, Write;
     ListBackups: DynamoDb, Input, Management, Read;
     ListContributorInsights: DynamoDb, Control, Management, Read;
     ListExports: DynamoDb, Input, Management, Read;
@@ -226,7 +229,7 @@ mod tests {
                 _ => assert_eq!(op.label(), op.name()),
             }
         }
-        assert_eq!(Op::ALL.len(), 69);
+        assert_eq!(Op::ALL.len(), 72);
     }
 
     /// CloudTrail's data events for DynamoDB (its "Logging DynamoDB operations by using

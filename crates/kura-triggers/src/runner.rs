@@ -212,10 +212,12 @@ impl Runner {
         let state = self.state.lock().await.clone();
         let finished = |id: &str| state.shards.get(id).is_some_and(|c| c.finished);
         for shard in &shards {
+            // Both parents of a merged shard come first.
             let parent_pending = shard
                 .parent
-                .as_deref()
-                .is_some_and(|p| listed_and_unfinished(&shards, p, &finished));
+                .iter()
+                .chain(&shard.adjacent_parent)
+                .any(|p| listed_and_unfinished(&shards, p, &finished));
             if finished(&shard.id) || parent_pending || readers.contains_key(&shard.id) {
                 continue;
             }

@@ -22,6 +22,8 @@ use crate::error::TriggerError;
 pub struct ShardInfo {
     pub id: String,
     pub parent: Option<String>,
+    /// A merged Kinesis shard's second parent.
+    pub adjacent_parent: Option<String>,
     pub starting: u128,
     /// Set once the shard is closed.
     pub ending: Option<u128>,
@@ -262,6 +264,7 @@ impl StreamSource {
                 out.push(ShardInfo {
                     id: shard.shard_id.clone(),
                     parent: shard.parent_shard_id.clone(),
+                    adjacent_parent: None,
                     starting: sequence_value(&range.starting_sequence_number).unwrap_or(0),
                     ending: range
                         .ending_sequence_number
@@ -295,6 +298,7 @@ impl StreamSource {
                 let range = &shard.sequence_number_range;
                 out.push(ShardInfo {
                     parent: shard.parent_shard_id.clone(),
+                    adjacent_parent: shard.adjacent_parent_shard_id.clone(),
                     starting: self
                         .sequence_of(&range.starting_sequence_number)
                         .unwrap_or(0),

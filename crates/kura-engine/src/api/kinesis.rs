@@ -468,3 +468,45 @@ pub struct UpdateKinesisStreamingDestinationOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub update_kinesis_streaming_configuration: Option<KinesisStreamingConfiguration>,
 }
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct SplitShardInput {
+    pub stream_name: Option<String>,
+    #[serde(rename = "StreamARN")]
+    pub stream_arn: Option<String>,
+    pub shard_to_split: Option<String>,
+    pub new_starting_hash_key: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct MergeShardsInput {
+    pub stream_name: Option<String>,
+    #[serde(rename = "StreamARN")]
+    pub stream_arn: Option<String>,
+    pub shard_to_merge: Option<String>,
+    pub adjacent_shard_to_merge: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct UpdateShardCountInput {
+    pub stream_name: Option<String>,
+    #[serde(rename = "StreamARN")]
+    pub stream_arn: Option<String>,
+    pub target_shard_count: Option<i64>,
+    pub scaling_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UpdateShardCountOutput {
+    pub stream_name: String,
+    pub current_shard_count: usize,
+    pub target_shard_count: usize,
+    #[serde(rename = "StreamARN")]
+    pub stream_arn: String,
+}
+
+names_stream!(SplitShardInput, MergeShardsInput, UpdateShardCountInput);

@@ -59,7 +59,7 @@ impl Engine {
         check_tags(tags.keys().map(String::as_str), tags.values())?;
         // The account's shard quota, counted on the committed streams: two creates racing
         // may pass it together (a quota, not a data rule; docs/compat.md).
-        let open = self.kinesis_open_shards()?;
+        let open = self.kinesis_open_shard_count()?;
         if u64::from(open) + u64::from(shards) > u64::from(MAX_SHARDS) {
             return Err(EngineError::LimitExceeded(format!(
                 "This request would exceed the shard limit for the account {ACCOUNT_ID}. \
@@ -427,7 +427,7 @@ impl Engine {
     }
 
     /// Open shards of every stream: what the account's shard quota counts.
-    fn kinesis_open_shards(&self) -> Result<u32> {
+    pub(crate) fn kinesis_open_shard_count(&self) -> Result<u32> {
         let snapshot = self.store.snapshot()?;
         let mut open = 0u32;
         for row in snapshot.range(

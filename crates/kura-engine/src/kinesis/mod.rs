@@ -7,6 +7,7 @@ pub(crate) mod control;
 pub(crate) mod destination;
 pub(crate) mod destinations;
 pub(crate) mod records;
+pub(crate) mod reshard;
 pub(crate) mod stream;
 pub(crate) mod trim;
 

@@ -330,6 +330,7 @@ impl Engine {
         let mut bytes = 0usize;
         let mut next_seq = iterator.next_seq;
         let mut behind_ms = 0;
+        let mut cut = false;
         for row in snapshot.range(
             Space::Streams,
             stream.records_from(shard.number, iterator.next_seq),
@@ -347,6 +348,7 @@ impl Engine {
             let size = record.data.len() + record.partition_key.len();
             if records.len() >= limit || (!records.is_empty() && bytes + size > MAX_GET_BYTES) {
                 behind_ms = (now - record.arrival_ms).max(0);
+                cut = true;
                 break;
             }
             bytes += size;
@@ -365,6 +367,11 @@ impl Engine {
         self.counters
             .kinesis
             .read(&stream.name, records.len(), bytes, age.max(0));
+        // Sequence numbers are the stream's, so a shard's own have gaps: a closed shard
+        // whose every record was read is read to its end, whatever its last number was.
+        if !cut && let Some(last) = shard.last_seq {
+            next_seq = next_seq.max(last + 1);
+        }
         // A closed shard read to its end has no next iterator: its children follow it.
         let finished = shard.last_seq.is_some_and(|last| next_seq > last);
         let child_shards = finished.then(|| {

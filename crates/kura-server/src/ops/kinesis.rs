@@ -95,6 +95,22 @@ pub async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
                 .await?;
             empty()
         }
+        Op::KinesisSplitShard => {
+            engine
+                .kinesis_split_shard(on_stream!(SplitShardInput))
+                .await?;
+            empty()
+        }
+        Op::KinesisMergeShards => {
+            engine
+                .kinesis_merge_shards(on_stream!(MergeShardsInput))
+                .await?;
+            empty()
+        }
+        Op::KinesisUpdateShardCount => {
+            let input = on_stream!(UpdateShardCountInput);
+            json(&engine.kinesis_update_shard_count(&call.ctx, input).await?)
+        }
         Op::KinesisListTagsForStream => {
             json(&engine.kinesis_list_tags(on_stream!(ListTagsForStreamInput))?)
         }

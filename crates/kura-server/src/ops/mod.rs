@@ -114,7 +114,10 @@ pub(crate) async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError
         | Op::KinesisListTagsForStream
         | Op::KinesisPutRecord
         | Op::KinesisPutRecords
-        | Op::KinesisRemoveTagsFromStream => kinesis::dispatch(op, call).await,
+        | Op::KinesisRemoveTagsFromStream
+        | Op::KinesisMergeShards
+        | Op::KinesisSplitShard
+        | Op::KinesisUpdateShardCount => kinesis::dispatch(op, call).await,
     }
 }
 
