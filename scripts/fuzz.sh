@@ -3,7 +3,7 @@
 # 1). FUZZ_TARGETS (space-separated) runs only those. Installs cargo-fuzz if needed.
 # Targets: attribute_value_json, request_json, number_parse, key_decode, item_decode,
 # expression_parse, expression_eval, table_definition, stream_requests, kinesis_requests,
-# engine_model,
+# kinesis_cbor, engine_model,
 # partiql_parse, auth_header, policy_parse, backup_requests, import_records, insights_requests,
 # trigger_filter, test_controls, console_requests, vector_search, yaml_template,
 # advisor_inputs, mcp_inputs, http_edge.

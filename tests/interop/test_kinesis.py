@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -812,3 +813,64 @@ def test_resharding_keeps_lineage_and_every_key_in_order(kinesis, stream_name):
             done.add(s["ShardId"])
     for key, seqs in sent.items():
         assert [q for k, q in order if k == key] == seqs, key
+
+
+def cbor_call(endpoint, operation, body, key="kura-test", secret="kura-test"):
+    """One Kinesis request as the AWS SDK for Java sends it by default: a CBOR body
+    (`application/x-amz-cbor-1.1`), signed with SigV4 for `kinesis`."""
+    import cbor2
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    request = AWSRequest(method="POST", url=endpoint + "/", data=cbor2.dumps(body), headers={
+        "Content-Type": "application/x-amz-cbor-1.1",
+        "X-Amz-Target": f"Kinesis_20131202.{operation}",
+    })
+    SigV4Auth(Credentials(key, secret), "kinesis", "us-east-1").add_auth(request)
+    prepared = request.prepare()
+    http = urllib.request.Request(prepared.url, data=prepared.body, method="POST",
+                                  headers=dict(prepared.headers))
+    try:
+        with urllib.request.urlopen(http, timeout=30) as answer:
+            return answer.status, answer.headers["Content-Type"], cbor2.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers["Content-Type"], cbor2.loads(e.read())
+
+
+def test_the_java_sdks_cbor_encoding_is_served(endpoint, stream_name):
+    import datetime
+
+    import cbor2
+    status, content_type, _ = cbor_call(endpoint, "CreateStream",
+                                        {"StreamName": stream_name, "ShardCount": 1})
+    assert (status, content_type) == (200, "application/x-amz-cbor-1.1")
+    payload = bytes(range(256))
+    status, _, put = cbor_call(endpoint, "PutRecord", {
+        "StreamName": stream_name, "Data": payload, "PartitionKey": "k"})
+    assert status == 200 and put["ShardId"] == "shardId-000000000000"
+    _, _, it = cbor_call(endpoint, "GetShardIterator", {
+        "StreamName": stream_name, "ShardId": put["ShardId"],
+        "ShardIteratorType": "AT_TIMESTAMP",
+        "Timestamp": cbor2.CBORTag(1, time.time() - 60)})
+    _, _, page = cbor_call(endpoint, "GetRecords", {"ShardIterator": it["ShardIterator"]})
+    (record,) = page["Records"]
+    assert record["Data"] == payload  # a byte string, not base64 text
+    assert record["SequenceNumber"] == put["SequenceNumber"]
+    assert isinstance(record["ApproximateArrivalTimestamp"], datetime.datetime)  # tag 1
+    _, _, described = cbor_call(endpoint, "DescribeStreamSummary", {"StreamName": stream_name})
+    created = described["StreamDescriptionSummary"]["StreamCreationTimestamp"]
+    assert isinstance(created, datetime.datetime)
+    status, content_type, refused = cbor_call(endpoint, "DescribeStream",
+                                              {"StreamName": stream_name + "-missing"})
+    assert (status, content_type) == (400, "application/x-amz-cbor-1.1")
+    assert refused["__type"] == "ResourceNotFoundException"
+    assert refused["message"] == \
+        f"Stream {stream_name}-missing under account 000000000000 not found."
+    # A body that is not CBOR is refused as one.
+    request = urllib.request.Request(endpoint + "/", data=b"\xff\x00", method="POST", headers={
+        "Content-Type": "application/x-amz-cbor-1.1",
+        "X-Amz-Target": "Kinesis_20131202.ListStreams"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(request, timeout=30)
+    assert cbor2.loads(e.value.read())["__type"] == "SerializationException"

@@ -20,6 +20,7 @@ mod authz;
 mod body;
 mod body_limits;
 mod call;
+pub mod cbor;
 pub mod connections;
 pub mod controls;
 mod edge;

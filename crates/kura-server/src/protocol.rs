@@ -41,6 +41,10 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
     let read = body::read(&parts.headers, body, held).await;
     let target = target_operation(&parts.headers);
     let kinesis = matches!(target, Some(Target::Kinesis(_)));
+    // Kinesis in CBOR (the Java SDKs' default): read as JSON, answered in CBOR.
+    let cbor = kinesis
+        && header_str(&parts.headers, header::CONTENT_TYPE.as_str())
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case(crate::cbor::CONTENT_TYPE));
     let result = match target {
         None => read.and(Err(ApiError::unknown_operation())),
         Some(target) => {
@@ -87,6 +91,13 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                     Some(auth) => Some(authenticate(auth, &parts, &raw, kinesis)?),
                     None => None,
                 };
+                let body = if cbor {
+                    bytes::Bytes::from(
+                        crate::cbor::request_to_json(&body).map_err(ApiError::serialization)?,
+                    )
+                } else {
+                    body
+                };
                 body::require_object(&body)?;
                 Ok((body, verified))
             });
@@ -107,20 +118,34 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             }
         }
     };
-    let content_type = if kinesis {
+    let content_type = if cbor {
+        crate::cbor::CONTENT_TYPE
+    } else if kinesis {
         KINESIS_CONTENT_TYPE
     } else {
         CONTENT_TYPE
     };
+    let encode = |body: Vec<u8>| {
+        if cbor {
+            crate::cbor::response_to_cbor(&body)
+        } else {
+            body
+        }
+    };
     match result {
-        Ok(body) => respond(StatusCode::OK, body, &request_id, content_type),
+        Ok(body) => respond(StatusCode::OK, encode(body), &request_id, content_type),
         Err(mut error) => {
             tracing::debug!(error = error.name(), message = ?error.message, "request failed");
             // Kinesis names its errors without the coral namespace.
             if kinesis {
                 error.type_name = error.name().to_owned();
             }
-            respond(error.status, error.body(), &request_id, content_type)
+            respond(
+                error.status,
+                encode(error.body()),
+                &request_id,
+                content_type,
+            )
         }
     }
 }
