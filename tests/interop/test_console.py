@@ -1652,3 +1652,32 @@ document.fonts.load('14px "Kura JP"', text)
     assert covered, japanese
     with urllib.request.urlopen(server + "/console/assets/kura-jp.LICENSE") as r:
         assert "SIL OPEN FONT LICENSE Version 1.1" in r.read().decode()
+
+
+def test_the_kinesis_pages_list_streams_shards_and_the_latest_records(ui, server):
+    """Issue 57: the console shows a Kinesis stream's shards and its latest records, a
+    DynamoDB change record as its JSON and binary data as base64."""
+    kinesis = boto3.client("kinesis", endpoint_url=server, region_name="us-east-1",
+                           aws_access_key_id="k", aws_secret_access_key="s")
+    kinesis.create_stream(StreamName="console-cdc", ShardCount=2)
+    kinesis.split_shard(StreamName="console-cdc", ShardToSplit="shardId-000000000000",
+                        NewStartingHashKey=str(2**126))
+    kinesis.put_record(StreamName="console-cdc", Data=b'{"eventName": "INSERT"}',
+                       PartitionKey="order-1")
+    kinesis.put_record(StreamName="console-cdc", Data=bytes([0xff, 0x00, 0x7f]),
+                       PartitionKey="<script>alert(1)</script>")
+    ui.open("/console/kinesis")
+    row = ui.els("table.streams tbody tr")[0]
+    assert "console-cdc" in row.text and "PROVISIONED" in row.text
+    row.find_element(By.CSS_SELECTOR, "a").click()
+    ui.wait_for(lambda: ui.els("table.shards tbody tr"), what="the shards")
+    states = [r.text for r in ui.els("table.shards tbody tr")]
+    assert len(states) == 4 and sum("closed" in s for s in states) == 1, states
+    assert "shardId-000000000000" in states[2] and "shardId-000000000003" in states[3]
+    records = ui.els("table.records tbody tr")
+    assert len(records) == 2
+    # Newest first; a hostile partition key is text, never markup.
+    assert records[0].find_element(By.CSS_SELECTOR, ".pk").text == "<script>alert(1)</script>"
+    assert records[0].find_element(By.CSS_SELECTOR, ".data").text == "base64: /wB/"
+    assert records[1].find_element(By.CSS_SELECTOR, ".data").text == '{"eventName": "INSERT"}'
+    ui.shot("kinesis-stream")

@@ -13,6 +13,7 @@ pub(crate) enum Tab<'a> {
     Tables,
     Table(&'a str, Section),
     PartiQl,
+    Kinesis,
     Advisor,
     Framework,
 }
@@ -94,6 +95,7 @@ pub(crate) fn page(ctx: &Ctx, title: &str, tab: Tab<'_>, body: Markup) -> Markup
                     nav aria-label="Console" {
                         a href="/console/tables" class=[matches!(tab, Tab::Tables | Tab::Table(..)).then_some("on")] { "Tables" }
                         a href="/console/partiql" class=[(tab == Tab::PartiQl).then_some("on")] { "PartiQL" }
+                        a href="/console/kinesis" class=[(tab == Tab::Kinesis).then_some("on")] { "Kinesis" }
                         a href="/console/advisor" class=[(tab == Tab::Advisor).then_some("on")] { "Advisor" }
                         a href="/console/framework" class=[(tab == Tab::Framework).then_some("on")] { "kura-cqrs" }
                     }

@@ -16,6 +16,7 @@ mod entities;
 mod framework;
 mod grid;
 mod items;
+mod kinesis;
 mod layout;
 mod load;
 mod metrics;
@@ -123,6 +124,8 @@ fn routes() -> Router<Shared> {
         .route("/console/partiql", get(partiql::page).post(partiql::run))
         .route("/console/advisor", get(advisor::page).post(advisor::apply))
         .route("/console/advisor/template", post(advisor::template))
+        .route("/console/kinesis", get(kinesis::list))
+        .route("/console/kinesis/{stream}", get(kinesis::show))
         .route("/console/framework", get(framework::list))
         .route("/console/framework/{module}", get(framework::module))
 }
@@ -262,26 +265,26 @@ impl Ctx {
 
     /// Runs a DynamoDB operation as the session's principal, through the API's dispatch.
     pub async fn call(&self, operation: &str, body: Value) -> Result<Value, ApiError> {
-        self.dispatch(operation, body, false).await
+        self.dispatch(operation, body, Api::DynamoDb).await
     }
 
     /// [`Ctx::call`] for a DynamoDB Streams operation.
     pub async fn call_streams(&self, operation: &str, body: Value) -> Result<Value, ApiError> {
-        self.dispatch(operation, body, true).await
+        self.dispatch(operation, body, Api::Streams).await
+    }
+
+    /// [`Ctx::call`] for a Kinesis Data Streams operation.
+    pub async fn call_kinesis(&self, operation: &str, body: Value) -> Result<Value, ApiError> {
+        self.dispatch(operation, body, Api::Kinesis).await
     }
 
     /// Runs an operation through the API's pipeline, as this session's user: metered and
     /// audited like any other request (fault injection is for the API's clients only).
-    async fn dispatch(
-        &self,
-        operation: &str,
-        body: Value,
-        streams: bool,
-    ) -> Result<Value, ApiError> {
+    async fn dispatch(&self, operation: &str, body: Value, api: Api) -> Result<Value, ApiError> {
         let engine = self.engine();
         let request_id = kura_server::pipeline::request_id();
         let request = Request {
-            api: if streams { Api::Streams } else { Api::DynamoDb },
+            api,
             operation,
             body: Bytes::from(serde_json::to_vec(&body).unwrap_or_default()),
             verified: self.session.signed_in.clone(),
