@@ -6,6 +6,8 @@
 //! - with a stream of four shards (the default),
 //! - with four shards and a trigger delivering every record to an HTTP function (a tiny
 //!   server in this process answering at once), batch size 100,
+//! - without a stream, with a Kinesis streaming destination (a Kinesis stream of four
+//!   shards, every change written to it in DynamoDB's JSON, in the change's batch),
 //!
 //! each alternated three times; printed as ratios against the baseline runs' mean.
 //!
@@ -32,6 +34,7 @@ enum Setup {
     OneShard,
     FourShards,
     FourShardsTrigger,
+    KinesisDestination,
 }
 
 impl Setup {
@@ -41,6 +44,7 @@ impl Setup {
             Setup::OneShard => "stream, 1 shard",
             Setup::FourShards => "stream, 4 shards",
             Setup::FourShardsTrigger => "stream, 4 shards, trigger",
+            Setup::KinesisDestination => "Kinesis destination, 4 shards",
         }
     }
 }
@@ -104,7 +108,7 @@ async fn throughput(setup: Setup, writes: usize, function: &str) -> (f64, u64) {
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
     });
-    if setup != Setup::NoStream {
+    if !matches!(setup, Setup::NoStream | Setup::KinesisDestination) {
         table["StreamSpecification"] =
             json!({"StreamEnabled": true, "StreamViewType": "NEW_AND_OLD_IMAGES"});
     }
@@ -112,6 +116,19 @@ async fn throughput(setup: Setup, writes: usize, function: &str) -> (f64, u64) {
         .create_table(&RequestContext::default(), input(table))
         .await
         .expect("create");
+    if setup == Setup::KinesisDestination {
+        engine
+            .kinesis_create_stream(input(json!({"StreamName": "cdc", "ShardCount": 4})))
+            .await
+            .expect("stream");
+        engine
+            .enable_kinesis_streaming_destination(input(json!({
+                "TableName": "Bench",
+                "StreamArn": "arn:aws:kinesis:us-east-1:000000000000:stream/cdc"
+            })))
+            .await
+            .expect("destination");
+    }
     let triggers = (setup == Setup::FourShardsTrigger).then(|| {
         let triggers = kura_triggers::Triggers::new(
             engine.clone(),
@@ -153,6 +170,7 @@ async fn main() {
         Setup::OneShard,
         Setup::FourShards,
         Setup::FourShardsTrigger,
+        Setup::KinesisDestination,
     ];
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     for round in 1..=3 {

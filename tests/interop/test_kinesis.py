@@ -49,6 +49,22 @@ def error(e):
     return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
 
 
+def start_kura(data, log_path, *args):
+    """`kura serve` on DATA (a directory kept across kill -9), logging to LOG_PATH: the
+    process and its endpoint."""
+    log = open(log_path, "w")
+    proc = subprocess.Popen([str(KURA_BIN), "serve", "--port", "0", "--data-dir", str(data),
+                             *args], stderr=log, stdout=subprocess.DEVNULL,
+                            env={**os.environ, "KURA_LOG": "info"})
+    for _ in range(300):
+        found = re.search(r"kura ready on (http:\S+)", log_path.read_text())
+        if found:
+            return proc, found.group(1)
+        assert proc.poll() is None, log_path.read_text()
+        time.sleep(0.1)
+    raise AssertionError(log_path.read_text())
+
+
 def read_shard(kinesis, name, shard_id, kind="TRIM_HORIZON", **extra):
     """Every record of a shard from an iterator of KIND, page by page."""
     it = kinesis.get_shard_iterator(StreamName=name, ShardId=shard_id,
@@ -331,17 +347,7 @@ def test_acknowledged_records_survive_kill_9(tmp_path):
     log_path = tmp_path / "kura.log"
 
     def start():
-        log = open(log_path, "w")
-        proc = subprocess.Popen([str(KURA_BIN), "serve", "--port", "0", "--data-dir", str(data)],
-                                stderr=log, stdout=subprocess.DEVNULL,
-                                env={**os.environ, "KURA_LOG": "info"})
-        for _ in range(300):
-            found = re.search(r"kura ready on (http:\S+)", log_path.read_text())
-            if found:
-                return proc, found.group(1)
-            assert proc.poll() is None, log_path.read_text()
-            time.sleep(0.1)
-        raise AssertionError(log_path.read_text())
+        return start_kura(data, log_path)
 
     proc, endpoint = start()
     acknowledged = {}
@@ -555,17 +561,7 @@ def test_every_acknowledged_change_reaches_kinesis_once_across_kill_9(tmp_path):
     log_path = tmp_path / "kura.log"
 
     def start():
-        log = open(log_path, "w")
-        proc = subprocess.Popen([str(KURA_BIN), "serve", "--port", "0", "--data-dir", str(data)],
-                                stderr=log, stdout=subprocess.DEVNULL,
-                                env={**os.environ, "KURA_LOG": "info"})
-        for _ in range(300):
-            found = re.search(r"kura ready on (http:\S+)", log_path.read_text())
-            if found:
-                return proc, found.group(1)
-            assert proc.poll() is None, log_path.read_text()
-            time.sleep(0.1)
-        raise AssertionError(log_path.read_text())
+        return start_kura(data, log_path)
 
     proc, endpoint = start()
     ddb = ddb_client(endpoint)
@@ -659,18 +655,7 @@ def test_a_trigger_reads_the_tables_changes_from_kinesis_across_kill_9(tmp_path)
     log_path = tmp_path / "kura.log"
 
     def start():
-        log = open(log_path, "w")
-        proc = subprocess.Popen([str(KURA_BIN), "serve", "--port", "0", "--data-dir", str(data),
-                                 "--triggers", str(triggers)],
-                                stderr=log, stdout=subprocess.DEVNULL,
-                                env={**os.environ, "KURA_LOG": "info"})
-        for _ in range(300):
-            found = re.search(r"kura ready on (http:\S+)", log_path.read_text())
-            if found:
-                return proc, found.group(1)
-            assert proc.poll() is None, log_path.read_text()
-            time.sleep(0.1)
-        raise AssertionError(log_path.read_text())
+        return start_kura(data, log_path, "--triggers", str(triggers))
 
     def delivered():
         if not out.exists():

@@ -19,7 +19,7 @@ use crate::catalog::{KinesisDestinationRecord, TableRecord};
 use crate::error::{EngineError, Result};
 use crate::keys;
 use crate::storage::Space;
-use crate::streams::record::Origin;
+use crate::streams::record::{Origin, key_attributes};
 use crate::writer::WriteContext;
 
 pub(crate) const MILLISECOND: &str = "MILLISECOND";
@@ -153,14 +153,6 @@ fn stream_of(
     w.get(Space::Meta, &keys::kinesis_stream_key(id))?
         .map(|bytes| KinesisStream::decode(&bytes))
         .transpose()
-}
-
-fn key_attributes(schema: &KeySchema, item: &Item) -> Item {
-    schema
-        .attributes()
-        .filter_map(|k| item.get_key_value(&k.name))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
 }
 
 /// The MD5 of the item's encoded primary key, in upper-case hex.

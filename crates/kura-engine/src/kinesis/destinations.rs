@@ -81,17 +81,7 @@ impl Engine {
         let (table, arn) = self.destination_request(&input.table_name, &input.stream_arn)?;
         let target = arn.clone();
         self.change_destinations(&table, move |table| {
-            let destination = table
-                .kinesis_destinations
-                .iter_mut()
-                .find(|d| d.stream_arn == target && d.active)
-                .ok_or_else(|| {
-                    EngineError::validation(format!(
-                        "Table {} is not streaming to {target}.",
-                        table.name
-                    ))
-                })?;
-            destination.active = false;
+            active_destination(table, &target)?.active = false;
             Ok(())
         })
         .await?;
@@ -141,16 +131,7 @@ impl Engine {
         )?;
         let target = arn.clone();
         self.change_destinations(&table, move |table| {
-            let destination = table
-                .kinesis_destinations
-                .iter_mut()
-                .find(|d| d.stream_arn == target && d.active)
-                .ok_or_else(|| {
-                    EngineError::validation(format!(
-                        "Table {} is not streaming to {target}.",
-                        table.name
-                    ))
-                })?;
+            let destination = active_destination(table, &target)?;
             if destination.precision == chosen {
                 return Err(EngineError::validation(format!(
                     "The destination already uses {chosen} precision."
@@ -215,6 +196,19 @@ impl Engine {
             })
             .await
     }
+}
+
+/// The table's active destination to `arn`, or the refusal of a request that needs one.
+fn active_destination<'a>(
+    table: &'a mut TableRecord,
+    arn: &str,
+) -> Result<&'a mut KinesisDestinationRecord> {
+    let name = table.name.clone();
+    table
+        .kinesis_destinations
+        .iter_mut()
+        .find(|d| d.stream_arn == arn && d.active)
+        .ok_or_else(|| EngineError::validation(format!("Table {name} is not streaming to {arn}.")))
 }
 
 /// The precision a configuration asks for (`MILLISECOND` when it names none).

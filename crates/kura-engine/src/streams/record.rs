@@ -137,7 +137,8 @@ impl StoredRecord {
     }
 }
 
-fn key_attributes(schema: &KeySchema, item: &Item) -> Item {
+/// The key attributes of an item (what a change record's `Keys` holds).
+pub(crate) fn key_attributes(schema: &KeySchema, item: &Item) -> Item {
     schema
         .attributes()
         .filter_map(|k| item.get_key_value(&k.name))
