@@ -118,7 +118,7 @@ impl Engine {
                         }
                     }
                 }
-                if open_count(&stream) as u32 + others > MAX_SHARDS {
+                if (open_count(&stream) as u32).saturating_add(others) > MAX_SHARDS {
                     return Err(EngineError::LimitExceeded(format!(
                         "This request would exceed the shard limit for the account \
                          {ACCOUNT_ID}. Limit: {MAX_SHARDS}."
@@ -137,14 +137,15 @@ fn open_count(stream: &KinesisStream) -> usize {
 
 /// Kinesis's bounds on one UpdateShardCount: at most double, at least half.
 fn scale(stream: &KinesisStream, current: usize, target: usize, others: u32) -> Result<()> {
-    if target > current * 2 || target * 2 < current {
+    // Saturating: TargetShardCount comes from the request and may be near i64::MAX.
+    if target > current.saturating_mul(2) || target.saturating_mul(2) < current {
         return Err(EngineError::LimitExceeded(format!(
             "UpdateShardCount can scale stream {} under account {ACCOUNT_ID} only between half \
              and double its current open shard count ({current}); asked for {target}.",
             stream.name
         )));
     }
-    if target as u32 + others > MAX_SHARDS {
+    if u32::try_from(target).map_or(true, |t| t.saturating_add(others) > MAX_SHARDS) {
         return Err(EngineError::LimitExceeded(format!(
             "This request would exceed the shard limit for the account {ACCOUNT_ID}. Limit: \
              {MAX_SHARDS}."
@@ -324,6 +325,14 @@ mod tests {
         let child = s.shards.last().expect("child");
         assert_eq!((child.parent, child.adjacent_parent), (Some(1), Some(2)));
         assert!(covers_everything(&s));
+    }
+
+    #[test]
+    fn a_huge_target_is_refused_not_overflowed() {
+        let s = stream(2);
+        assert!(scale(&s, 2, usize::MAX, 0).is_err());
+        assert!(scale(&s, 2, 4, u32::MAX).is_err());
+        assert!(scale(&s, 2, 4, 0).is_ok());
     }
 
     #[test]
