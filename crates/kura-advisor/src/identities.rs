@@ -6,7 +6,7 @@
 
 use kura_auth::{Principal, PrincipalKind};
 
-use super::{Finding, instance_wide};
+use crate::finding::{Finding, instance_wide};
 
 /// `*`, `dynamodb:*` or a pattern matching every DynamoDB action.
 fn every_action(pattern: &str) -> bool {

@@ -8,7 +8,8 @@ use kura_engine::design::{IndexKind, TableDesign};
 use kura_model::keycode::ScalarType;
 use kura_model::{AttributeValue, Item};
 
-use super::{Check, values};
+use crate::check::Check;
+use crate::values::{self, Zone};
 
 /// The text of a key value: S as is, N in its digits (B has none).
 fn text(value: &AttributeValue) -> Option<String> {
@@ -308,13 +309,6 @@ pub(super) struct DateShape {
     seconds: bool,
     fraction_digits: usize,
     pub(super) zone: Zone,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Zone {
-    None,
-    Utc,
-    Offset,
 }
 
 /// `^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$`, and its

@@ -4,7 +4,7 @@ use kura_model::Item;
 
 use kura_engine::design::IndexKind;
 
-use super::{Check, attribute_names, listed};
+use crate::check::{Check, attribute_names, listed};
 
 impl Check<'_> {
     pub(super) fn naming(&mut self, sample: &[Item]) {

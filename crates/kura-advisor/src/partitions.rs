@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use kura_engine::design::IndexKind;
 use kura_model::Item;
 
-use super::Check;
+use crate::check::Check;
 
 /// Tables with fewer items than this have too few to spread (Kura's threshold).
 const LARGE_TABLE: u64 = 1000;

@@ -4,7 +4,7 @@
 use kura_engine::counters::TrafficSnapshot;
 use kura_model::{AttributeValue, Item};
 
-use super::{Check, listed};
+use crate::check::{Check, listed};
 
 impl Check<'_> {
     /// Filters that search inside documents or sets.

@@ -4,7 +4,7 @@ use kura_engine::counters::TrafficSnapshot;
 
 use kura_engine::design::IndexKind;
 
-use super::{Check, SCAN_PAGE_BYTES};
+use crate::check::{Check, SCAN_PAGE_BYTES};
 
 impl Check<'_> {
     /// Index use: GSIs nothing reads, LSIs never read with strong consistency.

@@ -276,3 +276,10 @@ mod tests {
         assert!(!is_epoch_like(&n("1795698680.5")));
     }
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Zone {
+    None,
+    Utc,
+    Offset,
+}

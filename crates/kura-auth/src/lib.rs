@@ -30,6 +30,7 @@
 mod credentials;
 mod error;
 pub mod policy;
+mod service;
 pub mod sign;
 pub mod sigv4;
 mod verify;
@@ -37,10 +38,5 @@ mod verify;
 pub use credentials::{Credential, Credentials, Principal, PrincipalKind};
 pub use error::AuthError;
 pub use policy::{Decision, Policy, RequestContext, Resource, evaluate, evaluate_on};
+pub use service::{DEFAULT_REGION, SERVICE};
 pub use verify::{Authenticator, HttpRequest, Verified, fingerprint};
-
-/// The service name DynamoDB and DynamoDB Streams are signed for (the AWS SDKs sign
-/// Streams calls with `dynamodb` as well).
-pub const SERVICE: &str = "dynamodb";
-/// The region a console session acts in (any region shares one namespace in Kura).
-pub const DEFAULT_REGION: &str = "us-east-1";

@@ -11,8 +11,9 @@ use subtle::ConstantTimeEq;
 use time::macros::format_description;
 use time::{Duration, OffsetDateTime, PrimitiveDateTime};
 
+use crate::service::SERVICE;
 use crate::sigv4::{self, ALGORITHM, UNSIGNED_PAYLOAD};
-use crate::{AuthError, Credentials, Principal, SERVICE};
+use crate::{AuthError, Credentials, Principal};
 
 /// How far a request's date may be from the server's clock, either way.
 pub const MAX_SKEW: Duration = Duration::minutes(15);

@@ -508,6 +508,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[test]
+    fn a_time_series_command_keeps_its_tenant_not_its_month() {
+        let key =
+            crate::keys::time_series("LOG", "Tenant1", "2026-12-04T10:00:00Z", "e1").expect("key");
+        let input = CommandInput::new(&key.pk, &key.sk, 0);
+        assert_eq!(input.tenant_code, "tenant1", "not the month");
+    }
+
     fn input(version: i64, name: &str) -> CommandInput {
         CommandInput::new("ORDER#tenant001", "ORDER#1", version)
             .with_code("1")

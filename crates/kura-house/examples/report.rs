@@ -53,7 +53,10 @@ fn main() {
             eprintln!("{}", knot.describe());
         }
         for function in &long {
-            eprintln!("  long: {} {} ({} lines)", function.file, function.name, function.lines);
+            eprintln!(
+                "  long: {} {} ({} lines)",
+                function.file, function.name, function.lines
+            );
         }
     }
 }

@@ -19,7 +19,7 @@ mod uses;
 
 pub use error::HouseError;
 pub use knots::{Knot, knots, module_name};
-pub use length::{LongFunction, long_functions, long_files};
+pub use length::{LongFunction, long_files, long_functions};
 pub use resolve::{FileGraph, file_graph, why};
 pub use rules::{Allowances, assert_house_rules};
 pub use tree::{Crate, ModulePath};

@@ -85,7 +85,11 @@ impl Resolver<'_> {
 
     /// Where a path starts: `crate`, `self` and `super`s give a module and the rest;
     /// a child module's name gives the child. Other first segments give `None`.
-    fn start<'p>(&self, from: &ModulePath, path: &'p [String]) -> Option<(ModulePath, &'p [String])> {
+    fn start<'p>(
+        &self,
+        from: &ModulePath,
+        path: &'p [String],
+    ) -> Option<(ModulePath, &'p [String])> {
         let first = path.first()?;
         match first.as_str() {
             "crate" => Some((Vec::new(), &path[1..])),

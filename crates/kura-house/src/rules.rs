@@ -33,12 +33,20 @@ pub fn assert_house_rules(manifest_dir: &str, allowed: Allowances<'_>) {
         .flat_map(|k| k.files.keys())
         .map(|m| module_name(m))
         .collect();
-    let listed: BTreeSet<String> = allowed.knotted_files.iter().map(|s| s.to_string()).collect();
+    let listed: BTreeSet<String> = allowed
+        .knotted_files
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let new: Vec<&String> = knotted.difference(&listed).collect();
     assert!(
         new.is_empty(),
         "files newly in an import knot: {new:?}\n{}",
-        knots.iter().map(Knot::describe).collect::<Vec<_>>().join("\n")
+        knots
+            .iter()
+            .map(Knot::describe)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     let untied: Vec<&String> = listed.difference(&knotted).collect();
     assert!(

@@ -36,11 +36,7 @@ impl<'ast> Visit<'ast> for Scanner {
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         let mut entries: Vec<UseEntry> = Vec::new();
         flatten_use(&item.tree, &mut Vec::new(), &mut entries);
-        self.paths.extend(
-            entries
-                .into_iter()
-                .map(|e| e.target)
-        );
+        self.paths.extend(entries.into_iter().map(|e| e.target));
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
@@ -121,7 +117,10 @@ mod tests {
             "crate::ops::put",
             "self::g::H",
         ] {
-            assert!(found.iter().any(|p| p == expected), "{expected} in {found:?}");
+            assert!(
+                found.iter().any(|p| p == expected),
+                "{expected} in {found:?}"
+            );
         }
     }
 

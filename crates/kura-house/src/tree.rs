@@ -161,4 +161,3 @@ fn item_name(item: &syn::Item) -> Option<String> {
     };
     Some(ident.to_string())
 }
-

@@ -39,7 +39,10 @@ fn a_cycle_through_root_re_exports_is_found() {
             "lib.rs",
             "mod error;\nmod keys;\npub use error::EngineError;\npub use keys::Key;\n",
         ),
-        ("error.rs", "use crate::Key;\npub enum EngineError { K(Key) }\n"),
+        (
+            "error.rs",
+            "use crate::Key;\npub enum EngineError { K(Key) }\n",
+        ),
         ("keys.rs", "use crate::EngineError;\npub struct Key;\n"),
     ]);
     assert_eq!(found, set(&["error", "keys"]));
@@ -52,7 +55,10 @@ fn a_name_defined_in_lib_rs_ties_its_users_to_it() {
             "lib.rs",
             "mod items;\npub use items::put;\npub const ACCOUNT_ID: &str = \"0\";\n",
         ),
-        ("items.rs", "pub fn put() -> &'static str { crate::ACCOUNT_ID }\n"),
+        (
+            "items.rs",
+            "pub fn put() -> &'static str { crate::ACCOUNT_ID }\n",
+        ),
     ]);
     assert_eq!(found, set(&["<root>", "items"]));
     // Moved into a module of its own, the knot is gone.
@@ -62,7 +68,10 @@ fn a_name_defined_in_lib_rs_ties_its_users_to_it() {
             "mod account;\nmod items;\npub use account::ACCOUNT_ID;\npub use items::put;\n",
         ),
         ("account.rs", "pub const ACCOUNT_ID: &str = \"0\";\n"),
-        ("items.rs", "pub fn put() -> &'static str { crate::ACCOUNT_ID }\n"),
+        (
+            "items.rs",
+            "pub fn put() -> &'static str { crate::ACCOUNT_ID }\n",
+        ),
     ]);
     assert!(found.is_empty(), "{found:?}");
 }
@@ -71,7 +80,10 @@ fn a_name_defined_in_lib_rs_ties_its_users_to_it() {
 fn a_mod_rs_that_shares_a_type_and_uses_its_child_is_a_knot() {
     let found = knotted(&[
         ("lib.rs", "mod ops;\n"),
-        ("ops/mod.rs", "mod items;\npub struct Call;\nfn f() { items::run() }\n"),
+        (
+            "ops/mod.rs",
+            "mod items;\npub struct Call;\nfn f() { items::run() }\n",
+        ),
         ("ops/items.rs", "use super::Call;\npub fn run() {}\n"),
     ]);
     assert_eq!(found, set(&["ops", "ops::items"]));
@@ -81,7 +93,10 @@ fn a_mod_rs_that_shares_a_type_and_uses_its_child_is_a_knot() {
 fn unit_tests_and_macro_bodies_are_read() {
     let found = knotted(&[
         ("lib.rs", "mod a;\nmod b;\n"),
-        ("a.rs", "pub struct A;\n#[cfg(test)]\nmod tests { use crate::b::B; }\n"),
+        (
+            "a.rs",
+            "pub struct A;\n#[cfg(test)]\nmod tests { use crate::b::B; }\n",
+        ),
         ("b.rs", "pub struct B;\nfn f() { table! { crate::a::A } }\n"),
     ]);
     assert_eq!(found, set(&["a", "b"]));
@@ -99,7 +114,10 @@ fn a_glob_of_the_parent_counts_only_the_names_used() {
              #[cfg(test)]\nmod tests { use super::*; fn t() { run() } }\n",
         ),
         ("ops/shared.rs", "pub struct Call;\n"),
-        ("ops/items.rs", "use super::*;\npub fn run() -> Call { Call }\n"),
+        (
+            "ops/items.rs",
+            "use super::*;\npub fn run() -> Call { Call }\n",
+        ),
     ]);
     assert!(found.is_empty(), "{found:?}");
 }

@@ -43,8 +43,8 @@ pub fn one_validation_error(message: &str) -> String {
     constraint_summary(&[message.to_owned()])
 }
 
-/// The prefix of DynamoDB's "invalid parameter value" texts.
-pub const PARAMETER_VALUES_INVALID: &str = "One or more parameter values were invalid: ";
+mod prefix;
+pub use prefix::PARAMETER_VALUES_INVALID;
 
 pub const MUST_NOT_BE_NULL: &str = "Member must not be null";
 pub const NAME_PATTERN: &str = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+";
@@ -294,7 +294,7 @@ pub fn throughput_unchanged(read: i64, write: i64, new_read: i64, new_write: i64
     )
 }
 
-pub(crate) const INVALID: &str = "One or more parameter values were invalid: ";
+use prefix::PARAMETER_VALUES_INVALID as INVALID;
 
 // ---- secondary indexes: messages/indexes.rs ----
 

@@ -240,7 +240,7 @@ async fn project(args: ProjectArgs) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     let projector = args.module.projector(args.sqlite.as_deref(), args.owner)?;
-    let shutdown = crate::shutdown_signal();
+    let shutdown = crate::signals::shutdown_signal();
     // The readiness line scripts wait for; keep its wording stable.
     tracing::info!("kura projector running for {}", tables.command);
     projector

@@ -23,7 +23,7 @@ pub use kura_cqrs::Notifier;
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::ServeArgs;
+use crate::serve_args::ServeArgs;
 
 #[derive(Args)]
 pub struct DevArgs {
@@ -196,7 +196,7 @@ struct Events {
 pub fn notifications_front_end(config: &DevConfig, notifier: Notifier) -> kura_server::FrontEnd {
     let (closing_tx, closing) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
-        crate::shutdown_signal().await;
+        crate::signals::shutdown_signal().await;
         let _ = closing_tx.send(true);
     });
     let (env, app) = (config.env.clone(), config.app.clone());

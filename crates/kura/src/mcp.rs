@@ -65,7 +65,14 @@ pub async fn run(args: McpArgs) -> Result<(), String> {
             let access = kura_mcp::HttpAccess {
                 token: args.http_token,
             };
-            kura_mcp::serve_http(&config, addr, access, ready, crate::shutdown_signal()).await
+            kura_mcp::serve_http(
+                &config,
+                addr,
+                access,
+                ready,
+                crate::signals::shutdown_signal(),
+            )
+            .await
         }
     };
     served.map_err(|e| e.to_string())

@@ -294,7 +294,12 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
         AdviceFormat::Json => println!("{:#}", report::json(&advice, &reported, &warnings)),
         AdviceFormat::Sarif => println!(
             "{:#}",
-            report::sarif(&reported, &warnings, crate::VERSION, artifact.as_deref())
+            report::sarif(
+                &reported,
+                &warnings,
+                crate::version::VERSION,
+                artifact.as_deref()
+            )
         ),
         AdviceFormat::Junit => print!("{}", report::junit(&reported, &warnings, args.fail_on)),
     }

@@ -7,7 +7,8 @@ use std::net::IpAddr;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{RequestContext, glob, substitute};
+use super::context::{RequestContext, substitute};
+use super::glob::glob;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum SetOp {

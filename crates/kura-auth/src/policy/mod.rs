@@ -19,13 +19,16 @@
 //! `Principal` in every statement; a statement applies only when its principal names the
 //! requester (`aws:PrincipalArn`, or its account by id or `:root` ARN, or `*`).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
 mod conditions;
+mod context;
+mod glob;
+
+pub use context::RequestContext;
+use context::substitute;
+pub use glob::glob;
+use glob::glob_prefix;
 
 use conditions::{Condition, Op, SetOp};
 
@@ -74,40 +77,6 @@ struct Statement {
     /// The `Principal` of a resource-based policy statement (`*`, or the `AWS` values);
     /// None in an identity policy, whose principal is the one it is attached to.
     principals: Option<Vec<String>>,
-}
-
-/// `*` any run, `?` any one character; `ignore_case` for action names.
-pub fn glob(pattern: &str, text: &str, ignore_case: bool) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let eq = |a: char, b: char| {
-        if ignore_case {
-            a.to_lowercase().eq(b.to_lowercase())
-        } else {
-            a == b
-        }
-    };
-    let (mut pi, mut ti) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || (p[pi] != '*' && eq(p[pi], t[ti]))) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
 }
 
 /// A JSON value that IAM reads as one string or a list of strings (numbers and booleans
@@ -400,48 +369,6 @@ fn aws_principal(p: &str) -> bool {
                 .is_some_and(|n| !n.is_empty()))
 }
 
-/// The condition keys of one request, by lower-cased name; a key holds one or more values
-/// (`dynamodb:LeadingKeys` and `dynamodb:Attributes` are multi-valued). A key that is
-/// absent is absent: no entry, which is not the same as an empty set for `Null`.
-#[derive(Debug, Clone, Default)]
-pub struct RequestContext {
-    keys: HashMap<String, Vec<String>>,
-}
-
-impl RequestContext {
-    pub fn new() -> RequestContext {
-        RequestContext::default()
-    }
-
-    /// Sets a single-valued key.
-    pub fn set(&mut self, key: &str, value: impl Into<String>) {
-        self.keys.insert(key.to_lowercase(), vec![value.into()]);
-    }
-
-    /// Sets a multi-valued key. An empty list removes the key: AWS leaves out a
-    /// multi-valued key with no values (a Scan has no `dynamodb:LeadingKeys`).
-    pub fn set_all(&mut self, key: &str, values: Vec<String>) {
-        if values.is_empty() {
-            self.keys.remove(&key.to_lowercase());
-        } else {
-            self.keys.insert(key.to_lowercase(), values);
-        }
-    }
-
-    /// Sets `aws:CurrentTime` (RFC 3339) and `aws:EpochTime` (seconds) to `now`.
-    pub fn set_current_time(&mut self, now: std::time::SystemTime) {
-        let now = OffsetDateTime::from(now);
-        if let Ok(text) = now.format(&Rfc3339) {
-            self.set("aws:CurrentTime", text);
-        }
-        self.set("aws:EpochTime", now.unix_timestamp().to_string());
-    }
-
-    pub fn get(&self, key: &str) -> Option<&[String]> {
-        self.keys.get(&key.to_lowercase()).map(Vec::as_slice)
-    }
-}
-
 /// The outcome of evaluating a request against a principal's policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -450,43 +377,6 @@ pub enum Decision {
     ExplicitDeny,
     /// No `Allow` matched.
     ImplicitDeny,
-}
-
-/// Replaces `${...}` policy variables; None when one names a key the request lacks.
-fn substitute(text: &str, ctx: &RequestContext) -> Option<String> {
-    if !text.contains("${") {
-        return Some(text.to_owned());
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return Some(out);
-        };
-        let name = &after[..end];
-        match name {
-            "*" => out.push('*'),
-            "?" => out.push('?'),
-            "$" => out.push('$'),
-            key => {
-                // `${key, 'default'}`
-                let (key, default) = match key.split_once(',') {
-                    Some((k, d)) => (k.trim(), Some(d.trim().trim_matches('\'').to_owned())),
-                    None => (key.trim(), None),
-                };
-                match ctx.get(key) {
-                    Some([value]) => out.push_str(value),
-                    _ => out.push_str(&default?),
-                }
-            }
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Some(out)
 }
 
 /// What a request acts on: one resource, or every resource whose ARN starts with a
@@ -537,44 +427,6 @@ impl Statement {
         };
         applies && self.conditions.iter().all(|c| c.holds(ctx, self.variables))
     }
-}
-
-/// Whether `pattern` matches some text that starts with `prefix`: whether it can consume
-/// all of `prefix` (whatever pattern is left, some suffix satisfies it). The set of
-/// pattern positions is tracked, so the cost is the product of the two lengths.
-fn glob_prefix(pattern: &str, prefix: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    // Positions reachable: a `*` may match nothing, so the one after it is reachable too.
-    let close = |states: &mut Vec<bool>| {
-        for i in 0..p.len() {
-            if states[i] && p[i] == '*' {
-                states[i + 1] = true;
-            }
-        }
-    };
-    let mut states = vec![false; p.len() + 1];
-    states[0] = true;
-    close(&mut states);
-    for c in prefix.chars() {
-        let mut next = vec![false; p.len() + 1];
-        for i in 0..p.len() {
-            if !states[i] {
-                continue;
-            }
-            match p[i] {
-                '*' => next[i] = true,
-                '?' => next[i + 1] = true,
-                q if q == c => next[i + 1] = true,
-                _ => {}
-            }
-        }
-        close(&mut next);
-        if !next.contains(&true) {
-            return false;
-        }
-        states = next;
-    }
-    true
 }
 
 /// Evaluates one action on one resource against `policies`: an explicit deny wins, then
