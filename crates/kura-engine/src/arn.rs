@@ -4,7 +4,8 @@
 //! Parsing ignores region and account: every region and account share one namespace in
 //! Kura.
 
-use crate::ACCOUNT_ID;
+/// Account id in ARNs. Kura has one namespace, so one account.
+pub const ACCOUNT_ID: &str = "000000000000";
 
 pub fn table(region: &str, table: &str) -> String {
     format!("arn:aws:dynamodb:{region}:{ACCOUNT_ID}:table/{table}")
