@@ -86,7 +86,7 @@ impl HotKeys {
             if n > 0 {
                 label.push_str(" | ");
             }
-            label.push_str(&super::key_text(value));
+            label.push_str(&super::labels::key_text(value));
         }
         if label.len() > MAX_LABEL_BYTES {
             let mut cut = MAX_LABEL_BYTES;

@@ -9,6 +9,8 @@
 
 pub mod histogram;
 pub mod hot;
+mod labels;
+pub use labels::key_text;
 pub mod insights;
 pub mod kinesis;
 pub mod recent;
@@ -381,18 +383,6 @@ impl Counters {
     pub fn forget(&self, table: &str) {
         self.tables.write().remove(table);
         self.console.write().remove(table);
-    }
-}
-
-/// A key value as Contributor Insights shows it: a string as is, a number in its digits,
-/// binary in base64.
-pub fn key_text(value: &AttributeValue) -> String {
-    use base64::Engine as _;
-    match value {
-        AttributeValue::S(s) => s.clone(),
-        AttributeValue::N(n) => n.to_string(),
-        AttributeValue::B(b) => base64::engine::general_purpose::STANDARD.encode(b),
-        other => format!("{other:?}"),
     }
 }
 

@@ -6,7 +6,9 @@
 
 use kura_model::constraint::Constraints;
 
-use super::stream::{KinesisStream, Mode, ON_DEMAND_SHARDS, epoch_seconds, shard_number};
+use super::stream::{
+    KinesisStream, Mode, ON_DEMAND_SHARDS, epoch_seconds, shard_number, stream_name_constraint,
+};
 use super::{MAX_SHARDS, invalid_argument, resolve};
 use crate::api::kinesis::*;
 use crate::error::{EngineError, Result};
@@ -454,32 +456,6 @@ pub(crate) fn not_found(name: &str) -> EngineError {
     EngineError::ResourceNotFound(format!(
         "Stream {name} under account {ACCOUNT_ID} not found."
     ))
-}
-
-/// `StreamName`: 1 to 128 characters of `[a-zA-Z0-9_.-]`.
-pub(crate) fn stream_name_constraint(
-    c: &mut Constraints,
-    path: &str,
-    name: Option<&str>,
-    required: bool,
-) {
-    let Some(name) = name else {
-        if required {
-            c.not_null(path, None::<&&str>);
-        }
-        return;
-    };
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-    {
-        c.fail(
-            Some(name),
-            path,
-            "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
-        );
-    }
-    c.length(path, name, name.chars().count(), 1, 128);
 }
 
 fn shards_after(stream: &KinesisStream, after: Option<&str>) -> Vec<Shard> {

@@ -27,7 +27,7 @@ pub(crate) fn invalid_argument(message: impl Into<String>) -> EngineError {
 /// The stream name a request names, by name or ARN (both: they must agree).
 pub(crate) fn resolve(stream: StreamRef<'_>) -> Result<&str> {
     let mut c = kura_model::constraint::Constraints::new();
-    control::stream_name_constraint(&mut c, "streamName", stream.stream_name, false);
+    stream::stream_name_constraint(&mut c, "streamName", stream.stream_name, false);
     if let Some(arn) = stream.stream_arn {
         c.length("streamARN", arn, arn.chars().count(), 1, 2048);
         if name_of_arn(arn).is_none() {

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use kura_model::constraint::Constraints;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 
@@ -360,4 +361,30 @@ mod tests {
         );
         assert_eq!(name_of_arn("arn:aws:dynamodb:us-east-1:0:table/t"), None);
     }
+}
+
+/// `StreamName`: 1 to 128 characters of `[a-zA-Z0-9_.-]`.
+pub(crate) fn stream_name_constraint(
+    c: &mut Constraints,
+    path: &str,
+    name: Option<&str>,
+    required: bool,
+) {
+    let Some(name) = name else {
+        if required {
+            c.not_null(path, None::<&&str>);
+        }
+        return;
+    };
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    {
+        c.fail(
+            Some(name),
+            path,
+            "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
+        );
+    }
+    c.length(path, name, name.chars().count(), 1, 128);
 }

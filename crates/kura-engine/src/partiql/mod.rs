@@ -11,23 +11,22 @@
 //! `ClientRequestToken` follow from those paths.
 
 mod batch;
+mod convert;
 mod next_token;
 mod select;
 mod transaction;
 mod write;
 
-use std::collections::BTreeMap;
-
 use kura_expr::partiql::MAX_STATEMENT_LENGTH;
 use kura_expr::partiql::lower::Lowered;
 use kura_model::constraint::Constraints;
 use kura_model::messages::partiql as msg;
-use kura_model::wire::{AttributeValueJson, ItemJson};
-use kura_model::{AttributeValue, Item};
+use kura_model::wire::AttributeValueJson;
 
 use crate::Engine;
 use crate::api::*;
 use crate::error::{EngineError, Result};
+use convert::{consumed_of, item_json};
 
 const RETURN_ON_CONDITION_FAILURE: [&str; 2] = ["ALL_OLD", "NONE"];
 
@@ -56,48 +55,6 @@ fn statement_constraints(
             1,
             usize::MAX,
         );
-    }
-}
-
-/// An item as the engine's JSON-shaped inputs take it.
-fn item_json(item: &Item) -> Result<ItemJson> {
-    serde_json::to_value(item)
-        .and_then(serde_json::from_value)
-        .map_err(|e| EngineError::Internal(e.to_string()))
-}
-
-fn values_json(
-    values: BTreeMap<String, AttributeValue>,
-) -> Result<BTreeMap<String, AttributeValueJson>> {
-    serde_json::to_value(values)
-        .and_then(serde_json::from_value)
-        .map_err(|e| EngineError::Internal(e.to_string()))
-}
-
-/// The capacity an operation reported in INDEXES detail, as units to add up.
-fn consumed_of(report: Option<&ConsumedCapacity>) -> Consumed {
-    let Some(report) = report else {
-        return Consumed::default();
-    };
-    let units = |m: &Option<BTreeMap<String, Capacity>>| {
-        m.iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), v.capacity_units))
-            .collect()
-    };
-    Consumed {
-        table: report
-            .table
-            .as_ref()
-            .map_or(report.capacity_units, |t| t.capacity_units),
-        global: units(&report.global_secondary_indexes),
-        local: units(&report.local_secondary_indexes),
-        vector: report
-            .vector_indexes
-            .iter()
-            .flatten()
-            .filter_map(|(k, v)| Some((k.clone(), v.vector_write_request_bytes?)))
-            .collect(),
     }
 }
 

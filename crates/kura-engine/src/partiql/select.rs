@@ -15,7 +15,8 @@ use kura_model::size::item_size;
 use kura_model::wire::AttributeValueJson;
 use kura_model::{AttributeValue, KeyAttribute, KeySchema};
 
-use super::{consumed_of, next_token, values_json};
+use super::convert::{consumed_of, values_json};
+use super::next_token;
 use crate::Engine;
 use crate::api::*;
 use crate::catalog::IndexKind;

@@ -11,7 +11,7 @@ use kura_model::Item;
 use kura_model::messages::partiql as msg;
 use kura_model::wire::ItemJson;
 
-use super::{consumed_of, item_json, values_json};
+use super::convert::{consumed_of, item_json, values_json};
 use crate::Engine;
 use crate::api::*;
 use crate::catalog::TableRecord;
