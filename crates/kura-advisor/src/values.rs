@@ -197,6 +197,13 @@ fn date_parts(text: &str) -> bool {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Zone {
+    None,
+    Utc,
+    Offset,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,11 +282,4 @@ mod tests {
         assert!(!is_epoch_like(&n("42")));
         assert!(!is_epoch_like(&n("1795698680.5")));
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Zone {
-    None,
-    Utc,
-    Offset,
 }

@@ -31,7 +31,7 @@ pub fn assert_house_rules(manifest_dir: &str, allowed: Allowances<'_>) {
     let knotted: BTreeSet<String> = knots
         .iter()
         .flat_map(|k| k.files.keys())
-        .map(|m| module_name(m))
+        .map(module_name)
         .collect();
     let listed: BTreeSet<String> = allowed
         .knotted_files

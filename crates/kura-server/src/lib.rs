@@ -24,129 +24,38 @@ pub mod cbor;
 pub mod connections;
 pub mod controls;
 mod edge;
+mod embedded;
 pub mod error;
 mod handle;
 mod kura_api;
 pub mod metrics;
+mod metrics_access;
 pub use kura_auth::{Authenticator, Credentials};
 pub mod operation;
 mod ops;
+mod options;
 pub mod pipeline;
 mod protocol;
 mod schemas;
+mod shared;
 mod slot;
 pub mod template;
 pub mod tls;
+pub use embedded::{invoke, invoke_streams};
 pub use handle::{FrontEnd, ServerHandle};
+pub use metrics_access::MetricsAccess;
+pub use options::ServerOptions;
+pub(crate) use shared::Shared;
 pub use tls::TlsConfig;
 
 use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{FromRef, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use kura_engine::{Engine, Health};
-
-/// What every handler shares: the engine, the authenticator when `--auth` is on, and the
-/// pipeline every API request runs through.
-#[derive(Clone)]
-pub(crate) struct Shared {
-    /// The engine serving requests (test controls may swap it: restore, reset).
-    slot: Arc<slot::EngineSlot>,
-    auth: Option<Arc<Authenticator>>,
-    /// Metrics, audit and fault injection around every operation.
-    pipeline: Arc<pipeline::Pipeline>,
-    metrics: Arc<metrics::Metrics>,
-    triggers: Option<Arc<kura_triggers::Triggers>>,
-    trigger_admin: bool,
-    /// Places for API requests running at once.
-    admission: Arc<admission::Admission>,
-    controls: Option<Arc<controls::TestControls>>,
-    /// Who may read `GET /metrics` on the API's port.
-    metrics_access: MetricsAccess,
-}
-
-impl Shared {
-    /// The engine now; a request keeps the one it started with.
-    pub(crate) fn engine(&self) -> Arc<Engine> {
-        self.slot.current()
-    }
-}
-
-/// What `kura serve` turns on beyond the open default.
-#[derive(Clone)]
-pub struct ServerOptions {
-    /// Verify every API request's SigV4 signature.
-    pub auth: Option<Arc<Authenticator>>,
-    /// Record requests in CloudTrail's shape (docs/security.md).
-    pub audit: Option<Arc<audit::AuditLog>>,
-    /// Serve HTTPS instead of HTTP on the listener.
-    pub tls: Option<TlsConfig>,
-    /// Record per-request metrics and serve `GET /metrics` (on by default).
-    pub metrics: bool,
-    /// The server's stream triggers, served under `/kura/triggers` and in `/metrics`.
-    pub triggers: Option<Arc<kura_triggers::Triggers>>,
-    /// Let `POST` and `DELETE /kura/triggers` create and delete triggers (a trigger may run
-    /// a command on the host, so this is opt-in: `--trigger-admin`, and `kura dev`).
-    pub trigger_admin: bool,
-    /// Snapshots, reset, the manual clock and fault injection under `/kura/admin/`
-    /// (`--test-controls`). Their engine is the one served: the router's `engine`
-    /// argument is then not used.
-    pub controls: Option<Arc<controls::TestControls>>,
-    /// Front ends served beside the API on its listener, over the same pipeline: the web
-    /// console (`kura_console::front_end`), unless `--console false`.
-    pub front_ends: Vec<FrontEnd>,
-    /// Who may read `GET /metrics` on the API's port (docs/security.md).
-    pub metrics_access: MetricsAccess,
-    /// Also serve `GET /metrics`, and nothing else, unauthenticated on this address
-    /// (`--metrics-bind`): the Prometheus convention, placed on a private interface.
-    pub metrics_bind: Option<std::net::SocketAddr>,
-    /// How many connections are served at once and how long a request may take to
-    /// arrive.
-    pub connections: connections::ConnectionLimits,
-    /// How many API requests run at once and how long one waits for a place.
-    pub admission: admission::AdmissionLimits,
-}
-
-/// Who may read `GET /metrics` on the API's port. The metrics name every table and index,
-/// so with `--auth` on they are not open unless asked for.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum MetricsAccess {
-    /// Anyone (the default without `--auth`).
-    #[default]
-    Open,
-    /// Requests carrying `Authorization: Bearer <token>` (`--metrics-token`).
-    Bearer(String),
-    /// No one on the API's port (the default with `--auth`; `--metrics-bind` still serves).
-    Refused,
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        ServerOptions {
-            auth: None,
-            audit: None,
-            tls: None,
-            metrics: true,
-            triggers: None,
-            trigger_admin: false,
-            controls: None,
-            front_ends: Vec::new(),
-            metrics_access: MetricsAccess::Open,
-            metrics_bind: None,
-            connections: connections::ConnectionLimits::DEFAULT,
-            admission: admission::AdmissionLimits::DEFAULT,
-        }
-    }
-}
-
-impl FromRef<Shared> for Arc<Engine> {
-    fn from_ref(shared: &Shared) -> Arc<Engine> {
-        shared.engine()
-    }
-}
 
 /// The service as an axum router (also what in-process clients call), open to any
 /// request as DynamoDB Local is.
@@ -346,50 +255,6 @@ async fn serve_open_metrics(State(shared): State<Shared>) -> axum::response::Res
         )
             .into_response(),
     }
-}
-
-/// Runs one DynamoDB operation without HTTP: the JSON request body in, the JSON response
-/// body (or the error) out, through the same pipeline as `POST /` without its metrics,
-/// audit or test controls (for embedding, and the benchmark's embedded mode). `operation`
-/// is the part of `X-Amz-Target` after the dot. Unlike `POST /`, it does not cap the body
-/// size and uses the default region.
-pub async fn invoke(
-    engine: &Engine,
-    operation: &str,
-    body: bytes::Bytes,
-) -> Result<Vec<u8>, error::ApiError> {
-    embedded(engine, operation::Api::DynamoDb, operation, body).await
-}
-
-/// [`invoke`] for the DynamoDB Streams operations (`GetRecords`, ...).
-pub async fn invoke_streams(
-    engine: &Engine,
-    operation: &str,
-    body: bytes::Bytes,
-) -> Result<Vec<u8>, error::ApiError> {
-    embedded(engine, operation::Api::Streams, operation, body).await
-}
-
-async fn embedded(
-    engine: &Engine,
-    api: operation::Api,
-    operation: &str,
-    body: bytes::Bytes,
-) -> Result<Vec<u8>, error::ApiError> {
-    let request = pipeline::Request {
-        api,
-        operation,
-        body,
-        verified: None,
-        region: kura_engine::RequestContext::default().region,
-        source_ip: None,
-        host: "localhost:8000",
-        user_agent: None,
-        request_id: "",
-        origin: pipeline::Origin::Embedded,
-        received: None,
-    };
-    pipeline::Pipeline::bare().run(engine, request).await
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests and stops the engine.

@@ -292,6 +292,32 @@ pub(crate) fn epoch_seconds(ms: i64) -> f64 {
     ms as f64 / 1000.0
 }
 
+/// `StreamName`: 1 to 128 characters of `[a-zA-Z0-9_.-]`.
+pub(crate) fn stream_name_constraint(
+    c: &mut Constraints,
+    path: &str,
+    name: Option<&str>,
+    required: bool,
+) {
+    let Some(name) = name else {
+        if required {
+            c.not_null(path, None::<&&str>);
+        }
+        return;
+    };
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    {
+        c.fail(
+            Some(name),
+            path,
+            "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
+        );
+    }
+    c.length(path, name, name.chars().count(), 1, 128);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,30 +387,4 @@ mod tests {
         );
         assert_eq!(name_of_arn("arn:aws:dynamodb:us-east-1:0:table/t"), None);
     }
-}
-
-/// `StreamName`: 1 to 128 characters of `[a-zA-Z0-9_.-]`.
-pub(crate) fn stream_name_constraint(
-    c: &mut Constraints,
-    path: &str,
-    name: Option<&str>,
-    required: bool,
-) {
-    let Some(name) = name else {
-        if required {
-            c.not_null(path, None::<&&str>);
-        }
-        return;
-    };
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-    {
-        c.fail(
-            Some(name),
-            path,
-            "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
-        );
-    }
-    c.length(path, name, name.chars().count(), 1, 128);
 }

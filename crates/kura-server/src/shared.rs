@@ -1,0 +1,42 @@
+//! What every route shares: the engine slot, auth, the pipeline, metrics, triggers,
+//! admission and the test controls; and the options `kura serve` builds it from.
+
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use kura_engine::Engine;
+
+use crate::metrics_access::MetricsAccess;
+use crate::{Authenticator, admission, controls, metrics, pipeline, slot};
+
+/// What every handler shares: the engine, the authenticator when `--auth` is on, and the
+/// pipeline every API request runs through.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    /// The engine serving requests (test controls may swap it: restore, reset).
+    pub(crate) slot: Arc<slot::EngineSlot>,
+    pub(crate) auth: Option<Arc<Authenticator>>,
+    /// Metrics, audit and fault injection around every operation.
+    pub(crate) pipeline: Arc<pipeline::Pipeline>,
+    pub(crate) metrics: Arc<metrics::Metrics>,
+    pub(crate) triggers: Option<Arc<kura_triggers::Triggers>>,
+    pub(crate) trigger_admin: bool,
+    /// Places for API requests running at once.
+    pub(crate) admission: Arc<admission::Admission>,
+    pub(crate) controls: Option<Arc<controls::TestControls>>,
+    /// Who may read `GET /metrics` on the API's port.
+    pub(crate) metrics_access: MetricsAccess,
+}
+
+impl Shared {
+    /// The engine now; a request keeps the one it started with.
+    pub(crate) fn engine(&self) -> Arc<Engine> {
+        self.slot.current()
+    }
+}
+
+impl FromRef<Shared> for Arc<Engine> {
+    fn from_ref(shared: &Shared) -> Arc<Engine> {
+        shared.engine()
+    }
+}
