@@ -36,6 +36,7 @@ pub fn why(krate: &Crate, from: &ModulePath, to: &ModulePath) -> Vec<String> {
 fn imports(krate: &Crate) -> Vec<(ModulePath, Vec<String>, Option<ModulePath>)> {
     let resolver = Resolver {
         modules: &krate.modules,
+        strict: false,
     };
     let mut found: Vec<_> = krate
         .files
@@ -69,6 +70,9 @@ fn imports(krate: &Crate) -> Vec<(ModulePath, Vec<String>, Option<ModulePath>)> 
 
 struct Resolver<'a> {
     modules: &'a BTreeMap<ModulePath, Module>,
+    /// Whether a name not found gives `None` rather than the module it was looked for in
+    /// (inside a glob, where the name may be another glob's).
+    strict: bool,
 }
 
 /// How deep re-exports and globs are followed before giving up (a loop of globs).
@@ -136,7 +140,7 @@ impl Resolver<'_> {
     fn walk(&self, mut module: ModulePath, rest: &[String], depth: usize) -> Option<ModulePath> {
         for (i, segment) in rest.iter().enumerate() {
             let Some(here) = self.modules.get(&module) else {
-                return Some(module);
+                return (!self.strict).then_some(module);
             };
             if here.children.contains(segment) {
                 module.push(segment.clone());
@@ -152,7 +156,7 @@ impl Resolver<'_> {
             }
             return self
                 .through_globs(&module, here, &rest[i..], depth)
-                .or(Some(module));
+                .or((!self.strict).then_some(module));
         }
         Some(module)
     }
@@ -172,29 +176,34 @@ impl Resolver<'_> {
             .filter(|e| e.name.is_none())
             .find_map(|glob| {
                 let target = self.resolve(from, &glob.target, depth + 1)?;
-                if !self.has_name(&target, first, depth + 1) {
+                if !self.has_name(&target, first, &mut BTreeSet::new()) {
                     return None;
                 }
                 let mut full = glob.target.clone();
                 full.extend_from_slice(path);
-                self.resolve(from, &full, depth + 1)
+                let strict = Resolver {
+                    modules: self.modules,
+                    strict: true,
+                };
+                strict.resolve(from, &full, depth + 1)
             })
     }
 
-    /// Whether `name` is defined in or brought into the module at `path`.
-    fn has_name(&self, path: &ModulePath, name: &str, depth: usize) -> bool {
+    /// Whether `name` is defined in or brought into the module at `path`, through globs
+    /// too (each module looked in once, so loops of globs end).
+    fn has_name(&self, path: &ModulePath, name: &str, seen: &mut BTreeSet<ModulePath>) -> bool {
         let Some(module) = self.modules.get(path) else {
             return false;
         };
-        if depth > MAX_DEPTH {
+        if !seen.insert(path.clone()) {
             return false;
         }
         module.children.contains(name)
             || module.items.contains(name)
             || module.uses.iter().any(|e| e.name.as_deref() == Some(name))
             || module.uses.iter().filter(|e| e.name.is_none()).any(|glob| {
-                self.resolve(path, &glob.target, depth + 1)
-                    .is_some_and(|target| self.has_name(&target, name, depth + 1))
+                self.resolve(path, &glob.target, MAX_DEPTH)
+                    .is_some_and(|target| self.has_name(&target, name, seen))
             })
     }
 }

@@ -147,3 +147,25 @@ fn long_functions_are_counted_outside_tests_only() {
     assert_eq!(long[0].name, "long");
     assert_eq!(long[0].lines, 122);
 }
+
+#[test]
+fn a_name_through_two_globs_reaches_its_definer_not_the_glob() {
+    // api/mod.rs re-exports its children and a sibling's types with globs; a child asks
+    // its parent for a type the sibling defines: the edge is child → sibling, not a knot
+    // between the parent and its children.
+    let found = knotted(&[
+        ("lib.rs", "mod api;\nmod capacity;\n"),
+        ("capacity.rs", "pub struct ConsumedCapacity;\n"),
+        (
+            "api/mod.rs",
+            "pub mod backups;\npub mod items;\npub use backups::*;\npub use items::*;\n\
+             pub use crate::capacity::*;\n",
+        ),
+        (
+            "api/backups.rs",
+            "use super::*;\npub struct Backup(ConsumedCapacity, Put);\n",
+        ),
+        ("api/items.rs", "pub struct Put(super::ConsumedCapacity);\n"),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
+}

@@ -12,11 +12,13 @@ use kura_model::{KeyAttribute, KeySchema};
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
+pub use self::projection::IndexProjection;
 pub use self::vector::VectorIndexRecord;
 use crate::error::EngineError;
 pub use crate::resource_policy::ResourcePolicyRecord;
 use crate::streams::meta::StreamSpec;
 
+mod projection;
 mod stage;
 pub mod vector;
 
@@ -209,24 +211,6 @@ pub enum IndexKind {
     Local,
 }
 
-/// Which attributes an index entry carries besides the table and index keys.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum IndexProjection {
-    All,
-    KeysOnly,
-    Include(Vec<String>),
-}
-
-impl IndexProjection {
-    pub fn wire(&self) -> &'static str {
-        match self {
-            IndexProjection::All => "ALL",
-            IndexProjection::KeysOnly => "KEYS_ONLY",
-            IndexProjection::Include(_) => "INCLUDE",
-        }
-    }
-}
-
 /// One secondary index of a table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexRecord {
@@ -389,5 +373,25 @@ impl Catalog {
             Some(r) => tables.insert(name.to_owned(), r),
             None => tables.remove(name),
         };
+    }
+}
+
+/// Here rather than in `vector.rs`: it reads the table's keys, and `vector.rs` stays below
+/// `TableRecord`.
+impl VectorIndexRecord {
+    /// Whether SearchVectors results carry attribute `name`: table keys and the search
+    /// schema always, the rest as the projection says. The vector itself only when the
+    /// request's ProjectionExpression names it (`asked`), as in DynamoDB.
+    pub fn projects(&self, table: &TableRecord, name: &str, asked: bool) -> bool {
+        if name == self.attribute {
+            return asked;
+        }
+        let key = table.key_schema.attributes().any(|k| k.name == name)
+            || self.search_schema.iter().any(|(n, _, _)| n == name);
+        key || match &self.projection {
+            IndexProjection::All => true,
+            IndexProjection::KeysOnly => false,
+            IndexProjection::Include(names) => names.iter().any(|n| n == name),
+        }
     }
 }

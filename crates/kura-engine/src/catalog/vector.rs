@@ -5,7 +5,7 @@
 use kura_model::keycode::ScalarType;
 use serde::{Deserialize, Serialize};
 
-use super::{IndexProjection, TableRecord};
+use super::projection::IndexProjection;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Distance {
@@ -149,21 +149,5 @@ impl VectorIndexRecord {
             .iter()
             .filter(|(_, role, _)| *role == SearchRole::InlineFilter)
             .map(|(name, _, _)| name.as_str())
-    }
-
-    /// Whether SearchVectors results carry attribute `name`: table keys and the search
-    /// schema always, the rest as the projection says. The vector itself only when the
-    /// request's ProjectionExpression names it (`asked`), as in DynamoDB.
-    pub fn projects(&self, table: &TableRecord, name: &str, asked: bool) -> bool {
-        if name == self.attribute {
-            return asked;
-        }
-        let key = table.key_schema.attributes().any(|k| k.name == name)
-            || self.search_schema.iter().any(|(n, _, _)| n == name);
-        key || match &self.projection {
-            IndexProjection::All => true,
-            IndexProjection::KeysOnly => false,
-            IndexProjection::Include(names) => names.iter().any(|n| n == name),
-        }
     }
 }

@@ -4,7 +4,7 @@
 use kura_expr::Condition;
 use kura_model::messages;
 
-use super::{Output, Target};
+use super::target::{Output, Target};
 use crate::catalog::{IndexKind, IndexProjection};
 use crate::error::{EngineError, Result};
 use crate::indexes::entries::projects;

@@ -8,18 +8,10 @@
 
 use std::sync::Arc;
 
-use imbl::OrdMap;
 use parking_lot::RwLock;
 
+use super::kv::{Bytes, Frozen, Map, first};
 use super::{Direction, KeyRange, KvIter, Snapshot, Space, Store, StoreError, WriteBatch};
-
-type Bytes = Arc<[u8]>;
-type Map = OrdMap<(Space, Bytes), Bytes>;
-
-/// The smallest key: with a space, the start of that space.
-fn first() -> Bytes {
-    Bytes::from(&[][..])
-}
 
 /// Everything in memory, lost on exit.
 #[derive(Default)]
@@ -40,19 +32,6 @@ impl MemoryStore {
             current: RwLock::new(frozen.0.clone()),
             commit_lock: parking_lot::Mutex::new(()),
         }
-    }
-}
-
-/// A memory store's whole state at one commit (test controls' snapshots).
-#[derive(Clone)]
-pub struct Frozen(Arc<Map>);
-
-impl Frozen {
-    /// The items stored.
-    pub fn items(&self) -> usize {
-        self.0
-            .range((Space::Items, first())..(Space::Indexes, first()))
-            .count()
     }
 }
 

@@ -10,7 +10,7 @@ use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet};
 use prometheus_client::metrics::MetricType;
 
-use super::{Table, counter, family, gauge, histogram};
+use super::encode::{Table, counter, family, gauge, histogram};
 use crate::slot::EngineSlot;
 
 pub(super) struct EngineCollector {

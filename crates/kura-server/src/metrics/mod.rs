@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::operation::{Op, Plane};
 use crate::slot::EngineSlot;
-use kura_engine::counters::histogram::{HistogramSnapshot, LATENCY_BUCKETS};
+use kura_engine::counters::histogram::LATENCY_BUCKETS;
 use std::collections::{BTreeMap, HashMap};
 
 use parking_lot::RwLock;
@@ -22,9 +22,11 @@ use prometheus_client::registry::Registry;
 
 use crate::error::ApiError;
 
+mod encode;
 mod engine;
 mod triggers;
 
+use encode::{Table, counter, family, histogram};
 use engine::EngineCollector;
 use triggers::TriggerCollector;
 
@@ -37,11 +39,6 @@ struct OperationTable {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Operation {
     operation: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct Table {
-    table_name: String,
 }
 
 /// What a handler learnt about its request that the metrics are labelled with.
@@ -375,50 +372,4 @@ impl Collector for Requests {
         )?;
         Ok(())
     }
-}
-
-/// Reads the engine's counters at scrape time.
-fn family<S: EncodeLabelSet, V>(
-    encoder: &mut DescriptorEncoder,
-    name: &str,
-    help: &str,
-    metric_type: MetricType,
-    rows: &[(S, V)],
-    encode: impl Fn(&mut prometheus_client::encoding::MetricEncoder, &V) -> std::fmt::Result,
-) -> std::fmt::Result {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let mut metric = encoder.encode_descriptor(name, help, None, metric_type)?;
-    for (labels, value) in rows {
-        let mut member = metric.encode_family(labels)?;
-        encode(&mut member, value)?;
-    }
-    Ok(())
-}
-
-fn counter(m: &mut prometheus_client::encoding::MetricEncoder, v: &f64) -> std::fmt::Result {
-    m.encode_counter::<prometheus_client::encoding::NoLabelSet, f64, f64>(v, None)
-}
-
-fn gauge(m: &mut prometheus_client::encoding::MetricEncoder, v: &f64) -> std::fmt::Result {
-    m.encode_gauge(v)
-}
-
-fn histogram(
-    m: &mut prometheus_client::encoding::MetricEncoder,
-    h: &HistogramSnapshot,
-) -> std::fmt::Result {
-    // The encoder takes counts per bucket and sums them itself.
-    let mut previous = 0;
-    let buckets: Vec<(f64, u64)> = h
-        .buckets
-        .iter()
-        .map(|(bound, cumulative)| {
-            let own = cumulative - previous;
-            previous = *cumulative;
-            (if bound.is_finite() { *bound } else { f64::MAX }, own)
-        })
-        .collect();
-    m.encode_histogram::<prometheus_client::encoding::NoLabelSet>(h.sum, h.count, &buckets, None)
 }

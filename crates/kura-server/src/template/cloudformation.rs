@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use kura_advisor::template_intrinsics::{NotLiteral, Template, coerce_scalars};
 use serde_json::{Map, Value, json};
 
-use super::Declared;
+use super::declared::Declared;
 
 /// The tables of a CloudFormation template (`document` is its JSON form, read from a text
 /// of `text_bytes`). `Err` only when intrinsic functions expand past the template's budget.
@@ -52,8 +52,8 @@ pub(super) fn tables(
         // A property only partly literal is left out whole (a TTL without its attribute
         // name would be refused, a guess judged): the rules resting on it are not judged.
         for part in &unknown {
-            if !super::is_kinesis_stream_arn(&part.path)
-                && let Some(property) = super::top_property(&part.path)
+            if !super::declared::is_kinesis_stream_arn(&part.path)
+                && let Some(property) = super::declared::top_property(&part.path)
                 && let Some(members) = properties.as_object_mut()
             {
                 members.remove(property);
@@ -86,7 +86,7 @@ fn table(properties: &Value, name: &str) -> Declared {
     create["TableName"] = json!(name);
     stream_on(&mut create);
     let pitr = &properties["PointInTimeRecoverySpecification"];
-    let mut declared = Declared::new(super::schema_input(create));
+    let mut declared = Declared::new(super::declared::schema_input(create));
     declared.pitr = pitr["PointInTimeRecoveryEnabled"] == json!(true);
     declared.recovery_period_days = pitr["RecoveryPeriodInDays"].as_i64();
     declared.ttl = ttl(properties);
@@ -144,7 +144,7 @@ fn global_table(properties: &Value, name: &str) -> Declared {
     if let Some(class) = first["TableClass"].as_str() {
         create["TableClass"] = json!(class);
     }
-    let mut declared = Declared::new(super::schema_input(create));
+    let mut declared = Declared::new(super::declared::schema_input(create));
     let region = |replica: &Value| replica["Region"].as_str().unwrap_or("?").to_owned();
     let period = |replica: &Value| {
         replica["PointInTimeRecoverySpecification"]["RecoveryPeriodInDays"].as_i64()
@@ -224,7 +224,7 @@ fn simple_table(properties: &Value, name: &str) -> Declared {
     if let Some(sse) = properties.get("SSESpecification") {
         create["SSESpecification"] = sse.clone();
     }
-    Declared::new(super::schema_input(create))
+    Declared::new(super::declared::schema_input(create))
 }
 
 /// UpdateTimeToLive's specification, when TTL is on.

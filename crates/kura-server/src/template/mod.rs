@@ -11,6 +11,7 @@
 //! where the file says, the line of the property that breaks the rule (`lines`).
 
 mod cloudformation;
+mod declared;
 mod lines;
 mod terraform;
 
@@ -22,49 +23,8 @@ use serde_json::{Value, json};
 
 use lines::MemberLines;
 
-/// One table a template declares, as the calls that make it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Declared {
-    /// The template's name for it: a logical id, a Terraform address, or the table name.
-    pub resource: String,
-    /// The line of the file where it is declared (1-based), when it can be found.
-    pub line: Option<usize>,
-    /// Where the next resource starts (CloudFormation), bounding the search for a property.
-    pub end_line: Option<usize>,
-    pub create: Value,
-    /// UpdateTimeToLive's TimeToLiveSpecification, when TTL is on.
-    pub ttl: Option<Value>,
-    pub pitr: bool,
-    /// PITR's `RecoveryPeriodInDays`, when the template gives one.
-    pub recovery_period_days: Option<i64>,
-    /// Kinesis Data Streams destinations of its changes (ARNs, or what stands for one).
-    pub kinesis: Vec<String>,
-    /// The parts whose value only the deployment knows (CloudFormation).
-    pub not_literal: Vec<NotLiteral>,
-    /// Why a finding on it may have no line (said in the report rather than left out).
-    pub no_line: Option<&'static str>,
-    /// For a global table judged as its weakest replica: the replica's region behind a
-    /// rule's finding (rule id, region).
-    pub replica_behind: Vec<(&'static str, String)>,
-}
-
-impl Declared {
-    fn new(create: Value) -> Declared {
-        Declared {
-            resource: create["TableName"].as_str().unwrap_or_default().to_owned(),
-            line: None,
-            end_line: None,
-            create,
-            ttl: None,
-            pitr: false,
-            recovery_period_days: None,
-            kinesis: Vec::new(),
-            not_literal: Vec::new(),
-            no_line: Some("a schema file gives no line per table"),
-            replica_behind: Vec::new(),
-        }
-    }
-}
+pub use declared::Declared;
+use declared::{is_kinesis_stream_arn, top_property};
 
 /// The tables `text` declares; `parameters` are CloudFormation parameter values over
 /// their defaults.
@@ -118,31 +78,12 @@ fn locate_resources(
     }
 }
 
-/// A CreateTable input cut to what CreateTable takes (as `--schema` does).
-fn schema_input(create: Value) -> Value {
-    crate::controls::seed::schema_inputs(&create.to_string())
-        .ok()
-        .and_then(|mut inputs| inputs.pop())
-        .unwrap_or(create)
-}
-
 /// What a part that is not literal keeps from being judged.
 enum Unjudged {
     /// The table's keys or indexes: it is not checked at all.
     Table,
     /// The rules whose ids start with these.
     Rules(&'static [&'static str]),
-}
-
-/// The top-level property a path names (`Properties.X...` is `X`).
-fn top_property(path: &str) -> Option<&str> {
-    path.strip_prefix("Properties.")?.split(['.', '[']).next()
-}
-
-/// A Kinesis destination's stream ARN, usually a `Fn::GetAtt` of the stream: that there is
-/// a destination is known, which is what the rule on it judges.
-fn is_kinesis_stream_arn(path: &str) -> bool {
-    path.ends_with("KinesisStreamSpecification.StreamArn")
 }
 
 /// What a part at `path` that is not literal keeps from being judged.

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::Declared;
+use super::declared::Declared;
 
 /// The tables a plan declares, with their resource policies and Kinesis destinations.
 pub(super) fn tables(plan: &Value) -> Vec<Declared> {
