@@ -7,11 +7,6 @@ fn the_house_rules_hold() {
         env!("CARGO_MANIFEST_DIR"),
         kura_house::Allowances {
             knotted_files: &[
-                "api::backups",
-                "api::search_vector",
-                "api::streams",
-                "api::tables",
-                "api::vectors",
                 "backups",
                 "backups::backup",
                 "backups::pitr",

@@ -195,16 +195,6 @@ pub struct RestoreTableOutput {
     pub table_description: TableDescription,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct RestoreSummary {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_backup_arn: Option<String>,
-    pub source_table_arn: String,
-    pub restore_date_time: f64,
-    pub restore_in_progress: bool,
-}
-
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct UpdateContinuousBackupsInput {

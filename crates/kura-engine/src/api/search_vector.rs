@@ -208,16 +208,4 @@ mod tests {
             assert_eq!(read(other), SearchVector::NotAList, "{other}");
         }
     }
-
-    #[test]
-    fn reads_inside_a_flattened_request() {
-        let input: super::super::SearchVectorsInput = serde_json::from_str(
-            r#"{"TableName": "t", "SearchVector": [{"N": "2"}], "ProjectionExpression": "a"}"#,
-        )
-        .expect("request");
-        assert_eq!(
-            input.search_vector,
-            Some(SearchVector::List(vec![Some(2.0)]))
-        );
-    }
 }

@@ -154,15 +154,6 @@ pub struct GetRecordsOutput {
     pub next_shard_iterator: Option<String>,
 }
 
-/// `StreamSpecification` in DescribeTable.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct StreamSpecificationOut {
-    pub stream_enabled: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_view_type: Option<&'static str>,
-}
-
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct UpdateTimeToLiveInput {

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::projection::{IndexNameInput, ProjectionInput, ProjectionOut};
+
 /// `AttributeDefinition` as sent.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
@@ -72,14 +74,6 @@ pub struct CreateTableInput {
     pub warm_throughput: Option<serde_json::Value>,
 }
 
-/// `Projection` as sent.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "PascalCase", default)]
-pub struct ProjectionInput {
-    pub projection_type: Option<String>,
-    pub non_key_attributes: Option<Vec<String>>,
-}
-
 /// `GlobalSecondaryIndex` (and UpdateTable's `CreateGlobalSecondaryIndexAction`) as sent.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
@@ -117,12 +111,6 @@ pub struct UpdateGlobalSecondaryIndexInput {
     pub provisioned_throughput: Option<ProvisionedThroughputInput>,
     pub on_demand_throughput: Option<serde_json::Value>,
     pub warm_throughput: Option<serde_json::Value>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "PascalCase", default)]
-pub struct IndexNameInput {
-    pub index_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -273,14 +261,6 @@ pub struct SseDescription {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ProjectionOut {
-    pub projection_type: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub non_key_attributes: Option<Vec<String>>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "PascalCase")]
 pub struct GlobalSecondaryIndexDescription {
     pub index_name: String,
     pub key_schema: Vec<KeySchemaElementOut>,
@@ -426,4 +406,23 @@ pub struct DeleteResourcePolicyOutput {
 pub struct GetResourcePolicyOutput {
     pub policy: String,
     pub revision_id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RestoreSummary {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_backup_arn: Option<String>,
+    pub source_table_arn: String,
+    pub restore_date_time: f64,
+    pub restore_in_progress: bool,
+}
+
+/// `StreamSpecification` in DescribeTable.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct StreamSpecificationOut {
+    pub stream_enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_view_type: Option<&'static str>,
 }

@@ -106,3 +106,21 @@ pub struct SearchResultItem {
 }
 
 pub use crate::capacity::VectorCapacity;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SearchVector's own reader works inside the request, which serde flattens.
+    #[test]
+    fn reads_inside_a_flattened_request() {
+        let input: SearchVectorsInput = serde_json::from_str(
+            r#"{"TableName": "t", "SearchVector": [{"N": "2"}], "ProjectionExpression": "a"}"#,
+        )
+        .expect("request");
+        assert_eq!(
+            input.search_vector,
+            Some(SearchVector::List(vec![Some(2.0)]))
+        );
+    }
+}
