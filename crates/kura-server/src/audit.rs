@@ -451,9 +451,11 @@ mod tests {
         let create = br#"{"TableName":"Tbl","BillingMode":"PAY_PER_REQUEST",
             "AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}],
             "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]}"#;
-        crate::invoke(&engine, "CreateTable", bytes::Bytes::from_static(create))
+        let input = serde_json::from_slice(create).expect("input");
+        engine
+            .create_table(&kura_engine::RequestContext::default(), input)
             .await
-            .unwrap();
+            .expect("create");
         let body =
             br#"{"TableName":"Tbl","Item":{"pk":{"S":"a"},"sk":{"N":"1"},"v":{"S":"hush"}}}"#;
         let mut e = event("PutItem", body);

@@ -72,9 +72,10 @@ mod tests {
                                     {"AttributeName":"sk","AttributeType":"S"}],
             "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},
                          {"AttributeName":"sk","KeyType":"RANGE"}]}"#;
-        crate::invoke(&engine, "CreateTable", bytes::Bytes::from_static(create))
-            .await
-            .expect("create");
+        // The engine directly: these tests are about the schemas, not the pipeline.
+        let ctx = kura_engine::RequestContext::default();
+        let input = serde_json::from_slice(create).expect("input");
+        engine.create_table(&ctx, input).await.expect("create");
         let schemas = Schemas::new(&engine);
         assert_eq!(
             schemas.partition_keys("tab", None),
@@ -85,13 +86,8 @@ mod tests {
             Some(vec!["pk".to_owned(), "sk".to_owned()])
         );
         assert_eq!(schemas.partition_keys("tab", Some("nope")), None);
-        crate::invoke(
-            &engine,
-            "DeleteTable",
-            bytes::Bytes::from_static(br#"{"TableName":"tab"}"#),
-        )
-        .await
-        .expect("delete");
+        let input = serde_json::from_slice(br#"{"TableName":"tab"}"#).expect("input");
+        engine.delete_table(&ctx, input).await.expect("delete");
         assert_eq!(
             schemas.partition_keys("tab", None),
             Some(vec!["pk".to_owned()])
