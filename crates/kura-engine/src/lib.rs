@@ -47,6 +47,7 @@ mod items;
 mod jobs;
 pub mod keys;
 mod kinesis;
+mod lifecycle;
 pub mod objects;
 mod open;
 mod paging;
@@ -63,6 +64,7 @@ pub mod throttle;
 mod transactions;
 mod ttl;
 mod vectors;
+mod workers;
 pub mod writer;
 
 pub use arn::ACCOUNT_ID;

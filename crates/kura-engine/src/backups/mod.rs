@@ -15,6 +15,7 @@
 //! - `records`: the stored records of backups, retired tables and restore jobs.
 
 mod backup;
+mod day;
 pub(crate) mod history;
 pub(crate) mod pitr;
 pub(crate) mod records;
@@ -25,7 +26,7 @@ pub(crate) mod retention;
 /// kept, as DynamoDB keeps it.
 pub const SYSTEM_BACKUP_DAYS: i64 = 35;
 
-pub const DAY_MS: i64 = 86_400_000;
+pub use day::DAY_MS;
 
 use std::sync::Arc;
 

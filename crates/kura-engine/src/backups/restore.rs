@@ -27,15 +27,13 @@ use crate::storage::{Space, Store};
 use crate::streams::record::Origin;
 use crate::tables::restored::{override_constraints, restored_record};
 use crate::tables::{Stats, allocate_table_id, describe};
+pub use crate::workers::Restorer;
 use crate::writer::{WriteContext, Writer};
 use crate::{Engine, RequestContext, arn};
 
 /// Items, and bytes of items, per writer job.
 const CHUNK: usize = 512;
 const CHUNK_BYTES: usize = 4 * 1024 * 1024;
-
-/// The restore thread; jobs are target table ids.
-pub type Restorer = Worker<u64>;
 
 pub fn start(store: Arc<dyn Store>, writer: Arc<Writer>, catalog: Arc<Catalog>) -> Restorer {
     Worker::start(

@@ -20,6 +20,7 @@ use crate::items::decode_stored;
 use crate::keys;
 use crate::objects::{ObjectError, Objects};
 use crate::storage::{Direction, KeyRange, Snapshot, Space, Store};
+pub use crate::workers::Exporter;
 use crate::writer::Writer;
 
 /// Records per data file, and uncompressed bytes: DynamoDB splits by partition, Kura by
@@ -28,9 +29,6 @@ const FILE_ITEMS: u64 = 100_000;
 const FILE_BYTES: u64 = 64 << 20;
 /// DynamoDB bills an incremental export at least 10 MB.
 const MIN_INCREMENTAL_BILL: u64 = 10_000_000;
-
-/// The export thread; jobs are export ids.
-pub type Exporter = Worker<String>;
 
 pub fn start(
     store: Arc<dyn Store>,

@@ -11,7 +11,7 @@ use kura_model::wire::item_from_json;
 use kura_model::{Item, limits, messages};
 
 use super::parse::{self, CsvSpec};
-use super::{ImportRecord, RECORDS};
+use super::{ImportRecord, MAX_IMPORT_OBJECTS, RECORDS};
 use crate::background::{Worker, stopping};
 use crate::catalog::{Catalog, TableRecord};
 use crate::clock::Clock;
@@ -23,16 +23,11 @@ use crate::objects::{ObjectError, Objects};
 use crate::purge::{PurgeTarget, Purger};
 use crate::storage::{Space, Store};
 use crate::streams::record::Origin;
+pub use crate::workers::Importer;
 use crate::writer::Writer;
 
 /// Items per writer job.
 const CHUNK: usize = 512;
-/// Objects one import takes: DynamoDB's quota (Developer Guide, "Import format quotas
-/// and validation"). More fails the import (FailureCode `TooManyObjects`) before any is
-/// read, and bounds what the listing holds.
-pub const MAX_IMPORT_OBJECTS: usize = 50_000;
-
-pub type Importer = Worker<String>;
 
 /// What the import thread needs.
 pub struct Parts {

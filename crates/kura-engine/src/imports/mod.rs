@@ -12,7 +12,6 @@
 
 pub(crate) mod ion;
 pub(crate) mod job;
-pub use job::MAX_IMPORT_OBJECTS;
 pub mod parse;
 
 use std::sync::Arc;
@@ -26,6 +25,11 @@ use crate::error::{EngineError, Result};
 use crate::jobs::JobRecords;
 use crate::tables::allocate_table_id;
 use crate::{Engine, RequestContext, arn, paging};
+
+/// Objects one import takes: DynamoDB's quota (Developer Guide, "Import format quotas
+/// and validation"). More fails the import (FailureCode `TooManyObjects`) before any is
+/// read, and bounds what the listing holds.
+pub const MAX_IMPORT_OBJECTS: usize = 50_000;
 
 const IMPORT: &[u8] = b"import/";
 /// The import records, under `import/` ‖ id in `Meta`.

@@ -18,23 +18,13 @@ use crate::indexes::entries::{apply_entry_change, entry};
 use crate::items::read_current;
 use crate::keys;
 use crate::storage::{Direction, KeyRange, Space, Store};
+pub use crate::workers::{BackfillJob, Backfiller};
 use crate::writer::Writer;
 
 /// Items, and bytes of items, per writer job: small enough that writes queued behind a
 /// job wait little, whatever the item sizes.
 const CHUNK: usize = 256;
 const CHUNK_BYTES: usize = 4 * 1024 * 1024;
-
-/// One index to fill.
-#[derive(Debug, Clone)]
-pub struct BackfillJob {
-    pub table: String,
-    pub table_id: u64,
-    pub index_number: u32,
-}
-
-/// The backfill thread.
-pub type Backfiller = Worker<BackfillJob>;
 
 pub fn start(store: Arc<dyn Store>, writer: Arc<Writer>, catalog: Arc<Catalog>) -> Backfiller {
     Worker::start(

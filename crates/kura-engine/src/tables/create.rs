@@ -5,8 +5,9 @@ use std::sync::Arc;
 use kura_model::constraint::Constraints;
 use kura_model::messages;
 
+use super::stats::Stats;
 use super::{
-    BILLING_MODES, KEY_TYPES, Stats, TABLE_CLASSES, check_billing, check_key_schema, check_tags,
+    BILLING_MODES, KEY_TYPES, TABLE_CLASSES, check_billing, check_key_schema, check_tags,
     definitions_constraints, describe, refuse_unsupported, sse,
 };
 use crate::api::*;

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use kura_model::constraint::Constraints;
 use kura_model::messages;
 
-use super::{Stats, describe_deleting};
+use super::describe_deleting;
+use super::stats::Stats;
 use crate::api::*;
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};

@@ -4,7 +4,8 @@
 use kura_model::constraint::Constraints;
 use kura_model::limits;
 
-use super::{Stats, decreases_on_day, sse};
+use super::sse;
+use super::stats::Stats;
 use crate::api::*;
 use crate::catalog::{BillingMode, TableRecord, Throughput};
 use crate::clock::now_ms;
@@ -180,5 +181,14 @@ pub(super) fn describe_deleting(
         sse_description: None,
         restore_summary: None,
         ..describe(ctx, record, stats, "DELETING")
+    }
+}
+
+/// Decreases counted on the UTC day of `now_ms` (the count restarts each day).
+pub(super) fn decreases_on_day(t: &Throughput, now_ms: i64) -> u32 {
+    const DAY_MS: i64 = 86_400_000;
+    match t.last_decrease_ms {
+        Some(last) if last.div_euclid(DAY_MS) == now_ms.div_euclid(DAY_MS) => t.decreases_today,
+        _ => 0,
     }
 }

@@ -24,14 +24,15 @@ pub(crate) mod insights;
 mod policy;
 pub(crate) mod restored;
 mod sse;
+mod stats;
 mod tags;
 mod update;
 mod validate;
 
 pub(crate) use self::describe::describe;
 use self::describe::describe_deleting;
+pub(crate) use self::stats::Stats;
 use self::tags::check_tags;
-use self::update::decreases_on_day;
 use self::validate::{
     BILLING_MODES, KEY_TYPES, TABLE_CLASSES, check_billing, check_key_schema,
     definitions_constraints, refuse_unsupported,
@@ -164,13 +165,4 @@ impl Engine {
     pub fn footprint(&self) -> crate::storage::Footprint {
         self.store.footprint()
     }
-}
-
-/// Statistics of a table and of each of its indexes (by index number).
-#[derive(Debug, Default)]
-pub(crate) struct Stats {
-    pub(crate) table: TableStats,
-    pub(crate) indexes: BTreeMap<u32, TableStats>,
-    /// Vector indexes' live figures, by name.
-    pub(crate) vectors: BTreeMap<String, crate::vectors::live::VectorStats>,
 }

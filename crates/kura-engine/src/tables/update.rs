@@ -6,6 +6,7 @@ use std::sync::Arc;
 use kura_model::constraint::Constraints;
 use kura_model::messages;
 
+use super::describe::decreases_on_day;
 use super::{
     BILLING_MODES, TABLE_CLASSES, check_billing, definitions_constraints, describe,
     refuse_unsupported, sse,
@@ -347,15 +348,6 @@ pub(super) fn changed_throughput(
     t.read = wanted.read;
     t.write = wanted.write;
     t
-}
-
-/// Decreases counted on the UTC day of `now_ms` (the count restarts each day).
-pub(super) fn decreases_on_day(t: &Throughput, now_ms: i64) -> u32 {
-    const DAY_MS: i64 = 86_400_000;
-    match t.last_decrease_ms {
-        Some(last) if last.div_euclid(DAY_MS) == now_ms.div_euclid(DAY_MS) => t.decreases_today,
-        _ => 0,
-    }
 }
 
 /// Adds or removes a vector index: an added one is filled in the background once the

@@ -12,7 +12,6 @@
 use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -30,37 +29,13 @@ use crate::transactions::tokens;
 use crate::ttl::{expiry_of, is_due};
 use crate::writer::Writer;
 
+mod state;
+
+pub use state::Sweeper;
+use state::{Passes, Shared};
+
 /// Keys handled per writer job.
 const CHUNK: usize = 256;
-
-struct Shared {
-    store: Arc<dyn Store>,
-    writer: Arc<Writer>,
-    catalog: Arc<Catalog>,
-    purger: Arc<Purger>,
-    clock: Arc<dyn Clock>,
-    counters: Arc<crate::counters::Counters>,
-    stop: AtomicBool,
-    last_retention: Mutex<Option<Instant>>,
-    pruned: Mutex<std::collections::BTreeMap<u64, u64>>,
-    wake: Mutex<bool>,
-    signal: Condvar,
-    /// Passes started and finished, so a caller can wait for a pass that began after it
-    /// moved the clock (`Sweeper::sweep_now`).
-    passes: Mutex<Passes>,
-    finished: Condvar,
-}
-
-#[derive(Default, Clone, Copy)]
-struct Passes {
-    started: u64,
-    finished: u64,
-}
-
-pub struct Sweeper {
-    shared: Arc<Shared>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-}
 
 impl Sweeper {
     pub fn start(
