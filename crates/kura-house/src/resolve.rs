@@ -15,8 +15,7 @@ pub struct FileGraph {
 /// The crate's files and what each imports from the others.
 pub fn file_graph(krate: &Crate) -> FileGraph {
     let mut graph = FileGraph::default();
-    for (from, path, file) in imports(krate) {
-        let _ = path;
+    for (from, _, file) in imports(krate) {
         graph.edges.entry(from).or_default().extend(file);
     }
     graph
@@ -176,7 +175,7 @@ impl Resolver<'_> {
             .filter(|e| e.name.is_none())
             .find_map(|glob| {
                 let target = self.resolve(from, &glob.target, depth + 1)?;
-                if !self.has_name(&target, first, &mut BTreeSet::new()) {
+                if !self.has_name(&target, first, depth + 1, &mut BTreeSet::new()) {
                     return None;
                 }
                 let mut full = glob.target.clone();
@@ -191,7 +190,13 @@ impl Resolver<'_> {
 
     /// Whether `name` is defined in or brought into the module at `path`, through globs
     /// too (each module looked in once, so loops of globs end).
-    fn has_name(&self, path: &ModulePath, name: &str, seen: &mut BTreeSet<ModulePath>) -> bool {
+    fn has_name(
+        &self,
+        path: &ModulePath,
+        name: &str,
+        depth: usize,
+        seen: &mut BTreeSet<ModulePath>,
+    ) -> bool {
         let Some(module) = self.modules.get(path) else {
             return false;
         };
@@ -202,8 +207,8 @@ impl Resolver<'_> {
             || module.items.contains(name)
             || module.uses.iter().any(|e| e.name.as_deref() == Some(name))
             || module.uses.iter().filter(|e| e.name.is_none()).any(|glob| {
-                self.resolve(path, &glob.target, MAX_DEPTH)
-                    .is_some_and(|target| self.has_name(&target, name, seen))
+                self.resolve(path, &glob.target, depth + 1)
+                    .is_some_and(|target| self.has_name(&target, name, depth + 1, seen))
             })
     }
 }
