@@ -8,11 +8,14 @@
 # the wheel (with its pytest plugin) and the npm package (with Jest and Vitest), and the
 # kura-cqrs suite against that server and against DynamoDB Local.
 #
-# Three lanes run side by side (ADR 0026): the tests themselves in the foreground; the
-# installs (apt, npm, pip: mostly network) and the lints (clippy twice and the README
-# build's own test, in target/lint) in the background, lowered with `nice` so that the
-# foreground keeps the CPU; and the fuzz smoke run (its own build in fuzz/target), also
-# niced, started at once. On two cores a cargo build leaves one idle for most of its
+# The test build is also the lint: Clippy compiles the workspace's own crates, with every
+# warning an error (scripts/clippy-rustc.sh, ADR 0032), so no separate `cargo clippy`
+# builds the dependencies a second time in check mode.
+#
+# Lanes run side by side (ADR 0026): the tests themselves in the foreground; the installs
+# (apt, npm, pip: mostly network) in the background; the fuzz smoke run (its own build in
+# fuzz/target), lowered with `nice` so that the foreground keeps the CPU, started at once;
+# and the static release build, also niced, once the test build is done. On two cores a cargo build leaves one idle for most of its
 # serial tail and the tests spend much of their time waiting on sockets and disks: the
 # lanes fill those gaps. A lane's output is printed when the foreground waits for it, and
 # a lane that fails fails the run. The per-step times are printed at the end.
@@ -153,30 +156,17 @@ installs() {
   step installs "Amazon DynamoDB Local" benches/peers/install.sh dynamodb-local
 }
 
-# The lints lane, in a target directory of its own so it never waits for the tests' build.
-lints() {
-  export CARGO_TARGET_DIR="$PWD/target/lint"
-  # `clients`, not `full`: jemalloc's two-minute C build would add nothing to check (its
-  # allocator line is compiled by the static build).
-  step lints "cargo clippy --workspace (the test build's features)" \
-    cargo clippy --workspace --all-targets --locked --features "$WORKSPACE_FEATURES" -- -D warnings
-  # The README's serve command builds kura without its SDK-client commands (ADR 0020).
-  step lints "cargo clippy -p kura (the README's build)" \
-    cargo clippy -p kura --all-targets --locked -- -D warnings
-  step lints "The README's build on the commands it leaves out" \
-    cargo test --locked -p kura --test without_clients
-  if [ -n "${CI:-}" ]; then rm -rf "$CARGO_TARGET_DIR"; fi
-}
-
 fuzz_smoke() {
   step fuzz "Fuzz smoke run: every fuzz target for ${FUZZ_SMOKE_SECONDS:-10}s from its committed seeds" \
-    env FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" FUZZ_BUILD=dev FUZZ_JOBS=2 ./scripts/fuzz.sh
+    env -u RUSTC_WORKSPACE_WRAPPER FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-10}" FUZZ_BUILD=dev FUZZ_JOBS=2 \
+    ./scripts/fuzz.sh
   if [ -n "${CI:-}" ]; then rm -rf fuzz/target; fi
 }
 
-# The static release binary: the one the interop tests run and the image ships.
+# The static release binary: the one the interop tests run and the image ships. Not
+# through Clippy: the test build has linted the same code.
 static_build() {
-  ./scripts/build-static.sh release | tail -n 1 >"$RUN_DIR/kura-bin"
+  env -u RUSTC_WORKSPACE_WRAPPER ./scripts/build-static.sh release | tail -n 1 >"$RUN_DIR/kura-bin"
 }
 
 summary() {
@@ -203,18 +193,23 @@ trap cleanup EXIT
 
 # A CI machine builds once: incremental compilation data would only fill its disk.
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
+# Every cargo call of this run compiles the workspace's crates through Clippy (the same
+# wrapper each time, or cargo would rebuild them).
+CLIPPY_DRIVER="$(rustc --print sysroot)/bin/clippy-driver"
+RUSTC_WORKSPACE_WRAPPER="$PWD/scripts/clippy-rustc.sh"
+export CLIPPY_DRIVER RUSTC_WORKSPACE_WRAPPER
 
 step tests "cargo fmt --check" cargo fmt --all -- --check
 # The installs mostly wait on the network, and the tests wait for them: not lowered (a
 # lowered pip took minutes beside three builds).
 lane installs 0 installs
-lane lints 10 lints
 lane fuzz 10 fuzz_smoke
 
 # Every later cargo step of this lane reuses this build (scripts/workspace-build.sh): the
-# container test is ignored here and run once the image exists.
-step tests "Rust tests: the build" \
-  cargo test --workspace --locked --features "$WORKSPACE_FEATURES" --no-run
+# container test is ignored here and run once the image exists. `--all-targets` brings the
+# benchmarks under the lint too.
+step tests "Rust tests: the build, linted by Clippy as it compiles (every target, the test features)" \
+  cargo test --workspace --all-targets --locked --features "$WORKSPACE_FEATURES" --no-run
 # Some Rust tests drive boto3 and the AWS CLI from .venv.
 await_lane installs
 export PATH="$PWD/.venv/bin:$PATH"
@@ -223,6 +218,12 @@ export PATH="$PWD/.venv/bin:$PATH"
 lane static 10 static_build
 step tests "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)" \
   cargo test --workspace --locked --features "$WORKSPACE_FEATURES"
+
+# The README's serve command builds kura without its SDK-client commands (ADR 0020): that
+# build, linted, and its test of the commands it leaves out. Cargo resolves the features of
+# `-p kura` alone differently, so this rebuilds the part of the tree they touch.
+step tests "The README's build (kura without the SDK-client commands), linted, on the commands it leaves out" \
+  cargo test --locked -p kura --test without_clients
 
 await_lane static
 KURA_BIN="$PWD/$(cat "$RUN_DIR/kura-bin")"
@@ -295,6 +296,5 @@ step tests "kura mcp in front of DynamoDB Local (the official MCP Python SDK)" \
   env DYNAMODB_LOCAL_ENDPOINT="$DYNAMODB_LOCAL_ENDPOINT" python -m pytest tests/interop/test_mcp.py -q -k dynamodb_local
 dynamodb_local_stop
 
-await_lane lints
 await_lane fuzz
 log "all tests passed"
