@@ -269,14 +269,10 @@ fn authz(c: &mut Criterion) {
 /// What one request's metrics cost: the per-request recording `--metrics false` turns off
 /// (labels, latency histogram), and the engine's always-on counters (capacity, traffic).
 fn metrics(c: &mut Criterion) {
-    use kura_server::metrics::{Metrics, Observation};
-    use kura_server::operation::Op;
+    use kura_api::metrics::{Metrics, Observation};
+    use kura_api::operation::Op;
     let engine = kura_engine::Engine::in_memory();
-    let metrics = Metrics::new(
-        kura_server::controls::EngineSlot::new(engine.clone()),
-        true,
-        None,
-    );
+    let metrics = Metrics::new(kura_api::EngineSlot::new(engine.clone()), true, None);
     let elapsed = std::time::Duration::from_micros(180);
     c.bench_function(
         "metrics/record one GetItem (observation + labels + histogram)",

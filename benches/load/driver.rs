@@ -82,7 +82,7 @@ impl Driver {
                 }
             }
             Driver::Embedded(engine) => {
-                match kura_server::invoke(engine, request.operation, request.body.clone()).await {
+                match kura_api::invoke(engine, request.operation, request.body.clone()).await {
                     Ok(body) => Outcome {
                         error: None,
                         body: Bytes::from(body),

@@ -35,7 +35,7 @@ static WORLD: LazyLock<World> = LazyLock::new(|| {
         let call = |op: &'static str, body: serde_json::Value| {
             let engine = Arc::clone(&engine);
             async move {
-                kura_server::invoke(&engine, op, body.to_string().into())
+                kura_api::invoke(&engine, op, body.to_string().into())
                     .await
                     .expect(op)
             }

@@ -51,7 +51,7 @@ static WORLD: LazyLock<World> = LazyLock::new(|| {
             "TableName": "fuzz", "BillingMode": "PAY_PER_REQUEST",
             "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]});
-        kura_server::invoke(&engine, "CreateTable", table.to_string().into())
+        kura_api::invoke(&engine, "CreateTable", table.to_string().into())
             .await
             .expect("table");
     });

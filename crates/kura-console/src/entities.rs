@@ -135,7 +135,7 @@ pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>) -> Response {
 async fn sample(
     ctx: &Ctx,
     table: &str,
-) -> Result<(Vec<Map<String, Value>>, bool), kura_server::error::ApiError> {
+) -> Result<(Vec<Map<String, Value>>, bool), kura_api::error::ApiError> {
     let mut items = Vec::new();
     let mut start: Option<Value> = None;
     loop {

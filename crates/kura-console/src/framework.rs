@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use super::Ctx;
 use super::layout::{self, Section, Tab, encode, table_path};
 use super::values;
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Items a page reads from one table at most.
 const SCAN_LIMIT: u64 = 20_000;

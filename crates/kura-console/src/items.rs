@@ -16,7 +16,7 @@ use super::layout::{self, Section, Tab, csrf, encode, table_path};
 use super::tables::{attribute_type, describe};
 use super::values::{self, pack, unpack};
 use super::{Ctx, Fields, Posted, code, field, grid, paging, raw};
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Items on a page unless the form says otherwise.
 const PAGE: usize = 25;

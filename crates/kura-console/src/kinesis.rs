@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::Ctx;
 use super::layout::{self, Tab};
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Most records the page shows.
 const MAX_RECORDS: usize = 100;

@@ -4,7 +4,7 @@
 use maud::{DOCTYPE, Markup, html};
 
 use super::Ctx;
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Where a page sits in the navigation.
 #[derive(Clone, Copy, PartialEq, Eq)]

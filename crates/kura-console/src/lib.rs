@@ -43,9 +43,9 @@ use bytes::Bytes;
 use maud::Markup;
 use serde_json::Value;
 
-use kura_server::error::ApiError;
-use kura_server::operation::Api;
-use kura_server::pipeline::{Origin, Request};
+use kura_api::error::ApiError;
+use kura_api::operation::Api;
+use kura_api::pipeline::{Origin, Request};
 use kura_server::{FrontEnd, ServerHandle};
 pub(crate) use layout::Tab;
 
@@ -282,7 +282,7 @@ impl Ctx {
     /// audited like any other request (fault injection is for the API's clients only).
     async fn dispatch(&self, operation: &str, body: Value, api: Api) -> Result<Value, ApiError> {
         let engine = self.engine();
-        let request_id = kura_server::pipeline::request_id();
+        let request_id = kura_api::pipeline::request_id();
         let request = Request {
             api,
             operation,

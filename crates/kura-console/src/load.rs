@@ -11,7 +11,7 @@ use super::layout::{self, Section, Tab, csrf, table_path};
 use super::tables::describe;
 use super::values;
 use super::{Ctx, Fields, Posted, field, raw};
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Sends of one batch's unprocessed items before giving up on them.
 const RETRIES: usize = 8;

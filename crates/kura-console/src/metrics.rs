@@ -21,9 +21,9 @@ use serde_json::json;
 
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::{Console, Ctx, Fields};
+use kura_api::EngineSlot;
+use kura_api::metrics::Metrics;
 use kura_server::ServerHandle;
-use kura_server::controls::EngineSlot;
-use kura_server::metrics::Metrics;
 
 /// How often the background task samples.
 const EVERY: Duration = Duration::from_secs(5);

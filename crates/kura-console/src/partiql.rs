@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::layout::{self, Tab, csrf};
 use super::values;
 use super::{Ctx, Fields, Posted, code, field, grid, paging};
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Separates the NextTokens of the pages before (tokens are base64: no spaces).
 const BACK_SEPARATOR: char = ' ';

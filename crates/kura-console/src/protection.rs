@@ -11,7 +11,7 @@ use super::layout::{self, Section, Tab, csrf, table_path};
 use super::tables::describe;
 use super::values::time_text;
 use super::{Ctx, Fields, Posted, field};
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// `GET /console/tables/{table}/protection`.
 pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>, Query(q): Query<Fields>) -> Response {

@@ -16,7 +16,7 @@ use super::layout::{self, Section, Tab, table_path};
 use super::tables::describe;
 use super::values::{self, pack, unpack};
 use super::{Ctx, Fields, Posted, field};
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Records one poll returns at most (GetRecords' own most per call). A poll that fills it
 /// is followed at once by the next, so a replay from the oldest record catches up at

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::values::time_text;
 use super::{Ctx, Fields, Posted, field};
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Every table name, through ListTables' pages.
 pub(crate) async fn table_names(ctx: &Ctx) -> Result<Vec<String>, ApiError> {

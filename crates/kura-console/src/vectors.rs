@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::layout::{self, Section, Tab, table_path};
 use super::{Ctx, Fields, code, field, grid, values};
-use kura_server::error::ApiError;
+use kura_api::error::ApiError;
 
 /// `GET /console/tables/{table}/vectors`: the form, and its search when `run` is set.
 pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fields>) -> Response {

@@ -108,7 +108,7 @@ async fn local(
     operation: &str,
     body: &Value,
 ) -> Result<(), McpError> {
-    kura_server::invoke(engine, operation, bytes::Bytes::from(body.to_string()))
+    kura_api::invoke(engine, operation, bytes::Bytes::from(body.to_string()))
         .await
         .map(|_| ())
         .map_err(|e| McpError::Refused {

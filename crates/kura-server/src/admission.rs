@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use crate::error::ApiError;
+use kura_api::error::ApiError;
 
 /// How many API requests run at once and how long one may wait for a place
 /// (`kura serve --max-in-flight`, `--max-queue-wait-ms`).

@@ -12,7 +12,7 @@ use kura_model::messages;
 use std::io::Read;
 
 use crate::body_limits::{self, HeldBytes};
-use crate::error::ApiError;
+use kura_api::error::ApiError;
 
 /// The body of a request as sent (what a SigV4 signature covers), or the error to answer
 /// with. A body that arrives too slowly or past the server's budget of request bytes is
@@ -65,16 +65,6 @@ pub async fn read(
         pieces.push(current.freeze());
     }
     join(pieces, length, held)
-}
-
-/// Refuses a decoded body that is JSON but not an object, before anything reads it (the
-/// operation's input, authorization, faults): serde would read `[]` as a struct and
-/// `"x"` would reach handlers that parse leniently. An empty body stays `{}`.
-pub fn require_object(body: &[u8]) -> Result<(), ApiError> {
-    match body.iter().find(|b| !b.is_ascii_whitespace()) {
-        None | Some(b'{') => Ok(()),
-        Some(_) => Err(ApiError::serialization(messages::BODY_NOT_AN_OBJECT)),
-    }
 }
 
 /// How many `Content-Encoding` layers are undone: each may inflate to the whole 16 MB, so
@@ -247,17 +237,6 @@ mod tests {
         truncated.truncate(truncated.len() / 2);
         let err = decode_all(&headers("gzip"), Bytes::from(truncated)).unwrap_err();
         assert_eq!(err.name(), "SerializationException");
-    }
-
-    #[test]
-    fn only_objects_are_request_bodies() {
-        for ok in [&b""[..], b"{}", b"  \n{\"TableName\":\"T\"}", b"{"] {
-            assert!(require_object(ok).is_ok(), "{ok:?}");
-        }
-        for bad in [&b"[]"[..], b"\"x\"", b"1", b"null", b" true", b"[{}]"] {
-            let err = require_object(bad).unwrap_err();
-            assert_eq!(err.name(), "SerializationException", "{bad:?}");
-        }
     }
 
     #[test]

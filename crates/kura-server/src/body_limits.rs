@@ -15,7 +15,7 @@ use http_body::{Body, Frame, SizeHint};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
 
-use crate::error::ApiError;
+use kura_api::error::ApiError;
 
 /// Request bytes all connections may read and hold at once (`kura serve
 /// --request-memory-mb`).

@@ -11,11 +11,11 @@ use kura_auth::{Authenticator, Verified};
 use kura_engine::{Engine, RequestContext};
 
 use crate::Shared;
-use crate::call::Call;
-use crate::error::ApiError;
-use crate::metrics::{Metrics, Observation};
-use crate::pipeline::Request;
-use crate::slot::EngineSlot;
+use kura_api::call::Call;
+use kura_api::error::ApiError;
+use kura_api::metrics::{Metrics, Observation};
+use kura_api::pipeline::Request;
+use kura_api::slot::EngineSlot;
 
 /// Builds a front end's routes over its server (called once per router the server
 /// builds). The routes are merged beside the API's, outside its CORS layer.
@@ -70,7 +70,7 @@ impl ServerHandle {
     ) -> bool {
         let engine = self.engine();
         let observation = Observation::default();
-        let schemas = crate::schemas::Schemas::new(&engine);
+        let schemas = kura_api::schemas::Schemas::new(&engine);
         let call = Call {
             engine: &engine,
             ctx: RequestContext {
@@ -83,6 +83,6 @@ impl ServerHandle {
             observation: &observation,
             schemas: &schemas,
         };
-        crate::authz::control(&call, operation).is_ok()
+        kura_api::authz::control(&call, operation).is_ok()
     }
 }

@@ -1,4 +1,7 @@
-//! Kura's HTTP front end: the DynamoDB JSON protocol over [`kura_engine`].
+//! Kura's HTTP front end: the DynamoDB JSON protocol over [`kura_api`] (the pipeline, the
+//! operations and their handlers) and [`kura_engine`]. This crate is the edge: routes,
+//! bodies and their limits, connections, TLS, SigV4, admission places, the test controls
+//! and Kura's own `/kura/` endpoints.
 //!
 //! `POST /` carries every operation; `GET /ready` answers 200 when the engine takes writes
 //! and 503 once a failed sync has poisoned it; `GET /` is a health line like DynamoDB's.
@@ -15,33 +18,21 @@
 /// The design advisor, served as `GET /kura/advise` and drawn by the console.
 pub use kura_advisor as advisor;
 pub mod admission;
-pub mod audit;
-mod authz;
 mod body;
 mod body_limits;
-mod call;
 pub mod cbor;
 pub mod connections;
 pub mod controls;
 mod edge;
-mod embedded;
-pub mod error;
 mod handle;
-mod kura_api;
-pub mod metrics;
 mod metrics_access;
+mod own_endpoints;
 pub use kura_auth::{Authenticator, Credentials};
-pub mod operation;
-mod ops;
 mod options;
-pub mod pipeline;
 mod protocol;
-mod schemas;
 mod shared;
-mod slot;
 pub mod template;
 pub mod tls;
-pub use embedded::{invoke, invoke_streams};
 pub use handle::{FrontEnd, ServerHandle};
 pub use metrics_access::MetricsAccess;
 pub use options::ServerOptions;
@@ -85,17 +76,20 @@ pub fn router_with(engine: Arc<Engine>, options: ServerOptions) -> Router {
 fn shared_state(engine: Arc<Engine>, options: ServerOptions) -> Shared {
     let slot = match &options.controls {
         Some(controls) => controls.slot(),
-        None => slot::EngineSlot::new(engine),
+        None => kura_api::EngineSlot::new(engine),
     };
-    let metrics = Arc::new(metrics::Metrics::new(
+    let metrics = Arc::new(kura_api::metrics::Metrics::new(
         slot.clone(),
         options.metrics,
         options.triggers.clone(),
     ));
-    let pipeline = Arc::new(pipeline::Pipeline {
+    let pipeline = Arc::new(kura_api::pipeline::Pipeline {
         metrics: Some(metrics.clone()),
         audit: options.audit,
-        controls: options.controls.clone(),
+        interceptor: options
+            .controls
+            .clone()
+            .map(|controls| controls as Arc<dyn kura_api::Interceptor>),
     });
     Shared {
         slot,
@@ -149,15 +143,15 @@ fn routes(shared: Shared, front_ends: &[FrontEnd]) -> Router {
         .route("/", post(protocol::handle).get(healthy))
         .route("/ready", get(ready))
         .route("/metrics", get(serve_metrics))
-        .route("/kura/insights/{table}", get(kura_api::insights))
-        .route("/kura/advise", get(kura_api::advise))
+        .route("/kura/insights/{table}", get(own_endpoints::insights))
+        .route("/kura/advise", get(own_endpoints::advise))
         .route(
             "/kura/triggers",
-            get(kura_api::list_triggers).post(kura_api::create_trigger),
+            get(own_endpoints::list_triggers).post(own_endpoints::create_trigger),
         )
         .route(
             "/kura/triggers/{name}",
-            get(kura_api::describe_trigger).delete(kura_api::delete_trigger),
+            get(own_endpoints::describe_trigger).delete(own_endpoints::delete_trigger),
         );
     // Browser tools (NoSQL Workbench's web views, dynamodb-admin, a page's own SDK) call
     // the API from another origin. Front ends answer no CORS request: the console's pages

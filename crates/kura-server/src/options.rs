@@ -5,7 +5,8 @@ use std::sync::Arc;
 use crate::handle::FrontEnd;
 use crate::metrics_access::MetricsAccess;
 use crate::tls::TlsConfig;
-use crate::{Authenticator, admission, audit, connections, controls};
+use crate::{Authenticator, admission, connections, controls};
+use kura_api::audit;
 
 /// What `kura serve` turns on beyond the open default.
 #[derive(Clone)]

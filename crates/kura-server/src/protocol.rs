@@ -9,10 +9,10 @@ use axum::response::Response;
 use kura_auth::{Authenticator, HttpRequest, Verified};
 
 use crate::Shared;
-use crate::error::ApiError;
-use crate::operation::Api;
-use crate::pipeline::{self, Origin};
 use crate::{body, body_limits};
+use kura_api::error::ApiError;
+use kura_api::operation::Api;
+use kura_api::pipeline::{self, Origin};
 
 const DYNAMODB_PREFIX: &str = "DynamoDB_20120810.";
 const STREAMS_PREFIX: &str = "DynamoDBStreams_20120810.";
@@ -98,7 +98,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                 } else {
                     body
                 };
-                body::require_object(&body)?;
+                kura_api::call::require_object(&body)?;
                 Ok((body, verified))
             });
             match verified {

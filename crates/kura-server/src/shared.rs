@@ -7,7 +7,8 @@ use axum::extract::FromRef;
 use kura_engine::Engine;
 
 use crate::metrics_access::MetricsAccess;
-use crate::{Authenticator, admission, controls, metrics, pipeline, slot};
+use crate::{Authenticator, admission, controls};
+use kura_api::{metrics, pipeline, slot};
 
 /// What every handler shares: the engine, the authenticator when `--auth` is on, and the
 /// pipeline every API request runs through.

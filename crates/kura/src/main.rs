@@ -419,14 +419,14 @@ fn authenticator(args: &ServeArgs) -> Result<Option<Arc<kura_server::Authenticat
 }
 
 /// The audit log of `--audit`, opened for appending.
-fn audit_log(args: &ServeArgs) -> Result<Option<Arc<kura_server::audit::AuditLog>>, String> {
+fn audit_log(args: &ServeArgs) -> Result<Option<Arc<kura_api::audit::AuditLog>>, String> {
     Ok(match &args.audit {
         None => None,
         Some(path) => {
-            let mut options = kura_server::audit::AuditOptions::new(path);
+            let mut options = kura_api::audit::AuditOptions::new(path);
             options.data_events = args.audit_data_events;
             options.max_bytes = args.audit_max_bytes;
-            let log = kura_server::audit::AuditLog::open(options)
+            let log = kura_api::audit::AuditLog::open(options)
                 .map_err(|e| format!("cannot open the audit log {}: {e}", path.display()))?;
             tracing::info!(
                 "audit log on: {} ({})",

@@ -38,9 +38,9 @@ async fn call(engine: &Engine, operation: &str, request: &Value) -> Value {
         "GetRecords",
     ];
     let answer = if streams.contains(&operation) {
-        kura_server::invoke_streams(engine, operation, body).await
+        kura_api::invoke_streams(engine, operation, body).await
     } else {
-        kura_server::invoke(engine, operation, body).await
+        kura_api::invoke(engine, operation, body).await
     };
     match answer {
         Ok(answer) => serde_json::from_slice(&answer).expect("answer is JSON"),

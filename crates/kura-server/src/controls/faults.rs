@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
+use kura_api::error::ApiError;
 
 /// What a rule injects and where, as `POST /kura/admin/faults` and `kura fault add` take it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

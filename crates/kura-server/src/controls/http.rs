@@ -66,7 +66,7 @@ async fn admitted(
             )
         })?;
         if let Some(policies) = &verified.principal.policies {
-            let ctx = crate::authz::global_keys(&verified.principal, None);
+            let ctx = kura_api::authz::global_keys(&verified.principal, None);
             let decision = kura_auth::evaluate(policies, "kura:Admin", "*", &ctx);
             if decision != kura_auth::Decision::Allow {
                 return Err(refuse(

@@ -20,7 +20,7 @@ use kura_engine::clock::ManualClock;
 use kura_engine::{Engine, EngineOptions, StateSnapshot};
 use parking_lot::Mutex;
 
-pub use crate::slot::EngineSlot;
+use kura_api::EngineSlot;
 
 /// A snapshot as listed.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -245,6 +245,29 @@ fn check_name(name: &str) -> Result<(), String> {
 
 fn elapsed_ms(started: Instant) -> f64 {
     started.elapsed().as_secs_f64() * 1000.0
+}
+
+/// The pipeline's hook: a client's request that a rule matches waits the rule's latency,
+/// then gets its error.
+impl kura_api::Interceptor for TestControls {
+    fn armed(&self) -> bool {
+        self.faults.armed()
+    }
+
+    fn intercept(
+        &self,
+        operation: &str,
+        body: &[u8],
+        partition_key: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<kura_api::Interception> {
+        let request = faults::describe(operation, body, partition_key);
+        let injection = self.faults.decide(&request)?;
+        Some(kura_api::Interception {
+            latency: injection.latency,
+            error: injection.error,
+            tables: request.tables,
+        })
+    }
 }
 
 #[cfg(test)]

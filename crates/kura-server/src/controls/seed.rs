@@ -329,7 +329,7 @@ async fn put_all(engine: &Engine, table: &str, items: Vec<Value>) -> Result<(), 
 
 async fn call(engine: &Engine, operation: &str, input: &Value) -> Result<Value, String> {
     let body = serde_json::to_vec(input).map_err(|e| e.to_string())?;
-    match crate::invoke(engine, operation, body.into()).await {
+    match kura_api::invoke(engine, operation, body.into()).await {
         Ok(answer) => serde_json::from_slice(&answer).map_err(|e| e.to_string()),
         Err(e) => Err(format!(
             "{}: {}",

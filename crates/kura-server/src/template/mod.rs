@@ -422,7 +422,7 @@ async fn prepare(
 }
 
 async fn call(engine: &kura_engine::Engine, operation: &str, body: &Value) -> Result<(), String> {
-    crate::invoke(engine, operation, bytes::Bytes::from(body.to_string()))
+    kura_api::invoke(engine, operation, bytes::Bytes::from(body.to_string()))
         .await
         .map(|_| ())
         .map_err(|e| format!("{}: {}", e.name(), e.message.as_deref().unwrap_or("")))

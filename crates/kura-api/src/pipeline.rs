@@ -3,13 +3,15 @@
 //! [`Pipeline::run`], which takes it through
 //!
 //! 1. the operation table (unknown names are UnknownOperationException),
-//! 2. fault injection (test controls; the API's own traffic only),
+//! 2. the interceptor, if the server has one (the test controls' fault injection; the
+//!    API's own traffic only),
 //! 3. the account check of ARNs and the control-plane authorization,
 //! 4. the operation's handler (parse, authorize from the input, admit, engine),
 //! 5. the record: metrics, then the audit line, whose failure fails the request.
 //!
-//! What comes before (reading the body, SigV4) belongs to the HTTP edge; a request it
-//! refuses is still recorded here ([`Pipeline::record`]), as every answered request is.
+//! What comes before (reading the body, SigV4) belongs to the HTTP edge (kura-server); a
+//! request it refuses is still recorded here ([`Pipeline::record`]), as every answered
+//! request is.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -23,18 +25,18 @@ use tracing::Instrument;
 
 use crate::audit::AuditLog;
 use crate::call::Call;
-use crate::controls::TestControls;
 use crate::error::ApiError;
+use crate::intercept::Interceptor;
 use crate::metrics::{Metrics, Observation};
 use crate::operation::{Api, Guard, LATER, Op};
 use crate::schemas::Schemas;
 
 /// What a server turns on around the handlers; [`Pipeline::bare`] for none of it.
 #[derive(Clone, Default)]
-pub(crate) struct Pipeline {
+pub struct Pipeline {
     pub metrics: Option<Arc<Metrics>>,
     pub audit: Option<Arc<AuditLog>>,
-    pub controls: Option<Arc<TestControls>>,
+    pub interceptor: Option<Arc<dyn Interceptor>>,
 }
 
 /// Who sent a request, which decides the steps that apply to it.
@@ -69,7 +71,7 @@ pub struct Request<'a> {
 }
 
 impl Pipeline {
-    /// No metrics, no audit, no test controls: the embedded connector's.
+    /// No metrics, no audit, no interceptor: the embedded connector's.
     pub fn bare() -> Pipeline {
         Pipeline::default()
     }
@@ -144,9 +146,16 @@ impl Pipeline {
         observation: &Observation,
     ) -> Result<Vec<u8>, ApiError> {
         if request.origin == Origin::Api
-            && let Some(controls) = &self.controls
-            && controls.faults.armed()
-            && let Some(error) = inject(controls, schemas, op, &request.body, observation).await
+            && let Some(interceptor) = &self.interceptor
+            && interceptor.armed()
+            && let Some(error) = intercept(
+                interceptor.as_ref(),
+                schemas,
+                op,
+                &request.body,
+                observation,
+            )
+            .await
         {
             return Err(error);
         }
@@ -227,28 +236,26 @@ impl Pipeline {
     }
 }
 
-/// Applies a fault injection rule that matches the request: waits its latency, then
-/// answers its error (None: the request runs).
-async fn inject(
-    controls: &TestControls,
+/// Asks the interceptor about the request: waits the latency it sets, then answers its
+/// error (None: the request runs).
+async fn intercept(
+    interceptor: &dyn Interceptor,
     schemas: &Schemas<'_>,
     op: Op,
     body: &[u8],
     observation: &Observation,
 ) -> Option<ApiError> {
-    let request = crate::controls::faults::describe(op.name(), body, |table| {
-        schemas.partition_keys(table, None)?.into_iter().next()
-    });
-    let injection = controls.faults.decide(&request)?;
-    if !injection.latency.is_zero() {
-        tokio::time::sleep(injection.latency).await;
+    let partition_key = |table: &str| schemas.partition_keys(table, None)?.into_iter().next();
+    let interception = interceptor.intercept(op.name(), body, &partition_key)?;
+    if !interception.latency.is_zero() {
+        tokio::time::sleep(interception.latency).await;
     }
-    if injection.error.is_some() {
-        for table in &request.tables {
+    if interception.error.is_some() {
+        for table in &interception.tables {
             observation.table(table);
         }
     }
-    injection.error
+    interception.error
 }
 
 /// A new request id, as DynamoDB writes them (32 upper-case hex digits). From a

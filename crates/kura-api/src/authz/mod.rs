@@ -218,7 +218,7 @@ fn resource_policy(engine: &Engine, arn: &str) -> Option<Policy> {
 }
 
 /// The global condition keys of a principal and connection.
-pub(crate) fn global_keys(principal: &Principal, source_ip: Option<IpAddr>) -> RequestContext {
+pub fn global_keys(principal: &Principal, source_ip: Option<IpAddr>) -> RequestContext {
     let mut ctx = RequestContext::new();
     if principal.kind == PrincipalKind::User {
         ctx.set("aws:username", principal.name.clone());
@@ -253,7 +253,7 @@ struct Named {
 
 /// The control-plane operations: the operation name as the action, on the table the
 /// request names (TableName, or ResourceArn for tags), or `*` for the account-wide ones.
-pub(crate) fn control(call: &Call<'_>, operation: &'static str) -> Result<(), ApiError> {
+pub fn control(call: &Call<'_>, operation: &'static str) -> Result<(), ApiError> {
     authorize(call, |scope| {
         let named: Named = serde_json::from_slice(&call.body).unwrap_or_default();
         let resource = match (named.table_name, named.resource_arn) {

@@ -1,6 +1,6 @@
 //! The one place that knows DynamoDB's wire errors: `__type`, HTTP status, body.
 
-use axum::http::StatusCode;
+use http::StatusCode;
 use kura_engine::EngineError;
 use kura_model::Item;
 use serde::Serialize;
@@ -125,7 +125,7 @@ impl ApiError {
     }
 
     /// An error a fault injection rule answers with: its full `__type`, as given.
-    pub(crate) fn injected(status: StatusCode, type_name: &str, message: &str) -> Self {
+    pub fn injected(status: StatusCode, type_name: &str, message: &str) -> Self {
         ApiError {
             status,
             type_name: type_name.to_owned(),
@@ -138,7 +138,7 @@ impl ApiError {
 
     /// A fresh copy of a limit's answer (a body's deadline or the budget), which has no
     /// item or reasons to carry.
-    pub(crate) fn same(&self) -> ApiError {
+    pub fn same(&self) -> ApiError {
         ApiError {
             status: self.status,
             type_name: self.type_name.clone(),

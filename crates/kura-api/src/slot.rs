@@ -24,7 +24,9 @@ impl EngineSlot {
         self.current.read().clone()
     }
 
-    pub(crate) fn replace(&self, engine: Arc<Engine>) -> Arc<Engine> {
+    /// Puts `engine` in the slot (the test controls' restore and reset) and hands back the one
+    /// it replaces.
+    pub fn replace(&self, engine: Arc<Engine>) -> Arc<Engine> {
         std::mem::replace(&mut *self.current.write(), engine)
     }
 }

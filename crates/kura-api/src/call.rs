@@ -35,13 +35,23 @@ impl Call<'_> {
 
     /// Parses the body as the operation's input. Shape errors are SerializationException.
     pub fn input<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        crate::body::require_object(&self.body)?;
+        require_object(&self.body)?;
         let body: &[u8] = if self.body.is_empty() {
             b"{}"
         } else {
             &self.body
         };
         serde_json::from_slice(body).map_err(|e| ApiError::serialization(shape_error(&e)))
+    }
+}
+
+/// Refuses a decoded body that is JSON but not an object, before anything reads it (the
+/// operation's input, authorization, faults): serde would read `[]` as a struct and
+/// `"x"` would reach handlers that parse leniently. An empty body stays `{}`.
+pub fn require_object(body: &[u8]) -> Result<(), ApiError> {
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        None | Some(b'{') => Ok(()),
+        Some(_) => Err(ApiError::serialization(messages::BODY_NOT_AN_OBJECT)),
     }
 }
 
@@ -58,6 +68,22 @@ fn shape_error(e: &serde_json::Error) -> String {
                 Some(bare) if bare.ends_with(messages::INVALID_BASE64_END) => bare.to_owned(),
                 _ => messages::body_wrong_shape(&text),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_objects_are_request_bodies() {
+        for ok in [&b""[..], b"{}", b"  \n{\"TableName\":\"T\"}", b"{"] {
+            assert!(require_object(ok).is_ok(), "{ok:?}");
+        }
+        for bad in [&b"[]"[..], b"\"x\"", b"1", b"null", b" true", b"[{}]"] {
+            let err = require_object(bad).unwrap_err();
+            assert_eq!(err.name(), "SerializationException", "{bad:?}");
         }
     }
 }
