@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         let findings = [serde_json::json!({"rule": "api.scan", "table": "dev-a", "severity": "warning"})];
         let _ = kura_advisor::suppressions::report(&findings, &suppressions, 20_000);
     }
-    if let Ok(tables) = kura_server::template::declared(text, &Default::default()) {
+    if let Ok(tables) = kura_advisor::template::declared(text, &Default::default()) {
         for table in tables {
             serde_json::to_string(&table.create).expect("a CreateTable input serializes");
         }

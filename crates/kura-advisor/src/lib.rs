@@ -22,6 +22,7 @@ pub mod rules;
 pub use identities::{identities, identities_with};
 mod search;
 pub mod suppressions;
+pub mod template;
 pub mod template_intrinsics;
 pub mod template_yaml;
 mod traffic;

@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod operation;
 mod ops;
 pub mod pipeline;
+pub mod schema_file;
 pub mod schemas;
 pub mod slot;
 

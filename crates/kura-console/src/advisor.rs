@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::{Ctx, Fields, Posted, field, raw};
-use kura_server::advisor::suppressions::{self, Problem, Reported, SuppressionWarning};
+use kura_advisor::suppressions::{self, Problem, Reported, SuppressionWarning};
 
 /// The advisor's last findings, kept a few seconds: it samples every table, and a page
 /// reloaded in a loop should not make it do so each time.
@@ -133,7 +133,7 @@ pub(crate) async fn template(posted: Posted) -> Response {
     let checked = if template.trim().is_empty() {
         Err("Paste a template or read one from a file.".to_owned())
     } else {
-        kura_server::template::advise(template, &Default::default(), &Default::default()).await
+        kura_advisor::template::advise(template, &Default::default(), &Default::default()).await
     };
     let body = match checked {
         Err(e) => html! {

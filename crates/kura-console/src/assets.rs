@@ -40,7 +40,7 @@ mod tests {
     /// new one needs `scripts/console-font.sh`.
     #[test]
     fn the_font_covers_the_guidelines_section_names() {
-        let missing: String = kura_server::advisor::rules::RULES
+        let missing: String = kura_advisor::rules::RULES
             .iter()
             .flat_map(|rule| rule.section.chars())
             .filter(|c| *c as u32 >= 0x2E80 && !JP_CHARS.contains(*c))

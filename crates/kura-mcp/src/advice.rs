@@ -67,7 +67,7 @@ async fn from_definitions(endpoint: &Endpoint, table: Option<&str>) -> Result<Va
             .await;
         }
     }
-    let advice = tokio::task::spawn_blocking(move || kura_server::advisor::advise(&engine))
+    let advice = tokio::task::spawn_blocking(move || kura_advisor::advise(&engine))
         .await
         .map_err(|e| McpError::Transport(format!("the advisor stopped: {e}")))?;
     let mut advice = serde_json::to_value(&advice).map_err(|e| McpError::Invalid(e.to_string()))?;

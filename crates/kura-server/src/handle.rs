@@ -42,6 +42,12 @@ impl ServerHandle {
         &self.shared.slot
     }
 
+    /// The answer Kura's unsigned `/kura/` endpoints give while `--auth` is on (403), or
+    /// None when the server runs open.
+    pub fn refuse_when_signed(&self) -> Option<axum::response::Response> {
+        crate::own_endpoints::refuse_when_signed(&self.shared)
+    }
+
     /// The authenticator, when `--auth` is on.
     pub fn auth(&self) -> Option<&Arc<Authenticator>> {
         self.shared.auth.as_ref()

@@ -15,8 +15,6 @@
 //! # }
 //! ```
 
-/// The design advisor, served as `GET /kura/advise` and drawn by the console.
-pub use kura_advisor as advisor;
 pub mod admission;
 mod body;
 mod body_limits;
@@ -26,12 +24,11 @@ pub mod controls;
 mod edge;
 mod handle;
 mod metrics_access;
-mod own_endpoints;
+pub mod own_endpoints;
 pub use kura_auth::{Authenticator, Credentials};
 mod options;
 mod protocol;
 mod shared;
-pub mod template;
 pub mod tls;
 pub use handle::{FrontEnd, ServerHandle};
 pub use metrics_access::MetricsAccess;
@@ -144,7 +141,6 @@ fn routes(shared: Shared, front_ends: &[FrontEnd]) -> Router {
         .route("/ready", get(ready))
         .route("/metrics", get(serve_metrics))
         .route("/kura/insights/{table}", get(own_endpoints::insights))
-        .route("/kura/advise", get(own_endpoints::advise))
         .route(
             "/kura/triggers",
             get(own_endpoints::list_triggers).post(own_endpoints::create_trigger),

@@ -1,6 +1,7 @@
 //! Kura's own endpoints beside the DynamoDB API, under `/kura/` (a path the DynamoDB
-//! protocol never uses): Contributor Insights reports, the design advisor, and the stream
-//! triggers (listed, created and deleted at run time).
+//! protocol never uses): Contributor Insights reports and the stream triggers (listed,
+//! created and deleted at run time). The design advisor's `/kura/advise` is a front end
+//! the binary registers (the server knows no advisor); it answers as these do.
 //! They carry no signature, and key values are data: with `--auth` on they answer 403
 //! (the DynamoDB API's DescribeContributorInsights still works, signed).
 
@@ -30,7 +31,8 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&kura_auth::sigv4::uri_decode(&text.replace('+', " "))).into_owned()
 }
 
-fn json_response<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
+/// A JSON answer, pretty-printed as Kura's own endpoints write them.
+pub fn json_response<T: serde::Serialize>(status: StatusCode, body: &T) -> Response {
     match serde_json::to_vec_pretty(body) {
         Ok(bytes) => (
             status,
@@ -42,12 +44,13 @@ fn json_response<T: serde::Serialize>(status: StatusCode, body: &T) -> Response 
     }
 }
 
-fn error(status: StatusCode, message: &str) -> Response {
+/// An error answer of Kura's own endpoints: `{"message": ...}`.
+pub fn error(status: StatusCode, message: &str) -> Response {
     json_response(status, &serde_json::json!({ "message": message }))
 }
 
 /// With `--auth`, nothing unsigned reads what the tables hold.
-fn refuse_when_signed(shared: &Shared) -> Option<Response> {
+pub(crate) fn refuse_when_signed(shared: &Shared) -> Option<Response> {
     shared.auth.is_some().then(|| {
         error(
             StatusCode::FORBIDDEN,
@@ -111,33 +114,6 @@ pub(crate) async fn insights(
                     .unwrap_or_default(),
             ),
         ),
-    }
-}
-
-/// `GET /kura/advise[?environments=dev,qa,prod]`: the design advisor's findings on every
-/// table (docs/advisor.md), with the team's environment identifiers when given.
-pub(crate) async fn advise(State(shared): State<Shared>, uri: axum::http::Uri) -> Response {
-    if let Some(refused) = refuse_when_signed(&shared) {
-        return refused;
-    }
-    let asked = uri
-        .query()
-        .into_iter()
-        .flat_map(|q| q.split('&'))
-        .find_map(|pair| pair.strip_prefix("environments="));
-    let options = match asked {
-        None => crate::advisor::Options::default(),
-        Some(text) => match crate::advisor::Options::with_environments(&text.replace("%2C", ",")) {
-            Ok(options) => options,
-            Err(e) => return error(StatusCode::BAD_REQUEST, &e),
-        },
-    };
-    let engine = shared.engine();
-    // It samples every table: off the async workers.
-    match tokio::task::spawn_blocking(move || crate::advisor::advise_with(&engine, &options)).await
-    {
-        Ok(advice) => json_response(StatusCode::OK, &advice),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }
 }
 

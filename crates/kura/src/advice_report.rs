@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use kura_server::advisor::suppressions::rank;
-pub use kura_server::advisor::suppressions::{
+use kura_advisor::suppressions::rank;
+pub use kura_advisor::suppressions::{
     Reported, SuppressionWarning, read_suppressions, report, today, warnings,
 };
 
@@ -133,7 +133,7 @@ pub fn text(advice: &Value, reported: &[Reported], warnings: &[SuppressionWarnin
             text_of(f, "evidence"),
             text_of(f, "rule"),
             text_of(f, "section"),
-            kura_server::advisor::rules::seen(f),
+            kura_advisor::rules::seen(f),
             text_of(f, "fix"),
         );
         if let Some(s) = &r.expired {
@@ -172,7 +172,7 @@ pub fn text(advice: &Value, reported: &[Reported], warnings: &[SuppressionWarnin
 }
 
 /// A suppression as JSON.
-fn suppression_json(s: &kura_server::advisor::suppressions::Suppression) -> Value {
+fn suppression_json(s: &kura_advisor::suppressions::Suppression) -> Value {
     json!({"rule": s.rule, "table": s.table, "index": s.index, "reason": s.reason, "expires": s.expires})
 }
 
@@ -379,7 +379,7 @@ pub fn junit(reported: &[Reported], warnings: &[SuppressionWarning], fail_on: Fa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kura_server::advisor::suppressions::{Suppression, parse_date};
+    use kura_advisor::suppressions::{Suppression, parse_date};
 
     fn finding(rule: &str, severity: &str, table: &str) -> Value {
         json!({"rule": rule, "severity": severity, "table": table, "section": "命名規則 (Naming rules)",

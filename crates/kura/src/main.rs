@@ -17,6 +17,7 @@ use version::VERSION;
 
 mod admin;
 mod advice_report;
+mod advise_route;
 #[cfg(feature = "clients")]
 mod cqrs;
 #[cfg(feature = "clients")]
@@ -280,10 +281,11 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
             }
             stopping.shutdown().await;
         };
-        let mut front_ends = match args.console {
-            true => vec![kura_console::front_end(tls.is_some())],
-            false => Vec::new(),
-        };
+        // The advisor's endpoint always; the console when asked for.
+        let mut front_ends = vec![advise_route::front_end()];
+        if args.console {
+            front_ends.push(kura_console::front_end(tls.is_some()));
+        }
         match dev {
             // The projectors reach the server through its port once it serves.
             Some(config) => {

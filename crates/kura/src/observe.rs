@@ -211,8 +211,8 @@ pub struct AdviseArgs {
     parameters: Vec<(String, String)>,
     /// The environment identifiers table names start with, comma-separated (the
     /// guideline's `dev,stg,prod` by default): a team with `qa` or `uat` names its own.
-    #[arg(long, value_name = "ENV,ENV,...", value_parser = kura_server::advisor::Options::with_environments)]
-    environments: Option<kura_server::advisor::Options>,
+    #[arg(long, value_name = "ENV,ENV,...", value_parser = kura_advisor::Options::with_environments)]
+    environments: Option<kura_advisor::Options>,
     /// Check the identity policies of a credentials file (`kura serve --auth`'s) without
     /// a server: people given every action, grants on every environment's tables. With
     /// `--template`, both; alone, the policies only (docs/advisor.md).
@@ -247,14 +247,14 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let parameters = args.parameters.iter().cloned().collect();
             let options = args.environments.clone().unwrap_or_default();
-            kura_server::template::advise(&text, &parameters, &options)
+            kura_advisor::template::advise(&text, &parameters, &options)
                 .await
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
         (None, Some(_)) => serde_json::json!({
             "tables": 0,
-            "rulesChecked": kura_server::advisor::rules::RULES.len(),
-            "rulesCheckable": kura_server::advisor::CHECKABLE,
+            "rulesChecked": kura_advisor::rules::RULES.len(),
+            "rulesCheckable": kura_advisor::CHECKABLE,
             "findings": [],
         }),
         (None, None) => {
@@ -271,7 +271,7 @@ pub async fn advise(args: AdviseArgs) -> Result<(), String> {
     if let Some(path) = &args.credentials {
         let credentials = kura_server::Credentials::load(path).map_err(|e| e.to_string())?;
         let environments = args.environments.clone().unwrap_or_default().environments;
-        let found = kura_server::advisor::identities_with(&credentials.principals(), &environments);
+        let found = kura_advisor::identities_with(&credentials.principals(), &environments);
         if let Some(findings) = advice["findings"].as_array_mut() {
             findings.extend(found.iter().filter_map(|f| serde_json::to_value(f).ok()));
         }

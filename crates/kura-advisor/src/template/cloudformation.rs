@@ -1,13 +1,13 @@
 //! CloudFormation and SAM resources (`AWS::DynamoDB::Table`, `AWS::DynamoDB::GlobalTable`,
 //! `AWS::Serverless::SimpleTable`) read as CloudFormation would deploy them: intrinsic
 //! functions resolved from parameter defaults and conditions
-//! ([`kura_advisor::template_intrinsics`]), string booleans and numbers read as such, a
+//! ([`crate::template_intrinsics`]), string booleans and numbers read as such, a
 //! resource whose `Condition` is false left out. What only the deployment knows is carried
 //! as [`NotLiteral`] parts, and the rules resting on them are not judged.
 
 use std::collections::HashMap;
 
-use kura_advisor::template_intrinsics::{NotLiteral, Template, coerce_scalars};
+use crate::template_intrinsics::{NotLiteral, Template, coerce_scalars};
 use serde_json::{Map, Value, json};
 
 use super::declared::Declared;
@@ -190,7 +190,7 @@ fn global_table(properties: &Value, name: &str) -> Declared {
         .collect();
     let policy = policies
         .iter()
-        .find(|p| kura_advisor::public_statement(&policy_text(p)).is_some())
+        .find(|p| crate::public_statement(&policy_text(p)).is_some())
         .or(policies.first());
     if let Some(policy) = policy {
         set_resource_policy(&mut declared.create, policy);

@@ -1,6 +1,6 @@
 //! A table a template declares, and the small readings of its parts both dialects share.
 
-use kura_advisor::template_intrinsics::NotLiteral;
+use crate::template_intrinsics::NotLiteral;
 use serde_json::Value;
 
 /// One table a template declares, as the calls that make it.
@@ -49,7 +49,7 @@ impl Declared {
 
 /// A CreateTable input cut to what CreateTable takes (as `--schema` does).
 pub(super) fn schema_input(create: Value) -> Value {
-    crate::controls::seed::schema_inputs(&create.to_string())
+    kura_api::schema_file::schema_inputs(&create.to_string())
         .ok()
         .and_then(|mut inputs| inputs.pop())
         .unwrap_or(create)

@@ -17,8 +17,8 @@ mod terraform;
 
 use std::collections::HashMap;
 
-use kura_advisor::rules;
-use kura_advisor::template_intrinsics::NotLiteral;
+use crate::rules;
+use crate::template_intrinsics::NotLiteral;
 use serde_json::{Value, json};
 
 use lines::MemberLines;
@@ -35,14 +35,14 @@ pub fn declared(text: &str, parameters: &HashMap<String, String>) -> Result<Vec<
         Err(json) if text.trim_start().starts_with(['{', '[']) => {
             return Err(format!("not JSON ({json})"));
         }
-        Err(_) => crate::advisor::template_yaml::to_json(text)?,
+        Err(_) => crate::template_yaml::to_json(text)?,
     };
     let mut tables = if value.get("Resources").and_then(Value::as_object).is_some() {
         cloudformation::tables(&value, text.len(), parameters)?
     } else if value.get("planned_values").is_some() || value.get("format_version").is_some() {
         terraform::tables(&value)
     } else {
-        crate::controls::seed::schema_inputs(text)?
+        kura_api::schema_file::schema_inputs(text)?
             .into_iter()
             .map(Declared::new)
             .collect()
@@ -257,7 +257,7 @@ fn not_literal_note(table: &str, parts: &[NotLiteral], unjudged: &[&str], whole:
 pub async fn advise(
     text: &str,
     parameters: &HashMap<String, String>,
-    options: &kura_advisor::Options,
+    options: &crate::Options,
 ) -> Result<Value, String> {
     let tables = declared(text, parameters)?;
     let lines = MemberLines::of(text);
@@ -333,11 +333,10 @@ pub async fn advise(
     }
     let engine_for_advice = engine.clone();
     let options = options.clone();
-    let advice = tokio::task::spawn_blocking(move || {
-        crate::advisor::advise_with(&engine_for_advice, &options)
-    })
-    .await
-    .map_err(|e| format!("the advisor stopped: {e}"))?;
+    let advice =
+        tokio::task::spawn_blocking(move || crate::advise_with(&engine_for_advice, &options))
+            .await
+            .map_err(|e| format!("the advisor stopped: {e}"))?;
     let mut advice = serde_json::to_value(&advice).map_err(|e| e.to_string())?;
     // Definitions only: no traffic and no items are evidence here.
     if let Some(map) = advice.as_object_mut() {

@@ -24,7 +24,7 @@ async fn every_fixture_gives_exactly_its_expected_findings() {
         let expected_path = template.with_extension("expected");
         let expected = std::fs::read_to_string(&expected_path)
             .unwrap_or_else(|_| panic!("{} has no .expected file", template.display()));
-        let advice = kura_server::template::advise(&text, &HashMap::new(), &Default::default())
+        let advice = kura_advisor::template::advise(&text, &HashMap::new(), &Default::default())
             .await
             .unwrap_or_else(|e| panic!("{}: {e}", template.display()));
         let mut found: Vec<String> = advice["findings"]
@@ -63,14 +63,14 @@ async fn parameters_given_override_their_defaults() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/templates");
     let text = std::fs::read_to_string(dir.join("cfn-compliant.yaml")).expect("template");
     let dev = HashMap::from([("Env".to_owned(), "dev".to_owned())]);
-    let advice = kura_server::template::advise(&text, &dev, &Default::default())
+    let advice = kura_advisor::template::advise(&text, &dev, &Default::default())
         .await
         .expect("advice");
     assert_eq!(advice["findings"], serde_json::json!([]));
-    let declared = kura_server::template::declared(&text, &dev).expect("tables");
+    let declared = kura_advisor::template::declared(&text, &dev).expect("tables");
     assert_eq!(declared[0].create["TableName"], "dev-shop-orders");
     let odd = HashMap::from([("Env".to_owned(), "Test".to_owned())]);
-    let advice = kura_server::template::advise(&text, &odd, &Default::default())
+    let advice = kura_advisor::template::advise(&text, &odd, &Default::default())
         .await
         .expect("advice");
     assert_eq!(advice["findings"][0]["rule"], "naming.table-name-pattern");
