@@ -967,7 +967,7 @@ def test_an_lsi_with_the_tables_own_sort_key_is_a_duplicate(server):
     assert found == [(same, "lsi1")], found
 
 
-TEMPLATE_FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "crates/kura-server/tests/fixtures/templates"
+TEMPLATE_FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "crates/kura-advisor/tests/fixtures/templates"
 
 
 def test_kura_advise_resolves_parameters_and_says_where_no_line_is():
