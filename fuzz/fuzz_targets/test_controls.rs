@@ -7,7 +7,7 @@ use kura_server::controls::{faults, seed};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = seed::schema_inputs(&text);
+    let _ = kura_api::schema_file::schema_inputs(&text);
     let _ = seed::seed_requests(&text, "Table");
     let (spec, body) = text.split_once('\n').unwrap_or((&text, "{}"));
     let rules = faults::Faults::default();
