@@ -217,12 +217,7 @@ step tests "cargo fmt --check" cargo fmt --all -- --check
 # The installs mostly wait on the network, and the tests wait for them: not lowered (a
 # lowered pip took minutes beside three builds).
 lane installs 0 installs
-# The static release build (its own profile directory, so its own cargo lock) starts at
-# once too: the interop tests wait for it, and on its own after the test build it was the
-# run's longest wait. Lowered less than the fuzz lane, which nothing waits for until the
-# end, so it takes the second core first whenever the test build leaves it idle.
-lane static 5 static_build
-lane fuzz 15 fuzz_smoke
+lane fuzz 10 fuzz_smoke
 
 # Every later cargo step of this lane reuses this build (scripts/workspace-build.sh): the
 # container test is ignored here and run once the image exists. `--all-targets` brings the
@@ -232,6 +227,11 @@ step tests "Rust tests: the build, linted by Clippy as it compiles (every target
 # Some Rust tests drive boto3 and the AWS CLI from .venv.
 await_lane installs
 export PATH="$PWD/.venv/bin:$PATH"
+# The static build starts now, lowered, and mostly runs while the tests wait on their
+# servers, children and disks. (Started at once instead, beside the test build, it pushed
+# the fuzz lane past the end of the tests: the run is bound by its CPU work, not by the
+# order of its builds; docs/testing.md.)
+lane static 10 step static "The static release binary (release profile, every feature)" static_build
 step tests "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)" \
   cargo test --workspace --locked --features "$WORKSPACE_FEATURES"
 
