@@ -20,14 +20,14 @@ pub mod authz;
 pub mod call;
 mod embedded;
 pub mod error;
-pub mod intercept;
+mod intercept;
 pub mod metrics;
 pub mod operation;
 mod ops;
 pub mod pipeline;
 pub mod schema_file;
 pub mod schemas;
-pub mod slot;
+mod slot;
 
 pub use embedded::{invoke, invoke_streams};
 pub use intercept::{Interception, Interceptor};

@@ -11,11 +11,11 @@ use kura_auth::{Authenticator, Verified};
 use kura_engine::{Engine, RequestContext};
 
 use crate::Shared;
+use kura_api::EngineSlot;
 use kura_api::call::Call;
 use kura_api::error::ApiError;
 use kura_api::metrics::{Metrics, Observation};
 use kura_api::pipeline::Request;
-use kura_api::slot::EngineSlot;
 
 /// Builds a front end's routes over its server (called once per router the server
 /// builds). The routes are merged beside the API's, outside its CORS layer.

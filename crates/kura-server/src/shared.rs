@@ -8,14 +8,14 @@ use kura_engine::Engine;
 
 use crate::metrics_access::MetricsAccess;
 use crate::{Authenticator, admission, controls};
-use kura_api::{metrics, pipeline, slot};
+use kura_api::{EngineSlot, metrics, pipeline};
 
 /// What every handler shares: the engine, the authenticator when `--auth` is on, and the
 /// pipeline every API request runs through.
 #[derive(Clone)]
 pub(crate) struct Shared {
     /// The engine serving requests (test controls may swap it: restore, reset).
-    pub(crate) slot: Arc<slot::EngineSlot>,
+    pub(crate) slot: Arc<EngineSlot>,
     pub(crate) auth: Option<Arc<Authenticator>>,
     /// Metrics, audit and fault injection around every operation.
     pub(crate) pipeline: Arc<pipeline::Pipeline>,
