@@ -1,6 +1,8 @@
 //! What a handler gets: the engine, the caller, the body, and where to note what the
 //! metrics are labelled with. Built once per request by the pipeline.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use kura_engine::{Engine, RequestContext};
 use kura_model::messages;
@@ -23,6 +25,8 @@ pub struct Call<'a> {
     pub observation: &'a crate::metrics::Observation,
     /// The key schemas of the tables the request names, looked up once.
     pub schemas: &'a crate::schemas::Schemas<'a>,
+    /// Every region's engine, when regions are kept apart (global tables need them).
+    pub regions: Option<&'a Arc<kura_engine::replication::Regions>>,
 }
 
 impl Call<'_> {

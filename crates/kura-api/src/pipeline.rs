@@ -37,6 +37,8 @@ pub struct Pipeline {
     pub metrics: Option<Arc<Metrics>>,
     pub audit: Option<Arc<AuditLog>>,
     pub interceptor: Option<Arc<dyn Interceptor>>,
+    /// Every region's engine, when regions are kept apart (`--regions separate`).
+    pub regions: Option<Arc<kura_engine::replication::Regions>>,
 }
 
 /// Who sent a request, which decides the steps that apply to it.
@@ -174,6 +176,7 @@ impl Pipeline {
             source_ip: request.source_ip,
             observation,
             schemas,
+            regions: self.regions.as_ref(),
         };
         if op.guard() == Guard::Control {
             crate::authz::control(&call, op.name())?;

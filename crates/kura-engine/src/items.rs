@@ -30,6 +30,7 @@ use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::indexes::entries::{check_index_keys, check_updated_index_keys, update_indexes};
 use crate::keys::{self, TableStats};
+use crate::replication::time::{self as replica_time, ReplicaTime};
 use crate::storage::{Snapshot, Space};
 use crate::streams::record::Origin;
 use crate::writer::WriteContext;
@@ -636,9 +637,31 @@ pub(crate) fn apply_item_change(
     new: Option<Item>,
     origin: Origin,
 ) -> Result<Written> {
+    apply_item_change_at(w, table, storage_key, old, new, origin, None)
+}
+
+/// [`apply_item_change`] with the last-write time a replica sent (`replica_time`); a
+/// global table's local write gets its time here.
+pub(crate) fn apply_item_change_at(
+    w: &mut WriteContext<'_>,
+    table: &TableRecord,
+    storage_key: Vec<u8>,
+    old: Option<&Item>,
+    new: Option<Item>,
+    origin: Origin,
+    replica_time: Option<ReplicaTime>,
+) -> Result<Written> {
     let Some(any) = new.as_ref().or(old) else {
         return Ok(Written::default()); // deleting nothing changes nothing
     };
+    let time = match (&table.replication, replica_time) {
+        (None, _) => None,
+        (Some(_), Some(time)) => Some(time),
+        (Some(group), None) => Some(replica_time::local(w, &storage_key, &group.region)?),
+    };
+    if let Some(time) = &time {
+        replica_time::record(w, &storage_key, time);
+    }
     let old_size = old.map(item_size);
     let new_size = new.as_ref().map(item_size);
     let mut written = Written::default();
@@ -653,7 +676,7 @@ pub(crate) fn apply_item_change(
             written.collection = Some((table_key.hash, bytes));
         }
     }
-    streams::record::append(w, table, old, new.as_ref(), origin)?;
+    streams::record::append(w, table, old, new.as_ref(), origin, time.as_ref())?;
     crate::kinesis::destination::append(w, table, old, new.as_ref(), origin)?;
     if table.history_from.is_some() {
         crate::backups::history::record(w, &storage_key, old);

@@ -45,6 +45,8 @@ const META_TOKEN_EXPIRY: &[u8] = b"txexp/";
 const META_KINESIS_NAME: &[u8] = b"kinesis/";
 const META_KINESIS_STREAM: &[u8] = b"kstream/";
 const META_KINESIS_PURGE: &[u8] = b"kpurge/";
+const META_REPLICA_TIME: &[u8] = b"rtime/";
+const META_REPLICA_FEED: &[u8] = b"rfeed/";
 
 /// The store format this build writes. Bump it with a migration when any layout changes.
 pub const STORE_FORMAT_VERSION: u32 = 1;
@@ -115,6 +117,31 @@ pub fn collection_prefix(table_id: u64) -> Vec<u8> {
 /// The size record of the item collection of one partition key.
 pub fn collection_key(table_id: u64, encoded_pk: &[u8]) -> Vec<u8> {
     [collection_prefix(table_id).as_slice(), encoded_pk].concat()
+}
+
+/// The last-write time of a global table's item (`replication::time`), keyed by the
+/// item's storage key (which starts with its table's prefix).
+pub fn replica_time_key(storage_key: &[u8]) -> Vec<u8> {
+    [META_REPLICA_TIME, storage_key].concat()
+}
+
+/// The prefix of every last-write time of a table's items.
+pub fn replica_time_prefix(table_id: u64) -> Vec<u8> {
+    [META_REPLICA_TIME, &table_prefix(table_id)].concat()
+}
+
+/// How far a replica has applied the changes of its table in `source_region`.
+pub fn replica_feed_key(table_id: u64, source_region: &str) -> Vec<u8> {
+    [
+        replica_feed_prefix(table_id).as_slice(),
+        source_region.as_bytes(),
+    ]
+    .concat()
+}
+
+/// The prefix of every replication checkpoint of a table.
+pub fn replica_feed_prefix(table_id: u64) -> Vec<u8> {
+    [META_REPLICA_FEED, &table_prefix(table_id)].concat()
 }
 
 pub fn index_stats_key(table_id: u64, index_number: u32) -> Vec<u8> {

@@ -54,6 +54,7 @@ mod paging;
 mod partiql;
 mod purge;
 mod query_scan;
+pub mod replication;
 mod resource_policy;
 mod state;
 pub mod storage;

@@ -43,6 +43,8 @@ impl PurgeTarget {
                         (Space::Ttl, prefix.clone()),
                         (Space::History, prefix),
                         (Space::Meta, keys::collection_prefix(id)),
+                        (Space::Meta, keys::replica_time_prefix(id)),
+                        (Space::Meta, keys::replica_feed_prefix(id)),
                     ],
                     keys::purge_key(id),
                 )

@@ -642,3 +642,6 @@ pub mod exports;
 
 /// Vector index and SearchVectors texts.
 pub mod vectors;
+
+/// Global tables: replica updates and the legacy operations.
+pub mod replicas;

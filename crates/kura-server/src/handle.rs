@@ -88,6 +88,7 @@ impl ServerHandle {
             source_ip,
             observation: &observation,
             schemas: &schemas,
+            regions: None,
         };
         kura_api::authz::control(&call, operation).is_ok()
     }

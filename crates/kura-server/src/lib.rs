@@ -32,7 +32,7 @@ mod shared;
 pub mod tls;
 pub use handle::{FrontEnd, ServerHandle};
 pub use metrics_access::MetricsAccess;
-pub use options::ServerOptions;
+pub use options::{RegionOptions, ServerOptions};
 pub(crate) use shared::Shared;
 pub use tls::TlsConfig;
 
@@ -75,11 +75,13 @@ fn shared_state(engine: Arc<Engine>, options: ServerOptions) -> Shared {
         Some(controls) => controls.slot(),
         None => kura_api::EngineSlot::new(engine),
     };
-    let metrics = Arc::new(kura_api::metrics::Metrics::new(
-        slot.clone(),
-        options.metrics,
-        options.triggers.clone(),
-    ));
+    let regions = options.regions.as_ref().map(|o| start_regions(o, &slot));
+    let mut metrics =
+        kura_api::metrics::Metrics::new(slot.clone(), options.metrics, options.triggers.clone());
+    if let Some(regions) = &regions {
+        metrics = metrics.with_replication(regions.clone());
+    }
+    let metrics = Arc::new(metrics);
     let pipeline = Arc::new(kura_api::pipeline::Pipeline {
         metrics: Some(metrics.clone()),
         audit: options.audit,
@@ -87,6 +89,7 @@ fn shared_state(engine: Arc<Engine>, options: ServerOptions) -> Shared {
             .controls
             .clone()
             .map(|controls| controls as Arc<dyn kura_api::Interceptor>),
+        regions: regions.clone(),
     });
     Shared {
         slot,
@@ -98,7 +101,31 @@ fn shared_state(engine: Arc<Engine>, options: ServerOptions) -> Shared {
         admission: Arc::new(admission::Admission::new(options.admission)),
         controls: options.controls,
         metrics_access: options.metrics_access,
+        regions,
     }
+}
+
+/// The directory of regions over the served engine (the home region's, whichever the
+/// test controls put in the slot), the regions with data opened, replication started.
+fn start_regions(
+    options: &Arc<RegionOptions>,
+    slot: &Arc<kura_api::EngineSlot>,
+) -> Arc<kura_engine::replication::Regions> {
+    let home_slot = slot.clone();
+    let opener = options.clone();
+    let regions = kura_engine::replication::Regions::new(
+        &options.home,
+        Box::new(move || home_slot.current()),
+        Box::new(move |region| (opener.open)(region)),
+    );
+    for region in &options.existing {
+        if let Err(e) = regions.engine(region) {
+            tracing::error!(region, "cannot open the region: {e}");
+        }
+    }
+    regions.set_delay(options.delay);
+    regions.start();
+    regions
 }
 
 /// The `--metrics-bind` listener's routes: `GET /metrics`, open.
@@ -297,6 +324,7 @@ async fn serve_until(
     let metrics_bind = options.metrics_bind;
     let front_ends = options.front_ends.clone();
     let shared = shared_state(engine.clone(), options);
+    let regions = shared.regions.clone();
     let metrics_server = match metrics_bind {
         Some(addr) => Some(serve_metrics_on(addr, shared.clone()).await?),
         None => None,
@@ -305,6 +333,9 @@ async fn serve_until(
     connections::serve(listener, app, tls.as_ref(), &limits, shutdown).await?;
     if let Some(server) = metrics_server {
         server.abort();
+    }
+    if let Some(regions) = regions {
+        let _stopped = tokio::task::spawn_blocking(move || regions.shutdown()).await;
     }
     let engine_for_shutdown = controls.map_or(engine, |c| c.engine());
     // Joining the writer thread blocks; keep it off the async workers.

@@ -41,6 +41,19 @@ pub struct ServerOptions {
     pub connections: connections::ConnectionLimits,
     /// How many API requests run at once and how long one waits for a place.
     pub admission: admission::AdmissionLimits,
+    /// Regions kept apart (`--regions separate`); None: every region shares the one
+    /// engine, as DynamoDB Local's `-sharedDb`.
+    pub regions: Option<Arc<RegionOptions>>,
+}
+
+/// Regions of their own: how the engine of a region other than the home one is opened,
+/// and which already have data (opened at start, so their replication resumes).
+pub struct RegionOptions {
+    pub home: String,
+    pub open: kura_engine::replication::OpenRegion,
+    pub existing: Vec<String>,
+    /// How long a change waits before it is sent (`--replication-delay-ms`).
+    pub delay: std::time::Duration,
 }
 
 impl Default for ServerOptions {
@@ -58,6 +71,7 @@ impl Default for ServerOptions {
             metrics_bind: None,
             connections: connections::ConnectionLimits::DEFAULT,
             admission: admission::AdmissionLimits::DEFAULT,
+            regions: None,
         }
     }
 }

@@ -83,7 +83,12 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             };
             // One engine for the whole request, even if a test control swaps it meanwhile;
             // taken once admitted, so a request that waited runs on the engine served now.
-            let engine = shared.engine();
+            // Its region is the credential scope's, which a verified signature also has.
+            let region = signing_region(&parts.headers);
+            let (engine, read) = match shared.engine_for(&region) {
+                Ok(engine) => (engine, read),
+                Err(e) => (shared.engine(), read.and(Err(ApiError::from(e)))),
+            };
             // The signature covers the body as sent, before any Content-Encoding is undone;
             // a body that is JSON but no object is refused once the signer is known.
             let verified = read.and_then(|(raw, body)| {
@@ -103,7 +108,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             });
             match verified {
                 Err(error) => {
-                    request.region = signing_region(&parts.headers);
+                    request.region = region;
                     shared.pipeline.record(&engine, &request, Err(error))
                 }
                 Ok((body, verified)) => {

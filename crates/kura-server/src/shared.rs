@@ -27,12 +27,23 @@ pub(crate) struct Shared {
     pub(crate) controls: Option<Arc<controls::TestControls>>,
     /// Who may read `GET /metrics` on the API's port.
     pub(crate) metrics_access: MetricsAccess,
+    /// Regions kept apart (`--regions separate`).
+    pub(crate) regions: Option<Arc<kura_engine::replication::Regions>>,
 }
 
 impl Shared {
     /// The engine now; a request keeps the one it started with.
     pub(crate) fn engine(&self) -> Arc<Engine> {
         self.slot.current()
+    }
+
+    /// The engine of the region a request is signed for: with regions kept apart, that
+    /// region's own; otherwise the one engine every region shares.
+    pub(crate) fn engine_for(&self, region: &str) -> Result<Arc<Engine>, kura_engine::EngineError> {
+        match &self.regions {
+            Some(regions) => regions.engine(region),
+            None => Ok(self.engine()),
+        }
     }
 }
 

@@ -225,6 +225,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         },
         None => options,
     };
+    let regions = region_options(&args, &options)?;
     let with_controls = args.test_controls || manual_clock.is_some() || dev.is_some();
     let auth = authenticator(&args)?;
     let audit = audit_log(&args)?;
@@ -335,6 +336,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
                 max_in_flight: args.max_in_flight as usize,
                 queue_wait: std::time::Duration::from_millis(args.max_queue_wait_ms),
             },
+            regions,
         };
         kura_server::serve_with(listener, engine, options, shutdown)
             .await
@@ -342,6 +344,44 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         tracing::info!("kura stopped");
         Ok(())
     })
+}
+
+/// `--regions separate`: how another region's engine is opened (in memory, or in
+/// `regions/<name>/` of the data directory), and the regions the directory already holds.
+fn region_options(
+    args: &ServeArgs,
+    options: &EngineOptions,
+) -> Result<Option<Arc<kura_server::RegionOptions>>, String> {
+    if args.regions != "separate" {
+        return Ok(None);
+    }
+    if !kura_engine::replication::valid_region(&args.region) {
+        return Err(format!("--region {}: not a region name", args.region));
+    }
+    let options = options.clone();
+    let (open, existing): (kura_engine::replication::OpenRegion, Vec<String>) = if args.in_memory {
+        let open = move |_: &str| Ok(Engine::in_memory_with_options(options.clone()));
+        (Box::new(open), Vec::new())
+    } else {
+        let root = args.data_dir.join("regions");
+        let existing = std::fs::read_dir(&root)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|name| kura_engine::replication::valid_region(name))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let open =
+            move |region: &str| Engine::open_with_options(&root.join(region), options.clone());
+        (Box::new(open), existing)
+    };
+    Ok(Some(Arc::new(kura_server::RegionOptions {
+        home: args.region.clone(),
+        open,
+        existing,
+        delay: Duration::from_millis(args.replication_delay_ms),
+    })))
 }
 
 /// The engine's options from `kura serve`'s flags; S3 buckets use `runtime` for their

@@ -22,6 +22,20 @@ pub(crate) struct ServeArgs {
     /// KURA_DATA_DIR is /data.
     #[arg(long, env = "KURA_IN_MEMORY")]
     pub(crate) in_memory: bool,
+    /// `shared`: every region a request is signed for shares one set of tables (DynamoDB
+    /// Local's `-sharedDb`). `separate`: each region is its own, as in AWS, which global
+    /// tables (UpdateTable's ReplicaUpdates) need; `--region` is the one the data
+    /// directory's top holds, the others live in `regions/<name>/` under it.
+    #[arg(long, default_value = "shared", env = "KURA_REGIONS", value_parser = ["shared", "separate"])]
+    pub(crate) regions: String,
+    /// The home region under `--regions separate`: the one the console, the test controls
+    /// and triggers act on.
+    #[arg(long, default_value = "us-east-1", env = "KURA_REGION")]
+    pub(crate) region: String,
+    /// Milliseconds a global table's change waits before it is sent to the other replicas
+    /// (0: at once): rehearses a replica that lags, as cross-region replication does.
+    #[arg(long, default_value_t = 0, env = "KURA_REPLICATION_DELAY_MS")]
+    pub(crate) replication_delay_ms: u64,
     /// Seconds between sweeps that delete expired (TTL) items and trim stream records.
     #[arg(long, default_value_t = 1.0, env = "KURA_TTL_INTERVAL", value_parser = positive_seconds)]
     pub(crate) ttl_interval: f64,

@@ -24,6 +24,7 @@ use crate::error::ApiError;
 
 mod encode;
 mod engine;
+mod replication;
 mod triggers;
 
 use encode::{Table, counter, family, histogram};
@@ -164,6 +165,13 @@ impl Metrics {
             registry.register_collector(Box::new(TriggerCollector { triggers }));
         }
         Metrics { registry, requests }
+    }
+
+    /// Adds global tables' replication latency to what a scrape reports.
+    pub fn with_replication(mut self, regions: Arc<kura_engine::replication::Regions>) -> Metrics {
+        self.registry
+            .register_collector(Box::new(replication::ReplicationCollector { regions }));
+        self
     }
 
     pub fn enabled(&self) -> bool {

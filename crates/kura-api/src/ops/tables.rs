@@ -78,7 +78,11 @@ pub fn list_tables(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 }
 
 pub async fn update_table(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.update_table(&call.ctx, call.input()?).await?)
+    let input = call.input()?;
+    match call.regions {
+        Some(regions) => json(&regions.update_table(call.engine, &call.ctx, input).await?),
+        None => json(&call.engine.update_table(&call.ctx, input).await?),
+    }
 }
 
 pub async fn delete_table(call: Call<'_>) -> Result<Vec<u8>, ApiError> {

@@ -145,9 +145,41 @@ pub struct UpdateTableInput {
     pub stream_specification: Option<StreamSpecificationInput>,
     #[serde(rename = "SSESpecification")]
     pub sse_specification: Option<SseSpecificationInput>,
-    pub replica_updates: Option<serde_json::Value>,
+    pub replica_updates: Option<Vec<ReplicationGroupUpdateInput>>,
     pub on_demand_throughput: Option<serde_json::Value>,
     pub warm_throughput: Option<serde_json::Value>,
+}
+
+/// One of UpdateTable's `ReplicaUpdates`: create, update or delete a replica (global
+/// tables version 2019.11.21).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct ReplicationGroupUpdateInput {
+    pub create: Option<ReplicaActionInput>,
+    pub update: Option<ReplicaActionInput>,
+    pub delete: Option<ReplicaActionInput>,
+}
+
+/// A replica action's region; the per-replica overrides (throughput, KMS key, table class,
+/// GSIs) are accepted and not kept (docs/compat.md).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct ReplicaActionInput {
+    pub region_name: Option<String>,
+    #[serde(rename = "KMSMasterKeyId")]
+    pub kms_master_key_id: Option<String>,
+    pub provisioned_throughput_override: Option<serde_json::Value>,
+    pub on_demand_throughput_override: Option<serde_json::Value>,
+    pub global_secondary_indexes: Option<serde_json::Value>,
+    pub table_class_override: Option<String>,
+}
+
+/// A replica as DescribeTable lists it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ReplicaDescription {
+    pub region_name: String,
+    pub replica_status: String,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -234,6 +266,10 @@ pub struct TableDescription {
     pub sse_description: Option<SseDescription>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restore_summary: Option<super::RestoreSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_table_version: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<Vec<ReplicaDescription>>,
 }
 
 /// `SSESpecification`.

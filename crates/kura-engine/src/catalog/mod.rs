@@ -13,12 +13,14 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
 pub use self::projection::IndexProjection;
+pub use self::replica::{ReplicaRecord, ReplicationRecord};
 pub use self::vector::VectorIndexRecord;
 use crate::error::EngineError;
 pub use crate::resource_policy::ResourcePolicyRecord;
 use crate::streams::meta::StreamSpec;
 
 mod projection;
+mod replica;
 mod stage;
 pub mod vector;
 
@@ -128,6 +130,9 @@ pub struct TableRecord {
     /// disabled since); absent (and not stored) when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kinesis_destinations: Vec<KinesisDestinationRecord>,
+    /// The global table this table is a replica of; absent (and not stored) otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replication: Option<ReplicationRecord>,
 }
 
 /// A Kinesis streaming destination of a table.
@@ -312,7 +317,12 @@ impl TableRecord {
     /// Whether a restore or an import is still filling the table: it is CREATING, and
     /// data operations do not find it.
     pub fn creating(&self) -> bool {
-        self.restoring() || self.importing.is_some()
+        self.restoring()
+            || self.importing.is_some()
+            || self
+                .replication
+                .as_ref()
+                .is_some_and(|r| r.filling_from.is_some())
     }
 }
 

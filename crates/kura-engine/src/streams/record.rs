@@ -4,7 +4,10 @@
 //! Stored value (`Streams` space): version u8, event u8 (1 INSERT, 2 MODIFY, 3 REMOVE),
 //! flags u8 (bit 0: made by TTL), creation time i64 BE (ms), then three sections, each a
 //! u32 BE length and an `item_codec` item, or `u32::MAX` when absent: keys, new image, old
-//! image. Images are stored as the stream's view type asks.
+//! image. Images are stored as the stream's view type asks. A global table's records
+//! (flags bit 1) end with its last-write time: u32 BE length and a
+//! [`ReplicaTime`](crate::replication::time::ReplicaTime); bit 2 marks a change a replica
+//! sent.
 
 use kura_expr::eval::compare::items_equal;
 use kura_model::item_codec::{decode_item, encode_item};
@@ -13,6 +16,7 @@ use kura_model::{Item, KeySchema};
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::keys;
+use crate::replication::time::ReplicaTime;
 use crate::storage::Space;
 use crate::streams::meta::StreamMeta;
 use crate::writer::WriteContext;
@@ -20,6 +24,8 @@ use crate::writer::WriteContext;
 const RECORD_VERSION: u8 = 1;
 const ABSENT: u32 = u32::MAX;
 const FLAG_TTL: u8 = 1;
+const FLAG_TIMED: u8 = 2;
+const FLAG_REPLICATED: u8 = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventName {
@@ -38,11 +44,13 @@ impl EventName {
     }
 }
 
-/// Who made a change: a client request, or the TTL expirer (DynamoDB marks its records).
+/// Who made a change: a client request, the TTL expirer (DynamoDB marks its records), or
+/// another replica of a global table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
     Request,
     Ttl,
+    Replica,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +61,8 @@ pub struct StoredRecord {
     pub keys: Item,
     pub new_image: Option<Item>,
     pub old_image: Option<Item>,
+    /// When and where the change was made, on a global table.
+    pub time: Option<ReplicaTime>,
 }
 
 impl StoredRecord {
@@ -64,11 +74,11 @@ impl StoredRecord {
                 EventName::Modify => 2,
                 EventName::Remove => 3,
             },
-            if self.origin == Origin::Ttl {
-                FLAG_TTL
-            } else {
-                0
-            },
+            match self.origin {
+                Origin::Request => 0,
+                Origin::Ttl => FLAG_TTL,
+                Origin::Replica => FLAG_REPLICATED,
+            } | if self.time.is_some() { FLAG_TIMED } else { 0 },
         ];
         out.extend_from_slice(&self.created_ms.to_be_bytes());
         for section in [
@@ -84,6 +94,11 @@ impl StoredRecord {
                 }
                 None => out.extend_from_slice(&ABSENT.to_be_bytes()),
             }
+        }
+        if let Some(time) = &self.time {
+            let bytes = time.encode();
+            out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+            out.extend_from_slice(&bytes);
         }
         out
     }
@@ -102,6 +117,8 @@ impl StoredRecord {
         };
         let origin = if header[2] & FLAG_TTL != 0 {
             Origin::Ttl
+        } else if header[2] & FLAG_REPLICATED != 0 {
+            Origin::Replica
         } else {
             Origin::Request
         };
@@ -119,6 +136,14 @@ impl StoredRecord {
             sections.push(Some(decode_item(item).map_err(|_| corrupt())?));
             rest = after;
         }
+        let time = if header[2] & FLAG_TIMED != 0 {
+            let (len, after) = rest.split_at_checked(4).ok_or_else(corrupt)?;
+            let len = u32::from_be_bytes(len.try_into().map_err(|_| corrupt())?);
+            let bytes = after.get(..len as usize).ok_or_else(corrupt)?;
+            Some(ReplicaTime::decode(bytes)?)
+        } else {
+            None
+        };
         let mut sections = sections.into_iter();
         let keys = sections.next().flatten().ok_or_else(corrupt)?;
         Ok(StoredRecord {
@@ -128,6 +153,7 @@ impl StoredRecord {
             keys,
             new_image: sections.next().flatten(),
             old_image: sections.next().flatten(),
+            time,
         })
     }
 
@@ -172,6 +198,7 @@ pub(crate) fn append(
     old: Option<&Item>,
     new: Option<&Item>,
     origin: Origin,
+    time: Option<&ReplicaTime>,
 ) -> Result<()> {
     let Some(spec) = table.stream.as_ref().filter(|s| s.enabled) else {
         return Ok(());
@@ -205,6 +232,7 @@ pub(crate) fn append(
         keys: key_attributes(&table.key_schema, any),
         new_image: new.filter(|_| spec.view_type.has_new()).cloned(),
         old_image: old.filter(|_| spec.view_type.has_old()).cloned(),
+        time: time.cloned(),
     };
     w.put(Space::Streams, meta.record_key(shard, seq), record.encode());
     w.put(Space::Meta, meta_key, meta.encode()?);
@@ -230,11 +258,23 @@ mod tests {
             keys,
             new_image: Some(new),
             old_image: None,
+            time: None,
         };
         let bytes = record.encode();
         assert_eq!(StoredRecord::decode(&bytes).expect("decode"), record);
         assert_eq!(StoredRecord::created_ms_of(&bytes), Some(1234));
         assert!(StoredRecord::decode(&bytes[..bytes.len() - 1]).is_err());
         assert!(StoredRecord::decode(b"").is_err());
+        let replicated = StoredRecord {
+            origin: Origin::Replica,
+            time: Some(ReplicaTime {
+                ms: 99,
+                region: "eu-west-1".into(),
+            }),
+            ..record
+        };
+        let bytes = replicated.encode();
+        assert_eq!(StoredRecord::decode(&bytes).expect("decode"), replicated);
+        assert!(StoredRecord::decode(&bytes[..bytes.len() - 1]).is_err());
     }
 }

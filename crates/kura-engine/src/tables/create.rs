@@ -182,6 +182,7 @@ pub(crate) fn new_table_record(
         insights: Vec::new(),
         vector_indexes,
         kinesis_destinations: Vec::new(),
+        replication: None,
     };
     Ok((record, stream_change))
 }

@@ -125,6 +125,8 @@ pub(crate) fn describe(
         // A restore in progress shows as CREATING wherever the table is described.
         table_status: if status == "ACTIVE" && record.creating() {
             "CREATING"
+        } else if status == "ACTIVE" && crate::replication::status::adding_replica(record) {
+            "UPDATING"
         } else {
             status
         },
@@ -155,6 +157,11 @@ pub(crate) fn describe(
             restore_date_time: seconds(r.restore_ms),
             restore_in_progress: r.in_progress,
         }),
+        global_table_version: record
+            .replication
+            .as_ref()
+            .map(|_| crate::replication::status::GLOBAL_TABLE_VERSION),
+        replicas: crate::replication::status::describe(record),
     }
 }
 

@@ -27,6 +27,7 @@ mod sse;
 mod stats;
 mod tags;
 mod update;
+pub(crate) use self::update::{check_table_name, has_settings};
 mod validate;
 
 pub(crate) use self::describe::describe;

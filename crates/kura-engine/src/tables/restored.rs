@@ -154,5 +154,6 @@ pub(crate) fn restored_record(
         insights: Vec::new(),
         vector_indexes,
         kinesis_destinations: Vec::new(),
+        replication: None,
     })
 }

@@ -26,7 +26,27 @@ use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
 
 impl Engine {
+    /// UpdateTable. `ReplicaUpdates` need the other regions' engines: with regions kept
+    /// apart the server calls [`crate::replication::Regions::update_table`] instead, so
+    /// here they are refused.
     pub async fn update_table(
+        &self,
+        ctx: &RequestContext,
+        input: UpdateTableInput,
+    ) -> Result<UpdateTableOutput> {
+        if input
+            .replica_updates
+            .as_ref()
+            .is_some_and(|u| !u.is_empty())
+        {
+            check_table_name(input.table_name.as_deref())?;
+            return Err(EngineError::validation(messages::replicas::SHARED_REGIONS));
+        }
+        self.update_table_settings(ctx, input).await
+    }
+
+    /// UpdateTable without `ReplicaUpdates`.
+    async fn update_table_settings(
         &self,
         ctx: &RequestContext,
         input: UpdateTableInput,
@@ -52,7 +72,6 @@ impl Engine {
         }
         c.finish()?;
         refuse_unsupported(&[
-            (input.replica_updates.is_some(), "ReplicaUpdates"),
             (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
             (input.warm_throughput.is_some(), "WarmThroughput"),
         ])?;
@@ -210,6 +229,25 @@ impl Engine {
             table_description: describe(ctx, &record, &stats, status),
         })
     }
+}
+
+/// Whether UpdateTable asks for anything besides `ReplicaUpdates`.
+pub(crate) fn has_settings(input: &UpdateTableInput) -> bool {
+    input.billing_mode.is_some()
+        || input.provisioned_throughput.is_some()
+        || input.deletion_protection_enabled.is_some()
+        || input.table_class.is_some()
+        || input.stream_specification.is_some()
+        || input.sse_specification.is_some()
+        || input.global_secondary_index_updates.is_some()
+        || input.vector_index_updates.is_some()
+}
+
+/// The table name's constraint alone (a request with only `ReplicaUpdates`).
+pub(crate) fn check_table_name(name: Option<&str>) -> Result<()> {
+    let mut c = Constraints::new();
+    c.name("tableName", name);
+    Ok(c.finish()?)
 }
 
 /// Applies a planned GSI change to the table record being written, with its storage side

@@ -1,0 +1,31 @@
+//! What a table knows of its global table (version 2019.11.21): the region it is in and
+//! the other replicas, each with the status DescribeTable reports.
+
+use serde::{Deserialize, Serialize};
+
+/// A table that is one replica of a global table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicationRecord {
+    /// The region this replica is in.
+    pub region: String,
+    /// The other replicas.
+    pub replicas: Vec<ReplicaRecord>,
+    /// Set on a new replica until the items of the table it was made from are copied in:
+    /// it is CREATING, and data operations do not find it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filling_from: Option<String>,
+}
+
+/// Another replica of the same global table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaRecord {
+    pub region: String,
+    /// `CREATING` until its copy is filled, then `ACTIVE`.
+    pub status: String,
+}
+
+impl ReplicationRecord {
+    pub fn replica(&self, region: &str) -> Option<&ReplicaRecord> {
+        self.replicas.iter().find(|r| r.region == region)
+    }
+}

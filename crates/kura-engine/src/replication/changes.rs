@@ -1,0 +1,221 @@
+//! The changes one replica sends another: read from the source table's stream (the records
+//! of its own writes, each with its last-write time), and applied to the replica in one
+//! writer job that also moves the replica's checkpoint, so a change is applied once even
+//! across a `kill -9`. A change older than what the replica holds is dropped: last writer
+//! wins, whatever order the changes arrive in.
+
+use kura_model::Item;
+
+use super::time::{self, ReplicaTime};
+use crate::Engine;
+use crate::catalog::TableRecord;
+use crate::error::{EngineError, Result};
+use crate::items::{apply_item_change_at, read_current};
+use crate::keys;
+use crate::storage::{Direction, Space};
+use crate::streams::meta::StreamMeta;
+use crate::streams::record::{Origin, StoredRecord};
+
+/// One item change for a replica: the item's key, its new value (None: deleted), and when
+/// and where it was written.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub keys: Item,
+    pub new_image: Option<Item>,
+    pub time: ReplicaTime,
+}
+
+/// How far a replica has applied a source's stream: its id and last sequence number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub stream_id: u64,
+    pub seq: u64,
+}
+
+impl Checkpoint {
+    fn encode(self) -> Vec<u8> {
+        [self.stream_id.to_be_bytes(), self.seq.to_be_bytes()].concat()
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Checkpoint> {
+        let corrupt = || EngineError::Internal("corrupt replication checkpoint".into());
+        let (id, seq) = bytes.split_at_checked(8).ok_or_else(corrupt)?;
+        Ok(Checkpoint {
+            stream_id: u64::from_be_bytes(id.try_into().map_err(|_| corrupt())?),
+            seq: u64::from_be_bytes(seq.try_into().map_err(|_| corrupt())?),
+        })
+    }
+}
+
+/// A page of changes and the checkpoint after them.
+#[derive(Debug, Default)]
+pub struct Feed {
+    pub changes: Vec<Change>,
+    pub next: Checkpoint,
+    /// The oldest change's age at reading (ms), for the replication latency.
+    pub oldest_ms: Option<i64>,
+}
+
+impl Engine {
+    /// Up to `limit` changes this replica's own writes made to `table` after `from`
+    /// (changes other replicas sent are theirs to send). None: the table has no stream.
+    pub fn replication_feed(
+        &self,
+        table: &str,
+        from: Checkpoint,
+        limit: usize,
+    ) -> Result<Option<Feed>> {
+        let Some(record) = self.catalog.get(table) else {
+            return Ok(None);
+        };
+        let Some(spec) = record.stream.as_ref().filter(|s| s.enabled) else {
+            return Ok(None);
+        };
+        let Some(region) = record.replication.as_ref().map(|r| r.region.as_str()) else {
+            return Ok(None);
+        };
+        let after = if from.stream_id == spec.id {
+            from.seq
+        } else {
+            0
+        };
+        let snapshot = self.store.snapshot()?;
+        let Some(meta) = snapshot.get(Space::Meta, &keys::stream_meta_key(spec.id))? else {
+            return Ok(None);
+        };
+        let meta = StreamMeta::decode(&meta)?;
+        // Sequence numbers are the stream's, not a shard's: every shard is read from the
+        // same point and the page ends at the lowest last number read, so nothing is
+        // skipped when one shard has more than a page.
+        let mut rows: Vec<(u64, StoredRecord)> = Vec::new();
+        let mut end = meta.next_seq - 1;
+        for shard in &meta.shards {
+            if shard.last_seq.is_some_and(|last| last <= after) {
+                continue;
+            }
+            let from_seq = (after + 1).max(shard.first_seq);
+            let range = meta.shard_records(shard, from_seq);
+            for (read, row) in snapshot
+                .range(Space::Streams, range, Direction::Forward)
+                .enumerate()
+            {
+                let (key, value) = row?;
+                let seq = keys::seq_of_record_key(&key)
+                    .ok_or_else(|| EngineError::Internal("corrupt stream record key".into()))?;
+                if read == limit {
+                    end = end.min(seq - 1);
+                    break;
+                }
+                rows.push((seq, StoredRecord::decode(&value)?));
+            }
+        }
+        let now = self.now_ms();
+        let mut feed = Feed {
+            next: Checkpoint {
+                stream_id: spec.id,
+                seq: end.max(after),
+            },
+            ..Feed::default()
+        };
+        rows.sort_by_key(|(seq, _)| *seq);
+        for (seq, stored) in rows {
+            if seq > end {
+                break;
+            }
+            let Some(time) = stored.time else { continue };
+            if stored.origin == Origin::Replica || time.region != region {
+                continue;
+            }
+            feed.oldest_ms.get_or_insert(now - stored.created_ms);
+            feed.changes.push(Change {
+                keys: stored.keys,
+                new_image: stored.new_image,
+                time,
+            });
+        }
+        Ok(Some(feed))
+    }
+
+    /// How far this replica of `table` has applied the changes of its replica in `source`.
+    pub fn replication_checkpoint(&self, table: &str, source: &str) -> Result<Checkpoint> {
+        let Some(record) = self.catalog.get(table) else {
+            return Ok(Checkpoint::default());
+        };
+        let snapshot = self.store.snapshot()?;
+        match snapshot.get(Space::Meta, &keys::replica_feed_key(record.id, source))? {
+            Some(bytes) => Checkpoint::decode(&bytes),
+            None => Ok(Checkpoint::default()),
+        }
+    }
+
+    /// Applies `changes` from the replica in `source` to this replica of `table`, each only
+    /// if it is newer than what the item holds, and moves the checkpoint to `next` (None:
+    /// a copy of the source's items, which has no checkpoint). Returns how many changed
+    /// the replica.
+    pub async fn apply_replicated(
+        &self,
+        table: &str,
+        source: &str,
+        changes: Vec<Change>,
+        next: Option<Checkpoint>,
+    ) -> Result<usize> {
+        let catalog = self.catalog.clone();
+        let (table, source) = (table.to_owned(), source.to_owned());
+        self.writer
+            .submit(false, move |w| {
+                let record = catalog.get(&table).ok_or_else(|| {
+                    EngineError::ResourceNotFound(kura_model::messages::table_not_found(&table))
+                })?;
+                if record.replication.is_none() {
+                    return Err(EngineError::validation(format!(
+                        "Table {table} is not a replica of a global table"
+                    )));
+                }
+                let mut applied = 0;
+                for change in changes {
+                    if apply_one(w, &record, change)? {
+                        applied += 1;
+                    }
+                }
+                if let Some(next) = next {
+                    w.put(
+                        Space::Meta,
+                        keys::replica_feed_key(record.id, &source),
+                        next.encode(),
+                    );
+                }
+                Ok(applied)
+            })
+            .await
+    }
+}
+
+/// Applies one change if it is newer than the item's last write; whether it was.
+fn apply_one(
+    w: &mut crate::writer::WriteContext<'_>,
+    table: &TableRecord,
+    change: Change,
+) -> Result<bool> {
+    let key = table.key_schema.key_of_item(&change.keys)?;
+    let storage_key = keys::item_key(table.id, &key)?;
+    if time::stored(w, &storage_key)?.is_some_and(|last| last >= change.time) {
+        return Ok(false);
+    }
+    let old = read_current(w, &storage_key)?;
+    let new = change.new_image;
+    if old.is_none() && new.is_none() {
+        // Nothing to delete, but the time stays: an older write must not bring it back.
+        time::record(w, &storage_key, &change.time);
+        return Ok(true);
+    }
+    apply_item_change_at(
+        w,
+        table,
+        storage_key,
+        old.as_ref(),
+        new,
+        Origin::Replica,
+        Some(change.time),
+    )?;
+    Ok(true)
+}

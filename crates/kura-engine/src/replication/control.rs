@@ -1,0 +1,335 @@
+//! UpdateTable's `ReplicaUpdates`: adding a replica (a table of the same definition in the
+//! other region, filled from this one, every member told of it) and removing one (its
+//! table deleted, every member told). An Update changes nothing Kura keeps.
+
+use std::sync::Arc;
+
+use kura_model::messages::{self, replicas as texts};
+
+use super::regions::Regions;
+use super::status::{self, ACTIVE, CREATING};
+use crate::api::{
+    ReplicationGroupUpdateInput, StreamSpecificationInput, TableNameInput, UpdateTableInput,
+};
+use crate::catalog::{ReplicaRecord, ReplicationRecord, TableRecord};
+use crate::clock::now_ms;
+use crate::error::{EngineError, Result};
+use crate::streams::control::{self as stream_control, StreamChange};
+use crate::streams::meta::ViewType;
+use crate::tables::allocate_table_id;
+use crate::{Engine, RequestContext};
+
+/// What one replica update asks for.
+enum Action {
+    Create(String),
+    Update(String),
+    Delete(String),
+}
+
+impl Action {
+    fn parse(update: &ReplicationGroupUpdateInput) -> Result<Action> {
+        let region = |a: &crate::api::ReplicaActionInput| {
+            a.region_name
+                .clone()
+                .filter(|r| !r.is_empty())
+                .ok_or_else(|| EngineError::validation(texts::ONE_ACTION))
+        };
+        match (&update.create, &update.update, &update.delete) {
+            (Some(a), None, None) => Ok(Action::Create(region(a)?)),
+            (None, Some(a), None) => Ok(Action::Update(region(a)?)),
+            (None, None, Some(a)) => Ok(Action::Delete(region(a)?)),
+            _ => Err(EngineError::validation(texts::ONE_ACTION)),
+        }
+    }
+
+    fn region(&self) -> &str {
+        match self {
+            Action::Create(r) | Action::Update(r) | Action::Delete(r) => r,
+        }
+    }
+}
+
+impl Regions {
+    /// UpdateTable on `engine`, this directory's engine of `ctx.region`: its settings, then
+    /// its `ReplicaUpdates` in order.
+    pub async fn update_table(
+        self: &Arc<Self>,
+        engine: &Engine,
+        ctx: &RequestContext,
+        mut input: UpdateTableInput,
+    ) -> Result<crate::api::UpdateTableOutput> {
+        let Some(updates) = input.replica_updates.take().filter(|u| !u.is_empty()) else {
+            return engine.update_table(ctx, input).await;
+        };
+        let name = input.table_name.clone().unwrap_or_default();
+        if crate::tables::has_settings(&input) {
+            engine.update_table(ctx, input).await?;
+        } else {
+            crate::tables::check_table_name(input.table_name.as_deref())?;
+        }
+        let actions = updates
+            .iter()
+            .map(Action::parse)
+            .collect::<Result<Vec<_>>>()?;
+        if actions.iter().any(|a| a.region() == ctx.region) {
+            return Err(EngineError::validation(texts::LOCAL_REGION));
+        }
+        for action in actions {
+            let record = engine
+                .catalog
+                .ready(&name)
+                .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(&name)))?;
+            match action {
+                Action::Create(region) => self.add_replica(engine, ctx, record, &region).await?,
+                Action::Update(region) => {
+                    if !status::lists(&record, &region, false) {
+                        return Err(EngineError::validation(texts::no_replica(&name, &region)));
+                    }
+                }
+                Action::Delete(region) => self.remove_replica(record, &region).await?,
+            }
+        }
+        engine
+            .describe_table(
+                ctx,
+                TableNameInput {
+                    table_name: Some(name),
+                },
+            )
+            .await
+            .map(|d| crate::api::UpdateTableOutput {
+                table_description: d.table,
+            })
+    }
+
+    async fn add_replica(
+        self: &Arc<Self>,
+        engine: &Engine,
+        ctx: &RequestContext,
+        record: Arc<TableRecord>,
+        region: &str,
+    ) -> Result<()> {
+        let table = record.name.clone();
+        if status::lists(&record, region, false) {
+            return Err(EngineError::validation(texts::replica_exists(
+                &table, region,
+            )));
+        }
+        if status::adding_replica(&record) {
+            return Err(EngineError::ResourceInUse(texts::replica_creating(&table)));
+        }
+        // The changes a replica sends are its stream's records, with both images.
+        match record.stream.as_ref().filter(|s| s.enabled) {
+            Some(s) if s.view_type != ViewType::NewAndOldImages => {
+                return Err(EngineError::validation(texts::stream_view_type(&table)));
+            }
+            Some(_) => {}
+            None => {
+                engine
+                    .update_table(
+                        ctx,
+                        UpdateTableInput {
+                            table_name: Some(table.clone()),
+                            stream_specification: Some(StreamSpecificationInput {
+                                stream_enabled: Some(true),
+                                stream_view_type: Some("NEW_AND_OLD_IMAGES".into()),
+                            }),
+                            ..UpdateTableInput::default()
+                        },
+                    )
+                    .await?;
+            }
+        }
+        let target = self.engine(region)?;
+        if target.catalog.get(&table).is_some() {
+            return Err(EngineError::validation(texts::table_in_region(
+                &table, region,
+            )));
+        }
+        let members: Vec<String> = record
+            .replication
+            .iter()
+            .flat_map(|g| g.replicas.iter().map(|r| r.region.clone()))
+            .collect();
+        let replicas = std::iter::once(ctx.region.clone())
+            .chain(members.iter().cloned())
+            .map(|region| ReplicaRecord {
+                region,
+                status: ACTIVE.into(),
+            })
+            .collect();
+        let current = engine
+            .catalog
+            .get(&table)
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(&table)))?;
+        // The replica first, then every member lists it: from then on their writes carry a
+        // time and reach it. Its copy starts once this table lists it (`fill`), so the
+        // writes before are in the copy.
+        target
+            .create_replica_table(
+                &current,
+                ReplicationRecord {
+                    region: region.to_owned(),
+                    replicas,
+                    filling_from: Some(ctx.region.clone()),
+                },
+            )
+            .await?;
+        let own = ctx.region.clone();
+        let new_region = region.to_owned();
+        engine
+            .change_replication(&table, move |g| {
+                let group = g.get_or_insert_with(|| ReplicationRecord {
+                    region: own,
+                    replicas: Vec::new(),
+                    filling_from: None,
+                });
+                group.replicas.push(ReplicaRecord {
+                    region: new_region,
+                    status: CREATING.into(),
+                });
+            })
+            .await?;
+        for member in &members {
+            let new_region = region.to_owned();
+            self.engine(member)?
+                .change_replication(&table, move |g| {
+                    if let Some(g) = g {
+                        g.replicas.push(ReplicaRecord {
+                            region: new_region,
+                            status: CREATING.into(),
+                        });
+                    }
+                })
+                .await?;
+        }
+        tracing::info!(table, from = ctx.region, to = region, "creating replica");
+        Ok(())
+    }
+
+    async fn remove_replica(
+        self: &Arc<Self>,
+        record: Arc<TableRecord>,
+        region: &str,
+    ) -> Result<()> {
+        let table = record.name.clone();
+        let Some(group) = record
+            .replication
+            .as_ref()
+            .filter(|_| status::lists(&record, region, false))
+        else {
+            return Err(EngineError::validation(texts::no_replica(&table, region)));
+        };
+        let target = self.engine(region)?;
+        if target.catalog.get(&table).is_some() {
+            let ctx = RequestContext {
+                region: region.to_owned(),
+            };
+            let input = TableNameInput {
+                table_name: Some(table.clone()),
+            };
+            target.delete_table(&ctx, input).await?;
+        }
+        let own = group.region.clone();
+        for member in group
+            .replicas
+            .iter()
+            .map(|r| r.region.as_str())
+            .chain([own.as_str()])
+        {
+            if member == region {
+                continue;
+            }
+            let gone = region.to_owned();
+            self.engine(member)?
+                .change_replication(&table, move |g| status::forget_replica(g, &gone))
+                .await?;
+        }
+        tracing::info!(table, region, "deleted replica");
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// Creates this region's replica of `source` (another region's table): the same keys,
+    /// attributes, indexes, billing and time to live, a stream with both images, and
+    /// `replication`, which keeps it CREATING until it is filled.
+    pub(crate) async fn create_replica_table(
+        &self,
+        source: &TableRecord,
+        replication: ReplicationRecord,
+    ) -> Result<()> {
+        let mut record = source.clone();
+        let now = now_ms();
+        record.uuid = uuid::Uuid::new_v4().to_string();
+        record.created_ms = now;
+        record.stream = None;
+        record.sse = None;
+        record.resource_policy = None;
+        record.pitr = None;
+        record.history_from = None;
+        record.restore = None;
+        record.importing = None;
+        record.insights = Vec::new();
+        record.vector_indexes = Vec::new();
+        record.kinesis_destinations = Vec::new();
+        record.tags = Vec::new();
+        record.deletion_protection = false;
+        for index in &mut record.indexes {
+            index.backfilling = false;
+        }
+        record.replication = Some(replication);
+        let catalog = self.catalog.clone();
+        self.writer
+            .submit(true, move |w| {
+                if catalog.get(&record.name).is_some() {
+                    return Err(EngineError::validation(texts::table_in_region(
+                        &record.name,
+                        record
+                            .replication
+                            .as_ref()
+                            .map_or("", |g| g.region.as_str()),
+                    )));
+                }
+                record.id = allocate_table_id(w, &catalog)?;
+                stream_control::apply(
+                    w,
+                    &mut record,
+                    StreamChange::Enable(ViewType::NewAndOldImages),
+                )?;
+                catalog.stage(w, Arc::new(record))?;
+                Ok(())
+            })
+            .await
+    }
+
+    /// Changes what `table` knows of its global table, in one catalog write.
+    pub(crate) async fn change_replication(
+        &self,
+        table: &str,
+        change: impl FnOnce(&mut Option<ReplicationRecord>) + Send + 'static,
+    ) -> Result<()> {
+        let catalog = self.catalog.clone();
+        let table = table.to_owned();
+        self.writer
+            .submit(true, move |w| {
+                let current = catalog.get(&table).ok_or_else(|| {
+                    EngineError::ResourceNotFound(messages::table_not_found(&table))
+                })?;
+                let mut next = current.as_ref().clone();
+                change(&mut next.replication);
+                if next
+                    .replication
+                    .as_ref()
+                    .is_some_and(|g| g.replicas.is_empty())
+                {
+                    next.replication = None;
+                }
+                if next != *current {
+                    catalog.stage(w, Arc::new(next))?;
+                }
+                Ok(())
+            })
+            .await
+    }
+}

@@ -1,0 +1,52 @@
+//! What DescribeTable says of a global table's replicas, and the statuses a replica goes
+//! through: kept apart from the rest of `replication`, which the catalog's readers need
+//! without the regions and their engines.
+
+use crate::api::ReplicaDescription;
+use crate::catalog::{ReplicationRecord, TableRecord};
+
+/// What DescribeTable's `GlobalTableVersion` says of a replica.
+pub const GLOBAL_TABLE_VERSION: &str = "2019.11.21";
+
+/// A replica's status while its copy is being filled, and after.
+pub(crate) const CREATING: &str = "CREATING";
+pub(crate) const ACTIVE: &str = "ACTIVE";
+
+/// Whether a replica of `table` is still being created (the table is UPDATING meanwhile).
+pub(crate) fn adding_replica(table: &TableRecord) -> bool {
+    table
+        .replication
+        .as_ref()
+        .is_some_and(|g| g.replicas.iter().any(|r| r.status == CREATING))
+}
+
+/// DescribeTable's `Replicas`: the other regions of the global table.
+pub(crate) fn describe(table: &TableRecord) -> Option<Vec<ReplicaDescription>> {
+    let group = table.replication.as_ref()?;
+    Some(
+        group
+            .replicas
+            .iter()
+            .map(|r| ReplicaDescription {
+                region_name: r.region.clone(),
+                replica_status: r.status.clone(),
+            })
+            .collect(),
+    )
+}
+
+/// Whether `table` lists its replica in `region` (as ACTIVE, when `active`).
+pub(crate) fn lists(table: &TableRecord, region: &str, active: bool) -> bool {
+    table
+        .replication
+        .as_ref()
+        .and_then(|g| g.replica(region))
+        .is_some_and(|r| !active || r.status == ACTIVE)
+}
+
+/// Drops `region` from a member's replicas.
+pub(crate) fn forget_replica(group: &mut Option<ReplicationRecord>, region: &str) {
+    if let Some(g) = group {
+        g.replicas.retain(|r| r.region != region);
+    }
+}
