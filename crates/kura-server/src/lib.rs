@@ -161,7 +161,12 @@ fn routes(shared: Shared, front_ends: &[FrontEnd]) -> Router {
                     .post(admin::add_fault)
                     .delete(admin::clear_faults),
             )
-            .route("/kura/admin/faults/{id}", delete(admin::clear_fault));
+            .route("/kura/admin/faults/{id}", delete(admin::clear_fault))
+            .route("/kura/admin/regions", get(admin::regions_status))
+            .route(
+                "/kura/admin/regions/{region}/{action}",
+                post(admin::region_action),
+            );
     }
     let api = router
         .route("/", post(protocol::handle).get(healthy))

@@ -87,7 +87,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             let region = signing_region(&parts.headers);
             let (engine, read) = match shared.engine_for(&region) {
                 Ok(engine) => (engine, read),
-                Err(e) => (shared.engine(), read.and(Err(ApiError::from(e)))),
+                Err(refused) => (shared.engine(), read.and(Err(refused))),
             };
             // The signature covers the body as sent, before any Content-Encoding is undone;
             // a body that is JSON but no object is refused once the signer is known.

@@ -38,10 +38,21 @@ impl Shared {
     }
 
     /// The engine of the region a request is signed for: with regions kept apart, that
-    /// region's own; otherwise the one engine every region shares.
-    pub(crate) fn engine_for(&self, region: &str) -> Result<Arc<Engine>, kura_engine::EngineError> {
+    /// region's own; otherwise the one engine every region shares. A region the drill
+    /// isolated answers as an unreachable one: 503 ServiceUnavailable.
+    pub(crate) fn engine_for(
+        &self,
+        region: &str,
+    ) -> Result<Arc<Engine>, kura_api::error::ApiError> {
         match &self.regions {
-            Some(regions) => regions.engine(region),
+            Some(regions) if regions.is_isolated(region) => {
+                let mut refused = kura_api::error::ApiError::unavailable();
+                refused.message = Some(format!(
+                    "The region {region} is isolated (test controls: kura regions heal {region})"
+                ));
+                Err(refused)
+            }
+            Some(regions) => Ok(regions.engine(region)?),
             None => Ok(self.engine()),
         }
     }

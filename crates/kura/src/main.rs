@@ -27,6 +27,7 @@ mod fault;
 mod health;
 mod mcp;
 mod observe;
+mod regions_cmd;
 #[cfg(feature = "clients")]
 mod s3;
 mod serve_args;
@@ -104,6 +105,9 @@ enum Command {
     /// Inject errors and latency into a running server's requests (it needs
     /// --test-controls; docs/testing.md).
     Fault(fault::FaultArgs),
+    /// Rehearse a region's loss (`--regions separate --test-controls`): show the
+    /// replication backlog, isolate a region, heal it (docs/global-tables.md).
+    Regions(regions_cmd::RegionsArgs),
     /// Serve the Model Context Protocol for AI assistants in front of a DynamoDB endpoint:
     /// tables, items, queries, PartiQL, the advisor (docs/mcp.md). Read-only unless
     /// --allow-writes.
@@ -163,6 +167,7 @@ fn main() -> ExitCode {
         Command::Insights(args) => client_command(observe::insights(args)),
         Command::Advise(args) => client_command(observe::advise(args)),
         Command::Fault(args) => client_command(fault::fault(args)),
+        Command::Regions(args) => client_command(regions_cmd::regions(args)),
         Command::Mcp(args) => client_command(mcp::run(args)),
         // A probe's answer is its exit status and one plain line, never a log record.
         Command::Healthcheck(args) => {

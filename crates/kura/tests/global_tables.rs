@@ -415,3 +415,90 @@ async fn replica_updates_are_refused_as_dynamodb_refuses_them() {
     assert_eq!(common::code(&refused), "ValidationException");
     assert!(common::message(&refused).contains("--regions separate"));
 }
+
+/// `kura regions ...` against `endpoint`: its JSON answer.
+fn regions_command(endpoint: &str, args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(common::kura_binary())
+        .arg("regions")
+        .args(args)
+        .args(["--endpoint", endpoint])
+        .output()
+        .expect("kura regions");
+    assert!(
+        out.status.success(),
+        "kura regions {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON answer")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_drill_isolates_a_region_reports_its_backlog_and_heals_it() {
+    let server = KuraProcess::start_with(
+        None,
+        &[
+            "--regions",
+            "separate",
+            "--test-controls",
+            "--replication-delay-ms",
+            "1500",
+        ],
+    );
+    let east = common::without_retries(&server.client());
+    let west = in_region(&east, "eu-west-1");
+    create_table(&east, TABLE, "pk", None).await;
+    add_replica(&east, &west, "eu-west-1").await;
+    for i in 0..10 {
+        east.put_item()
+            .table_name(TABLE)
+            .item("pk", Av::S(format!("east-{i}")))
+            .item("v", Av::S("1".into()))
+            .send()
+            .await
+            .expect("put");
+    }
+    // The region goes down before its last writes were sent: they are its RPO.
+    let isolated = regions_command(&server.endpoint, &["isolate", "us-east-1"]);
+    let at_risk: u64 = isolated["backlog"]
+        .as_array()
+        .expect("backlog")
+        .iter()
+        .filter(|b| b["from"] == "us-east-1" && b["to"] == "eu-west-1")
+        .map(|b| b["changes"].as_u64().expect("changes"))
+        .sum();
+    assert_eq!(at_risk, 10, "{isolated}");
+    let refused = east
+        .get_item()
+        .table_name(TABLE)
+        .key("pk", Av::S("east-0".into()))
+        .send()
+        .await
+        .expect_err("an isolated region is unreachable");
+    assert_eq!(common::code(&refused), "ServiceUnavailable");
+    // The application fails over to the other region, which takes writes.
+    for i in 0..5 {
+        west.put_item()
+            .table_name(TABLE)
+            .item("pk", Av::S(format!("west-{i}")))
+            .item("v", Av::S("1".into()))
+            .send()
+            .await
+            .expect("put in the surviving region");
+    }
+    tokio::time::sleep(Duration::from_millis(1600)).await;
+    assert_eq!(
+        contents(&west).await.len(),
+        5,
+        "nothing crossed while isolated"
+    );
+    let status = regions_command(&server.endpoint, &[]);
+    assert_eq!(status["outages"][0]["region"], "us-east-1", "{status}");
+    assert!(status["outages"][0]["healed_ms"].is_null());
+
+    let healed = regions_command(&server.endpoint, &["heal", "us-east-1"]);
+    assert!(healed["outage"]["duration_ms"].as_i64().expect("duration") >= 1600);
+    let items = converged(&[&east, &west]).await;
+    assert_eq!(items.len(), 15);
+    let status = regions_command(&server.endpoint, &["status"]);
+    assert_eq!(status["backlog"], serde_json::json!([]), "{status}");
+}

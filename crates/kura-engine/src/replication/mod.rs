@@ -7,11 +7,13 @@
 
 pub mod changes;
 mod control;
+mod drill;
 mod fill;
 mod regions;
 pub(crate) mod status;
 pub mod time;
 
 pub use changes::{Change, Checkpoint, Feed};
+pub use drill::Backlog;
 pub use regions::{OpenRegion, Regions, ReplicationLag, valid_region};
-pub use status::GLOBAL_TABLE_VERSION;
+pub use status::{GLOBAL_TABLE_VERSION, Outage};

@@ -41,6 +41,8 @@ pub struct Regions {
     delay_ms: AtomicI64,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Regions the drill isolated, and when (`drill`).
+    pub(super) outages: Mutex<Vec<super::status::Outage>>,
 }
 
 /// How far behind one direction of a global table's replication is.
@@ -63,6 +65,7 @@ impl Regions {
             delay_ms: AtomicI64::new(0),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
+            outages: Mutex::new(Vec::new()),
         })
     }
 
@@ -166,7 +169,11 @@ impl Regions {
                 let Some(group) = &table.replication else {
                     continue;
                 };
-                if let Some(source) = &group.filling_from {
+                if let Some(source) = group
+                    .filling_from
+                    .as_ref()
+                    .filter(|s| !self.is_isolated(s) && !self.is_isolated(&region))
+                {
                     let cursor = fills
                         .entry((region.clone(), table.name.clone()))
                         .or_default();
@@ -203,6 +210,10 @@ impl Regions {
         table: &str,
         to_region: &str,
     ) -> Result<bool> {
+        // An isolated region neither sends nor receives.
+        if self.is_isolated(from_region) || self.is_isolated(to_region) {
+            return Ok(false);
+        }
         let to = self.engine(to_region)?;
         let checkpoint = to.replication_checkpoint(table, from_region)?;
         let Some(feed) = from.replication_feed(table, checkpoint, PAGE)? else {

@@ -2,6 +2,8 @@
 //! through: kept apart from the rest of `replication`, which the catalog's readers need
 //! without the regions and their engines.
 
+use serde::Serialize;
+
 use crate::api::ReplicaDescription;
 use crate::catalog::{ReplicationRecord, TableRecord};
 
@@ -49,4 +51,15 @@ pub(crate) fn forget_replica(group: &mut Option<ReplicationRecord>, region: &str
     if let Some(g) = group {
         g.replicas.retain(|r| r.region != region);
     }
+}
+
+/// A region's isolation, running or ended.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Outage {
+    pub region: String,
+    pub since_ms: i64,
+    /// When it was healed (None: still isolated).
+    pub healed_ms: Option<i64>,
+    /// How long it was (or has been) out.
+    pub duration_ms: i64,
 }

@@ -9,6 +9,8 @@
 //!   `POST /kura/admin/snapshots/{name}/restore`
 //! - `GET|POST /kura/admin/clock` (`{"advance_seconds": N}` or `{"advance_ms": N}`)
 //! - `GET|POST|DELETE /kura/admin/faults`, `DELETE /kura/admin/faults/{id}`
+//! - `GET /kura/admin/regions`, `POST /kura/admin/regions/{region}/isolate|heal` (the
+//!   disaster-recovery drill, `--regions separate`)
 
 use std::sync::Arc;
 
@@ -299,4 +301,56 @@ pub(crate) async fn clear_fault(
         0 => refuse(StatusCode::NOT_FOUND, &format!("no fault rule {id}")),
         cleared => json(StatusCode::OK, &serde_json::json!({ "cleared": cleared })),
     }
+}
+
+/// The answer when regions are not kept apart.
+fn shared_regions() -> Response {
+    refuse(
+        StatusCode::NOT_FOUND,
+        "every region shares one namespace: start Kura with --regions separate",
+    )
+}
+
+/// `GET /kura/admin/regions`: the regions, their outages, the replication backlog (the
+/// changes an isolated region's loss would lose) and latency.
+pub(crate) async fn regions_status(State(shared): State<Shared>, request: Request) -> Response {
+    let _ = admit!(shared, request);
+    let Some(regions) = shared.regions.clone() else {
+        return shared_regions();
+    };
+    answer_blocking(move || {
+        let backlog = regions.backlog().map_err(|e| e.to_string())?;
+        Ok(serde_json::json!({
+            "home": regions.home(),
+            "regions": regions.open_regions(),
+            "outages": regions.outages(),
+            "backlog": backlog,
+            "latency": regions.lag().iter().map(|l| serde_json::json!({
+                "table": l.table, "from": l.from, "to": l.to, "latency_ms": l.latency_ms,
+            })).collect::<Vec<_>>(),
+        }))
+    })
+    .await
+}
+
+/// `POST /kura/admin/regions/{region}/isolate` and `.../heal`.
+pub(crate) async fn region_action(
+    State(shared): State<Shared>,
+    Path((region, action)): Path<(String, String)>,
+    request: Request,
+) -> Response {
+    let _ = admit!(shared, request);
+    let Some(regions) = shared.regions.clone() else {
+        return shared_regions();
+    };
+    answer_blocking(move || {
+        let outage = match action.as_str() {
+            "isolate" => Some(regions.isolate(&region).map_err(|e| e.to_string())?),
+            "heal" => regions.heal(&region).map_err(|e| e.to_string())?,
+            other => return Err(format!("no region action {other}: isolate or heal")),
+        };
+        let backlog = regions.backlog().map_err(|e| e.to_string())?;
+        Ok(serde_json::json!({ "outage": outage, "backlog": backlog }))
+    })
+    .await
 }
