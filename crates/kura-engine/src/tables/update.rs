@@ -21,6 +21,7 @@ use crate::keys::{self};
 use crate::purge::{PurgeTarget, Purger};
 use crate::storage::Space;
 use crate::streams::control as stream_control;
+use crate::streams::meta::ViewType;
 use crate::vectors::definition::{self as vector_definition, VectorChange};
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
@@ -130,6 +131,15 @@ impl Engine {
                     return Err(EngineError::ResourceInUse(
                         messages::backups::table_restoring(&name),
                     ));
+                }
+                if current.replication.is_some()
+                    && stream_change.is_some_and(|c| {
+                        c != stream_control::StreamChange::Enable(ViewType::NewAndOldImages)
+                    })
+                {
+                    return Err(EngineError::validation(messages::replicas::stream_needed(
+                        &name,
+                    )));
                 }
                 let mut next = current.as_ref().clone();
                 let mut changing_index = false;

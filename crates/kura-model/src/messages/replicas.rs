@@ -44,3 +44,10 @@ pub fn replica_creating(table: &str) -> String {
 pub fn global_table_not_found(name: &str) -> String {
     format!("Global table not found: Global table with name: '{name}' does not exist.")
 }
+
+/// UpdateTable that would disable a replica's stream or change its view type.
+pub fn stream_needed(table: &str) -> String {
+    format!(
+        "One or more parameter values were invalid: Table {table} has replicas: its stream must stay enabled with StreamViewType NEW_AND_OLD_IMAGES"
+    )
+}

@@ -1,0 +1,167 @@
+"""Global tables (version 2019.11.21) through boto3 and the AWS CLI, one client per region,
+on `kura serve --regions separate` (docs/global-tables.md): a replica added to a table with
+data, concurrent writes in both regions ending equal everywhere (last writer wins), the
+refusals DynamoDB makes, and the drill's isolation of a region."""
+
+import json
+import subprocess
+import threading
+import time
+import urllib.request
+
+import boto3
+import pytest
+from botocore.config import Config
+
+from conftest import KURA_BIN, kura_server
+
+TABLE = "Music"
+
+
+@pytest.fixture()
+def server(tmp_path):
+    with kura_server(["--in-memory", "--regions", "separate", "--test-controls"], tmp_path) as endpoint:
+        yield endpoint
+
+
+def client(endpoint, region, retries=True):
+    config = Config(retries={"max_attempts": 1 if not retries else 3, "mode": "standard"})
+    return boto3.client(
+        "dynamodb", endpoint_url=endpoint, region_name=region, config=config,
+        aws_access_key_id="kura-test", aws_secret_access_key="kura-test")
+
+
+def create_table(ddb):
+    ddb.create_table(
+        TableName=TABLE,
+        KeySchema=[{"AttributeName": "Artist", "KeyType": "HASH"},
+                   {"AttributeName": "SongTitle", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": "Artist", "AttributeType": "S"},
+                              {"AttributeName": "SongTitle", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST")
+
+
+def add_replica(source, replica, region):
+    out = source.update_table(TableName=TABLE, ReplicaUpdates=[{"Create": {"RegionName": region}}])
+    described = out["TableDescription"]
+    assert described["GlobalTableVersion"] == "2019.11.21"
+    assert {"RegionName": region, "ReplicaStatus": "CREATING"} in described["Replicas"]
+    # The waiters a user would use: the replica exists, and the source is ACTIVE again.
+    replica.get_waiter("table_exists").wait(TableName=TABLE, WaiterConfig={"Delay": 1})
+    for _ in range(200):
+        statuses = [c.describe_table(TableName=TABLE)["Table"]["TableStatus"] for c in (source, replica)]
+        if statuses == ["ACTIVE", "ACTIVE"]:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"replica in {region} not ACTIVE: {statuses}")
+
+
+def items(ddb):
+    pages = ddb.get_paginator("scan").paginate(TableName=TABLE, ConsistentRead=True)
+    return {(i["Artist"]["S"], i["SongTitle"]["S"]): i.get("Plays", {}).get("N")
+            for page in pages for i in page["Items"]}
+
+
+def converged(*clients):
+    for _ in range(400):
+        seen = [items(c) for c in clients]
+        if all(s == seen[0] for s in seen):
+            return seen[0]
+        time.sleep(0.05)
+    raise AssertionError(f"replicas differ: {[len(s) for s in seen]}")
+
+
+def test_a_replica_of_a_table_with_data_converges_under_writes_in_both_regions(server):
+    east, west = client(server, "us-east-1"), client(server, "eu-west-1")
+    create_table(east)
+    for i in range(100):
+        east.put_item(TableName=TABLE, Item={"Artist": {"S": "A"}, "SongTitle": {"S": f"s{i:03}"},
+                                             "Plays": {"N": "0"}})
+    assert west.list_tables()["TableNames"] == [], "a region is its own namespace"
+    add_replica(east, west, "eu-west-1")
+    assert len(items(west)) == 100
+    table = west.describe_table(TableName=TABLE)["Table"]
+    assert table["Replicas"] == [{"RegionName": "us-east-1", "ReplicaStatus": "ACTIVE"}]
+    assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+    assert ":eu-west-1:" in table["TableArn"]
+
+    # Both regions update the same songs at once: each song ends with one value everywhere.
+    def writer(ddb, offset):
+        for round_ in range(30):
+            for i in range(0, 100, 7):
+                ddb.update_item(TableName=TABLE, Key={"Artist": {"S": "A"}, "SongTitle": {"S": f"s{i:03}"}},
+                                UpdateExpression="SET Plays = :p",
+                                ExpressionAttributeValues={":p": {"N": str(offset + round_)}})
+    threads = [threading.Thread(target=writer, args=(c, o)) for c, o in ((east, 1000), (west, 2000))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    final = converged(east, west)
+    assert len(final) == 100
+    assert final[("A", "s000")] in {"1029", "2029"}
+
+    # A replica's stream must keep both images.
+    with pytest.raises(west.exceptions.ClientError) as refused:
+        west.update_table(TableName=TABLE, StreamSpecification={"StreamEnabled": False})
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+
+
+def test_the_cli_adds_and_removes_a_replica_and_refuses_the_local_region(server, aws_env):
+    east = client(server, "us-east-1")
+    create_table(east)
+
+    def cli(region, *args):
+        proc = subprocess.run(["aws", "dynamodb", "--endpoint-url", server, "--region", region,
+                               "--output", "json", *args], env=aws_env, capture_output=True,
+                              text=True, timeout=60)
+        return proc
+
+    proc = cli("us-east-1", "update-table", "--table-name", TABLE,
+               "--replica-updates", '[{"Create": {"RegionName": "us-east-1"}}]')
+    assert proc.returncode != 0
+    assert "Cannot add, delete, or update the local region through ReplicaUpdates" in proc.stderr
+    proc = cli("us-east-1", "update-table", "--table-name", TABLE,
+               "--replica-updates", '[{"Create": {"RegionName": "ap-northeast-1"}}]')
+    assert proc.returncode == 0, proc.stderr
+    tokyo = client(server, "ap-northeast-1")
+    tokyo.get_waiter("table_exists").wait(TableName=TABLE, WaiterConfig={"Delay": 1})
+    converged(east, tokyo)
+    proc = cli("us-east-1", "update-table", "--table-name", TABLE,
+               "--replica-updates", '[{"Delete": {"RegionName": "ap-northeast-1"}}]')
+    assert proc.returncode == 0, proc.stderr
+    assert "Replicas" not in json.loads(proc.stdout)["TableDescription"]
+    assert tokyo.list_tables()["TableNames"] == []
+
+
+def test_an_isolated_region_is_unreachable_and_catches_up_when_healed(server):
+    east, west = client(server, "us-east-1", retries=False), client(server, "eu-west-1", retries=False)
+    create_table(east)
+    add_replica(east, west, "eu-west-1")
+
+    def admin(path):
+        request = urllib.request.Request(f"{server}/kura/admin/regions{path}", method="POST" if path else "GET")
+        with urllib.request.urlopen(request) as response:
+            return json.load(response)
+
+    admin("/eu-west-1/isolate")
+    with pytest.raises(west.exceptions.ClientError) as refused:
+        west.list_tables()
+    assert refused.value.response["Error"]["Code"] == "ServiceUnavailable"
+    east.put_item(TableName=TABLE, Item={"Artist": {"S": "B"}, "SongTitle": {"S": "x"}})
+    backlog = admin("")["backlog"]
+    assert backlog == [{"table": TABLE, "from": "us-east-1", "to": "eu-west-1", "changes": 1,
+                        "oldest_ms": backlog[0]["oldest_ms"]}]
+    healed = admin("/eu-west-1/heal")
+    assert healed["outage"]["region"] == "eu-west-1"
+    assert converged(east, west) == {("B", "x"): None}
+
+
+def test_shared_regions_refuse_replicas(tmp_path):
+    with kura_server(["--in-memory"], tmp_path) as endpoint:
+        east = client(endpoint, "us-east-1")
+        create_table(east)
+        with pytest.raises(east.exceptions.ClientError) as refused:
+            east.update_table(TableName=TABLE, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+        assert refused.value.response["Error"]["Code"] == "ValidationException"
+        assert "--regions separate" in refused.value.response["Error"]["Message"]
