@@ -165,3 +165,55 @@ def test_shared_regions_refuse_replicas(tmp_path):
             east.update_table(TableName=TABLE, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
         assert refused.value.response["Error"]["Code"] == "ValidationException"
         assert "--regions separate" in refused.value.response["Error"]["Message"]
+
+
+def test_the_legacy_operations_join_empty_tables_and_leave_current_ones_alone(server):
+    east, west = client(server, "us-east-1"), client(server, "eu-west-1")
+    # A current-version global table is no legacy one.
+    create_table(east)
+    add_replica(east, west, "eu-west-1")
+    with pytest.raises(east.exceptions.GlobalTableNotFoundException):
+        east.describe_global_table(GlobalTableName=TABLE)
+    assert east.list_global_tables()["GlobalTables"] == []
+
+    # Version 2017.11.29: the same empty table, with its stream, in each region.
+    legacy = "Legacy"
+    spec = {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+    for ddb in (east, west):
+        ddb.create_table(TableName=legacy, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                         BillingMode="PAY_PER_REQUEST", StreamSpecification=spec)
+    with pytest.raises(east.exceptions.TableNotFoundException) as missing:
+        east.create_global_table(GlobalTableName=legacy, ReplicationGroup=[
+            {"RegionName": "us-east-1"}, {"RegionName": "sa-east-1"}])
+    assert missing.value.response["Error"]["Message"] == \
+        "Table not found: Table: 'Legacy' not found in region: 'sa-east-1'."
+    created = east.create_global_table(GlobalTableName=legacy, ReplicationGroup=[
+        {"RegionName": "us-east-1"}, {"RegionName": "eu-west-1"}])["GlobalTableDescription"]
+    assert created["GlobalTableStatus"] == "ACTIVE"
+    assert created["ReplicationGroup"] == [{"RegionName": "eu-west-1"}, {"RegionName": "us-east-1"}]
+    assert created["GlobalTableArn"].endswith(":global-table/Legacy")
+    with pytest.raises(east.exceptions.GlobalTableAlreadyExistsException):
+        east.create_global_table(GlobalTableName=legacy, ReplicationGroup=[{"RegionName": "us-east-1"}])
+    listed = west.list_global_tables()["GlobalTables"]
+    assert [t["GlobalTableName"] for t in listed] == [legacy]
+    assert "GlobalTableVersion" not in east.describe_table(TableName=legacy)["Table"]
+    settings = west.describe_global_table_settings(GlobalTableName=legacy)["ReplicaSettings"]
+    assert sorted(s["RegionName"] for s in settings) == ["eu-west-1", "us-east-1"]
+
+    west.put_item(TableName=legacy, Item={"pk": {"S": "from-west"}})
+    for _ in range(200):
+        if "Item" in east.get_item(TableName=legacy, Key={"pk": {"S": "from-west"}}):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the legacy global table did not replicate")
+
+    with pytest.raises(east.exceptions.ReplicaNotFoundException):
+        east.update_global_table(GlobalTableName=legacy, ReplicaUpdates=[{"Delete": {"RegionName": "ap-south-1"}}])
+    with pytest.raises(east.exceptions.ReplicaAlreadyExistsException):
+        east.update_global_table(GlobalTableName=legacy, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+    left = east.update_global_table(GlobalTableName=legacy, ReplicaUpdates=[{"Delete": {"RegionName": "eu-west-1"}}])
+    assert left["GlobalTableDescription"]["ReplicationGroup"] == [{"RegionName": "us-east-1"}]
+    with pytest.raises(west.exceptions.GlobalTableNotFoundException):
+        west.describe_global_table(GlobalTableName=legacy)

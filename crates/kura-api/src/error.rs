@@ -226,6 +226,30 @@ impl From<EngineError> for ApiError {
             EngineError::TableNotFound(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "TableNotFoundException", message)
             }
+            EngineError::GlobalTableNotFound(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "GlobalTableNotFoundException",
+                message,
+            ),
+            EngineError::GlobalTableAlreadyExists(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "GlobalTableAlreadyExistsException",
+                message,
+            ),
+            EngineError::ReplicaAlreadyExists(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "ReplicaAlreadyExistsException",
+                message,
+            ),
+            EngineError::ReplicaNotFound(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "ReplicaNotFoundException",
+                message,
+            ),
             EngineError::ResourceInUse(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "ResourceInUseException", message)
             }

@@ -115,6 +115,7 @@ operations! {
     BatchGetItem: DynamoDb, Input, Data, Read;
     BatchWriteItem: DynamoDb, Input, Data, Write;
     CreateBackup: DynamoDb, Input, Management, Write;
+    CreateGlobalTable: DynamoDb, Control, Management, Write;
     CreateTable: DynamoDb, Control, Management, Write;
     DeleteBackup: DynamoDb, Input, Management, Write;
     DeleteItem: DynamoDb, Input, Data, Write;
@@ -125,6 +126,8 @@ operations! {
     DescribeContributorInsights: DynamoDb, Control, Management, Read;
     DescribeEndpoints: DynamoDb, Control, Management, Read;
     DescribeExport: DynamoDb, Input, Management, Read;
+    DescribeGlobalTable: DynamoDb, Control, Management, Read;
+    DescribeGlobalTableSettings: DynamoDb, Control, Management, Read;
     DescribeImport: DynamoDb, Input, Management, Read;
     DescribeKinesisStreamingDestination: DynamoDb, Control, Management, Read;
     DescribeLimits: DynamoDb, Control, Management, Read;
@@ -162,6 +165,7 @@ operations! {
     ListBackups: DynamoDb, Input, Management, Read;
     ListContributorInsights: DynamoDb, Control, Management, Read;
     ListExports: DynamoDb, Input, Management, Read;
+    ListGlobalTables: DynamoDb, Control, Management, Read;
     ListImports: DynamoDb, Input, Management, Read;
     ListStreams: Streams, Input, Management, Read;
     ListTables: DynamoDb, Control, Management, Read;
@@ -179,6 +183,8 @@ operations! {
     UntagResource: DynamoDb, Control, Management, Write;
     UpdateContinuousBackups: DynamoDb, Control, Management, Write;
     UpdateContributorInsights: DynamoDb, Control, Management, Write;
+    UpdateGlobalTable: DynamoDb, Control, Management, Write;
+    UpdateGlobalTableSettings: DynamoDb, Control, Management, Write;
     UpdateItem: DynamoDb, Input, Data, Write;
     UpdateKinesisStreamingDestination: DynamoDb, Control, Management, Write;
     UpdateTable: DynamoDb, Control, Management, Write;
@@ -229,7 +235,7 @@ mod tests {
                 _ => assert_eq!(op.label(), op.name()),
             }
         }
-        assert_eq!(Op::ALL.len(), 72);
+        assert_eq!(Op::ALL.len(), 78);
     }
 
     /// CloudTrail's data events for DynamoDB (its "Logging DynamoDB operations by using
@@ -311,7 +317,7 @@ mod tests {
             .filter(|op| op.guard() == Guard::Control)
             .map(|op| op.name())
             .collect();
-        assert_eq!(control.len(), 24);
+        assert_eq!(control.len(), 30);
         assert!(control.contains(&"CreateTable"));
         assert!(!control.contains(&"PutItem"));
     }

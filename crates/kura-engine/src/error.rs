@@ -20,6 +20,18 @@ pub enum EngineError {
     /// `TableNotFoundException`: the backup operations' name for a missing table.
     #[error("{0}")]
     TableNotFound(String),
+    /// `GlobalTableNotFoundException`: no legacy (2017.11.29) global table of that name.
+    #[error("{0}")]
+    GlobalTableNotFound(String),
+    /// `GlobalTableAlreadyExistsException`.
+    #[error("{0}")]
+    GlobalTableAlreadyExists(String),
+    /// `ReplicaAlreadyExistsException` (UpdateGlobalTable).
+    #[error("{0}")]
+    ReplicaAlreadyExists(String),
+    /// `ReplicaNotFoundException` (UpdateGlobalTable).
+    #[error("{0}")]
+    ReplicaNotFound(String),
     /// `BackupNotFoundException`.
     #[error("{0}")]
     BackupNotFound(String),

@@ -5,6 +5,7 @@
 mod admission;
 mod answer;
 mod backups;
+mod global_tables;
 mod insights;
 mod items;
 mod kinesis;
@@ -28,6 +29,12 @@ pub(crate) async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError
         Op::DescribeTable => tables::describe_table(call).await,
         Op::ListTables => tables::list_tables(call),
         Op::UpdateTable => tables::update_table(call).await,
+        Op::CreateGlobalTable => global_tables::create_global_table(call).await,
+        Op::DescribeGlobalTable => global_tables::describe_global_table(call),
+        Op::ListGlobalTables => global_tables::list_global_tables(call),
+        Op::UpdateGlobalTable => global_tables::update_global_table(call).await,
+        Op::DescribeGlobalTableSettings => global_tables::describe_global_table_settings(call),
+        Op::UpdateGlobalTableSettings => global_tables::update_global_table_settings(call),
         Op::DeleteTable => tables::delete_table(call).await,
         Op::TagResource => tables::tag_resource(call).await,
         Op::UntagResource => tables::untag_resource(call).await,

@@ -9,6 +9,7 @@
 pub mod backups;
 pub mod batch;
 pub mod exports;
+pub mod global_tables;
 pub mod insights;
 pub mod items;
 pub mod kinesis;
@@ -24,6 +25,7 @@ pub mod vectors;
 pub use backups::*;
 pub use batch::*;
 pub use exports::*;
+pub use global_tables::*;
 pub use insights::*;
 pub use items::*;
 pub use partiql::*;

@@ -14,6 +14,10 @@ pub struct ReplicationRecord {
     /// it is CREATING, and data operations do not find it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filling_from: Option<String>,
+    /// A version 2017.11.29 global table (CreateGlobalTable), made at this time (ms): it
+    /// is managed by the legacy operations and DescribeTable does not list its replicas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_since_ms: Option<i64>,
 }
 
 /// Another replica of the same global table.

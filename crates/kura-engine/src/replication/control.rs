@@ -172,6 +172,7 @@ impl Regions {
                     region: region.to_owned(),
                     replicas,
                     filling_from: Some(ctx.region.clone()),
+                    legacy_since_ms: None,
                 },
             )
             .await?;
@@ -183,6 +184,7 @@ impl Regions {
                     region: own,
                     replicas: Vec::new(),
                     filling_from: None,
+                    legacy_since_ms: None,
                 });
                 group.replicas.push(ReplicaRecord {
                     region: new_region,
@@ -318,10 +320,12 @@ impl Engine {
                 })?;
                 let mut next = current.as_ref().clone();
                 change(&mut next.replication);
+                // A current global table of one region is a table again; a legacy one
+                // stays one (CreateGlobalTable may name a single region).
                 if next
                     .replication
                     .as_ref()
-                    .is_some_and(|g| g.replicas.is_empty())
+                    .is_some_and(|g| g.replicas.is_empty() && g.legacy_since_ms.is_none())
                 {
                     next.replication = None;
                 }

@@ -9,6 +9,7 @@ pub mod changes;
 mod control;
 mod drill;
 mod fill;
+mod legacy;
 mod regions;
 pub(crate) mod status;
 pub mod time;

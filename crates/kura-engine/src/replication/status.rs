@@ -14,6 +14,22 @@ pub const GLOBAL_TABLE_VERSION: &str = "2019.11.21";
 pub(crate) const CREATING: &str = "CREATING";
 pub(crate) const ACTIVE: &str = "ACTIVE";
 
+/// The replica group of a version 2019.11.21 global table.
+pub(crate) fn current(table: &TableRecord) -> Option<&ReplicationRecord> {
+    table
+        .replication
+        .as_ref()
+        .filter(|g| g.legacy_since_ms.is_none())
+}
+
+/// The replica group of a version 2017.11.29 global table.
+pub(crate) fn legacy(table: &TableRecord) -> Option<&ReplicationRecord> {
+    table
+        .replication
+        .as_ref()
+        .filter(|g| g.legacy_since_ms.is_some())
+}
+
 /// Whether a replica of `table` is still being created (the table is UPDATING meanwhile).
 pub(crate) fn adding_replica(table: &TableRecord) -> bool {
     table
@@ -22,9 +38,10 @@ pub(crate) fn adding_replica(table: &TableRecord) -> bool {
         .is_some_and(|g| g.replicas.iter().any(|r| r.status == CREATING))
 }
 
-/// DescribeTable's `Replicas`: the other regions of the global table.
+/// DescribeTable's `Replicas`: the other regions of the global table (none for a legacy
+/// one, which DescribeGlobalTable describes).
 pub(crate) fn describe(table: &TableRecord) -> Option<Vec<ReplicaDescription>> {
-    let group = table.replication.as_ref()?;
+    let group = current(table)?;
     Some(
         group
             .replicas

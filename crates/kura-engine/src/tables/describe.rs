@@ -157,9 +157,7 @@ pub(crate) fn describe(
             restore_date_time: seconds(r.restore_ms),
             restore_in_progress: r.in_progress,
         }),
-        global_table_version: record
-            .replication
-            .as_ref()
+        global_table_version: crate::replication::status::current(record)
             .map(|_| crate::replication::status::GLOBAL_TABLE_VERSION),
         replicas: crate::replication::status::describe(record),
     }

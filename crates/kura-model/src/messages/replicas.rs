@@ -45,6 +45,43 @@ pub fn global_table_not_found(name: &str) -> String {
     format!("Global table not found: Global table with name: '{name}' does not exist.")
 }
 
+/// CreateGlobalTable naming a region without the table (DynamoDB's words).
+pub fn table_not_in_region(table: &str, region: &str) -> String {
+    format!("Table not found: Table: '{table}' not found in region: '{region}'.")
+}
+
+pub fn global_table_exists(name: &str) -> String {
+    format!("Global table with name: '{name}' already exists")
+}
+
+pub fn replica_already_exists(name: &str, region: &str) -> String {
+    format!("Replica already exists in region: '{region}' for global table: '{name}'")
+}
+
+pub fn replica_not_found(name: &str, region: &str) -> String {
+    format!("Replica not found in region: '{region}' for global table: '{name}'")
+}
+
+/// CreateGlobalTable and UpdateGlobalTable need empty tables (the API Reference's rule).
+pub fn replica_not_empty(table: &str, region: &str) -> String {
+    format!(
+        "One or more parameter values were invalid: Table {table} in region {region} must be empty to join a global table"
+    )
+}
+
+pub fn replica_schema_differs(table: &str, region: &str) -> String {
+    format!(
+        "One or more parameter values were invalid: Table {table} in region {region} has another key schema or other secondary indexes than the global table's"
+    )
+}
+
+/// A legacy global table's replica named in UpdateTable's ReplicaUpdates.
+pub fn legacy_table(table: &str) -> String {
+    format!(
+        "One or more parameter values were invalid: Table {table} is a replica of a version 2017.11.29 global table: use UpdateGlobalTable"
+    )
+}
+
 /// UpdateTable that would disable a replica's stream or change its view type.
 pub fn stream_needed(table: &str) -> String {
     format!(
