@@ -118,28 +118,7 @@ impl Regions {
         if status::adding_replica(&record) {
             return Err(EngineError::ResourceInUse(texts::replica_creating(&table)));
         }
-        // The changes a replica sends are its stream's records, with both images.
-        match record.stream.as_ref().filter(|s| s.enabled) {
-            Some(s) if s.view_type != ViewType::NewAndOldImages => {
-                return Err(EngineError::validation(texts::stream_view_type(&table)));
-            }
-            Some(_) => {}
-            None => {
-                engine
-                    .update_table(
-                        ctx,
-                        UpdateTableInput {
-                            table_name: Some(table.clone()),
-                            stream_specification: Some(StreamSpecificationInput {
-                                stream_enabled: Some(true),
-                                stream_view_type: Some("NEW_AND_OLD_IMAGES".into()),
-                            }),
-                            ..UpdateTableInput::default()
-                        },
-                    )
-                    .await?;
-            }
-        }
+        ensure_stream(engine, ctx, &record).await?;
         let target = self.engine(region)?;
         if target.catalog.get(&table).is_some() {
             return Err(EngineError::validation(texts::table_in_region(
@@ -336,4 +315,32 @@ impl Engine {
             })
             .await
     }
+}
+
+/// The changes a replica sends are its stream's records, with both images: a table without
+/// a stream gets one; one with another view type is refused.
+async fn ensure_stream(engine: &Engine, ctx: &RequestContext, record: &TableRecord) -> Result<()> {
+    let table = record.name.clone();
+    match record.stream.as_ref().filter(|s| s.enabled) {
+        Some(s) if s.view_type != ViewType::NewAndOldImages => {
+            return Err(EngineError::validation(texts::stream_view_type(&table)));
+        }
+        Some(_) => {}
+        None => {
+            engine
+                .update_table(
+                    ctx,
+                    UpdateTableInput {
+                        table_name: Some(table.clone()),
+                        stream_specification: Some(StreamSpecificationInput {
+                            stream_enabled: Some(true),
+                            stream_view_type: Some("NEW_AND_OLD_IMAGES".into()),
+                        }),
+                        ..UpdateTableInput::default()
+                    },
+                )
+                .await?;
+        }
+    }
+    Ok(())
 }
