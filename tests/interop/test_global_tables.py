@@ -101,6 +101,27 @@ def test_a_replica_of_a_table_with_data_converges_under_writes_in_both_regions(s
     assert len(final) == 100
     assert final[("A", "s000")] in {"1029", "2029"}
 
+    # Settings a global table keeps in step: a GSI made in one replica, TTL in another.
+    east.update_table(TableName=TABLE,
+                      AttributeDefinitions=[{"AttributeName": "SongTitle", "AttributeType": "S"}],
+                      GlobalSecondaryIndexUpdates=[{"Create": {
+                          "IndexName": "BySong",
+                          "KeySchema": [{"AttributeName": "SongTitle", "KeyType": "HASH"}],
+                          "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+    west.update_time_to_live(TableName=TABLE,
+                             TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"})
+    for _ in range(200):
+        indexes = west.describe_table(TableName=TABLE)["Table"].get("GlobalSecondaryIndexes", [])
+        if [i["IndexStatus"] for i in indexes] == ["ACTIVE"]:
+            break
+        time.sleep(0.05)
+    assert [i["IndexName"] for i in indexes] == ["BySong"]
+    songs = west.query(TableName=TABLE, IndexName="BySong", KeyConditionExpression="SongTitle = :s",
+                       ExpressionAttributeValues={":s": {"S": "s007"}})["Items"]
+    assert len(songs) == 1
+    ttl = east.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"]
+    assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+
     # A replica's stream must keep both images.
     with pytest.raises(west.exceptions.ClientError) as refused:
         west.update_table(TableName=TABLE, StreamSpecification={"StreamEnabled": False})

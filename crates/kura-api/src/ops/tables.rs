@@ -66,7 +66,11 @@ pub async fn describe_table(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 }
 
 pub async fn update_time_to_live(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    json(&call.engine.update_time_to_live(call.input()?).await?)
+    let input = call.input()?;
+    match call.regions {
+        Some(regions) => json(&regions.update_time_to_live(call.engine, input).await?),
+        None => json(&call.engine.update_time_to_live(input).await?),
+    }
 }
 
 pub fn describe_time_to_live(call: Call<'_>) -> Result<Vec<u8>, ApiError> {

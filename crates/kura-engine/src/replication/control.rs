@@ -59,11 +59,11 @@ impl Regions {
         mut input: UpdateTableInput,
     ) -> Result<crate::api::UpdateTableOutput> {
         let Some(updates) = input.replica_updates.take().filter(|u| !u.is_empty()) else {
-            return engine.update_table(ctx, input).await;
+            return self.update_settings(engine, ctx, input).await;
         };
         let name = input.table_name.clone().unwrap_or_default();
         if crate::tables::has_settings(&input) {
-            engine.update_table(ctx, input).await?;
+            self.update_settings(engine, ctx, input).await?;
         } else {
             crate::tables::check_table_name(input.table_name.as_deref())?;
         }

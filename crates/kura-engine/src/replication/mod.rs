@@ -11,6 +11,7 @@ mod drill;
 mod fill;
 mod legacy;
 mod regions;
+mod settings;
 pub(crate) mod status;
 pub mod time;
 
