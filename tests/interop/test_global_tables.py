@@ -238,3 +238,24 @@ def test_the_legacy_operations_join_empty_tables_and_leave_current_ones_alone(se
     assert left["GlobalTableDescription"]["ReplicationGroup"] == [{"RegionName": "us-east-1"}]
     with pytest.raises(west.exceptions.GlobalTableNotFoundException):
         west.describe_global_table(GlobalTableName=legacy)
+
+
+def test_the_console_shows_and_switches_the_region(server):
+    west = client(server, "eu-west-1")
+    west.create_table(TableName="WestOnly", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                      AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                      BillingMode="PAY_PER_REQUEST")
+
+    def tables_page(cookie=None):
+        request = urllib.request.Request(f"{server}/console/tables")
+        if cookie:
+            request.add_header("Cookie", cookie)
+        with urllib.request.urlopen(request) as response:
+            return response.read().decode()
+
+    home = tables_page()
+    assert '<option value="us-east-1" selected>' in home and '<option value="eu-west-1">' in home
+    assert "WestOnly" not in home, "the home region has no such table"
+    chosen = tables_page("kura-console-region=eu-west-1")
+    assert '<option value="eu-west-1" selected>' in chosen
+    assert "WestOnly" in chosen

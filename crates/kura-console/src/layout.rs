@@ -99,6 +99,20 @@ pub(crate) fn page(ctx: &Ctx, title: &str, tab: Tab<'_>, body: Markup) -> Markup
                         a href="/console/advisor" class=[(tab == Tab::Advisor).then_some("on")] { "Advisor" }
                         a href="/console/framework" class=[(tab == Tab::Framework).then_some("on")] { "kura-cqrs" }
                     }
+                    @let regions = ctx.regions();
+                    @if !regions.is_empty() {
+                        form.region method="post" action="/console/region" {
+                            (csrf(ctx))
+                            label { "Region "
+                                select name="region" {
+                                    @for region in &regions {
+                                        option value=(region) selected[region.as_str() == ctx.region()] { (region) }
+                                    }
+                                }
+                            }
+                            button type="submit" { "Switch" }
+                        }
+                    }
                     @if let Some(signed_in) = &ctx.session.signed_in {
                         form.signout method="post" action="/console/signout" {
                             (csrf(ctx))

@@ -90,6 +90,7 @@ fn routes() -> Router<Shared> {
         .route("/console/assets/{name}", get(assets::serve))
         .route("/console/signin", get(sign_in_form).post(sign_in))
         .route("/console/signout", post(sign_out))
+        .route("/console/region", post(choose_region))
         .route("/console/tables", get(tables::list).post(tables::create))
         .route("/console/new-table", get(tables::new_form))
         .route("/console/tables/{table}", get(tables::show))
@@ -142,7 +143,12 @@ pub(crate) struct Ctx {
     source_ip: Option<std::net::IpAddr>,
     host: String,
     user_agent: Option<String>,
+    /// The region the visitor chose (`--regions separate`), from its cookie.
+    chosen_region: Option<String>,
 }
+
+/// The cookie that keeps the region the console acts in.
+const REGION_COOKIE: &str = "kura-console-region";
 
 impl FromRequestParts<Shared> for Ctx {
     type Rejection = Response;
@@ -180,6 +186,10 @@ impl FromRequestParts<Shared> for Ctx {
                 .map(|info| info.0.ip()),
             host: header(header::HOST).unwrap_or_else(|| "localhost:8000".to_owned()),
             user_agent: header(header::USER_AGENT),
+            chosen_region: session::cookie(&parts.headers, REGION_COOKIE)
+                .filter(|r| kura_engine::replication::valid_region(r))
+                .filter(|_| !shared.server.regions().is_empty())
+                .map(str::to_owned),
         };
         let path = parts.uri.path();
         if ctx.server.auth().is_some()
@@ -259,8 +269,12 @@ pub(crate) fn raw<'a>(fields: &'a Fields, name: &str) -> &'a str {
 }
 
 impl Ctx {
+    /// The engine of the region the console acts in (the home one if that region is
+    /// unreachable: the API calls then get its 503).
     fn engine(&self) -> Arc<kura_engine::Engine> {
-        self.server.engine()
+        self.server
+            .engine_for(self.region())
+            .unwrap_or_else(|_| self.server.engine())
     }
 
     /// Runs a DynamoDB operation as the session's principal, through the API's dispatch.
@@ -281,7 +295,7 @@ impl Ctx {
     /// Runs an operation through the API's pipeline, as this session's user: metered and
     /// audited like any other request (fault injection is for the API's clients only).
     async fn dispatch(&self, operation: &str, body: Value, api: Api) -> Result<Value, ApiError> {
-        let engine = self.engine();
+        let engine = self.server.engine_for(self.region())?;
         let request_id = kura_api::pipeline::request_id();
         let request = Request {
             api,
@@ -312,12 +326,21 @@ impl Ctx {
         format!("{scheme}://{}", self.host)
     }
 
-    /// The region the session acts in: the one signed in with (`us-east-1` when open).
-    fn region(&self) -> &str {
+    /// The region the session acts in: the one chosen in the header (`--regions
+    /// separate`), else the one signed in with (`us-east-1` when open).
+    pub(crate) fn region(&self) -> &str {
+        if let Some(chosen) = &self.chosen_region {
+            return chosen;
+        }
         self.session
             .signed_in
             .as_ref()
             .map_or(kura_auth::DEFAULT_REGION, |v| v.region.as_str())
+    }
+
+    /// The regions the header offers (none when every region shares one namespace).
+    pub(crate) fn regions(&self) -> Vec<String> {
+        self.server.regions()
     }
 
     /// Whether the session's principal may call `operation` on `table` (always, when the
@@ -467,6 +490,23 @@ async fn sign_in(Posted { ctx, fields }: Posted) -> Response {
             ctx.page("Sign in", Tab::None, layout::sign_in(&ctx, Some(&error)))
         }
     }
+}
+
+/// `POST /console/region`: the region the console acts in from now on (a cookie), when
+/// regions are kept apart; back to the tables of that region.
+async fn choose_region(Posted { ctx, fields }: Posted) -> Response {
+    let region = field(&fields, "region");
+    if ctx.regions().is_empty() || !kura_engine::replication::valid_region(region) {
+        return ctx.redirect_notice("/console/tables", "No such region");
+    }
+    let mut response = ctx.redirect("/console/tables");
+    let secure = if ctx.console.secure { "; Secure" } else { "" };
+    if let Ok(v) = HeaderValue::from_str(&format!(
+        "{REGION_COOKIE}={region}; Path=/console; SameSite=Strict; HttpOnly{secure}"
+    )) {
+        response.headers_mut().append(header::SET_COOKIE, v);
+    }
+    response
 }
 
 async fn sign_out(Posted { ctx, .. }: Posted) -> Response {

@@ -37,6 +37,22 @@ impl ServerHandle {
         self.shared.engine()
     }
 
+    /// The engine of `region`: its own with `--regions separate` (503 while the drill
+    /// isolates it), else the one engine every region shares.
+    pub fn engine_for(&self, region: &str) -> Result<Arc<Engine>, kura_api::error::ApiError> {
+        self.shared.engine_for(region)
+    }
+
+    /// The regions open now, the home one first; empty when every region shares one
+    /// namespace.
+    pub fn regions(&self) -> Vec<String> {
+        self.shared
+            .regions
+            .as_ref()
+            .map(|r| r.open_regions())
+            .unwrap_or_default()
+    }
+
     /// The swappable engine (the metrics sampler reads through it).
     pub fn slot(&self) -> &Arc<EngineSlot> {
         &self.shared.slot
