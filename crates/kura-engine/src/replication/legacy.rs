@@ -59,27 +59,7 @@ impl Regions {
                 )));
             }
         }
-        let since = home.now_ms();
-        for region in &regions {
-            let others: Vec<String> = regions.iter().filter(|r| *r != region).cloned().collect();
-            let region_name = region.clone();
-            self.engine(region)?
-                .change_replication(&name, move |g| {
-                    *g = Some(ReplicationRecord {
-                        region: region_name,
-                        replicas: others
-                            .into_iter()
-                            .map(|region| ReplicaRecord {
-                                region,
-                                status: ACTIVE.into(),
-                            })
-                            .collect(),
-                        filling_from: None,
-                        legacy_since_ms: Some(since),
-                    });
-                })
-                .await?;
-        }
+        self.join(&name, &regions, Some(home.now_ms())).await?;
         tracing::info!(
             table = name,
             ?regions,
@@ -197,26 +177,7 @@ impl Regions {
             }
         }
         let since = group.legacy_since_ms;
-        for region in &members {
-            let others: Vec<String> = members.iter().filter(|r| *r != region).cloned().collect();
-            let region_name = region.clone();
-            self.engine(region)?
-                .change_replication(&name, move |g| {
-                    *g = Some(ReplicationRecord {
-                        region: region_name,
-                        replicas: others
-                            .into_iter()
-                            .map(|region| ReplicaRecord {
-                                region,
-                                status: ACTIVE.into(),
-                            })
-                            .collect(),
-                        filling_from: None,
-                        legacy_since_ms: since,
-                    });
-                })
-                .await?;
-        }
+        self.join(&name, &members, since).await?;
         let group = ReplicationRecord {
             region: ctx.region.clone(),
             replicas: members
@@ -278,6 +239,36 @@ impl Regions {
                 global_table_name: input.global_table_name,
             },
         )
+    }
+
+    /// Makes the tables `name` of `regions` one legacy global table, each listing the others.
+    async fn join(
+        self: &Arc<Self>,
+        name: &str,
+        regions: &[String],
+        since: Option<i64>,
+    ) -> Result<()> {
+        for region in regions {
+            let others: Vec<String> = regions.iter().filter(|r| *r != region).cloned().collect();
+            let region_name = region.clone();
+            self.engine(region)?
+                .change_replication(name, move |g| {
+                    *g = Some(ReplicationRecord {
+                        region: region_name,
+                        replicas: others
+                            .into_iter()
+                            .map(|region| ReplicaRecord {
+                                region,
+                                status: ACTIVE.into(),
+                            })
+                            .collect(),
+                        filling_from: None,
+                        legacy_since_ms: since,
+                    });
+                })
+                .await?;
+        }
+        Ok(())
     }
 
     /// The legacy global table `name` as the request's region knows it.
