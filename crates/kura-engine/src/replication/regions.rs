@@ -174,8 +174,10 @@ impl Regions {
                     .as_ref()
                     .filter(|s| !self.is_isolated(s) && !self.is_isolated(&region))
                 {
+                    // By the replica table's id: a replica deleted and made again while
+                    // being filled starts its copy from the beginning.
                     let cursor = fills
-                        .entry((region.clone(), table.name.clone()))
+                        .entry((region.clone(), table.uuid.clone()))
                         .or_default();
                     match self.fill_step(&engine, &table.name, source, cursor).await {
                         Ok(more) => busy |= more,
