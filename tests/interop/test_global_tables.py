@@ -122,6 +122,13 @@ def test_a_replica_of_a_table_with_data_converges_under_writes_in_both_regions(s
     ttl = east.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"]
     assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
 
+    # Replica auto scaling: every replica, none of them scaled (Kura scales nothing).
+    scaling = west.describe_table_replica_auto_scaling(TableName=TABLE)["TableAutoScalingDescription"]
+    assert [r["RegionName"] for r in scaling["Replicas"]] == ["eu-west-1", "us-east-1"]
+    assert scaling["Replicas"][1]["GlobalSecondaryIndexes"] == [{"IndexName": "BySong", "IndexStatus": "ACTIVE"}]
+    updated = east.update_table_replica_auto_scaling(TableName=TABLE)["TableAutoScalingDescription"]
+    assert updated["TableStatus"] == "ACTIVE"
+
     # A replica's stream must keep both images.
     with pytest.raises(west.exceptions.ClientError) as refused:
         west.update_table(TableName=TABLE, StreamSpecification={"StreamEnabled": False})

@@ -133,6 +133,7 @@ operations! {
     DescribeLimits: DynamoDb, Control, Management, Read;
     DescribeStream: Streams, Input, Management, Read;
     DescribeTable: DynamoDb, Control, Management, Read;
+    DescribeTableReplicaAutoScaling: DynamoDb, Control, Management, Read;
     DescribeTimeToLive: DynamoDb, Control, Management, Read;
     DisableKinesisStreamingDestination: DynamoDb, Control, Management, Write;
     EnableKinesisStreamingDestination: DynamoDb, Control, Management, Write;
@@ -188,6 +189,7 @@ operations! {
     UpdateItem: DynamoDb, Input, Data, Write;
     UpdateKinesisStreamingDestination: DynamoDb, Control, Management, Write;
     UpdateTable: DynamoDb, Control, Management, Write;
+    UpdateTableReplicaAutoScaling: DynamoDb, Control, Management, Write;
     UpdateTimeToLive: DynamoDb, Control, Management, Write;
 }
 
@@ -235,7 +237,7 @@ mod tests {
                 _ => assert_eq!(op.label(), op.name()),
             }
         }
-        assert_eq!(Op::ALL.len(), 78);
+        assert_eq!(Op::ALL.len(), 80);
     }
 
     /// CloudTrail's data events for DynamoDB (its "Logging DynamoDB operations by using
@@ -317,7 +319,7 @@ mod tests {
             .filter(|op| op.guard() == Guard::Control)
             .map(|op| op.name())
             .collect();
-        assert_eq!(control.len(), 30);
+        assert_eq!(control.len(), 32);
         assert!(control.contains(&"CreateTable"));
         assert!(!control.contains(&"PutItem"));
     }

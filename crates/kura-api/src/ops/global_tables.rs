@@ -64,6 +64,22 @@ pub fn update_global_table_settings(call: Call<'_>) -> Result<Vec<u8>, ApiError>
     }
 }
 
+pub fn describe_table_replica_auto_scaling(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(
+        &call
+            .engine
+            .describe_table_replica_auto_scaling(&call.ctx, call.input()?)?,
+    )
+}
+
+pub fn update_table_replica_auto_scaling(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    json(
+        &call
+            .engine
+            .update_table_replica_auto_scaling(&call.ctx, call.input()?)?,
+    )
+}
+
 fn not_found(name: &str) -> ApiError {
     EngineError::GlobalTableNotFound(texts::global_table_not_found(name)).into()
 }

@@ -35,6 +35,10 @@ pub(crate) async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError
         Op::UpdateGlobalTable => global_tables::update_global_table(call).await,
         Op::DescribeGlobalTableSettings => global_tables::describe_global_table_settings(call),
         Op::UpdateGlobalTableSettings => global_tables::update_global_table_settings(call),
+        Op::DescribeTableReplicaAutoScaling => {
+            global_tables::describe_table_replica_auto_scaling(call)
+        }
+        Op::UpdateTableReplicaAutoScaling => global_tables::update_table_replica_auto_scaling(call),
         Op::DeleteTable => tables::delete_table(call).await,
         Op::TagResource => tables::tag_resource(call).await,
         Op::UntagResource => tables::untag_resource(call).await,

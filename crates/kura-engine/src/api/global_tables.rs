@@ -118,3 +118,44 @@ pub struct GlobalTableSettingsOutput {
     pub global_table_name: String,
     pub replica_settings: Vec<ReplicaSettings>,
 }
+
+/// UpdateTableReplicaAutoScaling: Kura has no auto scaling; the settings are accepted and
+/// not kept (docs/compat.md).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct UpdateTableReplicaAutoScalingInput {
+    #[serde(deserialize_with = "super::table_name_or_arn")]
+    pub table_name: Option<String>,
+    pub global_secondary_index_updates: Option<serde_json::Value>,
+    pub provisioned_write_capacity_auto_scaling_update: Option<serde_json::Value>,
+    pub replica_updates: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct IndexAutoScaling {
+    pub index_name: String,
+    pub index_status: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ReplicaAutoScaling {
+    pub region_name: String,
+    pub replica_status: String,
+    pub global_secondary_indexes: Vec<IndexAutoScaling>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TableAutoScalingDescription {
+    pub table_name: String,
+    pub table_status: &'static str,
+    pub replicas: Vec<ReplicaAutoScaling>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TableAutoScalingOutput {
+    pub table_auto_scaling_description: TableAutoScalingDescription,
+}

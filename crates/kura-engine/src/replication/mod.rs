@@ -5,6 +5,7 @@
 //! a background thread fills new replicas and sends changes ([`Regions::start`]).
 //! ADR 0034.
 
+mod autoscaling;
 pub mod changes;
 mod control;
 mod drill;
