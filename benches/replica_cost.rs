@@ -36,7 +36,7 @@ fn regions(dir: &std::path::Path) -> (Arc<Regions>, Arc<Engine>) {
         Box::new(move || home_engine.clone()),
         Box::new(move |region| Engine::open(&root.join(region))),
     );
-    regions.start();
+    regions.start().expect("replication thread");
     (regions, home)
 }
 

@@ -124,7 +124,11 @@ fn start_regions(
         }
     }
     regions.set_delay(options.delay);
-    regions.start();
+    if let Err(e) = regions.start() {
+        tracing::error!(
+            "cannot start the replication thread: global tables will not replicate: {e}"
+        );
+    }
     regions
 }
 

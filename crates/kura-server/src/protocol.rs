@@ -114,7 +114,7 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
                 Ok((body, verified)) => {
                     request.region = match &verified {
                         Some(v) => v.region.clone(),
-                        None => signing_region(&parts.headers),
+                        None => region,
                     };
                     request.body = body;
                     request.verified = verified;

@@ -65,6 +65,64 @@ impl Engine {
         from: Checkpoint,
         limit: usize,
     ) -> Result<Option<Feed>> {
+        let now = self.now_ms();
+        let mut rows: Vec<(u64, StoredRecord)> = Vec::new();
+        let unsent = self.unsent(table, from, limit, |seq, bytes| {
+            rows.push((seq, StoredRecord::decode(bytes)?));
+            Ok(())
+        })?;
+        let Some(next) = unsent else {
+            return Ok(None);
+        };
+        let mut feed = Feed {
+            next,
+            ..Feed::default()
+        };
+        rows.sort_by_key(|(seq, _)| *seq);
+        for (seq, stored) in rows {
+            if seq > next.seq {
+                break;
+            }
+            let Some(time) = stored.time else { continue };
+            feed.oldest_ms.get_or_insert(now - stored.created_ms);
+            feed.changes.push(Change {
+                keys: stored.keys,
+                new_image: stored.new_image,
+                time,
+            });
+        }
+        Ok(Some(feed))
+    }
+
+    /// How many of this replica's own changes to `table` after `from` are still to send,
+    /// and the age of the oldest (ms), counted without decoding their images.
+    pub fn replication_backlog(
+        &self,
+        table: &str,
+        from: Checkpoint,
+    ) -> Result<Option<(usize, Option<i64>)>> {
+        let (mut count, mut oldest) = (0, None::<i64>);
+        let unsent = self.unsent(table, from, usize::MAX, |_, bytes| {
+            let (_, created_ms, _) = StoredRecord::origin_of(bytes)?;
+            count += 1;
+            oldest = Some(oldest.map_or(created_ms, |o| o.min(created_ms)));
+            Ok(())
+        })?;
+        let now = self.now_ms();
+        Ok(unsent.map(|_| (count, oldest.map(|ms| now - ms))))
+    }
+
+    /// Visits the stream records of `table` after `from` that its own writes made (not
+    /// those another replica sent), up to `limit` per shard, and gives the checkpoint after
+    /// the last one every shard was read to: a visited record past it is not part of the
+    /// page. None: the table has no stream or is no replica.
+    fn unsent(
+        &self,
+        table: &str,
+        from: Checkpoint,
+        limit: usize,
+        mut visit: impl FnMut(u64, &[u8]) -> Result<()>,
+    ) -> Result<Option<Checkpoint>> {
         let Some(record) = self.catalog.get(table) else {
             return Ok(None);
         };
@@ -87,7 +145,6 @@ impl Engine {
         // Sequence numbers are the stream's, not a shard's: every shard is read from the
         // same point and the page ends at the lowest last number read, so nothing is
         // skipped when one shard has more than a page.
-        let mut rows: Vec<(u64, StoredRecord)> = Vec::new();
         let mut end = meta.next_seq - 1;
         for shard in &meta.shards {
             if shard.last_seq.is_some_and(|last| last <= after) {
@@ -106,34 +163,16 @@ impl Engine {
                     end = end.min(seq - 1);
                     break;
                 }
-                rows.push((seq, StoredRecord::decode(&value)?));
+                let (origin, _, time) = StoredRecord::origin_of(&value)?;
+                if origin != Origin::Replica && time.is_some_and(|t| t.region == region) {
+                    visit(seq, &value)?;
+                }
             }
         }
-        let now = self.now_ms();
-        let mut feed = Feed {
-            next: Checkpoint {
-                stream_id: spec.id,
-                seq: end.max(after),
-            },
-            ..Feed::default()
-        };
-        rows.sort_by_key(|(seq, _)| *seq);
-        for (seq, stored) in rows {
-            if seq > end {
-                break;
-            }
-            let Some(time) = stored.time else { continue };
-            if stored.origin == Origin::Replica || time.region != region {
-                continue;
-            }
-            feed.oldest_ms.get_or_insert(now - stored.created_ms);
-            feed.changes.push(Change {
-                keys: stored.keys,
-                new_image: stored.new_image,
-                time,
-            });
-        }
-        Ok(Some(feed))
+        Ok(Some(Checkpoint {
+            stream_id: spec.id,
+            seq: end.max(after),
+        }))
     }
 
     /// How far this replica of `table` has applied the changes of its replica in `source`.

@@ -12,9 +12,6 @@ use super::regions::Regions;
 use super::status::Outage;
 use crate::error::Result;
 
-/// Changes counted at most per direction (a larger backlog is reported as at least this).
-const COUNT_LIMIT: usize = 1_000_000;
-
 /// One direction of a global table's replication that has changes not yet sent.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Backlog {
@@ -104,20 +101,20 @@ impl Regions {
                         Ok(to) => to.replication_checkpoint(&table.name, &region)?,
                         Err(_) => Checkpoint::default(),
                     };
-                    let Some(feed) =
-                        engine.replication_feed(&table.name, checkpoint, COUNT_LIMIT)?
+                    let Some((changes, oldest_ms)) =
+                        engine.replication_backlog(&table.name, checkpoint)?
                     else {
                         continue;
                     };
-                    if feed.changes.is_empty() {
+                    if changes == 0 {
                         continue;
                     }
                     out.push(Backlog {
                         table: table.name.clone(),
                         from: region.clone(),
                         to: replica.region.clone(),
-                        changes: feed.changes.len(),
-                        oldest_ms: feed.oldest_ms,
+                        changes,
+                        oldest_ms,
                     });
                 }
             }

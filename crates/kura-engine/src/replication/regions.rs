@@ -131,13 +131,13 @@ impl Regions {
     }
 
     /// Starts the replication thread.
-    pub fn start(self: &Arc<Self>) {
+    pub fn start(self: &Arc<Self>) -> std::io::Result<()> {
         let regions = Arc::downgrade(self);
         let thread = std::thread::Builder::new()
             .name("kura-replication".into())
-            .spawn(move || run(regions))
-            .expect("the replication thread starts");
+            .spawn(move || run(regions))?;
         *self.thread.lock() = Some(thread);
+        Ok(())
     }
 
     /// Stops replication and closes the engines of the other regions (the home one is the

@@ -157,6 +157,38 @@ impl StoredRecord {
         })
     }
 
+    /// Who made the record, when, and its global table's time, without decoding its
+    /// images (replication skips what another replica sent, and counts a backlog).
+    pub fn origin_of(bytes: &[u8]) -> Result<(Origin, i64, Option<ReplicaTime>)> {
+        let corrupt = || EngineError::Internal("corrupt stream record".into());
+        let (header, mut rest) = bytes.split_at_checked(11).ok_or_else(corrupt)?;
+        let origin = if header[2] & FLAG_TTL != 0 {
+            Origin::Ttl
+        } else if header[2] & FLAG_REPLICATED != 0 {
+            Origin::Replica
+        } else {
+            Origin::Request
+        };
+        let created_ms = i64::from_be_bytes(header[3..11].try_into().map_err(|_| corrupt())?);
+        if header[2] & FLAG_TIMED == 0 {
+            return Ok((origin, created_ms, None));
+        }
+        // Three sections, then the time: each a u32 BE length (or ABSENT) and its bytes.
+        for _ in 0..3 {
+            let (len, after) = rest.split_at_checked(4).ok_or_else(corrupt)?;
+            let len = u32::from_be_bytes(len.try_into().map_err(|_| corrupt())?);
+            rest = if len == ABSENT {
+                after
+            } else {
+                after.get(len as usize..).ok_or_else(corrupt)?
+            };
+        }
+        let (len, after) = rest.split_at_checked(4).ok_or_else(corrupt)?;
+        let len = u32::from_be_bytes(len.try_into().map_err(|_| corrupt())?);
+        let time = ReplicaTime::decode(after.get(..len as usize).ok_or_else(corrupt)?)?;
+        Ok((origin, created_ms, Some(time)))
+    }
+
     /// Only the creation time, without decoding the images (for trimming).
     pub fn created_ms_of(bytes: &[u8]) -> Option<i64> {
         Some(i64::from_be_bytes(bytes.get(3..11)?.try_into().ok()?))
@@ -275,6 +307,10 @@ mod tests {
         };
         let bytes = replicated.encode();
         assert_eq!(StoredRecord::decode(&bytes).expect("decode"), replicated);
+        assert_eq!(
+            StoredRecord::origin_of(&bytes).expect("origin"),
+            (Origin::Replica, 1234, replicated.time.clone())
+        );
         assert!(StoredRecord::decode(&bytes[..bytes.len() - 1]).is_err());
     }
 }
