@@ -216,6 +216,13 @@ def test_the_legacy_operations_join_empty_tables_and_leave_current_ones_alone(se
             {"RegionName": "us-east-1"}, {"RegionName": "sa-east-1"}])
     assert missing.value.response["Error"]["Message"] == \
         "Table not found: Table: 'Legacy' not found in region: 'sa-east-1'."
+    # Joining tables must be empty.
+    west.put_item(TableName=legacy, Item={"pk": {"S": "early"}})
+    with pytest.raises(east.exceptions.ClientError) as not_empty:
+        east.create_global_table(GlobalTableName=legacy, ReplicationGroup=[
+            {"RegionName": "us-east-1"}, {"RegionName": "eu-west-1"}])
+    assert not_empty.value.response["Error"]["Code"] == "ValidationException"
+    west.delete_item(TableName=legacy, Key={"pk": {"S": "early"}})
     created = east.create_global_table(GlobalTableName=legacy, ReplicationGroup=[
         {"RegionName": "us-east-1"}, {"RegionName": "eu-west-1"}])["GlobalTableDescription"]
     assert created["GlobalTableStatus"] == "ACTIVE"
@@ -228,6 +235,11 @@ def test_the_legacy_operations_join_empty_tables_and_leave_current_ones_alone(se
     assert "GlobalTableVersion" not in east.describe_table(TableName=legacy)["Table"]
     settings = west.describe_global_table_settings(GlobalTableName=legacy)["ReplicaSettings"]
     assert sorted(s["RegionName"] for s in settings) == ["eu-west-1", "us-east-1"]
+
+    # A legacy global table is managed by the legacy operations only.
+    with pytest.raises(east.exceptions.ClientError) as legacy_replicas:
+        east.update_table(TableName=legacy, ReplicaUpdates=[{"Create": {"RegionName": "ap-south-1"}}])
+    assert legacy_replicas.value.response["Error"]["Code"] == "ValidationException"
 
     west.put_item(TableName=legacy, Item={"pk": {"S": "from-west"}})
     for _ in range(200):

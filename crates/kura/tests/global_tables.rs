@@ -401,6 +401,74 @@ async fn replica_updates_are_refused_as_dynamodb_refuses_them() {
         .expect_err("no such table");
     assert_eq!(common::code(&nothing), "ResourceNotFoundException");
 
+    let empty = east
+        .update_table()
+        .table_name(TABLE)
+        .replica_updates(ReplicationGroupUpdate::builder().build())
+        .send()
+        .await
+        .expect_err("an update without an action");
+    assert_eq!(common::code(&empty), "ValidationException");
+    // A table of that name already in the other region is not made a replica.
+    let west = in_region(&east, "eu-west-1");
+    create_table(&west, TABLE, "pk", None).await;
+    let taken = east
+        .update_table()
+        .table_name(TABLE)
+        .replica_updates(create("eu-west-1"))
+        .send()
+        .await
+        .expect_err("a table of that name in the region");
+    assert_eq!(common::code(&taken), "ValidationException");
+    // A replica's changes are its stream's records with both images.
+    create_table(&east, "KeysOnly", "pk", None).await;
+    east.update_table()
+        .table_name("KeysOnly")
+        .stream_specification(
+            aws_sdk_dynamodb::types::StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(aws_sdk_dynamodb::types::StreamViewType::KeysOnly)
+                .build()
+                .expect("stream"),
+        )
+        .send()
+        .await
+        .expect("enable the stream");
+    let keys_only = east
+        .update_table()
+        .table_name("KeysOnly")
+        .replica_updates(create("ap-south-1"))
+        .send()
+        .await
+        .expect_err("a stream without both images");
+    assert_eq!(common::code(&keys_only), "ValidationException");
+    // A replica already there.
+    create_table(&east, "Twice", "pk", None).await;
+    east.update_table()
+        .table_name("Twice")
+        .replica_updates(create("ap-south-1"))
+        .send()
+        .await
+        .expect("a replica");
+    let again = east
+        .update_table()
+        .table_name("Twice")
+        .replica_updates(create("ap-south-1"))
+        .send()
+        .await
+        .expect_err("the same replica twice");
+    assert_eq!(common::code(&again), "ValidationException");
+    // Regions are bounded: a client cannot make Kura open an engine per name it signs with.
+    let mut refused = None;
+    for i in 0..20 {
+        let region = format!("test-region-{i}");
+        if let Err(e) = in_region(&east, &region).list_tables().send().await {
+            refused = Some(common::code(&e));
+            break;
+        }
+    }
+    assert_eq!(refused.as_deref(), Some("LimitExceededException"));
+
     // With one namespace for every region there is nowhere to put a replica.
     let shared = KuraProcess::start_with(None, &[]);
     let client = shared.client();

@@ -79,6 +79,10 @@ impl Regions {
                 .catalog
                 .ready(&name)
                 .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(&name)))?;
+            // A version 2017.11.29 global table is managed by UpdateGlobalTable.
+            if status::legacy(&record).is_some() {
+                return Err(EngineError::validation(texts::legacy_table(&name)));
+            }
             match action {
                 Action::Create(region) => self.add_replica(engine, ctx, record, &region).await?,
                 Action::Update(region) => {
