@@ -2,16 +2,20 @@
 //! throughput of 1 and 16 concurrent writers overwriting items of about 1 KB in one
 //! region, on a table without a stream, with a NEW_AND_OLD_IMAGES stream (what every
 //! replica has), and with one and two replicas (each write also sent to and applied in the
-//! other regions by the replication thread, on the same 2 cores). Cases alternate, three
-//! rounds; ratios against the table without a stream. Also the replication latency seen.
+//! other regions by the replication thread, on the same 2 cores), and as an MRSC table of
+//! three regions (each write held against the other regions and applied in both others
+//! before it is acknowledged, as the API's handlers do). Cases alternate, three rounds;
+//! ratios against the table without a stream. Also the replication latency seen.
 //!
 //! Run: `cargo run --release -p kura-bench --bin replica-cost [-- WRITES]`
 
 use std::sync::Arc;
 use std::time::Instant;
 
+use kura_engine::api::PutItemInput;
 use kura_engine::replication::Regions;
 use kura_engine::{Engine, RequestContext};
+use kura_model::wire::ItemJson;
 use serde_json::{Value, json};
 
 /// Distinct keys the writers overwrite.
@@ -40,8 +44,24 @@ fn regions(dir: &std::path::Path) -> (Arc<Regions>, Arc<Engine>) {
     (regions, home)
 }
 
-/// Creates the table with `replicas` replicas (a stream when `stream`).
-async fn create(regions: &Arc<Regions>, home: &Engine, stream: bool, replicas: usize) {
+/// How the table of a case is made.
+#[derive(Clone, Copy)]
+struct Case {
+    name: &'static str,
+    stream: bool,
+    replicas: usize,
+    /// MRSC: the replicas made at once, `MultiRegionConsistency: STRONG`.
+    strong: bool,
+}
+
+/// Creates the table of `case`.
+async fn create(regions: &Arc<Regions>, home: &Engine, case: Case) {
+    let Case {
+        stream,
+        replicas,
+        strong,
+        ..
+    } = case;
     let mut table = json!({
         "TableName": "Bench",
         "BillingMode": "PAY_PER_REQUEST",
@@ -55,6 +75,22 @@ async fn create(regions: &Arc<Regions>, home: &Engine, stream: bool, replicas: u
     home.create_table(&ctx(), input(table))
         .await
         .expect("create");
+    if strong {
+        let creates: Vec<Value> = REGIONS[1..=replicas]
+            .iter()
+            .map(|r| json!({"Create": {"RegionName": r}}))
+            .collect();
+        regions
+            .update_table(
+                home,
+                &ctx(),
+                input(json!({"TableName": "Bench", "ReplicaUpdates": creates,
+                    "MultiRegionConsistency": "STRONG"})),
+            )
+            .await
+            .expect("MRSC table");
+        return;
+    }
     for region in &REGIONS[1..=replicas] {
         regions
             .update_table(
@@ -82,22 +118,39 @@ async fn create(regions: &Arc<Regions>, home: &Engine, stream: bool, replicas: u
     }
 }
 
-/// `count` puts from `writers` concurrent writers; puts per second.
-async fn put_many(engine: &Arc<Engine>, writers: usize, count: usize) -> f64 {
+/// `count` puts from `writers` concurrent writers; puts per second. With `strong`, each
+/// put goes through the MRSC steps of the API's handler (hold, put, acknowledge).
+async fn put_many(
+    regions: &Arc<Regions>,
+    engine: &Arc<Engine>,
+    writers: usize,
+    count: usize,
+    strong: bool,
+) -> f64 {
     let started = Instant::now();
     let tasks: Vec<_> = (0..writers)
         .map(|writer| {
-            let engine = engine.clone();
+            let (regions, engine) = (regions.clone(), engine.clone());
             tokio::spawn(async move {
                 for i in (writer..count).step_by(writers) {
                     let item = json!({
                         "pk": {"S": format!("k{:06}", i % KEYS)},
                         "pad": {"S": "x".repeat(1000)},
                     });
-                    engine
-                        .put_item(input(json!({"TableName": "Bench", "Item": item})))
-                        .await
-                        .expect("put");
+                    let put: PutItemInput = input(json!({"TableName": "Bench", "Item": item}));
+                    // Writers of one region never conflict; keys repeat across writers.
+                    let hold = if strong {
+                        let items: Vec<&ItemJson> = put.item.iter().collect();
+                        regions
+                            .strong_write(engine.as_ref(), REGIONS[0], "Bench", Some(&items))
+                            .expect("held")
+                    } else {
+                        None
+                    };
+                    engine.put_item(put).await.expect("put");
+                    if let Some(hold) = hold {
+                        regions.acknowledge(&engine, hold).await.expect("majority");
+                    }
                 }
             })
         })
@@ -109,12 +162,12 @@ async fn put_many(engine: &Arc<Engine>, writers: usize, count: usize) -> f64 {
 }
 
 /// One case: its throughput, and the largest replication latency reported (ms).
-async fn case(writers: usize, writes: usize, stream: bool, replicas: usize) -> (f64, i64) {
+async fn case(writers: usize, writes: usize, case: Case) -> (f64, i64) {
     let dir = tempfile::tempdir().expect("tempdir");
     let (regions, home) = regions(dir.path());
-    create(&regions, &home, stream, replicas).await;
-    put_many(&home, writers, KEYS.min(writes)).await;
-    let rate = put_many(&home, writers, writes).await;
+    create(&regions, &home, case).await;
+    put_many(&regions, &home, writers, KEYS.min(writes), case.strong).await;
+    let rate = put_many(&regions, &home, writers, writes, case.strong).await;
     let latency = regions
         .lag()
         .iter()
@@ -133,19 +186,26 @@ async fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(8_000);
+    let case_of = |name, stream, replicas, strong| Case {
+        name,
+        stream,
+        replicas,
+        strong,
+    };
     let cases = [
-        ("no stream", false, 0),
-        ("stream", true, 0),
-        ("1 replica", true, 1),
-        ("2 replicas", true, 2),
+        case_of("no stream", false, 0, false),
+        case_of("stream", true, 0, false),
+        case_of("1 replica", true, 1, false),
+        case_of("2 replicas", true, 2, false),
+        case_of("MRSC, 3", true, 2, true),
     ];
     println!("PutItem of about 1 KB, durable, {writes} writes per run, 3 rounds alternated");
     for writers in [1, 16] {
         let mut rates = vec![Vec::new(); cases.len()];
         let mut latency = vec![0; cases.len()];
         for _round in 0..3 {
-            for (i, (_, stream, replicas)) in cases.iter().enumerate() {
-                let (rate, lag) = case(writers, writes, *stream, *replicas).await;
+            for (i, c) in cases.iter().enumerate() {
+                let (rate, lag) = case(writers, writes, *c).await;
                 rates[i].push(rate);
                 latency[i] = latency[i].max(lag);
             }
@@ -157,7 +217,7 @@ async fn main() {
         };
         let base = median(&rates[0]);
         println!("{writers} writer(s):");
-        for (i, (name, _, replicas)) in cases.iter().enumerate() {
+        for (i, Case { name, replicas, .. }) in cases.iter().enumerate() {
             let m = median(&rates[i]);
             let lag = if *replicas > 0 {
                 format!(", replication latency up to {} ms", latency[i])

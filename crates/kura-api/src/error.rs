@@ -250,6 +250,18 @@ impl From<EngineError> for ApiError {
                 "ReplicaNotFoundException",
                 message,
             ),
+            EngineError::ReplicatedWriteConflict(_) => Self::new(
+                S::BAD_REQUEST,
+                DYNAMODB,
+                "ReplicatedWriteConflictException",
+                message,
+            ),
+            EngineError::Unavailable(_) => Self::new(
+                S::SERVICE_UNAVAILABLE,
+                DYNAMODB,
+                "ServiceUnavailable",
+                message,
+            ),
             EngineError::ResourceInUse(_) => {
                 Self::new(S::BAD_REQUEST, DYNAMODB, "ResourceInUseException", message)
             }

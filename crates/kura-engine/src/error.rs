@@ -32,6 +32,13 @@ pub enum EngineError {
     /// `ReplicaNotFoundException` (UpdateGlobalTable).
     #[error("{0}")]
     ReplicaNotFound(String),
+    /// `ReplicatedWriteConflictException`: an MRSC table's item is being written in
+    /// another region.
+    #[error("{0}")]
+    ReplicatedWriteConflict(String),
+    /// `ServiceUnavailable` (HTTP 503): an MRSC replica without a majority of its regions.
+    #[error("{0}")]
+    Unavailable(String),
     /// `BackupNotFoundException`.
     #[error("{0}")]
     BackupNotFound(String),

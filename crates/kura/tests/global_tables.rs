@@ -11,36 +11,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::Region;
 use aws_sdk_dynamodb::types::{
-    AttributeValue as Av, CreateReplicationGroupMemberAction, DeleteReplicationGroupMemberAction,
-    ReplicationGroupUpdate, TableStatus,
+    AttributeValue as Av, DeleteReplicationGroupMemberAction, ReplicationGroupUpdate, TableStatus,
 };
-use common::{KuraProcess, create_table};
+use common::{KuraProcess, create_replica as create, create_table, in_region};
 
 const TABLE: &str = "Orders";
-
-/// `client` signing for `region`.
-fn in_region(client: &Client, region: &str) -> Client {
-    Client::from_conf(
-        client
-            .config()
-            .to_builder()
-            .region(Region::new(region.to_owned()))
-            .build(),
-    )
-}
-
-fn create(region: &str) -> ReplicationGroupUpdate {
-    ReplicationGroupUpdate::builder()
-        .create(
-            CreateReplicationGroupMemberAction::builder()
-                .region_name(region)
-                .build()
-                .expect("create action"),
-        )
-        .build()
-}
 
 fn delete(region: &str) -> ReplicationGroupUpdate {
     ReplicationGroupUpdate::builder()

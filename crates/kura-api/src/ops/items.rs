@@ -9,8 +9,9 @@ use kura_engine::api::{
 };
 
 use kura_engine::throttle::Access;
+use kura_model::wire::ItemJson;
 
-use super::{Call, admission, item_json, json};
+use super::{Call, admission, item_json, json, strong};
 use crate::authz::{self, items as checks};
 use crate::error::ApiError;
 
@@ -20,7 +21,11 @@ pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     authz::authorize(&call, |s| checks::put_item(s, &input))?;
     let table = input.table_name.as_deref();
     admission::one(&call, table, None, input.item.as_ref(), Access::Write)?;
-    json(&call.engine.put_item(input).await?)
+    let items: Vec<&ItemJson> = input.item.iter().collect();
+    let held = strong::hold(&call, table, Some(&items))?;
+    let output = call.engine.put_item(input).await?;
+    strong::acknowledge(&call, held).await?;
+    json(&output)
 }
 
 pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -29,6 +34,7 @@ pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     authz::authorize(&call, |s| checks::get_item(s, &input))?;
     let table = input.table_name.as_deref();
     admission::one(&call, table, None, input.key.as_ref(), Access::Read)?;
+    strong::read(&call, table, input.consistent_read)?;
     item_json(&call.engine.get_item(input)?)
 }
 
@@ -38,7 +44,11 @@ pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     authz::authorize(&call, |s| checks::delete_item(s, &input))?;
     let table = input.table_name.as_deref();
     admission::one(&call, table, None, input.key.as_ref(), Access::Write)?;
-    json(&call.engine.delete_item(input).await?)
+    let items: Vec<&ItemJson> = input.key.iter().collect();
+    let held = strong::hold(&call, table, Some(&items))?;
+    let output = call.engine.delete_item(input).await?;
+    strong::acknowledge(&call, held).await?;
+    json(&output)
 }
 
 pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -47,7 +57,11 @@ pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     authz::authorize(&call, |s| checks::update_item(s, &input))?;
     let table = input.table_name.as_deref();
     admission::one(&call, table, None, input.key.as_ref(), Access::Write)?;
-    json(&call.engine.update_item(input).await?)
+    let items: Vec<&ItemJson> = input.key.iter().collect();
+    let held = strong::hold(&call, table, Some(&items))?;
+    let output = call.engine.update_item(input).await?;
+    strong::acknowledge(&call, held).await?;
+    json(&output)
 }
 
 pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -56,6 +70,7 @@ pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     authz::authorize(&call, |s| checks::query(s, &input))?;
     let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
     admission::one(&call, table, index, None, Access::Read)?;
+    strong::read(&call, table, input.consistent_read)?;
     let output = call.engine.query(input)?;
     call.observation.returned_items(output.count);
     item_json(&output)
@@ -67,6 +82,7 @@ pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     authz::authorize(&call, |s| checks::scan(s, &input))?;
     let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
     admission::one(&call, table, index, None, Access::Read)?;
+    strong::read(&call, table, input.consistent_read)?;
     let output = call.engine.scan(input)?;
     call.observation.returned_items(output.count);
     item_json(&output)
@@ -89,6 +105,9 @@ pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         call.observation.table(table);
     }
     authz::authorize(&call, |s| checks::batch_get_item(s, &input))?;
+    for (table, keys) in input.request_items.iter().flatten() {
+        strong::read(&call, Some(table), keys.consistent_read)?;
+    }
     let mut input = input;
     let tables = input.request_items.iter().flat_map(|r| r.keys());
     let (throttled, refusal) = admission::batch(&call, tables, Access::Read);
@@ -111,9 +130,28 @@ pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         call.observation.table(table);
     }
     authz::authorize(&call, |s| checks::batch_write_item(s, &input))?;
+    let mut held = Vec::new();
+    for (table, requests) in input.request_items.iter().flatten() {
+        let items: Vec<&ItemJson> = requests
+            .iter()
+            .filter_map(|r| match (&r.put_request, &r.delete_request) {
+                (Some(put), _) => put.item.as_ref(),
+                (None, Some(delete)) => delete.key.as_ref(),
+                (None, None) => None,
+            })
+            .collect();
+        held.extend(strong::hold(&call, Some(table), Some(&items))?);
+    }
+    let answer = write_batch(&call, input).await?;
+    strong::acknowledge(&call, held).await?;
+    Ok(answer)
+}
+
+/// BatchWriteItem's writes, a throttled table's left unprocessed.
+async fn write_batch(call: &Call<'_>, input: BatchWriteItemInput) -> Result<Vec<u8>, ApiError> {
     let mut input = input;
     let tables = input.request_items.iter().flat_map(|r| r.keys());
-    let (throttled, refusal) = admission::batch(&call, tables, Access::Write);
+    let (throttled, refusal) = admission::batch(call, tables, Access::Write);
     if throttled.is_empty() {
         return json(&call.engine.batch_write_item(input).await?);
     }
@@ -124,7 +162,7 @@ pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         }
     }
     let answer = json(&call.engine.batch_write_item(input).await?)?;
-    admission::leave_unprocessed(&call, answer, "UnprocessedItems", &throttled)
+    admission::leave_unprocessed(call, answer, "UnprocessedItems", &throttled)
 }
 
 pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -136,6 +174,10 @@ pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         tables.flatten().filter_map(|a| a.table_name.as_deref()),
     );
     authz::authorize(&call, |s| checks::transact_write_items(s, &input))?;
+    let actions = input.transact_items.iter().flatten();
+    let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
+    let tables = tables.flatten().filter_map(|a| a.table_name.as_deref());
+    strong::no_transaction(&call, "TransactWriteItems", tables)?;
     let actions = input.transact_items.iter().flatten();
     let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
     let tables = tables.flatten().filter_map(|a| a.table_name.as_deref());
@@ -151,6 +193,9 @@ pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref()),
     );
     authz::authorize(&call, |s| checks::transact_get_items(s, &input))?;
+    let actions = input.transact_items.iter().flatten();
+    let tables = actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref());
+    strong::no_transaction(&call, "TransactGetItems", tables)?;
     let actions = input.transact_items.iter().flatten();
     let tables = actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref());
     admission::transaction(&call, tables, Access::Read)?;

@@ -11,6 +11,7 @@ mod items;
 mod kinesis;
 mod partiql;
 mod streams;
+mod strong;
 mod tables;
 
 pub(crate) use crate::call::Call;

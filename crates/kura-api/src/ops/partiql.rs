@@ -8,7 +8,7 @@ use kura_engine::api::{
     ExecuteTransactionInput, Statement,
 };
 
-use super::{Call, json};
+use super::{Call, json, strong};
 use crate::authz::{self, partiql as checks};
 use crate::error::ApiError;
 
@@ -18,7 +18,9 @@ pub async fn execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     input.prepare();
     authz::authorize(&call, |s| checks::execute_statement(s, &input))?;
     super::admission::statement(&call, input.prepared.as_ref())?;
+    let held = strong::statement(&call, input.prepared.as_ref(), input.consistent_read)?;
     let output = call.engine.execute_statement(input).await?;
+    strong::acknowledge(&call, held).await?;
     // ReturnedItemCount; the statement's table is inside the PartiQL, so the series has
     // no table label.
     call.observation.returned_items(output.items.len());
@@ -31,9 +33,27 @@ pub async fn batch_execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError
         s.prepare();
     });
     authz::authorize(&call, |s| checks::batch_execute_statement(s, &input))?;
+    let mut held = Vec::new();
+    for s in input.statements.iter().flatten() {
+        held.extend(strong::statement(
+            &call,
+            s.prepared.as_ref(),
+            s.consistent_read,
+        )?);
+    }
+    let answer = run_batch(&call, input).await?;
+    strong::acknowledge(&call, held).await?;
+    Ok(answer)
+}
+
+/// BatchExecuteStatement's statements, those out of capacity answered in place.
+async fn run_batch(
+    call: &Call<'_>,
+    input: BatchExecuteStatementInput,
+) -> Result<Vec<u8>, ApiError> {
     let statements = input.statements.as_deref().unwrap_or_default();
     let prepared: Vec<_> = statements.iter().map(|s| s.prepared.as_ref()).collect();
-    let refused = super::admission::statement_batch(&call, &prepared);
+    let refused = super::admission::statement_batch(call, &prepared);
     // Out of the API's 1-25 the engine answers the ValidationException, admitted or not.
     if refused.iter().all(Option::is_none) || !(1..=25).contains(&refused.len()) {
         return json(&call.engine.batch_execute_statement(input).await?);
@@ -46,7 +66,7 @@ pub async fn batch_execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError
             None => json(&call.engine.batch_execute_statement(input).await?),
         };
     }
-    run_admitted(&call, input, refused).await
+    run_admitted(call, input, refused).await
 }
 
 /// Runs the statements of a batch that were admitted and answers the others in place
@@ -102,6 +122,11 @@ pub async fn execute_transaction(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         });
     authz::authorize(&call, |s| checks::execute_transaction(s, &input))?;
     let statements = input.transact_statements.as_deref().unwrap_or_default();
+    let tables = statements.iter().filter_map(|s| match &s.prepared {
+        Some(Ok(lowered)) => Some(lowered.source().table.as_str()),
+        _ => None,
+    });
+    strong::no_transaction(&call, "ExecuteTransaction", tables)?;
     let prepared: Vec<_> = statements.iter().map(|s| s.prepared.as_ref()).collect();
     super::admission::statement_transaction(&call, &prepared)?;
     json(&call.engine.execute_transaction(input).await?)

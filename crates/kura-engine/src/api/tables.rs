@@ -146,8 +146,34 @@ pub struct UpdateTableInput {
     #[serde(rename = "SSESpecification")]
     pub sse_specification: Option<SseSpecificationInput>,
     pub replica_updates: Option<Vec<ReplicationGroupUpdateInput>>,
+    /// EVENTUAL or STRONG, for a global table being made by `ReplicaUpdates` Creates.
+    pub multi_region_consistency: Option<String>,
+    pub global_table_witness_updates: Option<Vec<WitnessGroupUpdateInput>>,
     pub on_demand_throughput: Option<serde_json::Value>,
     pub warm_throughput: Option<serde_json::Value>,
+}
+
+/// One of UpdateTable's `GlobalTableWitnessUpdates`: create or delete an MRSC table's
+/// witness.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct WitnessGroupUpdateInput {
+    pub create: Option<WitnessActionInput>,
+    pub delete: Option<WitnessActionInput>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct WitnessActionInput {
+    pub region_name: Option<String>,
+}
+
+/// An MRSC table's witness as DescribeTable lists it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct WitnessDescription {
+    pub region_name: String,
+    pub witness_status: &'static str,
 }
 
 /// One of UpdateTable's `ReplicaUpdates`: create, update or delete a replica (global
@@ -270,6 +296,11 @@ pub struct TableDescription {
     pub global_table_version: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replicas: Option<Vec<ReplicaDescription>>,
+    /// STRONG for an MRSC table; absent otherwise, as DynamoDB leaves it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multi_region_consistency: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_table_witnesses: Option<Vec<WitnessDescription>>,
 }
 
 /// `SSESpecification`.

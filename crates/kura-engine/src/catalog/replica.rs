@@ -18,6 +18,14 @@ pub struct ReplicationRecord {
     /// is managed by the legacy operations and DescribeTable does not list its replicas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legacy_since_ms: Option<i64>,
+    /// Multi-region strong consistency (MRSC): a write is acknowledged once it is in a
+    /// majority of the three regions, and writes to one item from two regions conflict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strong: bool,
+    /// An MRSC table's witness: a region that holds no replica and counts toward the
+    /// majority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<String>,
 }
 
 /// Another replica of the same global table.

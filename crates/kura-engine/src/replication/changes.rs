@@ -217,11 +217,16 @@ impl Engine {
                     }
                 }
                 if let Some(next) = next {
-                    w.put(
-                        Space::Meta,
-                        keys::replica_feed_key(record.id, &source),
-                        next.encode(),
-                    );
+                    // Never backwards: an MRSC write and the replication thread may send
+                    // the same page at once, and the later of them may have read less.
+                    let key = keys::replica_feed_key(record.id, &source);
+                    let held = match w.get(Space::Meta, &key)? {
+                        Some(bytes) => Checkpoint::decode(&bytes)?,
+                        None => Checkpoint::default(),
+                    };
+                    if held.stream_id != next.stream_id || held.seq < next.seq {
+                        w.put(Space::Meta, key, next.encode());
+                    }
                 }
                 Ok(applied)
             })

@@ -7,10 +7,9 @@ use std::sync::Arc;
 use kura_model::messages::{self, replicas as texts};
 
 use super::regions::Regions;
+use super::replica_actions::{self, Action, ensure_stream};
 use super::status::{self, ACTIVE, CREATING};
-use crate::api::{
-    ReplicationGroupUpdateInput, StreamSpecificationInput, TableNameInput, UpdateTableInput,
-};
+use crate::api::{TableNameInput, UpdateTableInput};
 use crate::catalog::{ReplicaRecord, ReplicationRecord, TableRecord};
 use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
@@ -18,36 +17,6 @@ use crate::streams::control::{self as stream_control, StreamChange};
 use crate::streams::meta::ViewType;
 use crate::tables::allocate_table_id;
 use crate::{Engine, RequestContext};
-
-/// What one replica update asks for.
-enum Action {
-    Create(String),
-    Update(String),
-    Delete(String),
-}
-
-impl Action {
-    fn parse(update: &ReplicationGroupUpdateInput) -> Result<Action> {
-        let region = |a: &crate::api::ReplicaActionInput| {
-            a.region_name
-                .clone()
-                .filter(|r| !r.is_empty())
-                .ok_or_else(|| EngineError::validation(texts::ONE_ACTION))
-        };
-        match (&update.create, &update.update, &update.delete) {
-            (Some(a), None, None) => Ok(Action::Create(region(a)?)),
-            (None, Some(a), None) => Ok(Action::Update(region(a)?)),
-            (None, None, Some(a)) => Ok(Action::Delete(region(a)?)),
-            _ => Err(EngineError::validation(texts::ONE_ACTION)),
-        }
-    }
-
-    fn region(&self) -> &str {
-        match self {
-            Action::Create(r) | Action::Update(r) | Action::Delete(r) => r,
-        }
-    }
-}
 
 impl Regions {
     /// UpdateTable on `engine`, this directory's engine of `ctx.region`: its settings, then
@@ -58,40 +27,50 @@ impl Regions {
         ctx: &RequestContext,
         mut input: UpdateTableInput,
     ) -> Result<crate::api::UpdateTableOutput> {
-        let Some(updates) = input.replica_updates.take().filter(|u| !u.is_empty()) else {
+        let updates = input.replica_updates.take().unwrap_or_default();
+        let witness_updates = input
+            .global_table_witness_updates
+            .take()
+            .unwrap_or_default();
+        let consistency = input.multi_region_consistency.take();
+        if updates.is_empty() && witness_updates.is_empty() {
             return self.update_settings(engine, ctx, input).await;
-        };
-        let name = input.table_name.clone().unwrap_or_default();
-        if crate::tables::has_settings(&input) {
-            self.update_settings(engine, ctx, input).await?;
-        } else {
-            crate::tables::check_table_name(input.table_name.as_deref())?;
         }
+        crate::tables::check_table_name(input.table_name.as_deref())?;
+        if crate::tables::has_settings(&input) {
+            return Err(EngineError::validation(texts::REPLICAS_WITH_OTHER_FIELDS));
+        }
+        let name = input.table_name.clone().unwrap_or_default();
         let actions = updates
             .iter()
             .map(Action::parse)
             .collect::<Result<Vec<_>>>()?;
+        let witness = replica_actions::parse_witness(&witness_updates)?;
+        let strong = replica_actions::parse_consistency(consistency.as_deref())?;
         if actions.iter().any(|a| a.region() == ctx.region) {
             return Err(EngineError::validation(texts::LOCAL_REGION));
         }
-        for action in actions {
-            let record = engine
-                .catalog
-                .ready(&name)
-                .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(&name)))?;
-            // A version 2017.11.29 global table is managed by UpdateGlobalTable.
-            if status::legacy(&record).is_some() {
-                return Err(EngineError::validation(texts::legacy_table(&name)));
-            }
-            match action {
-                Action::Create(region) => self.add_replica(engine, ctx, record, &region).await?,
-                Action::Update(region) => {
-                    if !status::lists(&record, &region, false) {
-                        return Err(EngineError::validation(texts::no_replica(&name, &region)));
-                    }
-                }
-                Action::Delete(region) => self.remove_replica(record, &region).await?,
-            }
+        let record = engine
+            .catalog
+            .ready(&name)
+            .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(&name)))?;
+        // A version 2017.11.29 global table is managed by UpdateGlobalTable.
+        if status::legacy(&record).is_some() {
+            return Err(EngineError::validation(texts::legacy_table(&name)));
+        }
+        if strong.is_some() && record.replication.is_some() {
+            return Err(EngineError::validation(texts::CONSISTENCY_ON_EXISTING));
+        }
+        if status::strong(&record).is_some() {
+            self.change_strong(engine, &record, &actions, witness)
+                .await?;
+        } else if strong == Some(true) {
+            self.make_strong(engine, ctx, &record, &actions, witness)
+                .await?;
+        } else if witness.is_some() {
+            return Err(EngineError::validation(texts::WITNESS_NEEDS_STRONG));
+        } else {
+            self.change_eventual(engine, ctx, &name, actions).await?;
         }
         engine
             .describe_table(
@@ -104,6 +83,41 @@ impl Regions {
             .map(|d| crate::api::UpdateTableOutput {
                 table_description: d.table,
             })
+    }
+
+    /// `ReplicaUpdates` of an MREC (or not yet global) table: one Create or Delete, and
+    /// any Updates.
+    async fn change_eventual(
+        self: &Arc<Self>,
+        engine: &Engine,
+        ctx: &RequestContext,
+        name: &str,
+        actions: Vec<Action>,
+    ) -> Result<()> {
+        if actions
+            .iter()
+            .filter(|a| !matches!(a, Action::Update(_)))
+            .count()
+            > 1
+        {
+            return Err(EngineError::validation(texts::ONE_REPLICA_ACTION));
+        }
+        for action in actions {
+            let record = engine
+                .catalog
+                .ready(name)
+                .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(name)))?;
+            match action {
+                Action::Create(region) => self.add_replica(engine, ctx, record, &region).await?,
+                Action::Update(region) => {
+                    if !status::lists(&record, &region, false) {
+                        return Err(EngineError::validation(texts::no_replica(name, &region)));
+                    }
+                }
+                Action::Delete(region) => self.remove_replica(record, &region).await?,
+            }
+        }
+        Ok(())
     }
 
     async fn add_replica(
@@ -156,6 +170,8 @@ impl Regions {
                     replicas,
                     filling_from: Some(ctx.region.clone()),
                     legacy_since_ms: None,
+                    strong: false,
+                    witness: None,
                 },
             )
             .await?;
@@ -168,6 +184,8 @@ impl Regions {
                     replicas: Vec::new(),
                     filling_from: None,
                     legacy_since_ms: None,
+                    strong: false,
+                    witness: None,
                 });
                 group.replicas.push(ReplicaRecord {
                     region: new_region,
@@ -319,32 +337,4 @@ impl Engine {
             })
             .await
     }
-}
-
-/// The changes a replica sends are its stream's records, with both images: a table without
-/// a stream gets one; one with another view type is refused.
-async fn ensure_stream(engine: &Engine, ctx: &RequestContext, record: &TableRecord) -> Result<()> {
-    let table = record.name.clone();
-    match record.stream.as_ref().filter(|s| s.enabled) {
-        Some(s) if s.view_type != ViewType::NewAndOldImages => {
-            return Err(EngineError::validation(texts::stream_view_type(&table)));
-        }
-        Some(_) => {}
-        None => {
-            engine
-                .update_table(
-                    ctx,
-                    UpdateTableInput {
-                        table_name: Some(table.clone()),
-                        stream_specification: Some(StreamSpecificationInput {
-                            stream_enabled: Some(true),
-                            stream_view_type: Some("NEW_AND_OLD_IMAGES".into()),
-                        }),
-                        ..UpdateTableInput::default()
-                    },
-                )
-                .await?;
-        }
-    }
-    Ok(())
 }

@@ -47,8 +47,17 @@ impl Regions {
         Ok(outage)
     }
 
-    /// Ends `region`'s isolation; its outage, if it had one.
-    pub fn heal(self: &Arc<Self>, region: &str) -> Result<Option<Outage>> {
+    /// Ends `region`'s isolation; its outage, if it had one. Its MRSC tables first receive
+    /// what was written elsewhere meanwhile, so a strongly consistent read there never
+    /// misses an acknowledged write (and once more after, for what was written meanwhile).
+    pub async fn heal(self: &Arc<Self>, region: &str) -> Result<Option<Outage>> {
+        self.catch_up(region).await?;
+        let healed = self.end_outage(region);
+        self.catch_up(region).await?;
+        healed
+    }
+
+    fn end_outage(self: &Arc<Self>, region: &str) -> Result<Option<Outage>> {
         let now = self.engine(region)?.now_ms();
         let mut outages = self.outages.lock();
         let Some(outage) = outages

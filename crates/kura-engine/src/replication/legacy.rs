@@ -190,6 +190,8 @@ impl Regions {
                 .collect(),
             filling_from: None,
             legacy_since_ms: since,
+            strong: false,
+            witness: None,
         };
         Ok(GlobalTableDescriptionOutput {
             global_table_description: description(&name, &group),
@@ -264,6 +266,8 @@ impl Regions {
                             .collect(),
                         filling_from: None,
                         legacy_since_ms: since,
+                        strong: false,
+                        witness: None,
                     });
                 })
                 .await?;

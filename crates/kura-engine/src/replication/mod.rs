@@ -10,13 +10,18 @@ pub mod changes;
 mod control;
 mod drill;
 mod fill;
+mod flights;
 mod legacy;
 mod regions;
+mod replica_actions;
 mod settings;
 pub(crate) mod status;
+mod strong;
+mod strong_control;
 pub mod time;
 
 pub use changes::{Change, Checkpoint, Feed};
 pub use drill::Backlog;
 pub use regions::{OpenRegion, Regions, ReplicationLag, valid_region};
 pub use status::{GLOBAL_TABLE_VERSION, Outage};
+pub use strong::StrongWrite;

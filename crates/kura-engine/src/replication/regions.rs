@@ -38,11 +38,13 @@ pub struct Regions {
     /// Replication latency (ms) of the last changes sent, per table and direction.
     lag: Mutex<BTreeMap<(String, String, String), i64>>,
     /// Changes younger than this (ms) are held back: tests set a replication delay.
-    delay_ms: AtomicI64,
+    pub(super) delay_ms: AtomicI64,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// Regions the drill isolated, and when (`drill`).
     pub(super) outages: Mutex<Vec<super::status::Outage>>,
+    /// The items of MRSC tables being written (`strong`).
+    pub(super) flights: Mutex<super::flights::Flights>,
 }
 
 /// How far behind one direction of a global table's replication is.
@@ -66,6 +68,7 @@ impl Regions {
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
             outages: Mutex::new(Vec::new()),
+            flights: Mutex::new(Default::default()),
         })
     }
 
@@ -186,7 +189,7 @@ impl Regions {
                 }
                 for replica in &group.replicas {
                     match self
-                        .send(&region, &engine, &table.name, &replica.region)
+                        .send(&region, &engine, &table.name, &replica.region, false)
                         .await
                     {
                         Ok(more) => busy |= more,
@@ -204,19 +207,36 @@ impl Regions {
     }
 
     /// Sends a page of `table`'s changes from `from_region` to `to_region`; whether there
-    /// was any.
-    async fn send(
+    /// was any. `now`: an MRSC write waiting for it, which no replication delay holds back.
+    pub(super) async fn send(
         self: &Arc<Self>,
         from_region: &str,
         from: &Engine,
         table: &str,
         to_region: &str,
+        now: bool,
     ) -> Result<bool> {
         // An isolated region neither sends nor receives.
         if self.is_isolated(from_region) || self.is_isolated(to_region) {
             return Ok(false);
         }
         let to = self.engine(to_region)?;
+        self.deliver(from_region, from, table, to_region, &to, !now)
+            .await
+    }
+
+    /// Applies a page of `table`'s changes from `from_region` in `to_region`, isolated or
+    /// not (an MRSC replica catching up before it serves again); whether there was any.
+    /// `delayed`: changes younger than the replication delay wait.
+    pub(super) async fn deliver(
+        self: &Arc<Self>,
+        from_region: &str,
+        from: &Engine,
+        table: &str,
+        to_region: &str,
+        to: &Engine,
+        delayed: bool,
+    ) -> Result<bool> {
         let checkpoint = to.replication_checkpoint(table, from_region)?;
         let Some(feed) = from.replication_feed(table, checkpoint, PAGE)? else {
             return Ok(false);
@@ -225,7 +245,7 @@ impl Regions {
             return Ok(false);
         }
         let delay = self.delay_ms.load(Ordering::Relaxed);
-        if delay > 0 && feed.oldest_ms.is_some_and(|age| age < delay) {
+        if delayed && delay > 0 && feed.oldest_ms.is_some_and(|age| age < delay) {
             return Ok(false);
         }
         let key = (

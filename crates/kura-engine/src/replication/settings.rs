@@ -11,7 +11,7 @@ use super::status;
 use crate::api::{
     UpdateTableInput, UpdateTableOutput, UpdateTimeToLiveInput, UpdateTimeToLiveOutput,
 };
-use crate::error::Result;
+use crate::error::{EngineError, Result};
 use crate::{Engine, RequestContext};
 
 impl Regions {
@@ -50,6 +50,16 @@ impl Regions {
         engine: &Engine,
         input: UpdateTimeToLiveInput,
     ) -> Result<UpdateTimeToLiveOutput> {
+        if let Some(table) = input
+            .table_name
+            .as_deref()
+            .and_then(|t| engine.catalog.get(t))
+            && status::strong(&table).is_some()
+        {
+            return Err(EngineError::validation(
+                kura_model::messages::replicas::strong_unsupported(&table.name, "Time to Live"),
+            ));
+        }
         let output = engine.update_time_to_live(input.clone()).await?;
         for (region, other) in self.other_replicas(engine, input.table_name.as_deref()) {
             if let Err(e) = other.update_time_to_live(input.clone()).await {

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::api::ReplicaDescription;
+use crate::api::{ReplicaDescription, WitnessDescription};
 use crate::catalog::{ReplicationRecord, TableRecord};
 
 /// What DescribeTable's `GlobalTableVersion` says of a replica.
@@ -52,6 +52,25 @@ pub(crate) fn describe(table: &TableRecord) -> Option<Vec<ReplicaDescription>> {
             })
             .collect(),
     )
+}
+
+/// DescribeTable's `MultiRegionConsistency`: STRONG for an MRSC table, left out otherwise.
+pub(crate) fn consistency(table: &TableRecord) -> Option<&'static str> {
+    strong(table).map(|_| "STRONG")
+}
+
+/// DescribeTable's `GlobalTableWitnesses`: an MRSC table's witness.
+pub(crate) fn witnesses(table: &TableRecord) -> Option<Vec<WitnessDescription>> {
+    let witness = strong(table)?.witness.as_ref()?;
+    Some(vec![WitnessDescription {
+        region_name: witness.clone(),
+        witness_status: ACTIVE,
+    }])
+}
+
+/// The replica group of an MRSC global table.
+pub(crate) fn strong(table: &TableRecord) -> Option<&ReplicationRecord> {
+    table.replication.as_ref().filter(|g| g.strong)
 }
 
 /// Whether `table` lists its replica in `region` (as ACTIVE, when `active`).

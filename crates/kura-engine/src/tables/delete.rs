@@ -36,6 +36,12 @@ impl Engine {
                 if record.deletion_protection {
                     return Err(EngineError::validation(messages::DELETION_PROTECTED));
                 }
+                // An MRSC table's replicas are deleted together, by UpdateTable.
+                if crate::replication::status::strong(&record).is_some() {
+                    return Err(EngineError::validation(
+                        messages::replicas::STRONG_DELETE_ONE,
+                    ));
+                }
                 if record.creating() {
                     return Err(EngineError::ResourceInUse(
                         messages::backups::table_restoring(&name),

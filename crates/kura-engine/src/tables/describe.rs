@@ -160,6 +160,8 @@ pub(crate) fn describe(
         global_table_version: crate::replication::status::current(record)
             .map(|_| crate::replication::status::GLOBAL_TABLE_VERSION),
         replicas: crate::replication::status::describe(record),
+        multi_region_consistency: crate::replication::status::consistency(record),
+        global_table_witnesses: crate::replication::status::witnesses(record),
     }
 }
 

@@ -343,12 +343,14 @@ pub(crate) async fn region_action(
     let Some(regions) = shared.regions.clone() else {
         return shared_regions();
     };
+    let outage = match action.as_str() {
+        "isolate" => regions.isolate(&region).map(Some),
+        // An MRSC replica catches up before it serves again: that is async work.
+        "heal" => regions.heal(&region).await,
+        other => return answer::<()>(Err(format!("no region action {other}: isolate or heal"))),
+    };
     answer_blocking(move || {
-        let outage = match action.as_str() {
-            "isolate" => Some(regions.isolate(&region).map_err(|e| e.to_string())?),
-            "heal" => regions.heal(&region).map_err(|e| e.to_string())?,
-            other => return Err(format!("no region action {other}: isolate or heal")),
-        };
+        let outage = outage.map_err(|e| e.to_string())?;
         let backlog = regions.backlog().map_err(|e| e.to_string())?;
         Ok(serde_json::json!({ "outage": outage, "backlog": backlog }))
     })

@@ -119,6 +119,29 @@ pub fn without_retries(client: &Client) -> Client {
     )
 }
 
+/// `client` signing for `region` (`kura serve --regions separate` keeps regions apart).
+pub fn in_region(client: &Client, region: &str) -> Client {
+    Client::from_conf(
+        client
+            .config()
+            .to_builder()
+            .region(aws_sdk_dynamodb::config::Region::new(region.to_owned()))
+            .build(),
+    )
+}
+
+/// UpdateTable's `ReplicaUpdates` entry creating a replica in `region`.
+pub fn create_replica(region: &str) -> aws_sdk_dynamodb::types::ReplicationGroupUpdate {
+    aws_sdk_dynamodb::types::ReplicationGroupUpdate::builder()
+        .create(
+            aws_sdk_dynamodb::types::CreateReplicationGroupMemberAction::builder()
+                .region_name(region)
+                .build()
+                .expect("create action"),
+        )
+        .build()
+}
+
 /// Turns TTL on for `table`, on `attribute`.
 pub async fn enable_ttl(client: &Client, table: &str, attribute: &str) {
     client
