@@ -15,7 +15,6 @@ use std::time::Instant;
 use kura_engine::api::PutItemInput;
 use kura_engine::replication::Regions;
 use kura_engine::{Engine, RequestContext};
-use kura_model::wire::ItemJson;
 use serde_json::{Value, json};
 
 /// Distinct keys the writers overwrite.
@@ -140,7 +139,7 @@ async fn put_many(
                     let put: PutItemInput = input(json!({"TableName": "Bench", "Item": item}));
                     // Writers of one region never conflict; keys repeat across writers.
                     let hold = if strong {
-                        let items: Vec<&ItemJson> = put.item.iter().collect();
+                        let items: Vec<_> = put.item.iter().collect();
                         regions
                             .strong_write(engine.as_ref(), REGIONS[0], "Bench", Some(&items))
                             .expect("held")
