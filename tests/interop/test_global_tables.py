@@ -278,3 +278,64 @@ def test_the_console_shows_and_switches_the_region(server):
     chosen = tables_page("kura-console-region=eu-west-1")
     assert '<option value="eu-west-1" selected>' in chosen
     assert "WestOnly" in chosen
+
+
+def test_mrsc_with_a_witness_loses_no_increment_and_keeps_its_majority(server):
+    """Multi-region strong consistency (MRSC) through boto3: two replicas and a witness made
+    from an empty table, writers in both replica regions adding to one item at once (a
+    conflict is ReplicatedWriteConflictException and is retried; every acknowledged
+    increment is counted in both regions), a strongly consistent read in the other region
+    at once, and no writes once neither the other replica nor the witness is reachable."""
+    east, ohio = client(server, "us-east-1", retries=False), client(server, "us-east-2", retries=False)
+    create_table(east)
+    out = east.update_table(
+        TableName=TABLE, MultiRegionConsistency="STRONG",
+        ReplicaUpdates=[{"Create": {"RegionName": "us-east-2"}}],
+        GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-west-2"}}])["TableDescription"]
+    assert out["MultiRegionConsistency"] == "STRONG"
+    assert out["GlobalTableWitnesses"] == [{"RegionName": "us-west-2", "WitnessStatus": "ACTIVE"}]
+    assert ohio.describe_table(TableName=TABLE)["Table"]["Replicas"] == [
+        {"RegionName": "us-east-1", "ReplicaStatus": "ACTIVE"}]
+    key = {"Artist": {"S": "Hot"}, "SongTitle": {"S": "count"}}
+    acknowledged, conflicts, lock = [0], [0], threading.Lock()
+
+    def writer(ddb):
+        for _ in range(25):
+            try:
+                ddb.update_item(TableName=TABLE, Key=key, UpdateExpression="ADD n :one",
+                                ExpressionAttributeValues={":one": {"N": "1"}})
+            except ddb.exceptions.ReplicatedWriteConflictException:
+                with lock:
+                    conflicts[0] += 1
+                continue
+            with lock:
+                acknowledged[0] += 1
+
+    threads = [threading.Thread(target=writer, args=(client(server, region, retries=False),))
+               for region in ("us-east-1", "us-east-2") for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for ddb in (east, ohio):
+        item = ddb.get_item(TableName=TABLE, Key=key, ConsistentRead=True)["Item"]
+        assert int(item["n"]["N"]) == acknowledged[0], f"{conflicts[0]} conflicts"
+    with pytest.raises(east.exceptions.ClientError) as refused:
+        east.transact_write_items(TransactItems=[{"Put": {"TableName": TABLE, "Item": key}}])
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+
+    def admin(path):
+        request = urllib.request.Request(f"{server}/kura/admin/regions{path}", method="POST")
+        with urllib.request.urlopen(request) as response:
+            return json.load(response)
+
+    admin("/us-east-2/isolate")
+    east.put_item(TableName=TABLE, Item={**key, "n": {"N": "100"}})
+    admin("/us-west-2/isolate")
+    with pytest.raises(east.exceptions.ClientError) as refused:
+        east.put_item(TableName=TABLE, Item={**key, "n": {"N": "200"}})
+    assert refused.value.response["Error"]["Code"] == "ServiceUnavailable"
+    admin("/us-west-2/heal")
+    admin("/us-east-2/heal")
+    item = ohio.get_item(TableName=TABLE, Key=key, ConsistentRead=True)["Item"]
+    assert item["n"] == {"N": "100"}
