@@ -339,3 +339,68 @@ def test_mrsc_with_a_witness_loses_no_increment_and_keeps_its_majority(server):
     admin("/us-east-2/heal")
     item = ohio.get_item(TableName=TABLE, Key=key, ConsistentRead=True)["Item"]
     assert item["n"] == {"N": "100"}
+
+
+def test_a_replica_keeps_its_own_read_capacity_table_class_and_key(server):
+    """Per-replica overrides: a Create's ProvisionedThroughputOverride, GSI override,
+    TableClassOverride and KMSMasterKeyId are the replica's (its table is throttled at its
+    own read capacity), listed by every member; an Update merges; a provisioned throughput
+    change made in the source keeps the replica's own reads."""
+    east, west = client(server, "us-east-1"), client(server, "eu-west-1")
+    east.create_table(
+        TableName=TABLE,
+        KeySchema=[{"AttributeName": "Artist", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "Artist", "AttributeType": "S"},
+                              {"AttributeName": "Genre", "AttributeType": "S"}],
+        GlobalSecondaryIndexes=[{"IndexName": "ByGenre",
+                                 "KeySchema": [{"AttributeName": "Genre", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"},
+                                 "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}}],
+        ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+
+    def refused(create):
+        with pytest.raises(east.exceptions.ClientError) as e:
+            east.update_table(TableName=TABLE, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1", **create}}])
+        assert e.value.response["Error"]["Code"] == "ValidationException"
+        return e.value.response["Error"]["Message"]
+
+    assert "tableClassOverride" in refused({"TableClassOverride": "GLACIER"})
+    assert "no global secondary index Nope" in refused({"GlobalSecondaryIndexes": [{"IndexName": "Nope"}]})
+    assert "OnDemandThroughputOverride cannot be set" in refused({"OnDemandThroughputOverride": {"MaxReadRequestUnits": 10}})
+    out = east.update_table(TableName=TABLE, ReplicaUpdates=[{"Create": {
+        "RegionName": "eu-west-1", "KMSMasterKeyId": "alias/replica-key",
+        "ProvisionedThroughputOverride": {"ReadCapacityUnits": 7},
+        "GlobalSecondaryIndexes": [{"IndexName": "ByGenre", "ProvisionedThroughputOverride": {"ReadCapacityUnits": 3}}],
+        "TableClassOverride": "STANDARD_INFREQUENT_ACCESS"}}])["TableDescription"]
+    (replica,) = out["Replicas"]
+    assert replica["ProvisionedThroughputOverride"] == {"ReadCapacityUnits": 7}
+    assert replica["GlobalSecondaryIndexes"] == [
+        {"IndexName": "ByGenre", "ProvisionedThroughputOverride": {"ReadCapacityUnits": 3}}]
+    assert replica["ReplicaTableClassSummary"]["TableClass"] == "STANDARD_INFREQUENT_ACCESS"
+    assert replica["KMSMasterKeyId"] == "alias/replica-key"
+    west.get_waiter("table_exists").wait(TableName=TABLE, WaiterConfig={"Delay": 1})
+    own = west.describe_table(TableName=TABLE)["Table"]
+    assert own["ProvisionedThroughput"]["ReadCapacityUnits"] == 7
+    assert own["ProvisionedThroughput"]["WriteCapacityUnits"] == 5
+    assert own["GlobalSecondaryIndexes"][0]["ProvisionedThroughput"]["ReadCapacityUnits"] == 3
+    assert own["TableClassSummary"]["TableClass"] == "STANDARD_INFREQUENT_ACCESS"
+    assert "TableClassSummary" not in east.describe_table(TableName=TABLE)["Table"] or \
+        east.describe_table(TableName=TABLE)["Table"]["TableClassSummary"]["TableClass"] == "STANDARD"
+    for _ in range(200):
+        if [c.describe_table(TableName=TABLE)["Table"]["TableStatus"] for c in (east, west)] == ["ACTIVE"] * 2:
+            break
+        time.sleep(0.05)
+    # An Update changes what it names and keeps the rest.
+    out = east.update_table(TableName=TABLE, ReplicaUpdates=[{"Update": {
+        "RegionName": "eu-west-1", "ProvisionedThroughputOverride": {"ReadCapacityUnits": 9}}}])
+    (replica,) = out["TableDescription"]["Replicas"]
+    assert replica["ProvisionedThroughputOverride"] == {"ReadCapacityUnits": 9}
+    assert replica["ReplicaTableClassSummary"]["TableClass"] == "STANDARD_INFREQUENT_ACCESS"
+    assert west.describe_table(TableName=TABLE)["Table"]["ProvisionedThroughput"]["ReadCapacityUnits"] == 9
+    # The source's new throughput reaches the replica, which keeps its own reads.
+    east.update_table(TableName=TABLE, ProvisionedThroughput={"ReadCapacityUnits": 20, "WriteCapacityUnits": 20})
+    theirs = west.describe_table(TableName=TABLE)["Table"]["ProvisionedThroughput"]
+    assert (theirs["ReadCapacityUnits"], theirs["WriteCapacityUnits"]) == (9, 20)
+    # Every member lists the replica in the source with its overrides too.
+    (listed,) = west.describe_table(TableName=TABLE)["Table"]["Replicas"]
+    assert listed["RegionName"] == "us-east-1" and "ProvisionedThroughputOverride" not in listed

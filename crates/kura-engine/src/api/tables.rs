@@ -186,18 +186,45 @@ pub struct ReplicationGroupUpdateInput {
     pub delete: Option<ReplicaActionInput>,
 }
 
-/// A replica action's region; the per-replica overrides (throughput, KMS key, table class,
-/// GSIs) are accepted and not kept (docs/compat.md).
+/// A replica action's region and its per-replica overrides.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct ReplicaActionInput {
     pub region_name: Option<String>,
     #[serde(rename = "KMSMasterKeyId")]
     pub kms_master_key_id: Option<String>,
-    pub provisioned_throughput_override: Option<serde_json::Value>,
-    pub on_demand_throughput_override: Option<serde_json::Value>,
-    pub global_secondary_indexes: Option<serde_json::Value>,
+    pub provisioned_throughput_override: Option<ProvisionedThroughputOverride>,
+    pub on_demand_throughput_override: Option<OnDemandThroughputOverride>,
+    pub global_secondary_indexes: Option<Vec<ReplicaGlobalSecondaryIndex>>,
     pub table_class_override: Option<String>,
+}
+
+/// A replica's own read capacity (its write capacity is the table's).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct ProvisionedThroughputOverride {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_capacity_units: Option<i64>,
+}
+
+/// A replica's own maximum on-demand reads.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct OnDemandThroughputOverride {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_read_request_units: Option<i64>,
+}
+
+/// A GSI's read capacity in one replica (asked for, and described).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct ReplicaGlobalSecondaryIndex {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioned_throughput_override: Option<ProvisionedThroughputOverride>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_demand_throughput_override: Option<OnDemandThroughputOverride>,
 }
 
 /// A replica as DescribeTable lists it.
@@ -206,6 +233,16 @@ pub struct ReplicaActionInput {
 pub struct ReplicaDescription {
     pub region_name: String,
     pub replica_status: String,
+    #[serde(rename = "KMSMasterKeyId", skip_serializing_if = "Option::is_none")]
+    pub kms_master_key_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioned_throughput_override: Option<ProvisionedThroughputOverride>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_demand_throughput_override: Option<OnDemandThroughputOverride>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub global_secondary_indexes: Option<Vec<ReplicaGlobalSecondaryIndex>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica_table_class_summary: Option<TableClassSummary>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

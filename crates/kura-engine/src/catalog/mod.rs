@@ -13,7 +13,7 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
 pub use self::projection::IndexProjection;
-pub use self::replica::{ReplicaRecord, ReplicationRecord};
+pub use self::replica::{IndexOverride, ReplicaOverrides, ReplicaRecord, ReplicationRecord};
 pub use self::vector::VectorIndexRecord;
 use crate::error::EngineError;
 pub use crate::resource_policy::ResourcePolicyRecord;

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use kura_model::messages::{self, replicas as texts};
 
 use super::regions::Regions;
-use super::replica_actions::{self, Action, ensure_stream};
+use super::replica_actions::{self, Action, check_overrides, ensure_stream};
 use super::status::{self, ACTIVE, CREATING};
 use crate::api::{TableNameInput, UpdateTableInput};
-use crate::catalog::{ReplicaRecord, ReplicationRecord, TableRecord};
+use crate::catalog::{ReplicaOverrides, ReplicaRecord, ReplicationRecord, TableRecord};
 use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
 use crate::streams::control::{self as stream_control, StreamChange};
@@ -96,7 +96,7 @@ impl Regions {
     ) -> Result<()> {
         if actions
             .iter()
-            .filter(|a| !matches!(a, Action::Update(_)))
+            .filter(|a| !matches!(a, Action::Update(..)))
             .count()
             > 1
         {
@@ -108,11 +108,17 @@ impl Regions {
                 .ready(name)
                 .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(name)))?;
             match action {
-                Action::Create(region) => self.add_replica(engine, ctx, record, &region).await?,
-                Action::Update(region) => {
+                Action::Create(region, overrides) => {
+                    check_overrides(&record, &overrides)?;
+                    self.add_replica(engine, ctx, record, &region, overrides)
+                        .await?
+                }
+                Action::Update(region, overrides) => {
                     if !status::lists(&record, &region, false) {
                         return Err(EngineError::validation(texts::no_replica(name, &region)));
                     }
+                    check_overrides(&record, &overrides)?;
+                    self.update_replica(&record, &region, overrides).await?
                 }
                 Action::Delete(region) => self.remove_replica(record, &region).await?,
             }
@@ -126,6 +132,7 @@ impl Regions {
         ctx: &RequestContext,
         record: Arc<TableRecord>,
         region: &str,
+        overrides: ReplicaOverrides,
     ) -> Result<()> {
         let table = record.name.clone();
         if status::lists(&record, region, false) {
@@ -143,18 +150,22 @@ impl Regions {
                 &table, region,
             )));
         }
-        let members: Vec<String> = record
+        let known: Vec<ReplicaRecord> = record
             .replication
             .iter()
-            .flat_map(|g| g.replicas.iter().map(|r| r.region.clone()))
+            .flat_map(|g| g.replicas.iter().cloned())
             .collect();
-        let replicas = std::iter::once(ctx.region.clone())
-            .chain(members.iter().cloned())
-            .map(|region| ReplicaRecord {
-                region,
-                status: ACTIVE.into(),
-            })
-            .collect();
+        let members: Vec<String> = known.iter().map(|r| r.region.clone()).collect();
+        let replicas = std::iter::once(ReplicaRecord {
+            region: ctx.region.clone(),
+            status: ACTIVE.into(),
+            overrides: ReplicaOverrides::default(),
+        })
+        .chain(known.into_iter().map(|r| ReplicaRecord {
+            status: ACTIVE.into(),
+            ..r
+        }))
+        .collect();
         let current = engine
             .catalog
             .get(&table)
@@ -173,10 +184,12 @@ impl Regions {
                     strong: false,
                     witness: None,
                 },
+                &overrides,
             )
             .await?;
         let own = ctx.region.clone();
         let new_region = region.to_owned();
+        let theirs = overrides.clone();
         engine
             .change_replication(&table, move |g| {
                 let group = g.get_or_insert_with(|| ReplicationRecord {
@@ -190,17 +203,20 @@ impl Regions {
                 group.replicas.push(ReplicaRecord {
                     region: new_region,
                     status: CREATING.into(),
+                    overrides: theirs,
                 });
             })
             .await?;
         for member in &members {
             let new_region = region.to_owned();
+            let theirs = overrides.clone();
             self.engine(member)?
                 .change_replication(&table, move |g| {
                     if let Some(g) = g {
                         g.replicas.push(ReplicaRecord {
                             region: new_region,
                             status: CREATING.into(),
+                            overrides: theirs,
                         });
                     }
                 })
@@ -261,6 +277,7 @@ impl Engine {
         &self,
         source: &TableRecord,
         replication: ReplicationRecord,
+        overrides: &ReplicaOverrides,
     ) -> Result<()> {
         let mut record = source.clone();
         let now = now_ms();
@@ -282,6 +299,7 @@ impl Engine {
             index.backfilling = false;
         }
         record.replication = Some(replication);
+        super::overrides::apply(&mut record, overrides);
         let catalog = self.catalog.clone();
         self.writer
             .submit(true, move |w| {

@@ -186,6 +186,7 @@ impl Regions {
                 .map(|region| ReplicaRecord {
                     region: region.clone(),
                     status: ACTIVE.into(),
+                    overrides: Default::default(),
                 })
                 .collect(),
             filling_from: None,
@@ -262,6 +263,7 @@ impl Regions {
                             .map(|region| ReplicaRecord {
                                 region,
                                 status: ACTIVE.into(),
+                                overrides: Default::default(),
                             })
                             .collect(),
                         filling_from: None,

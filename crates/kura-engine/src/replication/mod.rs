@@ -12,6 +12,7 @@ mod drill;
 mod fill;
 mod flights;
 mod legacy;
+mod overrides;
 mod regions;
 mod replica_actions;
 mod settings;

@@ -36,7 +36,16 @@ impl Regions {
                 let ctx = RequestContext {
                     region: region.clone(),
                 };
-                if let Err(e) = other.update_table(&ctx, shared.clone()).await {
+                // A replica with its own read capacity keeps it.
+                let mut theirs = shared.clone();
+                let table = shared.table_name.as_deref().unwrap_or_default();
+                if let (Some(read), Some(pt)) = (
+                    Regions::read_override(engine, table, &region),
+                    theirs.provisioned_throughput.as_mut(),
+                ) {
+                    pt.read_capacity_units = Some(read);
+                }
+                if let Err(e) = other.update_table(&ctx, theirs).await {
                     tracing::warn!(region, "a replica kept its settings: {e}");
                 }
             }

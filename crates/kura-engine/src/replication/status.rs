@@ -4,8 +4,11 @@
 
 use serde::Serialize;
 
-use crate::api::{ReplicaDescription, WitnessDescription};
-use crate::catalog::{ReplicationRecord, TableRecord};
+use crate::api::{
+    OnDemandThroughputOverride, ProvisionedThroughputOverride, ReplicaDescription,
+    ReplicaGlobalSecondaryIndex, TableClassSummary, WitnessDescription,
+};
+use crate::catalog::{ReplicaOverrides, ReplicationRecord, TableRecord};
 
 /// What DescribeTable's `GlobalTableVersion` says of a replica.
 pub const GLOBAL_TABLE_VERSION: &str = "2019.11.21";
@@ -46,12 +49,44 @@ pub(crate) fn describe(table: &TableRecord) -> Option<Vec<ReplicaDescription>> {
         group
             .replicas
             .iter()
-            .map(|r| ReplicaDescription {
-                region_name: r.region.clone(),
-                replica_status: r.status.clone(),
-            })
+            .map(|r| describe_replica(&r.region, &r.status, &r.overrides))
             .collect(),
     )
+}
+
+/// One replica as DescribeTable lists it, with what it overrides.
+fn describe_replica(region: &str, status: &str, o: &ReplicaOverrides) -> ReplicaDescription {
+    let provisioned = |units: Option<i64>| {
+        units.map(|u| ProvisionedThroughputOverride {
+            read_capacity_units: Some(u),
+        })
+    };
+    let on_demand = |units: Option<i64>| {
+        units.map(|u| OnDemandThroughputOverride {
+            max_read_request_units: Some(u),
+        })
+    };
+    let indexes: Vec<ReplicaGlobalSecondaryIndex> = o
+        .indexes
+        .iter()
+        .map(|i| ReplicaGlobalSecondaryIndex {
+            index_name: Some(i.index_name.clone()),
+            provisioned_throughput_override: provisioned(i.read_capacity_units),
+            on_demand_throughput_override: on_demand(i.max_read_request_units),
+        })
+        .collect();
+    ReplicaDescription {
+        region_name: region.to_owned(),
+        replica_status: status.to_owned(),
+        kms_master_key_id: o.kms_master_key_id.clone(),
+        provisioned_throughput_override: provisioned(o.read_capacity_units),
+        on_demand_throughput_override: on_demand(o.max_read_request_units),
+        global_secondary_indexes: (!indexes.is_empty()).then_some(indexes),
+        replica_table_class_summary: o
+            .table_class
+            .clone()
+            .map(|table_class| TableClassSummary { table_class }),
+    }
 }
 
 /// DescribeTable's `MultiRegionConsistency`: STRONG for an MRSC table, left out otherwise.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use kura_model::messages::{self, replicas as texts};
 
 use super::regions::Regions;
-use super::replica_actions::{Action, Witness, ensure_stream};
+use super::replica_actions::{Action, Witness, check_overrides, ensure_stream};
 use super::status::{self, ACTIVE};
 use crate::catalog::{ReplicaRecord, ReplicationRecord, TableRecord};
 use crate::error::{EngineError, Result};
@@ -66,6 +66,19 @@ impl Regions {
             }
             targets.push((region.to_string(), target));
         }
+        // Each Create's own settings (none for this region's table).
+        let overrides_of = |region: &str| {
+            actions
+                .iter()
+                .find_map(|a| match a {
+                    Action::Create(r, o) if r == region => Some(o.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        for region in &creates {
+            check_overrides(record, &overrides_of(region))?;
+        }
         if let Some(w) = &witness {
             // Opened now, so its name is checked as every region's is.
             self.engine(w)?;
@@ -87,6 +100,7 @@ impl Regions {
                 .map(|r| ReplicaRecord {
                     region: r.clone(),
                     status: ACTIVE.into(),
+                    overrides: overrides_of(r),
                 })
                 .collect(),
             filling_from: None,
@@ -97,7 +111,7 @@ impl Regions {
         // The table is empty: the replicas start ACTIVE, with nothing to copy.
         for (region, target) in &targets {
             target
-                .create_replica_table(&current, group_of(region))
+                .create_replica_table(&current, group_of(region), &overrides_of(region))
                 .await?;
         }
         let own = group_of(&ctx.region);
@@ -124,15 +138,15 @@ impl Regions {
         let mut deletes: Vec<&str> = Vec::new();
         for action in actions {
             match action {
-                Action::Create(_) => {
+                Action::Create(..) => {
                     return Err(EngineError::validation(texts::STRONG_NO_NEW_REPLICAS));
                 }
-                Action::Update(region) | Action::Delete(region)
+                Action::Update(region, _) | Action::Delete(region)
                     if group.replica(region).is_none() =>
                 {
                     return Err(EngineError::validation(texts::no_replica(table, region)));
                 }
-                Action::Update(_) => {}
+                Action::Update(..) => {}
                 Action::Delete(region) => deletes.push(region),
             }
         }
@@ -190,12 +204,12 @@ fn strong_members<'a>(
     let mut creates: Vec<&str> = Vec::new();
     for action in actions {
         match action {
-            Action::Create(region) if creates.contains(&region.as_str()) => {
+            Action::Create(region, _) if creates.contains(&region.as_str()) => {
                 return Err(EngineError::validation(texts::replica_exists(
                     table, region,
                 )));
             }
-            Action::Create(region) => creates.push(region),
+            Action::Create(region, _) => creates.push(region),
             _ => return Err(EngineError::validation(texts::STRONG_CREATES_ONLY)),
         }
     }

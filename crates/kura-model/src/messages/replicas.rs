@@ -174,3 +174,29 @@ pub fn no_quorum(table: &str, region: &str) -> String {
         "Table {table} in region {region} cannot reach a majority of its global table's regions: only eventually consistent reads are served"
     )
 }
+
+// A replica's own settings (Create and Update overrides). Kura's words.
+
+pub fn table_class_value(value: &str) -> String {
+    format!(
+        "1 validation error detected: Value '{value}' at 'tableClassOverride' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD_INFREQUENT_ACCESS, STANDARD]"
+    )
+}
+
+pub fn override_units(field: &str, units: i64) -> String {
+    format!("One or more parameter values were invalid: {field} must be at least 1, got {units}")
+}
+
+pub fn override_billing(table: &str, field: &str, mode: &str) -> String {
+    format!(
+        "One or more parameter values were invalid: {field} cannot be set for a replica of table {table}, which is in {mode} billing mode"
+    )
+}
+
+pub fn override_index(table: &str, index: &str) -> String {
+    format!(
+        "One or more parameter values were invalid: Table {table} has no global secondary index {index}"
+    )
+}
+
+pub const OVERRIDE_INDEX_NAME: &str = "One or more parameter values were invalid: Each of a replica's GlobalSecondaryIndexes needs an IndexName";
