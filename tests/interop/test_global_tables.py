@@ -404,3 +404,9 @@ def test_a_replica_keeps_its_own_read_capacity_table_class_and_key(server):
     # Every member lists the replica in the source with its overrides too.
     (listed,) = west.describe_table(TableName=TABLE)["Table"]["Replicas"]
     assert listed["RegionName"] == "us-east-1" and "ProvisionedThroughputOverride" not in listed
+    # A backup of a replica restores as a table of its own, as on AWS.
+    arn = west.create_backup(TableName=TABLE, BackupName="replica")["BackupDetails"]["BackupArn"]
+    west.restore_table_from_backup(TargetTableName="Restored", BackupArn=arn)
+    west.get_waiter("table_exists").wait(TableName="Restored", WaiterConfig={"Delay": 1})
+    restored = west.describe_table(TableName="Restored")["Table"]
+    assert "Replicas" not in restored and "GlobalTableVersion" not in restored
