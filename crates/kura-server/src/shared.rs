@@ -45,7 +45,7 @@ impl Shared {
         region: &str,
     ) -> Result<Arc<Engine>, kura_api::error::ApiError> {
         match &self.regions {
-            Some(regions) if regions.is_isolated(region) => {
+            Some(regions) if regions.refuses_requests(region) => {
                 let mut refused = kura_api::error::ApiError::unavailable();
                 refused.message = Some(format!(
                     "The region {region} is isolated (test controls: kura regions heal {region})"

@@ -398,17 +398,22 @@ async fn a_witness_keeps_the_majority_and_the_refusals_are_dynamodbs() {
     assert_eq!(common::code(&ttl), "ValidationException");
 
     // A write holds its item for the round trip: the same item written from the other
-    // region meanwhile is a conflict, which succeeds once retried.
+    // region meanwhile is a conflict (whichever of the two got there first wins), which
+    // succeeds once retried.
     let slow = {
         let east = east.clone();
         tokio::spawn(async move { add_one(&east, "contended").await })
     };
     tokio::time::sleep(Duration::from_millis(150)).await;
+    let second = add_one(&ohio, "contended").await;
+    let first = slow.await.expect("task");
+    let mut outcomes = [first.clone(), second.clone()];
+    outcomes.sort();
     assert_eq!(
-        add_one(&ohio, "contended").await,
-        Err("ReplicatedWriteConflictException".into())
+        outcomes,
+        [Ok(()), Err("ReplicatedWriteConflictException".into())],
+        "{first:?} {second:?}"
     );
-    slow.await.expect("task").expect("the first write");
     add_one(&ohio, "contended").await.expect("the retry");
     assert_eq!(counter(&east, "contended").await, Some(2));
 
@@ -448,6 +453,16 @@ async fn a_witness_keeps_the_majority_and_the_refusals_are_dynamodbs() {
     // The replica that was out catches up before it serves again.
     regions_command(&server.endpoint, &["heal", "us-east-2"]);
     assert_eq!(counter(&ohio, "during").await, Some(4));
+    // A write acknowledged with the witness alone, then its region lost: the other
+    // replica and the witness are the majority now, and that write is there.
+    regions_command(&server.endpoint, &["isolate", "us-east-2"]);
+    add_one(&east, "late").await.expect("a majority with the witness");
+    regions_command(&server.endpoint, &["isolate", "us-east-1"]);
+    regions_command(&server.endpoint, &["heal", "us-east-2"]);
+    assert_eq!(counter(&ohio, "late").await, Some(1));
+    add_one(&ohio, "late").await.expect("the survivors take writes");
+    regions_command(&server.endpoint, &["heal", "us-east-1"]);
+    assert_eq!(counter(&east, "late").await, Some(2));
 
     // The replica alone, without the witness, cannot be deleted; both together can.
     assert_eq!(

@@ -23,9 +23,7 @@ pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     admission::one(&call, table, None, input.item.as_ref(), Access::Write)?;
     let items: Vec<&ItemJson> = input.item.iter().collect();
     let held = strong::hold(&call, table, Some(&items))?;
-    let output = call.engine.put_item(input).await?;
-    strong::acknowledge(&call, held).await?;
-    json(&output)
+    json(&strong::run(&call, held, call.engine.put_item(input)).await?)
 }
 
 pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -46,9 +44,7 @@ pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     admission::one(&call, table, None, input.key.as_ref(), Access::Write)?;
     let items: Vec<&ItemJson> = input.key.iter().collect();
     let held = strong::hold(&call, table, Some(&items))?;
-    let output = call.engine.delete_item(input).await?;
-    strong::acknowledge(&call, held).await?;
-    json(&output)
+    json(&strong::run(&call, held, call.engine.delete_item(input)).await?)
 }
 
 pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -59,9 +55,7 @@ pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     admission::one(&call, table, None, input.key.as_ref(), Access::Write)?;
     let items: Vec<&ItemJson> = input.key.iter().collect();
     let held = strong::hold(&call, table, Some(&items))?;
-    let output = call.engine.update_item(input).await?;
-    strong::acknowledge(&call, held).await?;
-    json(&output)
+    json(&strong::run(&call, held, call.engine.update_item(input)).await?)
 }
 
 pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -142,9 +136,7 @@ pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
             .collect();
         held.extend(strong::hold(&call, Some(table), Some(&items))?);
     }
-    let answer = write_batch(&call, input).await?;
-    strong::acknowledge(&call, held).await?;
-    Ok(answer)
+    strong::run(&call, held, write_batch(&call, input)).await
 }
 
 /// BatchWriteItem's writes, a throttled table's left unprocessed.

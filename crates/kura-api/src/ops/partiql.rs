@@ -19,8 +19,7 @@ pub async fn execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     authz::authorize(&call, |s| checks::execute_statement(s, &input))?;
     super::admission::statement(&call, input.prepared.as_ref())?;
     let held = strong::statement(&call, input.prepared.as_ref(), input.consistent_read)?;
-    let output = call.engine.execute_statement(input).await?;
-    strong::acknowledge(&call, held).await?;
+    let output = strong::run(&call, held, call.engine.execute_statement(input)).await?;
     // ReturnedItemCount; the statement's table is inside the PartiQL, so the series has
     // no table label.
     call.observation.returned_items(output.items.len());
@@ -41,9 +40,7 @@ pub async fn batch_execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError
             s.consistent_read,
         )?);
     }
-    let answer = run_batch(&call, input).await?;
-    strong::acknowledge(&call, held).await?;
-    Ok(answer)
+    strong::run(&call, held, run_batch(&call, input)).await
 }
 
 /// BatchExecuteStatement's statements, those out of capacity answered in place.

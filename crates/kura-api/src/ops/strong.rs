@@ -4,6 +4,8 @@
 //! majority reachable; transactions are refused. Tables that are not MRSC pass through
 //! after one catalog read (`kura_engine::replication::strong`, ADR 0035).
 
+use std::future::Future;
+
 use kura_engine::EngineError;
 use kura_engine::expr::partiql::lower::Lowered;
 use kura_engine::replication::StrongWrite;
@@ -27,17 +29,28 @@ pub(super) fn hold(
     }
 }
 
-/// After the write ran: answered once it is in a majority of its table's regions.
-pub(super) async fn acknowledge(
+/// Runs `write`, which writes what `held` holds: answered once it is in a majority of its
+/// table's regions; a write that failed releases its items at once.
+pub(super) async fn run<T, E: Into<ApiError>>(
     call: &Call<'_>,
     held: impl IntoIterator<Item = StrongWrite>,
-) -> Result<(), ApiError> {
-    if let Some(regions) = call.regions {
-        for hold in held {
-            regions.acknowledge(call.engine, hold).await?;
+    write: impl Future<Output = Result<T, E>>,
+) -> Result<T, ApiError> {
+    let held: Vec<StrongWrite> = held.into_iter().collect();
+    match write.await {
+        Ok(output) => {
+            if let Some(regions) = call.regions {
+                for hold in held {
+                    regions.acknowledge(call.engine, hold).await?;
+                }
+            }
+            Ok(output)
+        }
+        Err(e) => {
+            held.into_iter().for_each(StrongWrite::release);
+            Err(e.into())
         }
     }
-    Ok(())
 }
 
 /// Before a read of `table`: a strongly consistent one needs an MRSC table's majority.

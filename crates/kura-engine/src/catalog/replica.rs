@@ -26,6 +26,9 @@ pub struct ReplicationRecord {
     /// majority.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness: Option<String>,
+    /// This replica's own settings, as the others list them (the record that decides).
+    #[serde(default, skip_serializing_if = "ReplicaOverrides::is_empty")]
+    pub overrides: ReplicaOverrides,
 }
 
 /// Another replica of the same global table.

@@ -102,22 +102,33 @@ impl Regions {
         {
             return Err(EngineError::validation(texts::ONE_REPLICA_ACTION));
         }
-        for action in actions {
-            let record = engine
+        let ready = || {
+            engine
                 .catalog
                 .ready(name)
-                .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(name)))?;
+                .ok_or_else(|| EngineError::ResourceNotFound(messages::table_not_found(name)))
+        };
+        // Every action is checked before any runs.
+        let record = ready()?;
+        for action in &actions {
+            match action {
+                Action::Update(region, _) if !status::lists(&record, region, false) => {
+                    return Err(EngineError::validation(texts::no_replica(name, region)));
+                }
+                Action::Create(_, overrides) | Action::Update(_, overrides) => {
+                    check_overrides(&record, overrides)?;
+                }
+                Action::Delete(_) => {}
+            }
+        }
+        for action in actions {
+            let record = ready()?;
             match action {
                 Action::Create(region, overrides) => {
-                    check_overrides(&record, &overrides)?;
                     self.add_replica(engine, ctx, record, &region, overrides)
                         .await?
                 }
                 Action::Update(region, overrides) => {
-                    if !status::lists(&record, &region, false) {
-                        return Err(EngineError::validation(texts::no_replica(name, &region)));
-                    }
-                    check_overrides(&record, &overrides)?;
                     self.update_replica(&record, &region, overrides).await?
                 }
                 Action::Delete(region) => self.remove_replica(record, &region).await?,
@@ -159,7 +170,11 @@ impl Regions {
         let replicas = std::iter::once(ReplicaRecord {
             region: ctx.region.clone(),
             status: ACTIVE.into(),
-            overrides: ReplicaOverrides::default(),
+            overrides: record
+                .replication
+                .as_ref()
+                .map(|g| g.overrides.clone())
+                .unwrap_or_default(),
         })
         .chain(known.into_iter().map(|r| ReplicaRecord {
             status: ACTIVE.into(),
@@ -183,15 +198,33 @@ impl Regions {
                     legacy_since_ms: None,
                     strong: false,
                     witness: None,
+                    overrides: overrides.clone(),
                 },
                 &overrides,
             )
             .await?;
-        let own = ctx.region.clone();
+        self.list_new_replica(engine, &ctx.region, &table, &members, region, &overrides)
+            .await?;
+        tracing::info!(table, from = ctx.region, to = region, "creating replica");
+        Ok(())
+    }
+
+    /// Every member of `table`'s group (this one, in `own`, and `members`) lists the new
+    /// replica in `region`: from then on their writes carry a time and reach it.
+    async fn list_new_replica(
+        self: &Arc<Self>,
+        engine: &Engine,
+        own: &str,
+        table: &str,
+        members: &[String],
+        region: &str,
+        overrides: &ReplicaOverrides,
+    ) -> Result<()> {
+        let own = own.to_owned();
         let new_region = region.to_owned();
         let theirs = overrides.clone();
         engine
-            .change_replication(&table, move |g| {
+            .change_replication(table, move |g| {
                 let group = g.get_or_insert_with(|| ReplicationRecord {
                     region: own,
                     replicas: Vec::new(),
@@ -199,6 +232,7 @@ impl Regions {
                     legacy_since_ms: None,
                     strong: false,
                     witness: None,
+                    overrides: Default::default(),
                 });
                 group.replicas.push(ReplicaRecord {
                     region: new_region,
@@ -207,11 +241,11 @@ impl Regions {
                 });
             })
             .await?;
-        for member in &members {
+        for member in members {
             let new_region = region.to_owned();
             let theirs = overrides.clone();
             self.engine(member)?
-                .change_replication(&table, move |g| {
+                .change_replication(table, move |g| {
                     if let Some(g) = g {
                         g.replicas.push(ReplicaRecord {
                             region: new_region,
@@ -222,7 +256,6 @@ impl Regions {
                 })
                 .await?;
         }
-        tracing::info!(table, from = ctx.region, to = region, "creating replica");
         Ok(())
     }
 

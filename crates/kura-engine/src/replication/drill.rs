@@ -47,14 +47,24 @@ impl Regions {
         Ok(outage)
     }
 
-    /// Ends `region`'s isolation; its outage, if it had one. Its MRSC tables first receive
-    /// what was written elsewhere meanwhile, so a strongly consistent read there never
-    /// misses an acknowledged write (and once more after, for what was written meanwhile).
+    /// Ends `region`'s isolation (a region already healed is caught up again); its outage,
+    /// if it had one. Replication to and from it resumes at once, but its own requests are
+    /// refused until its MRSC tables have
+    /// received what was written elsewhere meanwhile: from then on every write elsewhere
+    /// reaches it before it is acknowledged, so a strongly consistent read there never
+    /// misses an acknowledged write.
     pub async fn heal(self: &Arc<Self>, region: &str) -> Result<Option<Outage>> {
+        self.healing.lock().push(region.to_owned());
+        let healed = self.end_outage(region)?;
+        // A region that could not catch up keeps refusing; healing it again retries.
         self.catch_up(region).await?;
-        let healed = self.end_outage(region);
-        self.catch_up(region).await?;
-        healed
+        self.healing.lock().retain(|r| r != region);
+        Ok(healed)
+    }
+
+    /// Whether `region`'s requests are refused: isolated, or healed and still catching up.
+    pub fn refuses_requests(&self, region: &str) -> bool {
+        self.is_isolated(region) || self.healing.lock().iter().any(|r| r == region)
     }
 
     fn end_outage(self: &Arc<Self>, region: &str) -> Result<Option<Outage>> {

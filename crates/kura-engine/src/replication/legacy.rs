@@ -193,6 +193,7 @@ impl Regions {
             legacy_since_ms: since,
             strong: false,
             witness: None,
+            overrides: Default::default(),
         };
         Ok(GlobalTableDescriptionOutput {
             global_table_description: description(&name, &group),
@@ -270,6 +271,7 @@ impl Regions {
                         legacy_since_ms: since,
                         strong: false,
                         witness: None,
+                        overrides: Default::default(),
                     });
                 })
                 .await?;

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::regions::Regions;
-use super::status;
 use crate::Engine;
+use crate::api::UpdateTableInput;
 use crate::catalog::{BillingMode, ReplicaOverrides, TableRecord};
 use crate::error::{EngineError, Result};
 
@@ -37,8 +37,8 @@ pub(super) fn apply(record: &mut TableRecord, o: &ReplicaOverrides) {
 }
 
 impl Regions {
-    /// An Update of the replica in `region`: its overrides merged into what it had, in its
-    /// table and in every member's list.
+    /// An Update of the replica in `region`: its overrides merged into what it had (its own
+    /// record decides), in its table and in every member's list.
     pub(super) async fn update_replica(
         self: &Arc<Self>,
         record: &TableRecord,
@@ -48,16 +48,21 @@ impl Regions {
         let Some(group) = record.replication.as_ref() else {
             return Ok(());
         };
-        let mut merged = group
-            .replica(region)
-            .map(|r| r.overrides.clone())
+        let table = record.name.as_str();
+        let target = self.engine(region)?;
+        let mut merged = target
+            .catalog
+            .get(table)
+            .and_then(|t| t.replication.as_ref().map(|g| g.overrides.clone()))
             .unwrap_or_default();
         merged.merge(overrides);
-        let table = record.name.as_str();
-        self.engine(region)?
-            .change_replica_table(table, {
-                let merged = merged.clone();
-                move |t| apply(t, &merged)
+        let own = merged.clone();
+        target
+            .change_replica_table(table, move |t| {
+                apply(t, &own);
+                if let Some(g) = t.replication.as_mut() {
+                    g.overrides = own;
+                }
             })
             .await?;
         let members = group
@@ -82,14 +87,38 @@ impl Regions {
         Ok(())
     }
 
-    /// The read capacity `region`'s replica of `table` keeps when the table's provisioned
-    /// throughput changes elsewhere (its override), if it has one.
-    pub(super) fn read_override(engine: &Engine, table: &str, region: &str) -> Option<i64> {
-        let record = engine.catalog.get(table)?;
-        status::current(&record)?
-            .replica(region)?
-            .overrides
-            .read_capacity_units
+    /// The overrides of `region`'s replica of `table`, as its own record keeps them: what
+    /// a settings change made elsewhere leaves as it is.
+    pub(super) fn own_overrides(self: &Arc<Self>, table: &str, region: &str) -> ReplicaOverrides {
+        self.engine(region)
+            .ok()
+            .and_then(|e| e.catalog.get(table))
+            .and_then(|t| t.replication.as_ref().map(|g| g.overrides.clone()))
+            .unwrap_or_default()
+    }
+}
+
+/// `input` as it applies to a replica with `own` overrides: its reads, table's and GSIs',
+/// stay its own.
+pub(super) fn keep_own_reads(input: &mut UpdateTableInput, own: &ReplicaOverrides) {
+    if let (Some(read), Some(pt)) = (
+        own.read_capacity_units,
+        input.provisioned_throughput.as_mut(),
+    ) {
+        pt.read_capacity_units = Some(read);
+    }
+    for update in input.global_secondary_index_updates.iter_mut().flatten() {
+        let Some(gsi) = update.update.as_mut() else {
+            continue;
+        };
+        let held = own
+            .indexes
+            .iter()
+            .find(|i| Some(&i.index_name) == gsi.index_name.as_ref())
+            .and_then(|i| i.read_capacity_units);
+        if let (Some(read), Some(pt)) = (held, gsi.provisioned_throughput.as_mut()) {
+            pt.read_capacity_units = Some(read);
+        }
     }
 }
 

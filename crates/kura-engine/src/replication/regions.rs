@@ -43,6 +43,8 @@ pub struct Regions {
     thread: Mutex<Option<JoinHandle<()>>>,
     /// Regions the drill isolated, and when (`drill`).
     pub(super) outages: Mutex<Vec<super::status::Outage>>,
+    /// Regions healed and still catching up, whose requests are refused (`drill`).
+    pub(super) healing: Mutex<Vec<String>>,
     /// The items of MRSC tables being written (`strong`).
     pub(super) flights: Mutex<super::flights::Flights>,
 }
@@ -69,6 +71,7 @@ impl Regions {
             thread: Mutex::new(None),
             outages: Mutex::new(Vec::new()),
             flights: Mutex::new(Default::default()),
+            healing: Mutex::new(Vec::new()),
         })
     }
 

@@ -39,12 +39,7 @@ impl Regions {
                 // A replica with its own read capacity keeps it.
                 let mut theirs = shared.clone();
                 let table = shared.table_name.as_deref().unwrap_or_default();
-                if let (Some(read), Some(pt)) = (
-                    Regions::read_override(engine, table, &region),
-                    theirs.provisioned_throughput.as_mut(),
-                ) {
-                    pt.read_capacity_units = Some(read);
-                }
+                super::overrides::keep_own_reads(&mut theirs, &self.own_overrides(table, &region));
                 if let Err(e) = other.update_table(&ctx, theirs).await {
                     tracing::warn!(region, "a replica kept its settings: {e}");
                 }

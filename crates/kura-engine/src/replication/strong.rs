@@ -22,23 +22,59 @@ use crate::keys;
 /// many writers share the table.
 const PAGES: usize = 64;
 
-/// What a write to an MRSC table holds, released when it is dropped.
+/// What a write to an MRSC table holds until it is acknowledged ([`Regions::acknowledge`])
+/// or found not to have written ([`StrongWrite::release`]).
 pub struct StrongWrite {
     regions: Arc<Regions>,
     table: String,
     region: String,
-    /// None: the whole table.
-    items: Option<Vec<Vec<u8>>>,
+    /// The held items (None: the whole table); taken when released.
+    hold: Option<Option<Vec<Vec<u8>>>>,
     replicas: Vec<String>,
     witness: Option<String>,
+    /// Acknowledged or released: nothing is left to send.
+    settled: bool,
+}
+
+impl StrongWrite {
+    /// The write did not run (refused, or its condition failed): nothing to send.
+    pub fn release(mut self) {
+        self.settled = true;
+    }
 }
 
 impl Drop for StrongWrite {
     fn drop(&mut self) {
+        let Some(items) = self.hold.take() else {
+            return;
+        };
+        // Dropped unsettled (the request was cancelled after its write may have run): the
+        // items stay held until the write was sent, so no other region writes over it
+        // unseen.
+        if !self.settled
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let pending = StrongWrite {
+                regions: self.regions.clone(),
+                table: std::mem::take(&mut self.table),
+                region: std::mem::take(&mut self.region),
+                hold: Some(items),
+                replicas: std::mem::take(&mut self.replicas),
+                witness: self.witness.take(),
+                settled: true,
+            };
+            runtime.spawn(async move {
+                if let Ok(engine) = pending.regions.engine(&pending.region) {
+                    let regions = pending.regions.clone();
+                    regions.send_everywhere(&engine, &pending).await;
+                }
+            });
+            return;
+        }
         self.regions
             .flights
             .lock()
-            .release(&self.table, self.items.as_deref());
+            .release(&self.table, items.as_deref());
     }
 }
 
@@ -88,42 +124,34 @@ impl Regions {
             regions: self.clone(),
             table: table.to_owned(),
             region: region.to_owned(),
-            items,
+            hold: Some(items),
             replicas,
             witness: group.witness.clone(),
+            settled: false,
         }))
     }
 
     /// After the write ran in its region: sends it to every reachable replica and releases
-    /// its items. An error if fewer than two regions have it (the witness counting as one).
-    pub async fn acknowledge(self: &Arc<Self>, engine: &Engine, write: StrongWrite) -> Result<()> {
+    /// its items. An error if fewer than two regions have it (the witness counting as one),
+    /// or if its own region was isolated meanwhile.
+    pub async fn acknowledge(
+        self: &Arc<Self>,
+        engine: &Engine,
+        mut write: StrongWrite,
+    ) -> Result<()> {
         // A replication delay set for tests stands for the round trip to the other
         // regions, which an MRSC write waits for with its items held.
         let delay = self.delay_ms.load(std::sync::atomic::Ordering::Relaxed);
         if delay > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(delay as u64)).await;
         }
-        let mut durable = 1;
-        if write
+        let sent = self.send_everywhere(engine, &write).await;
+        write.settled = true;
+        let witness = write
             .witness
             .as_deref()
-            .is_some_and(|w| !self.is_isolated(w))
-        {
-            durable += 1;
-        }
-        for replica in &write.replicas {
-            if self.is_isolated(replica) {
-                continue;
-            }
-            match self
-                .send_pages(&write.region, engine, &write.table, replica)
-                .await
-            {
-                Ok(()) => durable += 1,
-                Err(e) => tracing::warn!(table = write.table, replica, "MRSC write not sent: {e}"),
-            }
-        }
-        if durable < 2 {
+            .is_some_and(|w| !self.is_isolated(w));
+        if self.is_isolated(&write.region) || 1 + sent + usize::from(witness) < 2 {
             return Err(EngineError::Unavailable(texts::no_quorum(
                 &write.table,
                 &write.region,
@@ -132,20 +160,41 @@ impl Regions {
         Ok(())
     }
 
-    /// Sends `table`'s changes from `from_region` to `to_region` until none is left.
+    /// Sends `write`'s table's changes to every reachable replica; how many received all
+    /// of them (a replica isolated meanwhile does not count).
+    async fn send_everywhere(self: &Arc<Self>, engine: &Engine, write: &StrongWrite) -> usize {
+        let mut sent = 0;
+        for replica in &write.replicas {
+            if self.is_isolated(replica) {
+                continue;
+            }
+            match self
+                .send_pages(&write.region, engine, &write.table, replica)
+                .await
+            {
+                Ok(true) if !self.is_isolated(replica) => sent += 1,
+                Ok(_) => {}
+                Err(e) => tracing::warn!(table = write.table, replica, "MRSC write not sent: {e}"),
+            }
+        }
+        sent
+    }
+
+    /// Sends `table`'s changes from `from_region` to `to_region` until none is left;
+    /// false if pages were still left at the bound.
     async fn send_pages(
         self: &Arc<Self>,
         from_region: &str,
         from: &Engine,
         table: &str,
         to_region: &str,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         for _ in 0..PAGES {
             if !self.send(from_region, from, table, to_region, true).await? {
-                return Ok(());
+                return Ok(true);
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Before a strongly consistent read of `table` in `region`: refused unless a majority
@@ -198,18 +247,17 @@ impl Regions {
             .any(|r| !self.is_isolated(r))
     }
 
-    /// Before `region` serves again after an outage: every MRSC table it holds receives
-    /// what the other replicas wrote meanwhile.
+    /// Before `region` serves again after an outage (its requests still refused): every
+    /// MRSC table it holds receives what the other replicas wrote meanwhile.
     pub(super) async fn catch_up(self: &Arc<Self>, region: &str) -> Result<()> {
         let engine = self.engine(region)?;
         for table in engine.catalog.all().values() {
             let Some(group) = status::strong(table) else {
                 continue;
             };
+            // Isolated or not: what a replica acknowledged was in a majority, which an
+            // isolated region's data stands for here (the witness keeps no copy).
             for replica in &group.replicas {
-                if self.is_isolated(&replica.region) {
-                    continue;
-                }
                 let from = self.engine(&replica.region)?;
                 for _ in 0..PAGES {
                     if !self

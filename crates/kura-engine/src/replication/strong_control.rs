@@ -41,21 +41,7 @@ impl Regions {
     ) -> Result<()> {
         let table = record.name.as_str();
         let (creates, witness) = strong_members(table, &ctx.region, actions, witness)?;
-        if record.has_local_indexes() {
-            return Err(EngineError::validation(texts::strong_unsupported(
-                table,
-                "Local secondary indexes",
-            )));
-        }
-        if record.ttl.as_ref().is_some_and(|t| t.enabled) {
-            return Err(EngineError::validation(texts::strong_unsupported(
-                table,
-                "Time to Live",
-            )));
-        }
-        if engine.stats(record)?.table.item_count > 0 {
-            return Err(EngineError::validation(texts::strong_not_empty(table)));
-        }
+        check_strong_table(engine, record)?;
         let mut targets = Vec::with_capacity(creates.len());
         for region in &creates {
             let target = self.engine(region)?;
@@ -107,18 +93,71 @@ impl Regions {
             legacy_since_ms: None,
             strong: true,
             witness: witness.clone(),
+            overrides: overrides_of(region),
         };
-        // The table is empty: the replicas start ACTIVE, with nothing to copy.
+        // The table is empty: the replicas start ACTIVE, with nothing to copy. A failure
+        // takes back what was made.
+        let mut made = Vec::new();
         for (region, target) in &targets {
-            target
-                .create_replica_table(&current, group_of(region), &overrides_of(region))
-                .await?;
+            let overrides = overrides_of(region);
+            let replica = target.create_replica_table(&current, group_of(region), &overrides);
+            if let Err(e) = replica.await {
+                self.take_back(table, &ctx.region, &made).await;
+                return Err(e);
+            }
+            made.push(region.clone());
         }
         let own = group_of(&ctx.region);
-        engine
-            .change_replication(table, move |g| *g = Some(own))
-            .await?;
+        let listed = engine.change_replication(table, move |g| *g = Some(own));
+        // A write that came before the table listed its replicas carries no time and would
+        // never reach them: the table must still be empty now.
+        let empty = match listed.await {
+            Ok(()) => match engine.catalog.get(table) {
+                Some(now) => engine.stats(&now).map(|s| s.table.item_count == 0),
+                None => Ok(false),
+            },
+            Err(e) => Err(e),
+        };
+        if !matches!(empty, Ok(true)) {
+            let _ = engine.change_replication(table, |g| *g = None).await;
+            self.take_back(table, &ctx.region, &made).await;
+            empty?;
+            return Err(EngineError::validation(texts::strong_not_empty(table)));
+        }
         tracing::info!(table, regions = ?members, witness, "created MRSC global table");
+        Ok(())
+    }
+
+    /// Deletes the replicas of `table` made in `regions` for the one in `own` (an MRSC
+    /// table that could not be made, or whose replicas are deleted). A table there that is
+    /// not such a replica is left alone.
+    async fn take_back(self: &Arc<Self>, table: &str, own: &str, regions: &[String]) {
+        for region in regions {
+            if let Err(e) = self.drop_replica(table, own, region).await {
+                tracing::warn!(table, region, "an MRSC replica was not deleted: {e}");
+            }
+        }
+    }
+
+    async fn drop_replica(self: &Arc<Self>, table: &str, own: &str, region: &str) -> Result<()> {
+        let target = self.engine(region)?;
+        let ours = target.catalog.get(table).is_some_and(|t| {
+            t.replication
+                .as_ref()
+                .is_some_and(|g| g.replica(own).is_some())
+        });
+        if !ours {
+            return Ok(());
+        }
+        // No longer a member first: DeleteTable refuses an MRSC replica.
+        target.change_replication(table, |g| *g = None).await?;
+        let ctx = RequestContext {
+            region: region.to_owned(),
+        };
+        let input = crate::api::TableNameInput {
+            table_name: Some(table.to_owned()),
+        };
+        target.delete_table(&ctx, input).await?;
         Ok(())
     }
 
@@ -136,6 +175,7 @@ impl Regions {
             return Ok(());
         };
         let mut deletes: Vec<&str> = Vec::new();
+        let mut updates = Vec::new();
         for action in actions {
             match action {
                 Action::Create(..) => {
@@ -146,7 +186,10 @@ impl Regions {
                 {
                     return Err(EngineError::validation(texts::no_replica(table, region)));
                 }
-                Action::Update(..) => {}
+                Action::Update(region, overrides) => {
+                    check_overrides(record, overrides)?;
+                    updates.push((region, overrides));
+                }
                 Action::Delete(region) => deletes.push(region),
             }
         }
@@ -161,6 +204,10 @@ impl Regions {
             None => false,
         };
         if deletes.is_empty() && !witness_deleted {
+            for (region, overrides) in updates {
+                self.update_replica(record, region, overrides.clone())
+                    .await?;
+            }
             return Ok(());
         }
         if group.witness.is_some() && !deletes.is_empty() && !witness_deleted {
@@ -173,19 +220,19 @@ impl Regions {
         {
             return Err(EngineError::validation(texts::STRONG_DELETE_ONE));
         }
-        for region in deletes {
-            let target = self.engine(region)?;
-            if target.catalog.get(table).is_some() {
-                // No longer a member first: DeleteTable refuses an MRSC replica.
-                target.change_replication(table, |g| *g = None).await?;
-                let ctx = RequestContext {
-                    region: region.to_owned(),
-                };
-                let input = crate::api::TableNameInput {
-                    table_name: Some(table.to_owned()),
-                };
-                target.delete_table(&ctx, input).await?;
+        // Nothing is changed unless every replica can go.
+        for region in &deletes {
+            if self
+                .engine(region)?
+                .catalog
+                .get(table)
+                .is_some_and(|t| t.deletion_protection)
+            {
+                return Err(EngineError::validation(messages::DELETION_PROTECTED));
             }
+        }
+        for region in deletes {
+            self.drop_replica(table, &group.region, region).await?;
         }
         engine.change_replication(table, |g| *g = None).await?;
         tracing::info!(table, "deleted the replicas of an MRSC global table");
@@ -238,4 +285,25 @@ fn strong_members<'a>(
         return Err(EngineError::validation(texts::strong_regions(&unsupported)));
     }
     Ok((creates, witness))
+}
+
+/// What an MRSC table may not have when it is made: LSIs, TTL, items.
+fn check_strong_table(engine: &Engine, record: &TableRecord) -> Result<()> {
+    let table = record.name.as_str();
+    if record.has_local_indexes() {
+        return Err(EngineError::validation(texts::strong_unsupported(
+            table,
+            "Local secondary indexes",
+        )));
+    }
+    if record.ttl.as_ref().is_some_and(|t| t.enabled) {
+        return Err(EngineError::validation(texts::strong_unsupported(
+            table,
+            "Time to Live",
+        )));
+    }
+    if engine.stats(record)?.table.item_count > 0 {
+        return Err(EngineError::validation(texts::strong_not_empty(table)));
+    }
+    Ok(())
 }
