@@ -278,6 +278,12 @@ def test_the_console_shows_and_switches_the_region(server):
     chosen = tables_page("kura-console-region=eu-west-1")
     assert '<option value="eu-west-1" selected>' in chosen
     assert "WestOnly" in chosen
+    # The code the console shows signs for the region it acts in.
+    request = urllib.request.Request(f"{server}/console/tables/WestOnly/items")
+    request.add_header("Cookie", "kura-console-region=eu-west-1")
+    with urllib.request.urlopen(request) as response:
+        items = response.read().decode()
+    assert "--region eu-west-1" in items and "us-east-1" not in items.split("Code for this request")[-1]
 
 
 def test_mrsc_with_a_witness_loses_no_increment_and_keeps_its_majority(server):

@@ -19,37 +19,38 @@ pub struct Snippet {
     pub code: String,
 }
 
-/// `request` (a DynamoDB JSON request of `operation`) against `endpoint` in each language.
+/// `request` (a DynamoDB JSON request of `operation`) against `endpoint`, signed for
+/// `region` (the console's, which matters with `--regions separate`), in each language.
 /// Members only the console needs (ReturnConsumedCapacity) are left out.
-pub fn snippets(operation: &str, request: &Value, endpoint: &str) -> Vec<Snippet> {
+pub fn snippets(operation: &str, request: &Value, endpoint: &str, region: &str) -> Vec<Snippet> {
     let mut members = request.as_object().cloned().unwrap_or_default();
     members.remove("ReturnConsumedCapacity");
     vec![
         Snippet {
             language: "AWS CLI",
-            code: cli(operation, &members, endpoint),
+            code: cli(operation, &members, endpoint, region),
         },
         Snippet {
             language: "Python (boto3)",
-            code: boto3(operation, &members, endpoint),
+            code: boto3(operation, &members, endpoint, region),
         },
         Snippet {
             language: "JavaScript (SDK v3)",
-            code: javascript(operation, &members, endpoint),
+            code: javascript(operation, &members, endpoint, region),
         },
         Snippet {
             language: "Rust (aws-sdk-dynamodb)",
-            code: rust(operation, &members, endpoint),
+            code: rust(operation, &members, endpoint, region),
         },
     ]
 }
 
 /// The snippets as a closed section under the page's results, each with a copy button.
-pub(crate) fn section(operation: &str, request: &Value, endpoint: &str) -> Markup {
+pub(crate) fn section(operation: &str, request: &Value, endpoint: &str, region: &str) -> Markup {
     html! {
         details.code {
             summary { "Code for this request" }
-            @for snippet in snippets(operation, request, endpoint) {
+            @for snippet in snippets(operation, request, endpoint, region) {
                 div.snippet {
                     div.row {
                         h4 { (snippet.language) }
@@ -83,8 +84,6 @@ fn snake(name: &str) -> String {
     out
 }
 
-/// The region every snippet names: Kura answers in any region; the SDKs need one.
-const REGION: &str = "us-east-1";
 /// What the snippets sign with: a `kura serve` without `--auth` takes any key.
 const PLACEHOLDER_KEY: &str = "local";
 /// The line that says so, in each language's comment syntax.
@@ -96,10 +95,10 @@ fn shell(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-fn cli(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
+fn cli(operation: &str, members: &Map<String, Value>, endpoint: &str, region: &str) -> String {
     let mut code = format!(
         "# AWS CLI v2. {LOCAL_ONLY}\nAWS_ACCESS_KEY_ID={PLACEHOLDER_KEY} AWS_SECRET_ACCESS_KEY={PLACEHOLDER_KEY} \\\n\
-         aws dynamodb {} \\\n  --endpoint-url {} \\\n  --region {REGION}",
+         aws dynamodb {} \\\n  --endpoint-url {} \\\n  --region {region}",
         kebab(operation),
         shell(endpoint)
     );
@@ -164,10 +163,10 @@ fn python(value: &Value) -> String {
     }
 }
 
-fn boto3(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
+fn boto3(operation: &str, members: &Map<String, Value>, endpoint: &str, region: &str) -> String {
     let mut code = format!(
         "import boto3\n\n# {LOCAL_ONLY}\nclient = boto3.client(\n    \"dynamodb\",\n    \
-         endpoint_url={},\n    region_name=\"{REGION}\",\n    \
+         endpoint_url={},\n    region_name=\"{region}\",\n    \
          aws_access_key_id=\"{PLACEHOLDER_KEY}\",\n    \
          aws_secret_access_key=\"{PLACEHOLDER_KEY}\",\n)\nresponse = client.{}(\n",
         Value::String(endpoint.to_owned()),
@@ -214,12 +213,17 @@ fn js(value: &Value, indent: usize) -> String {
     }
 }
 
-fn javascript(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
+fn javascript(
+    operation: &str,
+    members: &Map<String, Value>,
+    endpoint: &str,
+    region: &str,
+) -> String {
     let body = js(&Value::Object(members.clone()), 0);
     format!(
         "import {{ DynamoDBClient, {operation}Command }} from \"@aws-sdk/client-dynamodb\";\n\n\
          // {LOCAL_ONLY}\n\
-         const client = new DynamoDBClient({{\n  endpoint: {},\n  region: \"{REGION}\",\n  \
+         const client = new DynamoDBClient({{\n  endpoint: {},\n  region: \"{region}\",\n  \
          credentials: {{ accessKeyId: \"{PLACEHOLDER_KEY}\", secretAccessKey: \"{PLACEHOLDER_KEY}\" }},\n}});\n\
          const response = await client.send(new {operation}Command({body}));\n\
          console.log(JSON.stringify(response));\n",
@@ -290,7 +294,7 @@ fn attribute(value: &Value) -> String {
 }
 
 /// A whole program: the client for `endpoint`, the request, the answer printed.
-fn rust(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String {
+fn rust(operation: &str, members: &Map<String, Value>, endpoint: &str, region: &str) -> String {
     let mut call = format!(
         "    let response = client\n        .{}()\n",
         snake(operation)
@@ -364,7 +368,7 @@ fn rust(operation: &str, members: &Map<String, Value>, endpoint: &str) -> String
          let config = aws_sdk_dynamodb::Config::builder()\n        \
          .behavior_version(BehaviorVersion::latest())\n        \
          .endpoint_url({endpoint:?})\n        \
-         .region(Region::new({REGION:?}))\n        \
+         .region(Region::new({region:?}))\n        \
          .credentials_provider(Credentials::new({PLACEHOLDER_KEY:?}, {PLACEHOLDER_KEY:?}, None, None, \"kura\"))\n        \
          .build();\n    \
          let client = aws_sdk_dynamodb::Client::from_conf(config);\n\
@@ -398,6 +402,7 @@ mod tests {
             "Query",
             query().as_object().unwrap_or(&Map::new()),
             "http://h:8000",
+            "us-east-1",
         );
         assert!(
             code.starts_with("# AWS CLI v2. Local placeholders"),
@@ -415,8 +420,23 @@ mod tests {
     }
 
     #[test]
+    fn every_snippet_signs_for_the_consoles_region() {
+        let codes: Vec<String> = snippets("Query", &query(), "http://h", "eu-west-1")
+            .into_iter()
+            .map(|s| s.code)
+            .collect();
+        let [cli, python, javascript, rust] = &codes[..] else {
+            panic!("four languages");
+        };
+        assert!(cli.contains("--region eu-west-1"), "{cli}");
+        assert!(python.contains("region_name=\"eu-west-1\""), "{python}");
+        assert!(javascript.contains("region: \"eu-west-1\""), "{javascript}");
+        assert!(rust.contains("Region::new(\"eu-west-1\")"), "{rust}");
+    }
+
+    #[test]
     fn boto3_gets_python_literals() {
-        let snippets = snippets("Query", &query(), "http://h:8000");
+        let snippets = snippets("Query", &query(), "http://h:8000", "us-east-1");
         let python = &snippets[1].code;
         assert!(python.contains("response = client.query(\n"));
         assert!(python.contains("    ScanIndexForward=False,\n"));
@@ -436,11 +456,11 @@ mod tests {
 
     #[test]
     fn javascript_sends_the_command() {
-        let code = &snippets("Scan", &json!({"TableName": "t"}), "http://h")[2].code;
+        let code = &snippets("Scan", &json!({"TableName": "t"}), "http://h", "us-east-1")[2].code;
         assert!(code.contains("import { DynamoDBClient, ScanCommand }"));
         assert!(code.contains("client.send(new ScanCommand({\n  \"TableName\": \"t\"\n}))"));
         assert!(code.contains("  region: \"us-east-1\",\n"), "{code}");
-        let bytes = &snippets("Query", &query(), "http://h")[2].code;
+        let bytes = &snippets("Query", &query(), "http://h", "us-east-1")[2].code;
         assert!(
             bytes.contains(r#""B": Buffer.from("AAE=", "base64")"#),
             "{bytes}"
@@ -449,7 +469,7 @@ mod tests {
 
     #[test]
     fn rust_uses_the_builders_and_attribute_values() {
-        let code = &snippets("Query", &query(), "http://h")[3].code;
+        let code = &snippets("Query", &query(), "http://h", "us-east-1")[3].code;
         assert!(code.contains("        .query()\n"));
         assert!(code.contains(r##"        .expression_attribute_names("#kura_pk", "status")"##));
         assert!(code.contains(
@@ -470,11 +490,17 @@ mod tests {
         );
         let search = json!({"TableName": "t", "IndexName": "v", "TopK": 2,
                             "SearchVector": [{"N": "0.5"}, {"N": "-1"}]});
-        let search = &snippets("SearchVectors", &search, "h")[3].code;
+        let search = &snippets("SearchVectors", &search, "h", "us-east-1")[3].code;
         assert!(search.contains("        .search_vectors()\n"), "{search}");
         assert!(search.contains(r#"        .search_vector(AttributeValue::N("0.5".to_owned()))"#));
         assert!(search.contains("        .top_k(2)\n"));
-        let count = &snippets("Scan", &json!({"TableName": "t", "Select": "COUNT"}), "h")[3].code;
+        let count = &snippets(
+            "Scan",
+            &json!({"TableName": "t", "Select": "COUNT"}),
+            "h",
+            "us-east-1",
+        )[3]
+        .code;
         assert!(count.contains(".select(aws_sdk_dynamodb::types::Select::Count)"));
     }
 }

@@ -258,7 +258,7 @@ pub(crate) async fn browse(
             Ok(Some(page)) => (results(&table, &t, &f, page)),
         }
         @if let Some((operation, request)) = &sent {
-            (code::section(operation, request, &ctx.endpoint()))
+            (code::section(operation, request, &ctx.endpoint(), ctx.region()))
         }
     };
     ctx.page(&table, Tab::Table(&table, Section::Items), body)
@@ -470,7 +470,7 @@ pub(crate) async fn edit(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fi
     let body = match (&key, item.is_object()) {
         (Some(_), true) => html! {
             (body)
-            (code::section("PutItem", &json!({ "TableName": table, "Item": item }), &ctx.endpoint()))
+            (code::section("PutItem", &json!({ "TableName": table, "Item": item }), &ctx.endpoint(), ctx.region()))
         },
         _ => body,
     };

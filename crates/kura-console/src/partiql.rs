@@ -124,7 +124,7 @@ fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<(Value, Value), ApiError
             Some(Err(e)) => (layout::error(e)),
             Some(Ok((out, request))) => {
                 (items(out))
-                (code::section("ExecuteStatement", request, &ctx.endpoint()))
+                (code::section("ExecuteStatement", request, &ctx.endpoint(), ctx.region()))
             }
         }
     }

@@ -44,7 +44,7 @@ pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fi
             Some(Err(e)) => (layout::error(e)),
             Some(Ok((out, request))) => {
                 (results(&t, out))
-                (code::section("SearchVectors", request, &ctx.endpoint()))
+                (code::section("SearchVectors", request, &ctx.endpoint(), ctx.region()))
             }
         }
     };

@@ -54,7 +54,7 @@ fn put_request() -> serde_json::Value {
 }
 
 fn rust_of(operation: &str, request: &serde_json::Value) -> String {
-    kura_console::code::snippets(operation, request, ENDPOINT)
+    kura_console::code::snippets(operation, request, ENDPOINT, "us-east-1")
         .into_iter()
         .find(|s| s.language.starts_with("Rust"))
         .map(|s| s.code)

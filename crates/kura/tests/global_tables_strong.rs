@@ -456,11 +456,15 @@ async fn a_witness_keeps_the_majority_and_the_refusals_are_dynamodbs() {
     // A write acknowledged with the witness alone, then its region lost: the other
     // replica and the witness are the majority now, and that write is there.
     regions_command(&server.endpoint, &["isolate", "us-east-2"]);
-    add_one(&east, "late").await.expect("a majority with the witness");
+    add_one(&east, "late")
+        .await
+        .expect("a majority with the witness");
     regions_command(&server.endpoint, &["isolate", "us-east-1"]);
     regions_command(&server.endpoint, &["heal", "us-east-2"]);
     assert_eq!(counter(&ohio, "late").await, Some(1));
-    add_one(&ohio, "late").await.expect("the survivors take writes");
+    add_one(&ohio, "late")
+        .await
+        .expect("the survivors take writes");
     regions_command(&server.endpoint, &["heal", "us-east-1"]);
     assert_eq!(counter(&east, "late").await, Some(2));
 
