@@ -494,3 +494,105 @@ async fn a_witness_keeps_the_majority_and_the_refusals_are_dynamodbs() {
             .is_empty()
     );
 }
+
+/// Every item of [`TABLE`] in `client`'s region, read strongly: `pk` → `n`.
+async fn items(client: &Client) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut pages = client
+        .scan()
+        .table_name(TABLE)
+        .consistent_read(true)
+        .into_paginator()
+        .send();
+    while let Some(page) = pages.next().await {
+        for item in page.expect("scan").items() {
+            let n = item.get("n").and_then(|n| n.as_n().ok()).cloned();
+            out.insert(
+                item["pk"].as_s().expect("pk").clone(),
+                n.unwrap_or_default(),
+            );
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn acknowledged_mrsc_writes_survive_kill9_in_every_region() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = ["--regions", "separate"];
+    let server = KuraProcess::start_with(Some(dir.path()), &args);
+    let east = server.client();
+    create_table(&east, TABLE, "pk", None).await;
+    east.update_table()
+        .table_name(TABLE)
+        .replica_updates(create_replica("us-east-2"))
+        .replica_updates(create_replica("us-west-2"))
+        .multi_region_consistency(MultiRegionConsistency::Strong)
+        .send()
+        .await
+        .expect("MRSC global table");
+    // Writers in all three regions: their own keys, and one item they all add to.
+    let acked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let added = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for region in ["us-east-1", "us-east-2", "us-west-2"] {
+        for writer in 0..2 {
+            let client = common::without_retries(&in_region(&east, region));
+            let (acked, added, stop) = (acked.clone(), added.clone(), stop.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let pk = format!("{region}-{writer}-{i}");
+                    i += 1;
+                    let put = client
+                        .put_item()
+                        .table_name(TABLE)
+                        .item("pk", Av::S(pk.clone()))
+                        .item("n", Av::N(i.to_string()))
+                        .send()
+                        .await;
+                    if put.is_ok() {
+                        acked.lock().expect("lock").push((pk, i.to_string()));
+                    }
+                    if add_one(&client, "hot").await.is_ok() {
+                        added.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }));
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    server.kill9();
+    stop.store(true, Ordering::Relaxed);
+    for task in tasks {
+        task.await.expect("writer");
+    }
+    let acked = acked.lock().expect("lock").clone();
+    let added = added.load(Ordering::Relaxed);
+    assert!(acked.len() > 50, "only {} writes acknowledged", acked.len());
+
+    // After the restart every region has every acknowledged write, read strongly at once.
+    let server = KuraProcess::start_with(Some(dir.path()), &args);
+    let east = server.client();
+    for region in ["us-east-1", "us-east-2", "us-west-2"] {
+        let client = in_region(&east, region);
+        let held = items(&client).await;
+        for (pk, n) in &acked {
+            assert_eq!(
+                held.get(pk),
+                Some(n),
+                "acknowledged write {pk} lost in {region}"
+            );
+        }
+        let hot: u64 = held["hot"].parse().expect("a count");
+        assert!(
+            hot >= added,
+            "{hot} increments in {region}, {added} acknowledged"
+        );
+    }
+    eprintln!(
+        "{} acknowledged puts and {added} acknowledged increments in all three regions after kill -9",
+        acked.len()
+    );
+}
