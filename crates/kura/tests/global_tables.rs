@@ -14,7 +14,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     AttributeValue as Av, DeleteReplicationGroupMemberAction, ReplicationGroupUpdate, TableStatus,
 };
-use common::{KuraProcess, create_replica as create, create_table, in_region};
+use common::{KuraProcess, create_replica as create, create_table, in_region, regions_command};
 
 const TABLE: &str = "Orders";
 
@@ -458,22 +458,6 @@ async fn replica_updates_are_refused_as_dynamodb_refuses_them() {
         .expect_err("shared regions");
     assert_eq!(common::code(&refused), "ValidationException");
     assert!(common::message(&refused).contains("--regions separate"));
-}
-
-/// `kura regions ...` against `endpoint`: its JSON answer.
-fn regions_command(endpoint: &str, args: &[&str]) -> serde_json::Value {
-    let out = std::process::Command::new(common::kura_binary())
-        .arg("regions")
-        .args(args)
-        .args(["--endpoint", endpoint])
-        .output()
-        .expect("kura regions");
-    assert!(
-        out.status.success(),
-        "kura regions {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON answer")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,7 +18,7 @@ use aws_sdk_dynamodb::types::{
     GlobalTableWitnessGroupUpdate, MultiRegionConsistency, Put, ReplicationGroupUpdate,
     TransactWriteItem,
 };
-use common::{KuraProcess, create_replica, create_table, in_region};
+use common::{KuraProcess, create_replica, create_table, in_region, regions_command};
 
 const TABLE: &str = "Ledger";
 
@@ -80,21 +80,6 @@ async fn add_one(client: &Client, pk: &str) -> Result<(), String> {
         .await
         .map(|_| ())
         .map_err(|e| common::code(&e))
-}
-
-/// `kura regions ...` against `endpoint`.
-fn regions_command(endpoint: &str, args: &[&str]) {
-    let out = std::process::Command::new(common::kura_binary())
-        .arg("regions")
-        .args(args)
-        .args(["--endpoint", endpoint])
-        .output()
-        .expect("kura regions");
-    assert!(
-        out.status.success(),
-        "kura regions {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

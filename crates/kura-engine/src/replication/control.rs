@@ -363,29 +363,18 @@ impl Engine {
         table: &str,
         change: impl FnOnce(&mut Option<ReplicationRecord>) + Send + 'static,
     ) -> Result<()> {
-        let catalog = self.catalog.clone();
-        let table = table.to_owned();
-        self.writer
-            .submit(true, move |w| {
-                let current = catalog.get(&table).ok_or_else(|| {
-                    EngineError::ResourceNotFound(messages::table_not_found(&table))
-                })?;
-                let mut next = current.as_ref().clone();
-                change(&mut next.replication);
-                // A current global table of one region is a table again; a legacy one
-                // stays one (CreateGlobalTable may name a single region).
-                if next
-                    .replication
-                    .as_ref()
-                    .is_some_and(|g| g.replicas.is_empty() && g.legacy_since_ms.is_none())
-                {
-                    next.replication = None;
-                }
-                if next != *current {
-                    catalog.stage(w, Arc::new(next))?;
-                }
-                Ok(())
-            })
-            .await
+        self.change_replica_table(table, move |next| {
+            change(&mut next.replication);
+            // A current global table of one region is a table again; a legacy one
+            // stays one (CreateGlobalTable may name a single region).
+            if next
+                .replication
+                .as_ref()
+                .is_some_and(|g| g.replicas.is_empty() && g.legacy_since_ms.is_none())
+            {
+                next.replication = None;
+            }
+        })
+        .await
     }
 }

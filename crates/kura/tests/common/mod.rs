@@ -142,6 +142,22 @@ pub fn create_replica(region: &str) -> aws_sdk_dynamodb::types::ReplicationGroup
         .build()
 }
 
+/// `kura regions ...` against `endpoint`: its JSON answer.
+pub fn regions_command(endpoint: &str, args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(kura_binary())
+        .arg("regions")
+        .args(args)
+        .args(["--endpoint", endpoint])
+        .output()
+        .expect("kura regions");
+    assert!(
+        out.status.success(),
+        "kura regions {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON answer")
+}
+
 /// Turns TTL on for `table`, on `attribute`.
 pub async fn enable_ttl(client: &Client, table: &str, attribute: &str) {
     client
