@@ -86,6 +86,9 @@ lane() {
   local name="$1" niceness="$2"
   shift 2
   (
+    # The exit status also goes to a file: bash may have forgotten a long-finished
+    # child's status by the time the foreground waits for it (wait then says 127).
+    trap 'echo $? >"$RUN_DIR/$name.status"' EXIT
     renice -n "$niceness" -p "$BASHPID" >/dev/null
     "$@"
   ) >"$RUN_DIR/$name.log" 2>&1 &
@@ -106,6 +109,9 @@ await_lane() {
   local name="$1" status=0
   renice_tree 0 "${LANES[$name]}"
   wait "${LANES[$name]}" || status=$?
+  if [ "$status" = 127 ] && [ -s "$RUN_DIR/$name.status" ]; then
+    status=$(cat "$RUN_DIR/$name.status")
+  fi
   log "lane '$name' done (exit $status); its output:"
   cat "$RUN_DIR/$name.log"
   unset "LANES[$name]"
