@@ -24,7 +24,7 @@ struct Holder {
 }
 
 impl Holder {
-    /// Takes one more hold for `region`; false if another region holds it.
+    /// Whether `region` may share this hold: another region's write is a conflict.
     fn admits(&self, region: &str) -> bool {
         self.region == region
     }
@@ -62,11 +62,13 @@ impl Flights {
                     return false;
                 }
                 for item in items {
-                    let mut slot = held.items.remove(item);
-                    take(&mut slot);
-                    if let Some(h) = slot {
-                        held.items.insert(item.clone(), h);
-                    }
+                    held.items
+                        .entry(item.clone())
+                        .and_modify(|h| h.count += 1)
+                        .or_insert_with(|| Holder {
+                            region: region.to_owned(),
+                            count: 1,
+                        });
                 }
             }
         }
@@ -90,10 +92,11 @@ impl Flights {
             None => release(&mut held.whole),
             Some(items) => {
                 for item in items {
-                    let mut slot = held.items.remove(item);
-                    release(&mut slot);
-                    if let Some(h) = slot {
-                        held.items.insert(item.clone(), h);
+                    if let Some(h) = held.items.get_mut(item) {
+                        h.count -= 1;
+                        if h.count == 0 {
+                            held.items.remove(item);
+                        }
                     }
                 }
             }

@@ -14,6 +14,7 @@ use kura_model::wire::ItemJson;
 use super::regions::Regions;
 use super::status;
 use crate::Engine;
+use crate::catalog::ReplicationRecord;
 use crate::error::{EngineError, Result};
 use crate::keys;
 
@@ -95,10 +96,8 @@ impl Regions {
         let Some(group) = status::strong(&record) else {
             return Ok(None);
         };
+        self.quorum(region, table, group)?;
         let replicas: Vec<String> = group.replicas.iter().map(|r| r.region.clone()).collect();
-        if !self.majority(region, &replicas, group.witness.as_deref()) {
-            return Err(EngineError::Unavailable(texts::no_quorum(table, region)));
-        }
         // Items are held by their key alone: the table's id differs from region to region.
         let items = items.map(|items| {
             items
@@ -206,12 +205,7 @@ impl Regions {
         let Some(group) = status::strong(&record) else {
             return Ok(());
         };
-        let replicas: Vec<String> = group.replicas.iter().map(|r| r.region.clone()).collect();
-        if self.majority(region, &replicas, group.witness.as_deref()) {
-            Ok(())
-        } else {
-            Err(EngineError::Unavailable(texts::no_quorum(table, region)))
-        }
+        self.quorum(region, table, group)
     }
 
     /// MRSC replicas refuse transactions: `operation` naming any of `tables`.
@@ -235,16 +229,18 @@ impl Regions {
         Ok(())
     }
 
-    /// Whether `region` and at least one more of the table's regions are reachable.
-    fn majority(&self, region: &str, replicas: &[String], witness: Option<&str>) -> bool {
-        if self.is_isolated(region) {
-            return false;
-        }
-        replicas
+    /// Refused (503) unless `region` and at least one more of the table's regions (a
+    /// replica or the witness) are reachable.
+    fn quorum(&self, region: &str, table: &str, group: &ReplicationRecord) -> Result<()> {
+        let others = group
+            .replicas
             .iter()
-            .map(String::as_str)
-            .chain(witness)
-            .any(|r| !self.is_isolated(r))
+            .map(|r| r.region.as_str())
+            .chain(group.witness.as_deref());
+        if !self.is_isolated(region) && others.into_iter().any(|r| !self.is_isolated(r)) {
+            return Ok(());
+        }
+        Err(EngineError::Unavailable(texts::no_quorum(table, region)))
     }
 
     /// Before `region` serves again after an outage (its requests still refused): every
