@@ -479,6 +479,9 @@ def compliant_set(ddb, t):
 # Rules whose violating case cannot be built through HTTP in a test, and where each is
 # proven instead.
 PROVEN_ELSEWHERE = {
+    # Two regions writing one item at once: a server with --regions separate.
+    "availability.global-write-conflicts":
+        "test_writes_two_regions_make_to_one_item_at_once_are_reported",
     # A 10 GB item collection: the engine's limit is lowered there.
     "index.lsi-collection-size": "crates/kura-advisor/tests/collections.rs",
     # Identity policies: /kura/advise is off under --auth; the credentials file is read.
@@ -1153,3 +1156,72 @@ def test_a_hot_key_is_reported_without_contributor_insights(server):
     assert found[0]["basis"] == "traffic", found
     assert findings_of(server, "keys.hot-partition", spread) == []
 
+
+
+def regional(endpoint, region):
+    return boto3.client(
+        "dynamodb", endpoint_url=endpoint, region_name=region,
+        aws_access_key_id="kura-test", aws_secret_access_key="kura-test")
+
+
+def test_writes_two_regions_make_to_one_item_at_once_are_reported(tmp_path):
+    """Issue 56: `availability.global-write-conflicts` (the guideline's DR section, l. 993:
+    a multi-site design must mind conflicts). Replication is held back 400 ms; both regions
+    write the same 6 items in that time, so last writer wins drops one write of each: 6
+    conflicts in all, each counted once, in the region whose write won. Items written in
+    one region only, or in one region after the other's write arrived, are not conflicts.
+    Under --regions separate every region is advised and every finding names its region."""
+    args = ["--in-memory", "--regions", "separate", "--replication-delay-ms", "400"]
+    with kura_server(args, tmp_path) as endpoint:
+        east, west = regional(endpoint, "us-east-1"), regional(endpoint, "eu-west-1")
+        t = Tables(east)
+        table = t.create("songs", keys=("user_id",))
+        east.update_table(TableName=table, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+        for _ in range(200):
+            statuses = [c.describe_table(TableName=table)["Table"]["TableStatus"] for c in (east, west)]
+            if statuses == ["ACTIVE", "ACTIVE"]:
+                break
+            time.sleep(0.05)
+
+        def put(ddb, key, value):
+            ddb.put_item(TableName=table, Item={"user_id": {"S": key}, "v": {"S": value}})
+
+        def value_in(ddb, key):
+            item = ddb.get_item(TableName=table, Key={"user_id": {"S": key}}, ConsistentRead=True)
+            return item.get("Item", {}).get("v", {}).get("S")
+
+        # In turn: the west writes only once the east's write is there.
+        put(east, "in-turn", "east")
+        for _ in range(100):
+            if value_in(west, "in-turn") == "east":
+                break
+            time.sleep(0.05)
+        put(west, "in-turn", "west")
+        for i in range(6):
+            put(east, f"both-{i}", "east")
+            put(west, f"both-{i}", "west")
+            put(east, f"east-only-{i}", "east")
+        for _ in range(100):
+            if all(value_in(c, f"both-{i}") == value_in(east, f"both-{i}")
+                   for c in (east, west) for i in range(6)) and value_in(east, "in-turn") == "west":
+                break
+            time.sleep(0.05)
+        time.sleep(1)
+
+        answer = advice(endpoint)
+        conflicts = [f for f in answer["findings"] if f["rule"] == "availability.global-write-conflicts"]
+        assert conflicts, answer["findings"]
+        assert sum(int(f["evidence"].split()[0]) for f in conflicts) == 6, conflicts
+        for f in conflicts:
+            assert f["table"] == table and f["region"] in ("us-east-1", "eu-west-1"), f
+            assert f["basis"] == "traffic" and f["section"].startswith("DR"), f
+            assert "{user_id=both-" in f["evidence"] and "before that write arrived" in f["evidence"], f
+        # Both regions' tables are advised, each finding naming its region.
+        assert answer["tables"] == 2
+        assert {s["region"] for s in answer["samples"]} == {"us-east-1", "eu-west-1"}
+        assert all(f.get("region") for f in answer["findings"])
+
+        run = subprocess.run([str(KURA), "advise", "--endpoint", endpoint],
+                             capture_output=True, text=True, timeout=60)
+        assert "availability.global-write-conflicts" in run.stdout, run.stdout
+        assert f"{table} in {conflicts[0]['region']}:" in run.stdout, run.stdout

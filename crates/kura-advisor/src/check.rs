@@ -55,6 +55,7 @@ impl Check<'_> {
             severity,
             section,
             table: self.table.name.clone(),
+            region: None,
             index: index.map(str::to_owned),
             evidence,
             fix,

@@ -10,6 +10,9 @@ pub struct Finding {
     pub severity: Severity,
     pub section: &'static str,
     pub table: String,
+    /// With `--regions separate`: the region of the table (each is its own namespace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<String>,
     pub evidence: String,
@@ -44,6 +47,8 @@ pub struct Advice {
 #[serde(rename_all = "camelCase")]
 pub struct Sample {
     pub table: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
     pub sampled: usize,
     /// The table's items, as DescribeTable counts them.
     pub items: u64,
@@ -68,6 +73,7 @@ pub(crate) fn instance_wide(id: &str, evidence: String) -> Option<Finding> {
         severity: rule.severity,
         section: rule.section,
         table: "*".to_owned(),
+        region: None,
         index: None,
         evidence,
         fix: rule.fix,

@@ -76,6 +76,7 @@ pub fn basis(id: &str) -> Basis {
                     | "ttl.deletes-instead-of-ttl"
                     | "streams.switch-gap-writes"
                     | "streams.noop-put"
+                    | "availability.global-write-conflicts"
             ) =>
         {
             Basis::Traffic
@@ -521,6 +522,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         "偶発的データ損失への備え (Guarding against accidental data loss)",
         "Keep the point-in-time recovery period at 35 days."
+    ),
+    rule!(
+        "availability.global-write-conflicts",
+        Warning,
+        "DR (Disaster recovery)",
+        "Write each item in one region (route a tenant's or an item's writes to its home region's endpoint, as the guideline's multi-site pattern asks), or make the global table multi-region strongly consistent (MultiRegionConsistency STRONG), which refuses a conflicting write instead of dropping it."
     ),
     rule!(
         "streams.kinesis-destination",

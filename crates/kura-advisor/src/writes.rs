@@ -1,6 +1,7 @@
 //! The checks on how items are written (docs/advisor.md): PutItems that drop attributes,
 //! creates without a guard, writes refused for an index key value, history appended to
-//! collections, items deleted by hand where TTL would, and writes a stream switch lost.
+//! collections, items deleted by hand where TTL would, writes a stream switch lost, and
+//! writes two regions of a global table made to one item at once.
 
 use kura_engine::counters::TrafficSnapshot;
 
@@ -12,6 +13,18 @@ const HABIT: u64 = 10;
 
 impl Check<'_> {
     pub(super) fn writes(&mut self, t: &TrafficSnapshot) {
+        // Every one is a write some client was told succeeded and no replica kept.
+        if t.replica_conflicts > 0 {
+            self.found(
+                "availability.global-write-conflicts",
+                None,
+                format!(
+                    "{} writes replicated to this replica were dropped because the same item had been written here later, before they arrived (last writer wins), e.g. {}",
+                    t.replica_conflicts,
+                    t.replica_conflict_example.as_deref().unwrap_or_default()
+                ),
+            );
+        }
         // PutItem used for a partial update: the attributes it left out are gone.
         if t.dropping_puts >= HABIT && t.dropping_puts * 10 >= t.replacing_puts {
             self.found(

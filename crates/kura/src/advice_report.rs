@@ -129,7 +129,10 @@ pub fn text(advice: &Value, reported: &[Reported], warnings: &[SuppressionWarnin
             out,
             "\n[{}] {}{index}: {}\n  rule: {} ({})\n  seen: {}\n  fix:  {}\n",
             text_of(f, "severity"),
-            text_of(f, "table"),
+            match f["region"].as_str() {
+                Some(region) => format!("{} in {region}", text_of(f, "table")),
+                None => text_of(f, "table"),
+            },
             text_of(f, "evidence"),
             text_of(f, "rule"),
             text_of(f, "section"),

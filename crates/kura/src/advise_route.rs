@@ -1,5 +1,6 @@
 //! `GET /kura/advise[?environments=dev,qa,prod]`: the design advisor's findings on every
-//! table (docs/advisor.md), with the team's environment identifiers when given. A front end
+//! table (docs/advisor.md), of every region under `--regions separate`, with the team's
+//! environment identifiers when given. A front end
 //! the binary registers beside the API, as it registers the console: the server knows no
 //! advisor. Off under `--auth`, as Kura's other unsigned endpoints are.
 
@@ -38,9 +39,20 @@ async fn advise(State(server): State<ServerHandle>, uri: Uri) -> Response {
             Err(e) => return error(StatusCode::BAD_REQUEST, &e),
         },
     };
+    // Under --regions separate every region is its own namespace: each is advised, and
+    // each finding names its region. A region the drill isolates is left out.
+    let regions: Vec<(String, Arc<kura_engine::Engine>)> = server
+        .regions()
+        .into_iter()
+        .filter_map(|region| Some((region.clone(), server.engine_for(&region).ok()?)))
+        .collect();
     let engine = server.engine();
     // It samples every table: off the async workers.
-    match tokio::task::spawn_blocking(move || kura_advisor::advise_with(&engine, &options)).await {
+    let advise = move || match regions.is_empty() {
+        true => kura_advisor::advise_with(&engine, &options),
+        false => kura_advisor::advise_regions(&regions, &options),
+    };
+    match tokio::task::spawn_blocking(advise).await {
         Ok(advice) => json_response(StatusCode::OK, &advice),
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }

@@ -72,6 +72,10 @@ pub struct Traffic {
     bulk_windows: AtomicU64,
     /// Keys a batch answered as unprocessed, awaiting their retry (bounded).
     unprocessed_waiting: Mutex<std::collections::HashSet<Vec<u8>>>,
+    /// Changes another region sent that a later write from a third place had already
+    /// replaced here: concurrent writes to one item that last writer wins settled.
+    replica_conflicts: AtomicU64,
+    replica_conflict_example: Mutex<Option<String>>,
 }
 
 /// Unconditional single-item writes to one table within [`BULK_WINDOW_MS`] that count as a
@@ -140,6 +144,8 @@ pub struct TrafficSnapshot {
     pub contains_filters: u64,
     pub contains_attributes: Vec<String>,
     pub bulk_windows: u64,
+    pub replica_conflicts: u64,
+    pub replica_conflict_example: Option<String>,
 }
 
 /// A page's fingerprint: its key and the request's Limit. A LastEvaluatedKey and the
@@ -264,6 +270,16 @@ impl Traffic {
         }
         if self.unprocessed_waiting.lock().remove(key) {
             add(&self.unprocessed_retried, 1);
+        }
+    }
+
+    /// Changes from another region that arrived after a later write to the same item from
+    /// elsewhere, and were dropped (last writer wins); `example` describes one.
+    pub fn replica_conflicts(&self, count: u64, example: impl FnOnce() -> String) {
+        add(&self.replica_conflicts, count);
+        let mut kept = self.replica_conflict_example.lock();
+        if kept.is_none() {
+            *kept = Some(example());
         }
     }
 
@@ -459,6 +475,8 @@ impl Traffic {
             contains_filters: get(&self.contains_filters),
             contains_attributes: self.contains_attributes.lock().iter().cloned().collect(),
             bulk_windows: get(&self.bulk_windows),
+            replica_conflicts: get(&self.replica_conflicts),
+            replica_conflict_example: self.replica_conflict_example.lock().clone(),
         }
     }
 }

@@ -190,7 +190,7 @@ impl Engine {
     /// Applies `changes` from the replica in `source` to this replica of `table`, each only
     /// if it is newer than what the item holds, and moves the checkpoint to `next` (None:
     /// a copy of the source's items, which has no checkpoint). Returns how many changed
-    /// the replica.
+    /// the replica; the conflicts among the rest are counted for the design advisor.
     pub async fn apply_replicated(
         &self,
         table: &str,
@@ -199,6 +199,7 @@ impl Engine {
         next: Option<Checkpoint>,
     ) -> Result<usize> {
         let catalog = self.catalog.clone();
+        let table_name = table.to_owned();
         let (table, source) = (table.to_owned(), source.to_owned());
         self.writer
             .submit(false, move |w| {
@@ -211,9 +212,12 @@ impl Engine {
                     )));
                 }
                 let mut applied = 0;
+                let mut conflicts = Conflicts::default();
                 for change in changes {
-                    if apply_one(w, &record, change)? {
-                        applied += 1;
+                    match apply_one(w, &record, change)? {
+                        Outcome::Applied => applied += 1,
+                        Outcome::Older => {}
+                        Outcome::Conflict(example) => conflicts.add(example),
                     }
                 }
                 if let Some(next) = next {
@@ -228,29 +232,65 @@ impl Engine {
                         w.put(Space::Meta, key, next.encode());
                     }
                 }
-                Ok(applied)
+                Ok((applied, conflicts))
             })
             .await
+            .map(|(applied, conflicts)| {
+                let Conflicts { count, example } = conflicts;
+                if count > 0 {
+                    self.counters()
+                        .application(&table_name)
+                        .traffic
+                        .replica_conflicts(count, || example.unwrap_or_default());
+                }
+                applied
+            })
     }
 }
 
-/// Applies one change if it is newer than the item's last write; whether it was.
+/// What became of one change a replica received.
+enum Outcome {
+    Applied,
+    /// Older than the item's last write, which came from the change's own region or from
+    /// a third one: nothing here wrote without having seen it.
+    Older,
+    /// Older than a write made here that had not seen it: two regions wrote the item
+    /// concurrently, and this one's later write won (described for the advisor).
+    Conflict(String),
+}
+
+#[derive(Default)]
+struct Conflicts {
+    count: u64,
+    example: Option<String>,
+}
+
+impl Conflicts {
+    fn add(&mut self, example: String) {
+        self.count += 1;
+        self.example.get_or_insert(example);
+    }
+}
+
+/// Applies one change if it is newer than the item's last write.
 fn apply_one(
     w: &mut crate::writer::WriteContext<'_>,
     table: &TableRecord,
     change: Change,
-) -> Result<bool> {
+) -> Result<Outcome> {
     let key = table.key_schema.key_of_item(&change.keys)?;
     let storage_key = keys::item_key(table.id, &key)?;
-    if time::stored(w, &storage_key)?.is_some_and(|last| last >= change.time) {
-        return Ok(false);
+    if let Some(last) = time::stored(w, &storage_key)?
+        && last >= change.time
+    {
+        return Ok(conflict_or_older(table, &change, &last));
     }
     let old = read_current(w, &storage_key)?;
     let new = change.new_image;
     if old.is_none() && new.is_none() {
         // Nothing to delete, but the time stays: an older write must not bring it back.
         time::record(w, &storage_key, &change.time);
-        return Ok(true);
+        return Ok(Outcome::Applied);
     }
     apply_item_change_at(
         w,
@@ -261,5 +301,33 @@ fn apply_one(
         Origin::Replica,
         Some(change.time),
     )?;
-    Ok(true)
+    Ok(Outcome::Applied)
+}
+
+/// A change older than the item's `last` write is a conflict only when that write was
+/// made here, by a request that had not seen the change (it would have been later still),
+/// and came from elsewhere. Counted once, in the region whose write won. An MRSC table
+/// refuses conflicting writes, so what it drops is a page sent twice.
+fn conflict_or_older(table: &TableRecord, change: &Change, last: &ReplicaTime) -> Outcome {
+    let Some(group) = &table.replication else {
+        return Outcome::Older;
+    };
+    if group.strong
+        || *last == change.time
+        || last.region != group.region
+        || change.time.region == group.region
+    {
+        return Outcome::Older;
+    }
+    let key: Vec<String> = change
+        .keys
+        .iter()
+        .map(|(name, value)| format!("{name}={}", crate::counters::key_text(value)))
+        .collect();
+    Outcome::Conflict(format!(
+        "{{{}}}: written in {} and, later, in {} before that write arrived",
+        key.join(", "),
+        change.time.region,
+        last.region
+    ))
 }
