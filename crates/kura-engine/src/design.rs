@@ -10,9 +10,9 @@ use kura_model::{Item, KeySchema};
 use crate::catalog::TableRecord;
 pub use crate::catalog::{BillingMode, IndexKind, IndexProjection};
 use crate::error::Result;
-use crate::storage::{Direction, KeyRange, Space};
 use crate::tables::TableSize;
 use crate::{Engine, keys};
+use kura_store::{Direction, KeyRange, Space};
 
 /// One table's design, read-only.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,7 +255,7 @@ impl Engine {
     /// partition before the slice moves on to its next partition.
     fn sample_pass(
         &self,
-        snapshot: &dyn crate::storage::Snapshot,
+        snapshot: &dyn kura_store::Snapshot,
         table: &TableDesign,
         cap: Option<usize>,
         sample: &mut Sample,

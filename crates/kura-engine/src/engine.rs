@@ -6,13 +6,13 @@ use std::sync::Arc;
 use crate::catalog::Catalog;
 use crate::clock::{Clock, SystemClock};
 use crate::purge::Purger;
-use crate::storage::Store;
 use crate::streams::iterator::IteratorKey;
 use crate::sweeper::Sweeper;
 use crate::transactions::tokens::InFlight;
 use crate::workers::{Backfiller, Exporter, Importer, Restorer};
 use crate::writer::{WriteLimits, Writer};
-use crate::{counters, objects, storage, throttle, vectors};
+use crate::{counters, objects, throttle, vectors};
+use kura_store::Store;
 
 /// The engine's health, for readiness checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct EngineOptions {
     /// How often expired items are deleted and old stream records trimmed.
     pub sweep_interval: std::time::Duration,
     /// Memory bounds of the durable store (unused in memory).
-    pub store: storage::StoreOptions,
+    pub store: kura_store::StoreOptions,
     /// Where exports go and imports come from. None: `buckets/` in the data directory
     /// for a durable engine, memory for an in-memory one.
     pub objects: Option<Arc<dyn objects::Objects>>,
@@ -49,7 +49,7 @@ impl Default for EngineOptions {
             limits: WriteLimits::default(),
             clock: Arc::new(SystemClock),
             sweep_interval: std::time::Duration::from_secs(1),
-            store: storage::StoreOptions::default(),
+            store: kura_store::StoreOptions::default(),
             objects: None,
             throttle: None,
             vector_exact_below: vectors::DEFAULT_EXACT_BELOW,

@@ -4,7 +4,7 @@
 use kura_model::{Item, ModelError};
 use serde::Serialize;
 
-use crate::storage::StoreError;
+use kura_store::StoreError;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum EngineError {

@@ -31,10 +31,10 @@ use crate::error::{EngineError, Result};
 use crate::indexes::entries::{check_index_keys, check_updated_index_keys, update_indexes};
 use crate::keys::{self, TableStats};
 use crate::replication::time::{self as replica_time, ReplicaTime};
-use crate::storage::{Snapshot, Space};
 use crate::streams::record::Origin;
 use crate::writer::WriteContext;
 use crate::{streams, ttl};
+use kura_store::{Snapshot, Space};
 
 /// In the order DynamoDB lists them in its enum constraint message (dynalite
 /// `validations/putItem.js`).

@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{EngineError, Result};
-use crate::storage::{Direction, KeyRange, Snapshot, Space};
 use crate::writer::WriteContext;
+use kura_store::{Direction, KeyRange, Snapshot, Space};
 
 /// The stored records of one kind of job.
 pub(crate) struct JobRecords<R> {

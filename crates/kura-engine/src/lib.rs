@@ -57,7 +57,6 @@ mod query_scan;
 pub mod replication;
 mod resource_policy;
 mod state;
-pub mod storage;
 pub mod streams;
 mod sweeper;
 mod tables;
@@ -78,6 +77,8 @@ pub use kinesis::stream::{
 };
 /// The expression crate, for the server's authorization step (key conditions, PartiQL).
 pub use kura_expr as expr;
+/// The storage seam an engine is opened on (the `kura-store` crate).
+pub use kura_store as storage;
 pub use state::StateSnapshot;
 pub use streams::StreamLag;
 pub use tables::{TableSize, VectorIndexSize};

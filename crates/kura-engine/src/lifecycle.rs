@@ -9,13 +9,13 @@ use crate::catalog::Catalog;
 use crate::context::RequestContext;
 use crate::engine::{Engine, EngineOptions, Health};
 use crate::error::{EngineError, Result};
-use crate::storage::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store};
 use crate::sweeper::Sweeper;
 use crate::writer::Writer;
 use crate::{
     backups, counters, exports, imports, indexes, objects, open, purge, throttle, transactions,
     vectors,
 };
+use kura_store::{Direction, FjallStore, KeyRange, MemoryStore, Space, Store};
 
 impl Engine {
     /// The primary key attribute names of a table (partition key, then sort key): what the

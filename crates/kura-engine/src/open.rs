@@ -11,9 +11,9 @@ use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::indexes::backfill::BackfillJob;
 use crate::purge::PurgeTarget;
-use crate::storage::{Direction, KeyRange, Space, Store, WriteBatch};
 use crate::streams::iterator::IteratorKey;
 use crate::{backups, exports, imports, keys};
+use kura_store::{Direction, KeyRange, Space, Store, WriteBatch};
 
 /// A store's state as opening finds it.
 pub(crate) struct Recovered {

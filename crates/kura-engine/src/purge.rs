@@ -13,8 +13,8 @@ use std::sync::atomic::AtomicBool;
 use crate::background::{Worker, stopping};
 use crate::error::Result;
 use crate::keys;
-use crate::storage::{Direction, KeyRange, Space, Store};
 use crate::writer::Writer;
+use kura_store::{Direction, KeyRange, Space, Store};
 
 /// Keys deleted per write job: keeps each batch, and the writer's pauses, small.
 const CHUNK: usize = 1000;

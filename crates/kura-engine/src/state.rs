@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::storage::{Frozen, MemoryStore};
 use crate::{Engine, EngineOptions};
+use kura_store::{Frozen, MemoryStore};
 
 /// An in-memory engine's whole state at one commit.
 #[derive(Clone)]

@@ -27,8 +27,8 @@ use tokio::sync::oneshot;
 use crate::clock::Clock;
 use crate::counters::{Counters, WriterCounters};
 use crate::error::{EngineError, Result};
-use crate::storage::{Snapshot, Space, Store, WriteBatch};
 use crate::vectors::live::Vectors;
+use kura_store::{Snapshot, Space, Store, WriteBatch};
 
 /// Most jobs in one group: bounds the batch size and the latency of the group's first job.
 const MAX_GROUP: usize = 512;
@@ -510,9 +510,9 @@ mod tests {
     use super::{WriteLimits, Writer};
     use crate::clock::SystemClock;
     use crate::counters::Counters;
-    use crate::storage::fjall_store::FjallStore;
-    use crate::storage::memory::MemoryStore;
-    use crate::storage::{Space, Store, WriteBatch};
+    use kura_store::fjall_store::FjallStore;
+    use kura_store::memory::MemoryStore;
+    use kura_store::{Space, Store, WriteBatch};
 
     fn writer(store: Arc<dyn Store>) -> Writer {
         Writer::start(

@@ -10,10 +10,10 @@ use crate::api::*;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
-use crate::storage::Space;
 use crate::tables::{Stats, describe};
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext, arn};
+use kura_store::Space;
 
 const BACKUP_TYPES: [&str; 4] = ["USER", "SYSTEM", "AWS_BACKUP", "ALL"];
 /// Source: API Reference, ListBackups `Limit` (1 to 100).

@@ -17,8 +17,8 @@ use kura_model::Item;
 use kura_model::item_codec::encode_item;
 
 use crate::error::{EngineError, Result};
-use crate::storage::{Direction, KeyRange, KvIter, Snapshot, Space};
 use crate::writer::WriteContext;
+use kura_store::{Direction, KeyRange, KvIter, Snapshot, Space};
 
 const ENTRY_VERSION: u8 = 1;
 const ABSENT: u8 = 0;

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
-use crate::storage::{Direction, KeyRange, Snapshot, Space};
 use crate::writer::WriteContext;
+use kura_store::{Direction, KeyRange, Snapshot, Space};
 
 pub const RECORD_VERSION: u32 = 1;
 

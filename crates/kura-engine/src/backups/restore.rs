@@ -23,13 +23,13 @@ use crate::catalog::{Catalog, RestoreRecord, TableRecord};
 use crate::error::{EngineError, Result};
 use crate::items::{apply_item_change, decode_stored};
 use crate::keys;
-use crate::storage::{Space, Store};
 use crate::streams::record::Origin;
 use crate::tables::restored::{override_constraints, restored_record};
 use crate::tables::{Stats, allocate_table_id, describe};
 pub use crate::workers::Restorer;
 use crate::writer::{WriteContext, Writer};
 use crate::{Engine, RequestContext, arn};
+use kura_store::{Space, Store};
 
 /// Items, and bytes of items, per writer job.
 const CHUNK: usize = 512;

@@ -26,8 +26,8 @@ use crate::clock::Clock;
 use crate::error::Result;
 use crate::keys;
 use crate::purge::{PurgeTarget, Purger};
-use crate::storage::{Direction, KeyRange, Space, Store};
 use crate::writer::Writer;
+use kura_store::{Direction, KeyRange, Space, Store};
 
 /// Keys deleted per writer job.
 const CHUNK: usize = 1000;

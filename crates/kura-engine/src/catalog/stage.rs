@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::{Catalog, TableRecord};
 use crate::error::EngineError;
-use crate::storage::Space;
 use crate::writer::WriteContext;
+use kura_store::Space;
 
 impl Catalog {
     /// Stages `record` as its table's entry in this write and publishes it once the write

@@ -19,9 +19,9 @@ use crate::error::{EngineError, Result};
 use crate::items::decode_stored;
 use crate::keys;
 use crate::objects::{ObjectError, Objects};
-use crate::storage::{Direction, KeyRange, Snapshot, Space, Store};
 pub use crate::workers::Exporter;
 use crate::writer::Writer;
+use kura_store::{Direction, KeyRange, Snapshot, Space, Store};
 
 /// Records per data file, and uncompressed bytes: DynamoDB splits by partition, Kura by
 /// size, so a file stays a few MiB compressed.

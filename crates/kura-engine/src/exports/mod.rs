@@ -21,8 +21,8 @@ use crate::backups::{DAY_MS, pitr};
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::jobs::JobRecords;
-use crate::storage::Snapshot;
 use crate::{Engine, RequestContext, arn, paging};
+use kura_store::Snapshot;
 
 const EXPORT: &[u8] = b"export/";
 /// The export records, under `export/` ‖ id in `Meta`.

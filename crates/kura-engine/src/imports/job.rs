@@ -21,10 +21,10 @@ use crate::items::{apply_item_change, read_current};
 use crate::keys;
 use crate::objects::{ObjectError, Objects};
 use crate::purge::{PurgeTarget, Purger};
-use crate::storage::{Space, Store};
 use crate::streams::record::Origin;
 pub use crate::workers::Importer;
 use crate::writer::Writer;
+use kura_store::{Space, Store};
 
 /// Items per writer job.
 const CHUNK: usize = 512;

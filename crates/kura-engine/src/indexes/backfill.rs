@@ -17,9 +17,9 @@ use crate::error::Result;
 use crate::indexes::entries::{apply_entry_change, entry};
 use crate::items::read_current;
 use crate::keys;
-use crate::storage::{Direction, KeyRange, Space, Store};
 pub use crate::workers::{BackfillJob, Backfiller};
 use crate::writer::Writer;
+use kura_store::{Direction, KeyRange, Space, Store};
 
 /// Items, and bytes of items, per writer job: small enough that writes queued behind a
 /// job wait little, whatever the item sizes.

@@ -16,8 +16,8 @@ use crate::api::{Consumed, write_units};
 use crate::catalog::{IndexKind, IndexProjection, IndexRecord, TableRecord, check_index_key_value};
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
-use crate::storage::Space;
 use crate::writer::WriteContext;
+use kura_store::Space;
 
 /// One item's entry in one index.
 #[derive(Debug, Clone, PartialEq)]

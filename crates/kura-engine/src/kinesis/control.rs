@@ -13,8 +13,8 @@ use super::{MAX_SHARDS, invalid_argument, resolve};
 use crate::api::kinesis::*;
 use crate::error::{EngineError, Result};
 use crate::purge::PurgeTarget;
-use crate::storage::{Direction, KeyRange, Space};
 use crate::{ACCOUNT_ID, Engine, RequestContext, keys};
+use kura_store::{Direction, KeyRange, Space};
 
 const MIN_RETENTION_HOURS: i64 = 24;
 const MAX_RETENTION_HOURS: i64 = 8760;

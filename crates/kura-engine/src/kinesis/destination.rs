@@ -18,9 +18,9 @@ use super::stream::{KinesisStream, StoredRecord, hash_key, name_of_arn};
 use crate::catalog::{KinesisDestinationRecord, TableRecord};
 use crate::error::{EngineError, Result};
 use crate::keys;
-use crate::storage::Space;
 use crate::streams::record::{Origin, key_attributes};
 use crate::writer::WriteContext;
+use kura_store::Space;
 
 pub(crate) const MILLISECOND: &str = "MILLISECOND";
 pub(crate) const MICROSECOND: &str = "MICROSECOND";

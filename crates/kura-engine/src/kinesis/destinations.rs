@@ -31,7 +31,7 @@ impl Engine {
         let name = name_of_arn(&arn).unwrap_or_default().to_owned();
         let snapshot = self.store.snapshot()?;
         if snapshot
-            .get(crate::storage::Space::Meta, &keys::kinesis_name_key(&name))?
+            .get(kura_store::Space::Meta, &keys::kinesis_name_key(&name))?
             .is_none()
         {
             return Err(EngineError::ResourceNotFound(format!(

@@ -14,7 +14,7 @@ pub(crate) mod trim;
 use crate::api::kinesis::StreamRef;
 use crate::error::{EngineError, Result};
 use crate::keys;
-use crate::storage::{Snapshot, Space};
+use kura_store::{Snapshot, Space};
 use stream::{KinesisStream, name_of_arn};
 
 /// The account's shard quota (Kinesis's default in the large regions).

@@ -18,9 +18,9 @@ use super::stream::{
 use super::{invalid_argument, resolve, stream_by_id};
 use crate::api::kinesis::*;
 use crate::error::{EngineError, Result};
-use crate::storage::{Direction, Space};
 use crate::streams::iterator::Iterator as ShardIterator;
 use crate::{ACCOUNT_ID, Engine};
+use kura_store::{Direction, Space};
 
 /// Most bytes of one record, data and partition key together.
 const MAX_RECORD_BYTES: usize = 1_048_576;

@@ -15,8 +15,8 @@ use super::stream::{KinesisShard, KinesisStream};
 use super::{MAX_SHARDS, invalid_argument, resolve};
 use crate::api::kinesis::*;
 use crate::error::{EngineError, Result};
-use crate::storage::Space;
 use crate::{ACCOUNT_ID, Engine, RequestContext};
+use kura_store::Space;
 
 /// A change to a stream's shards, applied in a writer job.
 enum Reshard {

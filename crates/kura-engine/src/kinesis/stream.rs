@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::kinesis as api;
 use crate::error::{EngineError, Result};
 use crate::keys;
-use crate::storage::KeyRange;
+use kura_store::KeyRange;
 
 const META_VERSION: u32 = 1;
 const RECORD_VERSION: u8 = 1;

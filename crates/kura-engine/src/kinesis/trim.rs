@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::stream::{KinesisStream, StoredRecord};
 use crate::error::Result;
 use crate::keys;
-use crate::storage::{Direction, KeyRange, Space, Store};
 use crate::writer::Writer;
+use kura_store::{Direction, KeyRange, Space, Store};
 
 /// Most records deleted by one writer job.
 const CHUNK: usize = 1024;

@@ -27,7 +27,7 @@ use crate::error::{EngineError, Result};
 use crate::indexes::entries::encode_values;
 use crate::items::{decode_stored, read_snapshot};
 use crate::keys;
-use crate::storage::{Direction, KeyRange};
+use kura_store::{Direction, KeyRange};
 
 mod fetch;
 mod ranges;
@@ -500,7 +500,7 @@ impl Engine {
             .filter(|i| i.kind == IndexKind::Global && i.projection != IndexProjection::All)
             .map(|i| i.number);
         let rows = if page.range.is_empty() {
-            Box::new(std::iter::empty()) as crate::storage::KvIter<'_>
+            Box::new(std::iter::empty()) as kura_store::KvIter<'_>
         } else {
             snapshot.range(target.space(), page.range, page.direction)
         };

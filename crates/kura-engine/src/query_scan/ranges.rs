@@ -9,7 +9,7 @@ use kura_model::keycode::ScalarType;
 use kura_model::{AttributeValue, messages};
 
 use crate::error::{EngineError, Result};
-use crate::storage::KeyRange;
+use kura_store::KeyRange;
 
 /// The key range of one parallel-scan segment: an equal share of the partition-hash space
 /// under `prefix` (a table's or an index's).

@@ -11,7 +11,7 @@ use crate::catalog::{IndexKind, IndexRecord, TableRecord};
 use crate::error::{EngineError, Result};
 use crate::indexes::entries::{IndexKey, index_key};
 use crate::keys;
-use crate::storage::Space;
+use kura_store::Space;
 
 /// What to return for the items that pass the filter.
 pub(super) enum Output {

@@ -12,9 +12,9 @@ use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::items::{apply_item_change_at, read_current};
 use crate::keys;
-use crate::storage::{Direction, Space};
 use crate::streams::meta::StreamMeta;
 use crate::streams::record::{Origin, StoredRecord};
+use kura_store::{Direction, Space};
 
 /// One item change for a replica: the item's key, its new value (None: deleted), and when
 /// and where it was written.

@@ -15,8 +15,8 @@ use crate::Engine;
 use crate::error::Result;
 use crate::items::decode_stored;
 use crate::keys;
-use crate::storage::{Direction, KeyRange, Space};
 use crate::streams::record::key_attributes;
+use kura_store::{Direction, KeyRange, Space};
 
 /// Items copied per step.
 const PAGE: usize = 500;

@@ -10,8 +10,8 @@ use std::cmp::Ordering;
 
 use crate::error::{EngineError, Result};
 use crate::keys;
-use crate::storage::Space;
 use crate::writer::WriteContext;
+use kura_store::Space;
 
 /// When (ms) and in which region an item was last written. Later times win; the same
 /// millisecond in two regions is settled by the region's name, so every replica agrees.

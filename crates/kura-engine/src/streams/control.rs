@@ -9,9 +9,9 @@ use crate::api::{StreamSpecificationInput, StreamSpecificationOut};
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::keys;
-use crate::storage::Space;
 use crate::streams::meta::{StreamMeta, ViewType};
 use crate::writer::WriteContext;
+use kura_store::Space;
 
 /// What a request asks of the stream: enable with a view type, or disable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::ops::Bound;
 
 use crate::error::{EngineError, Result};
 use crate::keys;
-use crate::storage::KeyRange;
+use kura_store::KeyRange;
 
 pub const STREAM_META_VERSION: u32 = 1;
 

@@ -14,10 +14,10 @@ use crate::api::*;
 use crate::error::{EngineError, Result};
 use crate::indexes::definition::key_schema_out;
 use crate::keys;
-use crate::storage::{Direction, KeyRange, Snapshot, Space};
 use crate::streams::iterator::{self, Iterator};
 use crate::streams::meta::{Shard, StreamMeta, ViewType, sequence_string};
 use crate::streams::record::{Origin, StoredRecord};
+use kura_store::{Direction, KeyRange, Snapshot, Space};
 
 const ITERATOR_TYPES: [&str; 4] = [
     "TRIM_HORIZON",

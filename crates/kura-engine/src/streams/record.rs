@@ -17,9 +17,9 @@ use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::keys;
 use crate::replication::time::ReplicaTime;
-use crate::storage::Space;
 use crate::streams::meta::StreamMeta;
 use crate::writer::WriteContext;
+use kura_store::Space;
 
 const RECORD_VERSION: u8 = 1;
 const ABSENT: u32 = u32::MAX;

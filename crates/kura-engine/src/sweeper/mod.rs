@@ -22,12 +22,12 @@ use crate::error::Result;
 use crate::items::{apply_item_change, read_current};
 use crate::keys;
 use crate::purge::Purger;
-use crate::storage::{Direction, KeyRange, Space, Store};
 use crate::streams::meta::StreamMeta;
 use crate::streams::record::{Origin, StoredRecord};
 use crate::transactions::tokens;
 use crate::ttl::{expiry_of, is_due};
 use crate::writer::Writer;
+use kura_store::{Direction, KeyRange, Space, Store};
 
 mod state;
 

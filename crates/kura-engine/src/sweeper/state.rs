@@ -11,8 +11,8 @@ use parking_lot::{Condvar, Mutex};
 use crate::catalog::Catalog;
 use crate::clock::Clock;
 use crate::purge::Purger;
-use crate::storage::Store;
 use crate::writer::Writer;
+use kura_store::Store;
 
 pub(crate) struct Shared {
     pub(crate) store: Arc<dyn Store>,

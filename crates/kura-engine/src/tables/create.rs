@@ -18,11 +18,11 @@ use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
 use crate::indexes::definition::{self, throughput_constraints};
 use crate::keys::{self, TableStats};
-use crate::storage::Space;
 use crate::streams::control as stream_control;
 use crate::vectors::definition as vectors;
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
+use kura_store::Space;
 
 impl Engine {
     pub async fn create_table(

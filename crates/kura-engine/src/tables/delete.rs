@@ -11,9 +11,9 @@ use crate::api::*;
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
 use crate::purge::PurgeTarget;
-use crate::storage::Space;
 use crate::streams::control as stream_control;
 use crate::{Engine, RequestContext};
+use kura_store::Space;
 
 impl Engine {
     pub async fn delete_table(

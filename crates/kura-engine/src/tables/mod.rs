@@ -49,7 +49,7 @@ use crate::Engine;
 use crate::catalog::TableRecord;
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
-use crate::storage::Space;
+use kura_store::Space;
 
 impl Engine {
     /// The table named by a control-plane request, with DescribeTable's not-found message.
@@ -163,7 +163,7 @@ impl Engine {
     }
 
     /// The store's use of disk and memory.
-    pub fn footprint(&self) -> crate::storage::Footprint {
+    pub fn footprint(&self) -> kura_store::Footprint {
         self.store.footprint()
     }
 }

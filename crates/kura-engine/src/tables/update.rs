@@ -19,12 +19,12 @@ use crate::indexes::backfill::{BackfillJob, Backfiller};
 use crate::indexes::definition::{self, GsiPlan, OnlineChange, throughput_constraints};
 use crate::keys::{self};
 use crate::purge::{PurgeTarget, Purger};
-use crate::storage::Space;
 use crate::streams::control as stream_control;
 use crate::streams::meta::ViewType;
 use crate::vectors::definition::{self as vector_definition, VectorChange};
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
+use kura_store::Space;
 
 impl Engine {
     /// UpdateTable. `ReplicaUpdates` need the other regions' engines: with regions kept
@@ -406,7 +406,7 @@ fn apply_vector_change(
     change: VectorChange,
     parts: (
         Arc<crate::vectors::Vectors>,
-        Arc<dyn crate::storage::Store>,
+        Arc<dyn kura_store::Store>,
         Arc<crate::writer::Writer>,
         Arc<crate::catalog::Catalog>,
     ),

@@ -17,8 +17,8 @@ use serde::Deserialize;
 use crate::api::{ConsumedCapacity, ItemCollectionMetrics, TransactWriteItemsOutput};
 use crate::error::{EngineError, Result};
 use crate::keys;
-use crate::storage::Space;
 use crate::writer::WriteContext;
+use kura_store::Space;
 
 /// How long a token protects its transaction.
 pub const TOKEN_LIFETIME_MS: i64 = 10 * 60 * 1000;

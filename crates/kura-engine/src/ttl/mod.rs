@@ -13,8 +13,8 @@ use kura_model::{AttributeValue, Item, limits};
 use crate::catalog::TableRecord;
 use crate::error::Result;
 use crate::keys;
-use crate::storage::Space;
 use crate::writer::WriteContext;
+use kura_store::Space;
 
 /// The expiry time, in epoch seconds, that `item` carries in `attribute`, if any.
 pub(crate) fn expiry_of(item: &Item, attribute: &str) -> Option<u64> {

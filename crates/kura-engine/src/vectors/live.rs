@@ -16,7 +16,7 @@ use super::index::{Entry, VectorSlots};
 use crate::catalog::{VectorIndexRecord, check_index_key_value};
 use crate::error::{EngineError, Result};
 use crate::keys;
-use crate::storage::{Direction, KeyRange, Space, Store};
+use kura_store::{Direction, KeyRange, Space, Store};
 
 /// Live figures of one vector index, from its in-memory state.
 #[derive(Debug, Clone, Copy, Default)]

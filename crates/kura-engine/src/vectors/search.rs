@@ -16,7 +16,7 @@ use crate::api::*;
 use crate::catalog::vector::{SearchRole, VectorIndexRecord};
 use crate::error::{EngineError, Result};
 use crate::items::{corrupt, decode_stored_where};
-use crate::storage::Space;
+use kura_store::Space;
 
 /// SearchVectors answers are cut at 16 MB (there is no paging).
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;

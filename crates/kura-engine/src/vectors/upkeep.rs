@@ -36,7 +36,7 @@ impl Engine {
 /// [`Engine::start_fill`] for an after-commit step, which holds the parts, not the engine.
 pub(crate) fn start_fill(
     vectors: &Vectors,
-    store: Arc<dyn crate::storage::Store>,
+    store: Arc<dyn kura_store::Store>,
     writer: Arc<Writer>,
     catalog: Arc<Catalog>,
     table: &TableRecord,

@@ -302,7 +302,7 @@ fn plain(error: impl std::error::Error + 'static) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::conformance;
+    use crate::conformance;
 
     #[test]
     fn conformance() {
