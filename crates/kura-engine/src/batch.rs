@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use kura_expr::Projection;
 use kura_expr::eval::projection::project;
 use kura_expr::request::{Compiled, Operation, compile};
 use kura_model::constraint::Constraints;
@@ -237,6 +238,16 @@ fn render_write(request: &WriteRequest) -> String {
     format!("WriteRequest(putRequest={put}, deleteRequest={delete})")
 }
 
+/// One table's part of a BatchGetItem: the table, the projection, each key with its
+/// storage key, whether reads are strongly consistent, and what to echo with unprocessed
+/// keys.
+type GetPlan = (
+    Arc<TableRecord>,
+    Option<Projection>,
+    Vec<(Item, Vec<u8>)>,
+    bool,
+    UnprocessedKeys,
+);
 impl Engine {
     /// Keys (or items) of a batch's requests on `table` that were answered unprocessed
     /// before they reached the engine (the table was out of capacity): counted as the
@@ -370,19 +381,12 @@ impl Engine {
         })
     }
 
-    pub fn batch_get_item(&self, input: BatchGetItemInput) -> Result<BatchGetItemOutput> {
-        get_constraints(&input)?;
-        let request_items = input.request_items.unwrap_or_default();
-        let total: usize = request_items
-            .values()
-            .map(|r| r.keys.as_ref().map_or(0, Vec::len))
-            .sum();
-        if total > MAX_GET_KEYS {
-            return Err(EngineError::validation(messages::too_many_batch_items(
-                "BatchGetItem",
-            )));
-        }
-        // Validate everything before reading anything.
+    /// Each table's checked keys (with their storage keys), projection and read mode, and
+    /// the request's settings to echo with its unprocessed keys.
+    fn batch_get_plans(
+        &self,
+        request_items: BTreeMap<String, KeysAndAttributes>,
+    ) -> Result<Vec<GetPlan>> {
         let mut plans = Vec::new();
         for (table_name, request) in request_items {
             let echo = UnprocessedKeys {
@@ -411,6 +415,23 @@ impl Engine {
             let consistent = request.consistent_read.unwrap_or(false);
             plans.push((table, projection, lookups, consistent, echo));
         }
+        Ok(plans)
+    }
+
+    pub fn batch_get_item(&self, input: BatchGetItemInput) -> Result<BatchGetItemOutput> {
+        get_constraints(&input)?;
+        let request_items = input.request_items.unwrap_or_default();
+        let total: usize = request_items
+            .values()
+            .map(|r| r.keys.as_ref().map_or(0, Vec::len))
+            .sum();
+        if total > MAX_GET_KEYS {
+            return Err(EngineError::validation(messages::too_many_batch_items(
+                "BatchGetItem",
+            )));
+        }
+        // Validate everything before reading anything.
+        let plans = self.batch_get_plans(request_items)?;
         let snapshot = self.store.snapshot()?;
         let mut out = BatchGetItemOutput::default();
         let mut units: BTreeMap<String, Consumed> = BTreeMap::new();

@@ -13,7 +13,7 @@ use crate::indexes::backfill::BackfillJob;
 use crate::purge::PurgeTarget;
 use crate::streams::iterator::IteratorKey;
 use crate::{backups, exports, imports, keys};
-use kura_store::{Direction, KeyRange, Space, Store, WriteBatch};
+use kura_store::{Direction, KeyRange, Snapshot, Space, Store, WriteBatch};
 
 /// A store's state as opening finds it.
 pub(crate) struct Recovered {
@@ -85,28 +85,7 @@ pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
         let record = TableRecord::decode(&bytes).map_err(EngineError::Internal)?;
         tables.insert(record.name.clone(), Arc::new(record));
     }
-    let mut purges = Vec::new();
-    let markers = KeyRange::prefix(keys::purge_prefix());
-    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
-        let (key, _) = row?;
-        let id = keys::table_id_of_purge_key(&key)
-            .ok_or_else(|| EngineError::Internal("corrupt purge marker".into()))?;
-        purges.push(PurgeTarget::Table(id));
-    }
-    let markers = KeyRange::prefix(keys::index_purge_prefix());
-    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
-        let (key, _) = row?;
-        let (id, number) = keys::index_of_purge_key(&key)
-            .ok_or_else(|| EngineError::Internal("corrupt index purge marker".into()))?;
-        purges.push(PurgeTarget::Index(id, number));
-    }
-    let markers = KeyRange::prefix(keys::kinesis_purge_prefix());
-    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
-        let (key, _) = row?;
-        let id = keys::stream_id_of_kinesis_purge_key(&key)
-            .ok_or_else(|| EngineError::Internal("corrupt Kinesis purge marker".into()))?;
-        purges.push(PurgeTarget::KinesisStream(id));
-    }
+    let purges = purge_markers(snapshot.as_ref())?;
     // Jobs cut short by a stop, resumed below: restores, exports, imports.
     let restores = backups::records::all_restores(snapshot.as_ref())?;
     let unfinished_exports: Vec<String> = exports::RECORDS
@@ -145,4 +124,32 @@ pub(crate) fn recover(store: &dyn Store) -> Result<Recovered> {
         iterator_key,
         first_writes,
     })
+}
+
+/// The purges a stop cut short: of tables, of indexes and of Kinesis streams, by their
+/// markers.
+fn purge_markers(snapshot: &dyn Snapshot) -> Result<Vec<PurgeTarget>> {
+    let mut purges = Vec::new();
+    let markers = KeyRange::prefix(keys::purge_prefix());
+    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
+        let (key, _) = row?;
+        let id = keys::table_id_of_purge_key(&key)
+            .ok_or_else(|| EngineError::Internal("corrupt purge marker".into()))?;
+        purges.push(PurgeTarget::Table(id));
+    }
+    let markers = KeyRange::prefix(keys::index_purge_prefix());
+    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
+        let (key, _) = row?;
+        let (id, number) = keys::index_of_purge_key(&key)
+            .ok_or_else(|| EngineError::Internal("corrupt index purge marker".into()))?;
+        purges.push(PurgeTarget::Index(id, number));
+    }
+    let markers = KeyRange::prefix(keys::kinesis_purge_prefix());
+    for row in snapshot.range(Space::Meta, markers, Direction::Forward) {
+        let (key, _) = row?;
+        let id = keys::stream_id_of_kinesis_purge_key(&key)
+            .ok_or_else(|| EngineError::Internal("corrupt Kinesis purge marker".into()))?;
+        purges.push(PurgeTarget::KinesisStream(id));
+    }
+    Ok(purges)
 }

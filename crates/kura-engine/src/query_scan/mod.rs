@@ -369,43 +369,7 @@ impl Engine {
     }
 
     pub fn scan(&self, input: ScanInput) -> Result<ScanOutput> {
-        // DynamoDB's order (dynalite `validations/scan.js`, `types`): Limit,
-        // ReturnConsumedCapacity, AttributesToGet, Segment, Select, TotalSegments,
-        // TableName, IndexName. The upper bounds of Segment (999,999) and TotalSegments
-        // (1,000,000) are the API Reference's.
-        let mut c = Constraints::new();
-        c.at_least("limit", input.limit, 1);
-        c.one_of(
-            "returnConsumedCapacity",
-            input.return_consumed_capacity.as_deref(),
-            &ReturnConsumedCapacity::VALUES,
-        );
-        attributes_to_get_length(&mut c, &input.expressions);
-        c.at_least("segment", input.segment, 0);
-        c.at_most("segment", input.segment, 999_999);
-        c.one_of("select", input.select.as_deref(), &SELECT);
-        c.at_least("totalSegments", input.total_segments, 1);
-        c.at_most("totalSegments", input.total_segments, 1_000_000);
-        c.name("tableName", input.table_name.as_deref());
-        if input.index_name.is_some() {
-            c.name("indexName", input.index_name.as_deref());
-        }
-        c.finish()?;
-        let segments = match (input.segment, input.total_segments) {
-            (None, None) => None,
-            (Some(_), None) => {
-                return Err(EngineError::validation(messages::SEGMENT_WITHOUT_TOTAL));
-            }
-            (None, Some(_)) => {
-                return Err(EngineError::validation(messages::TOTAL_WITHOUT_SEGMENT));
-            }
-            (Some(segment), Some(total)) if segment >= total => {
-                return Err(EngineError::validation(messages::segment_out_of_bounds(
-                    segment, total,
-                )));
-            }
-            (Some(segment), Some(total)) => Some((segment as u64, total as u64)),
-        };
+        let segments = scan_constraints(&input)?;
         let attributes_to_get = input.expressions.attributes_to_get.is_some();
         let filter_used;
         let Compiled {
@@ -653,4 +617,39 @@ fn start_fingerprint(
         &key,
         limit.map(|l| l as usize),
     ))
+}
+
+/// Scan's checks in DynamoDB's order; the segment and the total of a parallel Scan.
+fn scan_constraints(input: &ScanInput) -> Result<Option<(u64, u64)>> {
+    // DynamoDB's order (dynalite `validations/scan.js`, `types`): Limit,
+    // ReturnConsumedCapacity, AttributesToGet, Segment, Select, TotalSegments,
+    // TableName, IndexName. The upper bounds of Segment (999,999) and TotalSegments
+    // (1,000,000) are the API Reference's.
+    let mut c = Constraints::new();
+    c.at_least("limit", input.limit, 1);
+    c.one_of(
+        "returnConsumedCapacity",
+        input.return_consumed_capacity.as_deref(),
+        &ReturnConsumedCapacity::VALUES,
+    );
+    attributes_to_get_length(&mut c, &input.expressions);
+    c.at_least("segment", input.segment, 0);
+    c.at_most("segment", input.segment, 999_999);
+    c.one_of("select", input.select.as_deref(), &SELECT);
+    c.at_least("totalSegments", input.total_segments, 1);
+    c.at_most("totalSegments", input.total_segments, 1_000_000);
+    c.name("tableName", input.table_name.as_deref());
+    if input.index_name.is_some() {
+        c.name("indexName", input.index_name.as_deref());
+    }
+    c.finish()?;
+    match (input.segment, input.total_segments) {
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(EngineError::validation(messages::SEGMENT_WITHOUT_TOTAL)),
+        (None, Some(_)) => Err(EngineError::validation(messages::TOTAL_WITHOUT_SEGMENT)),
+        (Some(segment), Some(total)) if segment >= total => Err(EngineError::validation(
+            messages::segment_out_of_bounds(segment, total),
+        )),
+        (Some(segment), Some(total)) => Ok(Some((segment as u64, total as u64))),
+    }
 }

@@ -384,42 +384,7 @@ impl Engine {
         &self,
         input: TransactGetItemsInput,
     ) -> Result<TransactGetItemsOutput> {
-        // Long: TransactGetItems' checks in DynamoDB's order, then one snapshot read.
-        // As TransactWriteItems: ReturnConsumedCapacity, TransactItems, then each entry.
-        let mut c = Constraints::new();
-        c.one_of(
-            "returnConsumedCapacity",
-            input.return_consumed_capacity.as_deref(),
-            &ReturnConsumedCapacity::VALUES,
-        );
-        match &input.transact_items {
-            None => c.not_null::<()>("transactItems", None),
-            Some(items) => {
-                c.length(
-                    "transactItems",
-                    &render_items(items.len()),
-                    items.len(),
-                    1,
-                    MAX_ACTIONS,
-                );
-                for (i, entry) in items.iter().enumerate() {
-                    let at = format!("transactItems.{}.member.get", i + 1);
-                    match &entry.get {
-                        None => c.not_null::<()>(&at, None),
-                        Some(get) => action_constraints(&mut c, &at, "get", get),
-                    }
-                }
-            }
-        }
-        c.finish()?;
-        let mut c = Constraints::new();
-        for (i, entry) in input.transact_items.iter().flatten().enumerate() {
-            if let Some(get) = &entry.get {
-                let at = format!("transactItems.{}.member.get", i + 1);
-                required_members(&mut c, &at, "get", get);
-            }
-        }
-        c.finish()?;
+        transact_get_constraints(&input)?;
         let mut gets: Vec<(Arc<TableRecord>, Vec<u8>, Option<Projection>)> = Vec::new();
         let mut noted = Vec::new();
         // A Key that does not match the schema cancels the transaction (AWS 2026,
@@ -486,6 +451,47 @@ impl Engine {
             consumed_capacity: ConsumedCapacity::per_table(mode, units, false),
         })
     }
+}
+
+/// TransactGetItems' checks in DynamoDB's order, as TransactWriteItems':
+/// ReturnConsumedCapacity, TransactItems, then each entry; then each entry's required
+/// members.
+fn transact_get_constraints(input: &TransactGetItemsInput) -> Result<()> {
+    let mut c = Constraints::new();
+    c.one_of(
+        "returnConsumedCapacity",
+        input.return_consumed_capacity.as_deref(),
+        &ReturnConsumedCapacity::VALUES,
+    );
+    match &input.transact_items {
+        None => c.not_null::<()>("transactItems", None),
+        Some(items) => {
+            c.length(
+                "transactItems",
+                &render_items(items.len()),
+                items.len(),
+                1,
+                MAX_ACTIONS,
+            );
+            for (i, entry) in items.iter().enumerate() {
+                let at = format!("transactItems.{}.member.get", i + 1);
+                match &entry.get {
+                    None => c.not_null::<()>(&at, None),
+                    Some(get) => action_constraints(&mut c, &at, "get", get),
+                }
+            }
+        }
+    }
+    c.finish()?;
+    let mut c = Constraints::new();
+    for (i, entry) in input.transact_items.iter().flatten().enumerate() {
+        if let Some(get) = &entry.get {
+            let at = format!("transactItems.{}.member.get", i + 1);
+            required_members(&mut c, &at, "get", get);
+        }
+    }
+    c.finish()?;
+    Ok(())
 }
 
 /// A written transaction's capacity and item collection metrics, by table.
