@@ -664,20 +664,27 @@ async fn start_command(
     let mut loads = Vec::new();
     if items > 0 {
         println!(
-            "\n{:<22}{:>10}{:>12}{:>12}{:>12}{:>14}",
-            "bulk load", "items", "items/s", "peak RSS", "RSS at end", "RSS 2 s after"
+            "\n{:<22}{:>10}{:>12}{:>12}{:>12}{:>14}{:>15}",
+            "bulk load",
+            "items",
+            "items/s",
+            "peak RSS",
+            "RSS at end",
+            "RSS 2 s after",
+            "RSS 10 s after"
         );
         for &kind in kinds {
             match start::load(kind, items, kura_args).await {
                 Ok(run) => {
                     println!(
-                        "{:<22}{:>10}{:>12.0}{:>12}{:>12}{:>14}",
+                        "{:<22}{:>10}{:>12.0}{:>12}{:>12}{:>14}{:>15}",
                         run.target,
                         run.items,
                         run.items as f64 / run.seconds,
                         format!("{:.1} MB", run.peak_kb as f64 / 1024.0),
                         format!("{:.1} MB", run.end_kb as f64 / 1024.0),
                         format!("{:.1} MB", run.after_2s_kb as f64 / 1024.0),
+                        format!("{:.1} MB", run.after_10s_kb as f64 / 1024.0),
                     );
                     loads.push(run);
                 }

@@ -87,10 +87,12 @@ pub struct LoadRun {
     pub target: String,
     pub items: usize,
     pub seconds: f64,
-    /// Highest resident memory during the load (VmHWM), at its end, and 2 s after.
+    /// Highest resident memory during the load (VmHWM), at its end, 2 s after and 10 s
+    /// after (what an idle server settles at).
     pub peak_kb: u64,
     pub end_kb: u64,
     pub after_2s_kb: u64,
+    pub after_10s_kb: u64,
 }
 
 /// Loads `items` items of ~1 KB into a table with an ALL-projection GSI (16 writers of
@@ -108,12 +110,15 @@ pub async fn load(kind: Kind, items: usize, kura_args: &[String]) -> Result<Load
     let seconds = started.elapsed().as_secs_f64();
     let end_kb = status_kb(pid, "VmRSS")?;
     tokio::time::sleep(Duration::from_secs(2)).await;
+    let after_2s_kb = status_kb(pid, "VmRSS")?;
+    tokio::time::sleep(Duration::from_secs(8)).await;
     Ok(LoadRun {
         target: kind.name().into(),
         items,
         seconds,
         peak_kb: status_kb(pid, "VmHWM")?,
         end_kb,
-        after_2s_kb: status_kb(pid, "VmRSS")?,
+        after_2s_kb,
+        after_10s_kb: status_kb(pid, "VmRSS")?,
     })
 }

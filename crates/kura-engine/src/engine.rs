@@ -41,6 +41,9 @@ pub struct EngineOptions {
     pub vector_exact_below: usize,
     /// Candidates a graph search keeps per level: more finds more true neighbours.
     pub vector_search_expansion: usize,
+    /// Called when writes stop and the store has freed its write buffers (at most once
+    /// per quiet spell): the binary gives its allocator's freed memory back (ADR 0036).
+    pub on_idle: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl Default for EngineOptions {
@@ -54,6 +57,7 @@ impl Default for EngineOptions {
             throttle: None,
             vector_exact_below: vectors::DEFAULT_EXACT_BELOW,
             vector_search_expansion: vectors::DEFAULT_SEARCH_EXPANSION,
+            on_idle: None,
         }
     }
 }

@@ -104,6 +104,7 @@ impl Engine {
             throttle,
             vector_exact_below,
             vector_search_expansion,
+            on_idle,
         } = options;
         let objects = objects.unwrap_or_else(|| Arc::new(objects::MemoryBuckets::new()));
         let open::Recovered {
@@ -185,7 +186,10 @@ impl Engine {
             purger.clone(),
             clock.clone(),
             counters.clone(),
-            sweep_interval,
+            crate::sweeper::Pace {
+                interval: sweep_interval,
+                on_idle,
+            },
         ));
         tracing::info!(
             tables = catalog.all().len(),

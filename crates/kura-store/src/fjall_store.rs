@@ -15,6 +15,7 @@ use fjall::{
 };
 
 use parking_lot::{Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Direction, KeyRange, KvIter, Snapshot, Space, Store, StoreError, WriteBatch};
 
@@ -61,6 +62,16 @@ pub struct FjallStore {
     spaces: RwLock<Arc<OpenSpaces>>,
     /// Serialises creating key spaces (commits may come from more than one thread).
     creating: Mutex<()>,
+    idle: IdleWatch,
+}
+
+/// Commits counted, to tell an idle store from a busy one ([`Store::release_when_idle`]).
+#[derive(Default)]
+struct IdleWatch {
+    commits: AtomicU64,
+    /// The count at the last call, and when the memtables were last written out.
+    seen: AtomicU64,
+    released: AtomicU64,
 }
 
 impl FjallStore {
@@ -99,6 +110,7 @@ impl FjallStore {
             options,
             spaces: RwLock::new(Arc::new(spaces)),
             creating: Mutex::new(()),
+            idle: IdleWatch::default(),
         })
     }
 
@@ -126,6 +138,9 @@ impl FjallStore {
         Ok(spaces)
     }
 }
+
+/// The longest an idle store waits for its memtables to be written out.
+const IDLE_FLUSH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A journal longer than this at open is flushed away before the store serves.
 const JOURNAL_FLUSHED_AT_OPEN: u64 = 64 << 20;
@@ -265,11 +280,45 @@ impl Store for FjallStore {
                 None => fb.remove(ks, key),
             }
         }
+        self.idle.commits.fetch_add(1, Ordering::Relaxed);
         fb.commit().map_err(plain)
     }
 
     fn is_durable(&self) -> bool {
         true
+    }
+
+    fn release_when_idle(&self) -> Result<bool, StoreError> {
+        let commits = self.idle.commits.load(Ordering::Relaxed);
+        let busy = self.idle.seen.swap(commits, Ordering::Relaxed) != commits;
+        if busy || self.idle.released.load(Ordering::Relaxed) == commits {
+            return Ok(false);
+        }
+        // Each memtable is flushed by fjall's worker and dropped once written; waiting for
+        // that here (on the sweeper's thread) lets the caller hand the memory back at
+        // once. An empty one is not rotated. The wait is bounded: a flush that cannot
+        // finish (a full disk) must not hold the sweeper, or its shutdown. `rotate_memtable`
+        // is fjall's, public but hidden from its docs.
+        let started = std::time::Instant::now();
+        let spaces = self.open_spaces();
+        for keyspace in spaces.iter().flatten() {
+            keyspace.rotate_memtable().map_err(plain)?;
+        }
+        let flushing = || {
+            spaces
+                .iter()
+                .flatten()
+                .any(|k| k.sealed_memtable_count() > 0)
+        };
+        while flushing() && started.elapsed() < IDLE_FLUSH_WAIT {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        self.idle.released.store(commits, Ordering::Relaxed);
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            "idle: memtables written out"
+        );
+        Ok(true)
     }
 
     fn footprint(&self) -> super::Footprint {
@@ -313,6 +362,46 @@ mod tests {
             dirs.lock().push(dir);
             store
         });
+    }
+
+    #[test]
+    fn an_idle_store_writes_its_memtables_out_and_loses_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = FjallStore::open(dir.path()).expect("open");
+        let mut batch = WriteBatch::default();
+        for i in 0..500u32 {
+            batch.put(Space::Items, i.to_be_bytes().to_vec(), vec![7; 100]);
+        }
+        store.commit(batch).expect("commit");
+        let items = || {
+            store.open_spaces()[Space::Items.index()]
+                .clone()
+                .expect("open")
+        };
+        // Written since the last call: busy, nothing is written out.
+        assert!(!store.release_when_idle().expect("release"));
+        assert_eq!(items().table_count(), 0);
+        // Nothing since: the memtable is on disk when the call returns.
+        assert!(store.release_when_idle().expect("release"));
+        assert_eq!(items().table_count(), 1);
+        // Once only, until the next write.
+        assert!(!store.release_when_idle().expect("release"));
+        assert_eq!(items().table_count(), 1);
+        let read = store.snapshot().expect("snapshot");
+        for i in 0..500u32 {
+            assert_eq!(
+                read.get(Space::Items, &i.to_be_bytes()).expect("get"),
+                Some(vec![7; 100])
+            );
+        }
+        drop((read, store));
+        let store = FjallStore::open(dir.path()).expect("reopen");
+        let read = store.snapshot().expect("snapshot");
+        assert_eq!(
+            read.range(Space::Items, KeyRange::prefix(b""), Direction::Forward)
+                .count(),
+            500
+        );
     }
 
     #[test]

@@ -234,6 +234,13 @@ pub trait Store: Send + Sync + 'static {
     fn freeze(&self) -> Option<Frozen> {
         None
     }
+    /// Called every second or so (the engine's sweeper): when nothing was committed since
+    /// the last call, the store writes out what it holds in memory only to speed up
+    /// writes (fjall's memtables) and frees it; true when it did, once per quiet spell.
+    /// Loses nothing: what it writes out is already in the journal.
+    fn release_when_idle(&self) -> Result<bool, StoreError> {
+        Ok(false)
+    }
 }
 
 /// What a store occupies.

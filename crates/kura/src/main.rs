@@ -38,25 +38,6 @@ mod without_clients;
 #[cfg(not(feature = "clients"))]
 use without_clients as dev;
 
-/// jemalloc, not glibc's malloc. glibc gave each allocating thread an arena and kept what
-/// was freed in them: after a bulk load the server held twice its live heap (92 MB of RSS
-/// for a 46 MB heap peak at 100,000 items). jemalloc, with the settings in
-/// `.cargo/config.toml`, gives freed pages back within a second (46 MB after the same
-/// load) and loads faster. mimalloc was tried too, and held more (101 MB).
-#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
-/// mimalloc in a build without jemalloc (the README's quick source build): per request
-/// about as fast as jemalloc, where glibc's malloc cost a quarter more CPU per GetItem.
-#[cfg(all(
-    feature = "mimalloc",
-    not(feature = "jemalloc"),
-    not(target_env = "msvc")
-))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser)]
 #[command(
     name = "kura",
@@ -434,6 +415,7 @@ fn engine_options(
             }),
         vector_exact_below: args.vector_exact_below,
         vector_search_expansion: args.vector_search_expansion,
+        on_idle: Some(Arc::new(kura_alloc::give_back)),
         ..EngineOptions::default()
     })
 }

@@ -4,7 +4,8 @@
 //!   and streams follow; the stream record says the TTL service made it),
 //! - trims stream records older than 24 hours, and forgets disabled streams once empty,
 //! - forgets transactions' `ClientRequestToken`s older than 10 minutes,
-//! - and once a minute runs the backups' retention pass (`backups::retention`).
+//! - once a minute runs the backups' retention pass (`backups::retention`),
+//! - and lets the store give back the memory it holds for writes once they stop.
 //!
 //! Every change goes through the writer in small jobs that re-read what they change, so
 //! the sweeper never races a client write.
@@ -34,6 +35,13 @@ mod state;
 pub use state::Sweeper;
 use state::{Passes, Shared};
 
+/// When the sweeper runs, and what it calls when the store goes quiet.
+pub struct Pace {
+    pub interval: Duration,
+    /// See `EngineOptions::on_idle`.
+    pub on_idle: Option<Arc<dyn Fn() + Send + Sync>>,
+}
+
 /// Keys handled per writer job.
 const CHUNK: usize = 256;
 
@@ -45,8 +53,9 @@ impl Sweeper {
         purger: Arc<Purger>,
         clock: Arc<dyn Clock>,
         counters: Arc<crate::counters::Counters>,
-        interval: Duration,
+        pace: Pace,
     ) -> Sweeper {
+        let Pace { interval, on_idle } = pace;
         let shared = Arc::new(Shared {
             store,
             writer,
@@ -70,6 +79,11 @@ impl Sweeper {
                     worker.passes.lock().started += 1;
                     if let Err(e) = sweep(&worker) {
                         tracing::warn!(error = %e, "sweep failed; retrying at the next interval");
+                    }
+                    match worker.store.release_when_idle() {
+                        Ok(true) => on_idle.iter().for_each(|give_back| give_back()),
+                        Ok(false) => {}
+                        Err(e) => tracing::warn!(error = %e, "writing out idle memtables failed"),
                     }
                     worker.passes.lock().finished += 1;
                     worker.finished.notify_all();

@@ -1,0 +1,12 @@
+//! kura-alloc keeps the house rules (kura-house, ADR 0031).
+
+#[test]
+fn the_house_rules_hold() {
+    kura_house::assert_house_rules(
+        env!("CARGO_MANIFEST_DIR"),
+        kura_house::Allowances {
+            knotted_files: &[],
+            long_functions: 0,
+        },
+    );
+}
