@@ -71,7 +71,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = WriteLimits::default().max_tables, env = "KURA_MAX_TABLES", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub(crate) max_tables: usize,
     /// Megabytes a table space's write buffer holds before it is flushed to disk; applies
-    /// to data directories created with it.
+    /// to data directories created with it. Flushed and freed after a second without
+    /// writes.
     #[arg(long, default_value_t = 4, env = "KURA_MEMTABLE_MB", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub(crate) memtable_mb: u64,
     /// Require SigV4-signed requests from the access keys in this JSON credentials file

@@ -199,8 +199,8 @@ impl Engine {
         next: Option<Checkpoint>,
     ) -> Result<usize> {
         let catalog = self.catalog.clone();
-        let table_name = table.to_owned();
-        let (table, source) = (table.to_owned(), source.to_owned());
+        let (table_name, source) = (table.to_owned(), source.to_owned());
+        let table = table_name.clone();
         self.writer
             .submit(false, move |w| {
                 let record = catalog.get(&table).ok_or_else(|| {

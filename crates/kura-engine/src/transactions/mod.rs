@@ -87,6 +87,11 @@ fn render_items(n: usize) -> String {
     }
 }
 
+/// TransactItems' length: 1 to [`MAX_ACTIONS`] actions.
+fn transact_items_length(c: &mut Constraints, count: usize) {
+    c.length("transactItems", &render_items(count), count, 1, MAX_ACTIONS);
+}
+
 /// One action's framework constraints under `at` (e.g. `transactItems.1.member.put`), in
 /// the order of dynalite's `validations/transactWriteItems.js`: TableName,
 /// ReturnValuesOnConditionCheckFailure, ConditionExpression (required in a
@@ -230,13 +235,7 @@ impl Engine {
         match &input.transact_items {
             None => c.not_null::<()>("transactItems", None),
             Some(items) => {
-                c.length(
-                    "transactItems",
-                    &render_items(items.len()),
-                    items.len(),
-                    1,
-                    MAX_ACTIONS,
-                );
+                transact_items_length(&mut c, items.len());
                 for (i, entry) in items.iter().enumerate() {
                     let at = format!("transactItems.{}.member", i + 1);
                     for (member, action) in [
@@ -466,13 +465,7 @@ fn transact_get_constraints(input: &TransactGetItemsInput) -> Result<()> {
     match &input.transact_items {
         None => c.not_null::<()>("transactItems", None),
         Some(items) => {
-            c.length(
-                "transactItems",
-                &render_items(items.len()),
-                items.len(),
-                1,
-                MAX_ACTIONS,
-            );
+            transact_items_length(&mut c, items.len());
             for (i, entry) in items.iter().enumerate() {
                 let at = format!("transactItems.{}.member.get", i + 1);
                 match &entry.get {
