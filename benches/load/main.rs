@@ -18,6 +18,7 @@
 
 mod driver;
 mod footprint;
+mod peers;
 mod runner;
 mod start;
 mod suite;
@@ -108,6 +109,29 @@ enum Cmd {
         items: usize,
         #[arg(long = "kura-arg", allow_hyphen_values = true)]
         kura_args: Vec<String>,
+        #[arg(long)]
+        json: Option<std::path::PathBuf>,
+    },
+    /// The peer table of issue 54 in one run: Kura beside Dynoxide (reads and writes with
+    /// 16 clients durable, every workload with one client in memory, start, idle memory,
+    /// memory after a bulk load, the echo server's HTTP floor), each figure with its goal,
+    /// printed as Markdown.
+    Peers {
+        /// Which Kura: `kura` (the README's build) or `kura-dist` (the shipped one).
+        #[arg(long, default_value = "kura")]
+        kura: KindArg,
+        /// Seconds measured per workload.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Rounds of the throughput runs (targets interleaved; figures are means).
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// Starts of each target (figures are medians).
+        #[arg(long, default_value_t = 7)]
+        starts: usize,
+        /// Items of the bulk load.
+        #[arg(long, default_value_t = 100_000)]
+        items: usize,
         #[arg(long)]
         json: Option<std::path::PathBuf>,
     },
@@ -250,6 +274,28 @@ fn main() -> std::process::ExitCode {
                     json,
                 )
                 .await
+            }
+            Cmd::Peers {
+                kura,
+                seconds,
+                rounds,
+                starts,
+                items,
+                json,
+            } => {
+                let args = peers::PeerArgs {
+                    kura: kura.0,
+                    seconds,
+                    rounds,
+                    starts,
+                    items,
+                };
+                let rows = peers::measure(&args).await?;
+                println!("\n{}", peers::markdown(&rows, kura.0));
+                save_json(
+                    json,
+                    &serde_json::json!({"machine": machine(), "rows": rows}),
+                )
             }
             Cmd::Footprint {
                 items,

@@ -116,6 +116,40 @@ impl Operation {
 }
 
 impl ExpressionParams {
+    /// No expression or legacy member at all: nothing to check or compile.
+    fn is_empty(&self) -> bool {
+        let Self {
+            condition_expression,
+            update_expression,
+            projection_expression,
+            filter_expression,
+            key_condition_expression,
+            expression_attribute_names,
+            expression_attribute_values,
+            expected,
+            conditional_operator,
+            attribute_updates,
+            attributes_to_get,
+            key_conditions,
+            query_filter,
+            scan_filter,
+        } = self;
+        condition_expression.is_none()
+            && update_expression.is_none()
+            && projection_expression.is_none()
+            && filter_expression.is_none()
+            && key_condition_expression.is_none()
+            && expression_attribute_names.is_none()
+            && expression_attribute_values.is_none()
+            && expected.is_none()
+            && conditional_operator.is_none()
+            && attribute_updates.is_none()
+            && attributes_to_get.is_none()
+            && key_conditions.is_none()
+            && query_filter.is_none()
+            && scan_filter.is_none()
+    }
+
     fn present(&self, member: &str) -> bool {
         match member {
             "ConditionExpression" => self.condition_expression.is_some(),
@@ -226,11 +260,15 @@ fn compile_reported(
     params: ExpressionParams,
     reporting: Reporting,
 ) -> Result<Compiled> {
-    let params = params.only_for(operation);
+    let mut params = params.only_for(operation);
+    if params.is_empty() {
+        // Most GetItem and PutItem requests carry no expression at all.
+        return Ok(Compiled::default());
+    }
     check_parameter_mix(operation, &params, reporting)?;
     let mut bindings = Bindings::new(
-        params.expression_attribute_names.clone(),
-        params.expression_attribute_values.clone(),
+        params.expression_attribute_names.take(),
+        params.expression_attribute_values.take(),
     )
     .map_err(|e| {
         if e.message() == messages::NAMES_EMPTY || e.message() == messages::VALUES_EMPTY {
