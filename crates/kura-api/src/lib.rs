@@ -1,6 +1,6 @@
 //! Kura's DynamoDB API without HTTP: the operation table ([`operation`]), the one
 //! [`pipeline`] every request runs through whoever sends it (kura-server's `POST /`, the
-//! console, a program calling [`invoke`]), the handlers, authorization, admission, the
+//! console, a program calling [`invoke`]), the handlers, authorization, capacity throttling, the
 //! Prometheus metrics and the audit log.
 //!
 //! ```no_run

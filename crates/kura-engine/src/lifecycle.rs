@@ -248,11 +248,11 @@ impl Engine {
         self.throttle.is_some()
     }
 
-    /// Admits a request on `table` (and `index`), or refuses it with DynamoDB's throttling
-    /// error when capacity is emulated and the table, an index or the partition key value
-    /// of `key` (a key or a whole item) is out of capacity. Unknown tables pass (the
-    /// operation reports them).
-    pub fn admit(
+    /// Lets a request on `table` (and `index`) through, or refuses it with DynamoDB's
+    /// throttling error when capacity is emulated and the table, an index or the partition
+    /// key value of `key` (a key or a whole item) is out of capacity. Unknown tables pass
+    /// (the operation reports them).
+    pub fn check_capacity(
         &self,
         ctx: &RequestContext,
         table: &str,
@@ -278,7 +278,7 @@ impl Engine {
                     .ok()
                     .map(|v| counters::key_text(&v)),
             });
-        let request = throttle::Admission {
+        let request = throttle::CapacityRequest {
             table: &record,
             index,
             access,
@@ -286,7 +286,7 @@ impl Engine {
             region: &ctx.region,
         };
         let now = self.clock.now_ms();
-        throttle.admit(&request, now).map_err(|refused| {
+        throttle.may_run(&request, now).map_err(|refused| {
             // Contributor Insights' most throttled keys.
             if let Some(partition) = &request.partition {
                 let stats = self.counters.table(table);

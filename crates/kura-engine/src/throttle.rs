@@ -113,8 +113,8 @@ impl Bucket {
     }
 }
 
-/// One request to admit.
-pub struct Admission<'a> {
+/// One request asking for capacity.
+pub struct CapacityRequest<'a> {
     pub table: &'a TableRecord,
     /// The GSI or LSI a Query or Scan reads.
     pub index: Option<&'a str>,
@@ -214,7 +214,7 @@ impl Throttle {
     }
 
     /// Whether the request may run now (`Err` says why not).
-    pub fn admit(&self, request: &Admission<'_>, now_ms: i64) -> Result<(), Throttled> {
+    pub fn may_run(&self, request: &CapacityRequest<'_>, now_ms: i64) -> Result<(), Throttled> {
         if self.paused.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(());
         }
@@ -354,8 +354,8 @@ mod tests {
         record
     }
 
-    fn admission(table: &TableRecord, access: Access) -> Admission<'_> {
-        Admission {
+    fn request(table: &TableRecord, access: Access) -> CapacityRequest<'_> {
+        CapacityRequest {
             table,
             index: None,
             access,
@@ -371,24 +371,24 @@ mod tests {
             ..ThrottleOptions::default()
         });
         let t = table(5, 1);
-        let write = admission(&t, Access::Write);
+        let write = request(&t, Access::Write);
         // 10 seconds of 1 WCU: ten writes of 1 unit pass, the eleventh is refused.
         for _ in 0..10 {
-            assert!(throttle.admit(&write, 0).is_ok());
+            assert!(throttle.may_run(&write, 0).is_ok());
             throttle.consume(&t, &Consumed::table(1.0), Access::Write, None, 0);
         }
-        let refused = throttle.admit(&write, 0).expect_err("out of capacity");
+        let refused = throttle.may_run(&write, 0).expect_err("out of capacity");
         assert_eq!(
             refused.reason.reason,
             "TableWriteProvisionedThroughputExceeded"
         );
         assert_eq!(refused.message, TABLE_MESSAGE);
         // Reads have their own bucket.
-        assert!(throttle.admit(&admission(&t, Access::Read), 0).is_ok());
+        assert!(throttle.may_run(&request(&t, Access::Read), 0).is_ok());
         // A second later one unit is back.
-        assert!(throttle.admit(&write, 1_000).is_ok());
+        assert!(throttle.may_run(&write, 1_000).is_ok());
         throttle.consume(&t, &Consumed::table(1.0), Access::Write, None, 1_000);
-        assert!(throttle.admit(&write, 1_000).is_err());
+        assert!(throttle.may_run(&write, 1_000).is_err());
     }
 
     #[test]
@@ -398,22 +398,22 @@ mod tests {
             ..ThrottleOptions::default()
         });
         let t = table(1, 2);
-        let write = admission(&t, Access::Write);
+        let write = request(&t, Access::Write);
         for _ in 0..2 {
-            assert!(throttle.admit(&write, 0).is_ok());
+            assert!(throttle.may_run(&write, 0).is_ok());
             throttle.consume(&t, &Consumed::table(1.0), Access::Write, None, 0);
         }
-        assert!(throttle.admit(&write, 0).is_err());
+        assert!(throttle.may_run(&write, 0).is_err());
         assert!(
-            throttle.admit(&write, 500).is_ok(),
+            throttle.may_run(&write, 500).is_ok(),
             "half a second brings one unit back"
         );
         throttle.pause(true);
         throttle.consume(&t, &Consumed::table(100.0), Access::Write, None, 500);
-        assert!(throttle.admit(&write, 500).is_ok(), "paused");
+        assert!(throttle.may_run(&write, 500).is_ok(), "paused");
         throttle.pause(false);
         assert!(
-            throttle.admit(&write, 500).is_ok(),
+            throttle.may_run(&write, 500).is_ok(),
             "resumed with full buckets"
         );
     }
@@ -425,14 +425,14 @@ mod tests {
             ..ThrottleOptions::default()
         });
         let t = table(10, 10);
-        let read = admission(&t, Access::Read);
-        assert!(throttle.admit(&read, 0).is_ok());
+        let read = request(&t, Access::Read);
+        assert!(throttle.may_run(&read, 0).is_ok());
         throttle.consume(&t, &Consumed::table(40.0), Access::Read, None, 0);
         assert!(
-            throttle.admit(&read, 2_000).is_err(),
+            throttle.may_run(&read, 2_000).is_err(),
             "30 units of debt, 20 back"
         );
-        assert!(throttle.admit(&read, 3_100).is_ok());
+        assert!(throttle.may_run(&read, 3_100).is_ok());
     }
 
     #[test]
@@ -440,16 +440,16 @@ mod tests {
         let throttle = Throttle::new(ThrottleOptions::default());
         let mut t = table(0, 0);
         t.billing_mode = BillingMode::PayPerRequest;
-        let mut write = admission(&t, Access::Write);
+        let mut write = request(&t, Access::Write);
         write.partition = Some("hot".into());
-        assert!(throttle.admit(&write, 0).is_ok());
+        assert!(throttle.may_run(&write, 0).is_ok());
         throttle.consume(&t, &Consumed::table(1_000.0), Access::Write, Some("hot"), 0);
-        let refused = throttle.admit(&write, 0).expect_err("hot key");
+        let refused = throttle.may_run(&write, 0).expect_err("hot key");
         assert_eq!(
             refused.reason.reason,
             "TableWriteKeyRangeThroughputExceeded"
         );
         write.partition = Some("cold".into());
-        assert!(throttle.admit(&write, 0).is_ok());
+        assert!(throttle.may_run(&write, 0).is_ok());
     }
 }

@@ -20,11 +20,11 @@ mod body;
 mod body_limits;
 pub mod cbor;
 pub mod connections;
-pub mod controls;
 mod edge;
 mod handle;
 mod metrics_access;
 pub mod own_endpoints;
+pub mod test_controls;
 pub use kura_auth::{Authenticator, Credentials};
 mod options;
 mod protocol;
@@ -142,7 +142,7 @@ fn metrics_routes(shared: Shared) -> Router {
 fn routes(shared: Shared, front_ends: &[FrontEnd]) -> Router {
     let mut router = Router::new();
     if shared.controls.is_some() {
-        use controls::http as admin;
+        use test_controls::http as admin;
         router = router
             .route("/kura/admin", get(admin::status))
             .route("/kura/admin/reset", post(admin::reset))

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::handle::FrontEnd;
 use crate::metrics_access::MetricsAccess;
 use crate::tls::TlsConfig;
-use crate::{Authenticator, admission, connections, controls};
+use crate::{Authenticator, admission, connections, test_controls};
 use kura_api::audit;
 
 /// What `kura serve` turns on beyond the open default.
@@ -27,7 +27,7 @@ pub struct ServerOptions {
     /// Snapshots, reset, the manual clock and fault injection under `/kura/admin/`
     /// (`--test-controls`). Their engine is the one served: the router's `engine`
     /// argument is then not used.
-    pub controls: Option<Arc<controls::TestControls>>,
+    pub controls: Option<Arc<test_controls::TestControls>>,
     /// Front ends served beside the API on its listener, over the same pipeline: the web
     /// console (`kura_console::front_end`), unless `--console false`.
     pub front_ends: Vec<FrontEnd>,

@@ -7,7 +7,7 @@ use axum::extract::FromRef;
 use kura_engine::Engine;
 
 use crate::metrics_access::MetricsAccess;
-use crate::{Authenticator, admission, controls};
+use crate::{Authenticator, admission, test_controls};
 use kura_api::{EngineSlot, metrics, pipeline};
 
 /// What every handler shares: the engine, the authenticator when `--auth` is on, and the
@@ -24,7 +24,7 @@ pub(crate) struct Shared {
     pub(crate) trigger_admin: bool,
     /// Places for API requests running at once.
     pub(crate) admission: Arc<admission::Admission>,
-    pub(crate) controls: Option<Arc<controls::TestControls>>,
+    pub(crate) controls: Option<Arc<test_controls::TestControls>>,
     /// Who may read `GET /metrics` on the API's port.
     pub(crate) metrics_access: MetricsAccess,
     /// Regions kept apart (`--regions separate`).

@@ -46,7 +46,7 @@
 mod clients;
 #[cfg(feature = "testcontainers")]
 pub mod container;
-pub mod faults;
+pub mod failing_store;
 mod server;
 
 pub use clients::{
@@ -54,5 +54,5 @@ pub use clients::{
     in_process_streams_client,
 };
 pub use kura_engine::throttle::ThrottleOptions;
-pub use kura_server::controls::faults::FaultSpec;
+pub use kura_server::test_controls::faults::FaultSpec;
 pub use server::{Builder, TestKura};

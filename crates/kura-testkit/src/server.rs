@@ -9,9 +9,9 @@ use std::time::Duration;
 use kura_engine::clock::ManualClock;
 use kura_engine::throttle::ThrottleOptions;
 use kura_engine::{Engine, EngineOptions};
-use kura_server::controls::TestControls;
-use kura_server::controls::faults::{FaultRule, FaultSpec};
-use kura_server::controls::{SnapshotInfo, Timed};
+use kura_server::test_controls::TestControls;
+use kura_server::test_controls::faults::{FaultRule, FaultSpec};
+use kura_server::test_controls::{SnapshotInfo, Timed};
 
 /// How a [`TestKura`] starts.
 #[derive(Default)]
@@ -62,7 +62,7 @@ impl Builder {
         }
         let controls = TestControls::in_memory(options, clock).map_err(|e| e.to_string())?;
         let engine = controls.engine();
-        kura_server::controls::seed::start_state(
+        kura_server::test_controls::seed::start_state(
             &engine,
             Some(&controls),
             self.schema.as_deref(),

@@ -226,7 +226,7 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
         .and_then(|l| l.set_nonblocking(true).map(|()| l))
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let (engine, controls) = if args.in_memory && with_controls {
-        let controls = kura_server::controls::TestControls::in_memory(options, manual_clock)
+        let controls = kura_server::test_controls::TestControls::in_memory(options, manual_clock)
             .map_err(|e| e.to_string())?;
         (controls.engine(), Some(controls))
     } else {
@@ -237,11 +237,11 @@ fn serve(args: ServeArgs, dev: Option<dev::DevConfig>) -> Result<(), String> {
                 .map_err(|e| format!("cannot open {}: {e}", args.data_dir.display()))?
         };
         let controls = with_controls
-            .then(|| kura_server::controls::TestControls::over(engine.clone(), manual_clock));
+            .then(|| kura_server::test_controls::TestControls::over(engine.clone(), manual_clock));
         (engine, controls)
     };
     runtime.block_on(async move {
-        kura_server::controls::seed::start_state(
+        kura_server::test_controls::seed::start_state(
             &engine,
             controls.as_deref(),
             args.schema.as_deref(),

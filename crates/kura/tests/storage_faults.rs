@@ -20,7 +20,7 @@ use aws_sdk_dynamodb::types::{
 use common::KuraProcess;
 use kura_engine::storage::FjallStore;
 use kura_engine::{Engine, storage::Store};
-use kura_testkit::faults::{Fault, FaultyStore};
+use kura_testkit::failing_store::{Fault, FaultyStore};
 
 const TABLE: &str = "Faults";
 

@@ -11,7 +11,7 @@ use kura_engine::api::{
 use kura_engine::throttle::Access;
 use kura_model::wire::ItemJson;
 
-use super::{Call, admission, item_json, json, strong};
+use super::{Call, item_json, json, strong, throttling};
 use crate::authz::{self, items as checks};
 use crate::error::ApiError;
 
@@ -20,7 +20,7 @@ pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::put_item(s, &input))?;
     let table = input.table_name.as_deref();
-    admission::one(&call, table, None, input.item.as_ref(), Access::Write)?;
+    throttling::one(&call, table, None, input.item.as_ref(), Access::Write)?;
     let items: Vec<&ItemJson> = input.item.iter().collect();
     let held = strong::hold(&call, table, Some(&items))?;
     json(&strong::run(&call, held, call.engine.put_item(input)).await?)
@@ -31,7 +31,7 @@ pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::get_item(s, &input))?;
     let table = input.table_name.as_deref();
-    admission::one(&call, table, None, input.key.as_ref(), Access::Read)?;
+    throttling::one(&call, table, None, input.key.as_ref(), Access::Read)?;
     strong::read(&call, table, input.consistent_read)?;
     item_json(&call.engine.get_item(input)?)
 }
@@ -41,7 +41,7 @@ pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::delete_item(s, &input))?;
     let table = input.table_name.as_deref();
-    admission::one(&call, table, None, input.key.as_ref(), Access::Write)?;
+    throttling::one(&call, table, None, input.key.as_ref(), Access::Write)?;
     let items: Vec<&ItemJson> = input.key.iter().collect();
     let held = strong::hold(&call, table, Some(&items))?;
     json(&strong::run(&call, held, call.engine.delete_item(input)).await?)
@@ -52,7 +52,7 @@ pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::update_item(s, &input))?;
     let table = input.table_name.as_deref();
-    admission::one(&call, table, None, input.key.as_ref(), Access::Write)?;
+    throttling::one(&call, table, None, input.key.as_ref(), Access::Write)?;
     let items: Vec<&ItemJson> = input.key.iter().collect();
     let held = strong::hold(&call, table, Some(&items))?;
     json(&strong::run(&call, held, call.engine.update_item(input)).await?)
@@ -63,7 +63,7 @@ pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::query(s, &input))?;
     let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
-    admission::one(&call, table, index, None, Access::Read)?;
+    throttling::one(&call, table, index, None, Access::Read)?;
     strong::read(&call, table, input.consistent_read)?;
     let output = call.engine.query(input)?;
     call.observation.returned_items(output.count);
@@ -75,7 +75,7 @@ pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::scan(s, &input))?;
     let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
-    admission::one(&call, table, index, None, Access::Read)?;
+    throttling::one(&call, table, index, None, Access::Read)?;
     strong::read(&call, table, input.consistent_read)?;
     let output = call.engine.scan(input)?;
     call.observation.returned_items(output.count);
@@ -87,7 +87,7 @@ pub async fn search_vectors(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     call.observe_table(input.table_name.as_deref());
     authz::authorize(&call, |s| checks::search_vectors(s, &input))?;
     let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
-    admission::one(&call, table, index, None, Access::Read)?;
+    throttling::one(&call, table, index, None, Access::Read)?;
     let output = call.engine.search_vectors(input).await?;
     call.observation.returned_items(output.search_results.len());
     json(&output)
@@ -104,7 +104,7 @@ pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     }
     let mut input = input;
     let tables = input.request_items.iter().flat_map(|r| r.keys());
-    let (throttled, refusal) = admission::batch(&call, tables, Access::Read);
+    let (throttled, refusal) = throttling::batch(&call, tables, Access::Read);
     if throttled.is_empty() {
         return json(&call.engine.batch_get_item(input)?);
     }
@@ -115,7 +115,7 @@ pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         }
     }
     let answer = json(&call.engine.batch_get_item(input)?)?;
-    admission::leave_unprocessed(&call, answer, "UnprocessedKeys", &throttled)
+    throttling::leave_unprocessed(&call, answer, "UnprocessedKeys", &throttled)
 }
 
 pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -143,7 +143,7 @@ pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 async fn write_batch(call: &Call<'_>, input: BatchWriteItemInput) -> Result<Vec<u8>, ApiError> {
     let mut input = input;
     let tables = input.request_items.iter().flat_map(|r| r.keys());
-    let (throttled, refusal) = admission::batch(call, tables, Access::Write);
+    let (throttled, refusal) = throttling::batch(call, tables, Access::Write);
     if throttled.is_empty() {
         return json(&call.engine.batch_write_item(input).await?);
     }
@@ -154,7 +154,7 @@ async fn write_batch(call: &Call<'_>, input: BatchWriteItemInput) -> Result<Vec<
         }
     }
     let answer = json(&call.engine.batch_write_item(input).await?)?;
-    admission::leave_unprocessed(call, answer, "UnprocessedItems", &throttled)
+    throttling::leave_unprocessed(call, answer, "UnprocessedItems", &throttled)
 }
 
 pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
@@ -173,7 +173,7 @@ pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let actions = input.transact_items.iter().flatten();
     let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
     let tables = tables.flatten().filter_map(|a| a.table_name.as_deref());
-    admission::transaction(&call, tables, Access::Write)?;
+    throttling::transaction(&call, tables, Access::Write)?;
     json(&call.engine.transact_write_items(input).await?)
 }
 
@@ -190,7 +190,7 @@ pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     strong::no_transaction(&call, "TransactGetItems", tables)?;
     let actions = input.transact_items.iter().flatten();
     let tables = actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref());
-    admission::transaction(&call, tables, Access::Read)?;
+    throttling::transaction(&call, tables, Access::Read)?;
     json(&call.engine.transact_get_items(input)?)
 }
 

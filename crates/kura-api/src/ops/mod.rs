@@ -2,7 +2,6 @@
 //! [`Op`] of the operation table to its handler. Each parses its input, authorizes and
 //! admits it, calls the engine, and serialises its output; the pipeline does the rest.
 
-mod admission;
 mod answer;
 mod backups;
 mod global_tables;
@@ -13,6 +12,7 @@ mod partiql;
 mod streams;
 mod strong;
 mod tables;
+mod throttling;
 
 pub(crate) use crate::call::Call;
 use crate::error::ApiError;

@@ -14,10 +14,10 @@ use crate::error::ApiError;
 
 pub async fn execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let mut input: ExecuteStatementInput = call.input()?;
-    // Parsed and bound once: authorization, admission and the engine read the same.
+    // Parsed and bound once: authorization, throttling and the engine read the same.
     input.prepare();
     authz::authorize(&call, |s| checks::execute_statement(s, &input))?;
-    super::admission::statement(&call, input.prepared.as_ref())?;
+    super::throttling::statement(&call, input.prepared.as_ref())?;
     let held = strong::statement(&call, input.prepared.as_ref(), input.consistent_read)?;
     let output = strong::run(&call, held, call.engine.execute_statement(input)).await?;
     // ReturnedItemCount; the statement's table is inside the PartiQL, so the series has
@@ -50,7 +50,7 @@ async fn run_batch(
 ) -> Result<Vec<u8>, ApiError> {
     let statements = input.statements.as_deref().unwrap_or_default();
     let prepared: Vec<_> = statements.iter().map(|s| s.prepared.as_ref()).collect();
-    let refused = super::admission::statement_batch(call, &prepared);
+    let refused = super::throttling::statement_batch(call, &prepared);
     // Out of the API's 1-25 the engine answers the ValidationException, admitted or not.
     if refused.iter().all(Option::is_none) || !(1..=25).contains(&refused.len()) {
         return json(&call.engine.batch_execute_statement(input).await?);
@@ -125,6 +125,6 @@ pub async fn execute_transaction(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     });
     strong::no_transaction(&call, "ExecuteTransaction", tables)?;
     let prepared: Vec<_> = statements.iter().map(|s| s.prepared.as_ref()).collect();
-    super::admission::statement_transaction(&call, &prepared)?;
+    super::throttling::statement_transaction(&call, &prepared)?;
     json(&call.engine.execute_transaction(input).await?)
 }

@@ -1,14 +1,14 @@
 //! Kinesis Data Streams (`Kinesis_20131202`) on Kura's store: streams and their shards
-//! ([`stream`]), the stream operations ([`control`]) and the record operations
+//! ([`stream`]), the stream operations ([`stream_admin`]) and the record operations
 //! ([`records`]). Records are written by the one writer, in the batch of the request that
 //! puts them, so an acknowledged record survives a crash like an acknowledged item.
 
-pub(crate) mod control;
 pub(crate) mod destination;
 pub(crate) mod destinations;
 pub(crate) mod records;
 pub(crate) mod reshard;
 pub(crate) mod stream;
+pub(crate) mod stream_admin;
 pub(crate) mod trim;
 
 use crate::api::kinesis::StreamRef;

@@ -11,10 +11,10 @@ use base64::Engine as _;
 use kura_model::constraint::Constraints;
 use kura_model::messages;
 
-use super::control::not_found;
 use super::stream::{
     KinesisStream, StoredRecord, epoch_seconds, hash_key, parse_sequence, sequence_string, shard_id,
 };
+use super::stream_admin::not_found;
 use super::{invalid_argument, resolve, stream_by_id};
 use crate::api::kinesis::*;
 use crate::error::{EngineError, Result};

@@ -10,8 +10,8 @@
 
 use kura_model::constraint::Constraints;
 
-use super::control::not_found;
 use super::stream::{KinesisShard, KinesisStream};
+use super::stream_admin::not_found;
 use super::{MAX_SHARDS, invalid_argument, resolve};
 use crate::api::kinesis::*;
 use crate::error::{EngineError, Result};

@@ -7,7 +7,6 @@
 
 mod autoscaling;
 pub mod changes;
-mod control;
 mod drill;
 mod fill;
 mod flights;
@@ -15,10 +14,11 @@ mod legacy;
 mod overrides;
 mod regions;
 mod replica_actions;
+mod replica_updates;
 mod settings;
 pub(crate) mod status;
 mod strong;
-mod strong_control;
+mod strong_updates;
 pub mod time;
 
 pub use changes::{Change, Checkpoint, Feed};

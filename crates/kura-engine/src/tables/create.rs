@@ -18,7 +18,7 @@ use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
 use crate::indexes::definition::{self, throughput_constraints};
 use crate::keys::{self, TableStats};
-use crate::streams::control as stream_control;
+use crate::streams::specification as stream_spec;
 use crate::vectors::definition as vectors;
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
@@ -43,7 +43,7 @@ impl Engine {
                 }
                 record.id = allocate_table_id(w, &catalog)?;
                 if let Some(change) = stream_change {
-                    stream_control::apply(w, &mut record, change)?;
+                    stream_spec::apply(w, &mut record, change)?;
                 }
                 let record = Arc::new(record);
                 catalog.stage(w, record.clone())?;
@@ -62,7 +62,7 @@ impl Engine {
 pub(crate) fn new_table_record(
     ctx: &RequestContext,
     input: CreateTableInput,
-) -> Result<(TableRecord, Option<stream_control::StreamChange>)> {
+) -> Result<(TableRecord, Option<stream_spec::StreamChange>)> {
     // Long: CreateTable's checks in DynamoDB's order, which decides the error a bad request gets.
     let mut c = Constraints::new();
     c.name("tableName", input.table_name.as_deref());
@@ -96,7 +96,7 @@ pub(crate) fn new_table_record(
     );
     definition::create_table_constraints(&mut c, &input);
     crate::vectors::definition::create_table_constraints(&mut c, &input);
-    stream_control::constraints(&mut c, input.stream_specification.as_ref());
+    stream_spec::constraints(&mut c, input.stream_specification.as_ref());
     sse::constraints(&mut c, input.sse_specification.as_ref());
     c.finish()?;
 
@@ -143,7 +143,7 @@ pub(crate) fn new_table_record(
         &indexes,
         billing_mode,
     )?;
-    let stream_change = stream_control::requested(input.stream_specification.as_ref(), true)?;
+    let stream_change = stream_spec::requested(input.stream_specification.as_ref(), true)?;
     let tags = check_tags(&input.tags.unwrap_or_default())?;
 
     let name = input.table_name.unwrap_or_default();

@@ -11,7 +11,7 @@ use crate::api::*;
 use crate::error::{EngineError, Result};
 use crate::keys::{self, TableStats};
 use crate::purge::PurgeTarget;
-use crate::streams::control as stream_control;
+use crate::streams::specification as stream_spec;
 use crate::{Engine, RequestContext};
 use kura_store::Space;
 
@@ -53,7 +53,7 @@ impl Engine {
                     vectors: BTreeMap::new(),
                 };
                 // The stream outlives its table: readable, as DISABLED, for 24 hours.
-                stream_control::disable(w, &mut record.as_ref().clone())?;
+                stream_spec::disable(w, &mut record.as_ref().clone())?;
                 catalog.stage_removal(w, &name);
                 w.delete(Space::Meta, keys::stats_key(record.id));
                 for index in &record.indexes {

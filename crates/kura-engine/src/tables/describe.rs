@@ -11,7 +11,7 @@ use crate::catalog::{BillingMode, TableRecord, Throughput};
 use crate::clock::now_ms;
 use crate::error::Result;
 use crate::indexes::definition::{self};
-use crate::streams::control as stream_control;
+use crate::streams::specification as stream_spec;
 use crate::{Engine, RequestContext};
 
 impl Engine {
@@ -108,7 +108,7 @@ pub(crate) fn describe(
     let (global_secondary_indexes, local_secondary_indexes) =
         definition::describe_indexes(ctx, record, &stats.indexes, throughput_description);
     let (stream_specification, latest_stream_label, latest_stream_arn) =
-        stream_control::describe(ctx, record);
+        stream_spec::describe(ctx, record);
     TableDescription {
         attribute_definitions: Some(
             record

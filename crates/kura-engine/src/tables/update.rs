@@ -19,8 +19,8 @@ use crate::indexes::backfill::{BackfillJob, Backfiller};
 use crate::indexes::definition::{self, GsiPlan, OnlineChange, throughput_constraints};
 use crate::keys::{self};
 use crate::purge::{PurgeTarget, Purger};
-use crate::streams::control as stream_control;
 use crate::streams::meta::ViewType;
+use crate::streams::specification as stream_spec;
 use crate::vectors::definition::{self as vector_definition, VectorChange};
 use crate::writer::WriteContext;
 use crate::{Engine, RequestContext};
@@ -63,7 +63,7 @@ impl Engine {
             input.provisioned_throughput.as_ref(),
         );
         definitions_constraints(&mut c, input.attribute_definitions.as_deref());
-        stream_control::constraints(&mut c, input.stream_specification.as_ref());
+        stream_spec::constraints(&mut c, input.stream_specification.as_ref());
         sse::constraints(&mut c, input.sse_specification.as_ref());
         if let Some(updates) = &input.global_secondary_index_updates {
             definition::update_constraints(&mut c, updates);
@@ -93,7 +93,7 @@ impl Engine {
         if nothing {
             return Err(EngineError::validation(messages::UPDATE_TABLE_NOTHING));
         }
-        let stream_change = stream_control::requested(input.stream_specification.as_ref(), false)?;
+        let stream_change = stream_spec::requested(input.stream_specification.as_ref(), false)?;
         if stream_change.is_some()
             && (input.provisioned_throughput.is_some()
                 || input.billing_mode.as_deref() == Some("PROVISIONED"))
@@ -134,7 +134,7 @@ impl Engine {
                 }
                 if current.replication.is_some()
                     && stream_change.is_some_and(|c| {
-                        c != stream_control::StreamChange::Enable(ViewType::NewAndOldImages)
+                        c != stream_spec::StreamChange::Enable(ViewType::NewAndOldImages)
                     })
                 {
                     return Err(EngineError::validation(messages::replicas::stream_needed(
@@ -192,7 +192,7 @@ impl Engine {
                     ));
                 }
                 if let Some(change) = stream_change {
-                    stream_control::apply(w, &mut next, change)?;
+                    stream_spec::apply(w, &mut next, change)?;
                     changing_index = true;
                 }
                 if let Some(sse) = sse_change {

@@ -6,7 +6,7 @@
 //! index holds one entry per item whose attribute is a Number that can be an epoch time,
 //! keyed by expiry time, so the expirer reads only what is due and never scans a table.
 
-pub(crate) mod control;
+pub(crate) mod settings;
 
 use kura_model::{AttributeValue, Item, limits};
 

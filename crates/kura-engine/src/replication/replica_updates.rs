@@ -13,8 +13,8 @@ use crate::api::{TableNameInput, UpdateTableInput};
 use crate::catalog::{ReplicaOverrides, ReplicaRecord, ReplicationRecord, TableRecord};
 use crate::clock::now_ms;
 use crate::error::{EngineError, Result};
-use crate::streams::control::{self as stream_control, StreamChange};
 use crate::streams::meta::ViewType;
+use crate::streams::specification::{self as stream_spec, StreamChange};
 use crate::tables::allocate_table_id;
 use crate::{Engine, RequestContext};
 
@@ -346,7 +346,7 @@ impl Engine {
                     )));
                 }
                 record.id = allocate_table_id(w, &catalog)?;
-                stream_control::apply(
+                stream_spec::apply(
                     w,
                     &mut record,
                     StreamChange::Enable(ViewType::NewAndOldImages),

@@ -30,7 +30,7 @@ pub(crate) fn one(
         return Ok(());
     };
     call.engine
-        .admit(&call.ctx, table, index, access, key)
+        .check_capacity(&call.ctx, table, index, access, key)
         .map_err(ApiError::from)
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn statement(
     };
     let source = lowered.source();
     call.engine
-        .admit(
+        .check_capacity(
             &call.ctx,
             &source.table,
             source.index.as_deref(),
@@ -122,7 +122,10 @@ pub(crate) fn transaction<'a>(
     let mut refused: BTreeMap<&str, Option<String>> = BTreeMap::new();
     for table in &tables {
         refused.entry(table).or_insert_with(|| {
-            match call.engine.admit(&call.ctx, table, None, access, None) {
+            match call
+                .engine
+                .check_capacity(&call.ctx, table, None, access, None)
+            {
                 Err(kura_engine::EngineError::Throttled(t)) => Some(t.message.to_owned()),
                 _ => None,
             }
@@ -160,7 +163,10 @@ pub(crate) fn batch<'a>(
         return (throttled, first);
     }
     for table in tables {
-        if let Err(e) = call.engine.admit(&call.ctx, table, None, access, None) {
+        if let Err(e) = call
+            .engine
+            .check_capacity(&call.ctx, table, None, access, None)
+        {
             throttled.insert(table.clone());
             first.get_or_insert(ApiError::from(e));
         }

@@ -78,7 +78,7 @@ impl Engine {
                         "Stream {name} under account {ACCOUNT_ID} already exists."
                     )));
                 }
-                let id = crate::streams::control::next_stream_id(w)?;
+                let id = crate::streams::specification::next_stream_id(w)?;
                 let mut stream = KinesisStream::new(id, &name, mode, shards, now);
                 stream.tags = tags;
                 w.put(Space::Meta, name_key, id.to_be_bytes().to_vec());
