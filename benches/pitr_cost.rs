@@ -83,7 +83,7 @@ async fn throughput(writes: usize, pitr: bool) -> (f64, usize, usize) {
     create(&engine, "Bench", pitr).await;
     put_many(&engine, "Bench", KEYS, KEYS, "load").await;
     let rate = put_many(&engine, "Bench", writes, KEYS, "over").await;
-    let (entries, bytes) = engine.debug_history_size();
+    let (entries, bytes) = engine.internals().history_size();
     engine.shutdown();
     (rate, entries, bytes)
 }

@@ -56,14 +56,15 @@ pub fn advise(engine: &Engine) -> Advice {
 
 /// The advisor's findings on every table of `engine`.
 pub fn advise_with(engine: &Engine, options: &Options) -> Advice {
-    let tables = engine.table_designs();
+    let design = engine.design();
+    let tables = design.table_designs();
     let mut findings = Vec::new();
     let mut zones = BTreeSet::new();
     let mut samples = Vec::new();
     let since = rfc3339(engine.counters().since_ms());
     for table in &tables {
         let size = table.size.as_ref();
-        let sample = engine
+        let sample = design
             .sample_items(table, SAMPLE, SAMPLE_BYTES)
             .unwrap_or_default();
         samples.push(Sample {
@@ -91,8 +92,7 @@ pub fn advise_with(engine: &Engine, options: &Options) -> Advice {
         check.searched_collections(&sample, &traffic);
         check.values(&sample);
         check.key_values(&sample);
-        // Distinct partition values, counted by skipping from partition to partition: the
-        // sample alone cannot count them (a few large partitions fill it).
+        // Distinct partition values, skipping from one to the next (a sample cannot count them).
         let distinct = std::iter::once(None)
             .chain(
                 table
@@ -102,13 +102,13 @@ pub fn advise_with(engine: &Engine, options: &Options) -> Advice {
                     .map(|i| Some(i.name.as_str())),
             )
             .filter_map(|index| {
-                let counted = engine.distinct_partitions(table, index, partitions::COUNTED);
+                let counted = design.distinct_partitions(table, index, partitions::COUNTED);
                 counted.ok().map(|c| (index.map(str::to_owned), c))
             })
             .collect();
         check.cardinality(&sample, &distinct);
         check.index_values(&sample);
-        check.collections(engine.largest_item_collection(table).ok().flatten());
+        check.collections(design.largest_item_collection(table).ok().flatten());
         if let Some(counters) = &counters {
             check.index_use(counters);
         }

@@ -40,7 +40,7 @@ impl<'a> Schemas<'a> {
         if let Some((_, names)) = found {
             return names.clone();
         }
-        let names = self.engine.partition_key_names(table, index);
+        let names = self.engine.design().partition_key_names(table, index);
         let key = (table.to_owned(), index.map(str::to_owned));
         seen.push((key, names.clone()));
         names
@@ -52,7 +52,7 @@ impl<'a> Schemas<'a> {
         if let Some((_, names)) = seen.iter().find(|(t, _)| t == table) {
             return names.clone();
         }
-        let names = self.engine.key_names(table);
+        let names = self.engine.design().key_names(table);
         seen.push((table.to_owned(), names.clone()));
         names
     }

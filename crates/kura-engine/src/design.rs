@@ -119,11 +119,48 @@ impl TableDesign {
 /// The slices of the partition-hash space the advisor's sample is taken from in turns.
 pub const SAMPLE_SLICES: u64 = 16;
 
-impl Engine {
+/// What the design advisor, the audit log and authorization read about tables:
+/// [`Engine::design`].
+pub struct Design<'a> {
+    pub(crate) engine: &'a Engine,
+}
+
+impl Design<'_> {
+    /// The primary key attribute names of a table (partition key, then sort key): what the
+    /// audit log splits a Put's key out of its item with. None for an unknown table.
+    pub fn key_names(&self, table: &str) -> Option<Vec<String>> {
+        let record = self.engine.catalog.get(table)?;
+        let schema = &record.key_schema;
+        Some(
+            std::iter::once(&schema.hash)
+                .chain(schema.range.as_ref())
+                .map(|a| a.name.clone())
+                .collect(),
+        )
+    }
+
+    /// The partition key attribute names of a table, or of one of its indexes: what the
+    /// server's authorization step reads `dynamodb:LeadingKeys` from. None for an unknown
+    /// table or index.
+    pub fn partition_key_names(&self, table: &str, index: Option<&str>) -> Option<Vec<String>> {
+        let record = self.engine.catalog.get(table)?;
+        match index {
+            None => Some(vec![record.key_schema.hash.name.clone()]),
+            Some(name) => Some(
+                record
+                    .index(name)?
+                    .hash_attributes()
+                    .map(|a| a.name.clone())
+                    .collect(),
+            ),
+        }
+    }
+
     /// Every table's design, in name order.
     pub fn table_designs(&self) -> Vec<TableDesign> {
-        let sizes = self.table_sizes().unwrap_or_default();
-        self.catalog
+        let sizes = self.engine.table_sizes().unwrap_or_default();
+        self.engine
+            .catalog
             .all()
             .values()
             .map(|record| {
@@ -140,7 +177,7 @@ impl Engine {
         if !table.indexes.iter().any(|i| i.kind == IndexKind::Local) {
             return Ok(None);
         }
-        let snapshot = self.store.snapshot()?;
+        let snapshot = self.engine.store.snapshot()?;
         let prefix = keys::collection_prefix(table.id);
         let mut largest = 0;
         for row in snapshot.range(Space::Meta, KeyRange::prefix(&prefix), Direction::Forward) {
@@ -149,7 +186,10 @@ impl Engine {
                 largest = largest.max(u64::from_be_bytes(bytes));
             }
         }
-        Ok(Some((largest, self.limits.max_item_collection_bytes)))
+        Ok(Some((
+            largest,
+            self.engine.limits.max_item_collection_bytes,
+        )))
     }
 
     /// How many distinct partition key values the table (`index` None) or one of its GSIs
@@ -163,7 +203,7 @@ impl Engine {
         index: Option<&str>,
         bound: usize,
     ) -> Result<(usize, bool)> {
-        let Some(record) = self.catalog.get(&table.name) else {
+        let Some(record) = self.engine.catalog.get(&table.name) else {
             return Ok((0, true));
         };
         let (space, prefix) = match index {
@@ -176,7 +216,7 @@ impl Engine {
                 _ => return Ok((0, true)),
             },
         };
-        let snapshot = self.store.snapshot()?;
+        let snapshot = self.engine.store.snapshot()?;
         let whole = KeyRange::prefix(&prefix);
         let mut start = whole.start.clone();
         let mut distinct = 0;
@@ -233,7 +273,7 @@ impl Engine {
         limit: usize,
         max_bytes: usize,
     ) -> Result<Vec<Item>> {
-        let snapshot = self.store.snapshot()?;
+        let snapshot = self.engine.store.snapshot()?;
         let mut sample = Sample {
             limit,
             max_bytes,

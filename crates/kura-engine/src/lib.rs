@@ -41,6 +41,7 @@ pub mod design;
 mod engine;
 pub mod error;
 mod exports;
+mod facets;
 pub mod imports;
 mod indexes;
 mod items;
@@ -72,6 +73,7 @@ pub use context::RequestContext;
 pub use engine::{Engine, EngineOptions, Health};
 pub use error::{EngineError, Result};
 pub use exports::object_prefix as export_object_prefix;
+pub use facets::{Capacity, Internals};
 pub use kinesis::stream::{
     parse_sequence as kinesis_sequence_value, sequence_string as kinesis_sequence_text,
 };

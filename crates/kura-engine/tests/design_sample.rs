@@ -43,10 +43,11 @@ async fn the_sample_comes_from_the_whole_key_space() {
     let engine = Engine::in_memory();
     table_with(&engine, "big", 4000).await;
     table_with(&engine, "small", 300).await;
-    let designs = engine.table_designs();
+    let designs = engine.design().table_designs();
     let design = |name: &str| designs.iter().find(|d| d.name == name).expect("table");
 
     let sample = engine
+        .design()
         .sample_items(design("big"), 1000, 16 << 20)
         .expect("sample");
     let taken = ids(&sample);
@@ -68,6 +69,7 @@ async fn the_sample_comes_from_the_whole_key_space() {
     );
 
     let whole = engine
+        .design()
         .sample_items(design("small"), 1000, 16 << 20)
         .expect("sample");
     assert_eq!(
@@ -77,6 +79,7 @@ async fn the_sample_comes_from_the_whole_key_space() {
     );
 
     let bounded = engine
+        .design()
         .sample_items(design("big"), 1000, 10_000)
         .expect("sample");
     assert!(bounded.len() < 100, "{} items in 10 KB", bounded.len());
@@ -106,8 +109,9 @@ async fn the_sample_spreads_over_partitions_of_one_slice() {
             "shop": {"S": format!("shop-{}", order % 8)}, "order": {"N": order.to_string()}}});
         engine.put_item(input(put)).await.expect("put");
     }
-    let designs = engine.table_designs();
+    let designs = engine.design().table_designs();
     let sample = engine
+        .design()
         .sample_items(&designs[0], 1000, 16 << 20)
         .expect("sample");
     assert_eq!(sample.len(), 1000);
@@ -126,12 +130,14 @@ async fn the_sample_spreads_over_partitions_of_one_slice() {
     assert_eq!(keys.len(), 1000, "no item twice");
     assert_eq!(
         engine
+            .design()
             .distinct_partitions(&designs[0], None, 1024)
             .expect("count"),
         (8, true)
     );
     assert_eq!(
         engine
+            .design()
             .distinct_partitions(&designs[0], None, 5)
             .expect("count"),
         (5, false)

@@ -347,7 +347,7 @@ async fn a_backup_is_its_moment_and_outlives_its_table() {
             "pk": {"S": "new"}, "sk": {"N": "1"}, "g": {"S": "x"}}})))
         .await
         .expect("put");
-    assert!(engine.debug_history_count() > 0);
+    assert!(engine.internals().history_count() > 0);
     let described = to_json(
         engine
             .describe_backup(&ctx(), input(json!({"BackupArn": arn})))
@@ -386,8 +386,8 @@ async fn a_backup_is_its_moment_and_outlives_its_table() {
 
     // Nothing is freed while the backup exists; once it is deleted, retention releases
     // the deleted table's items and history.
-    tokio::task::block_in_place(|| engine.run_retention()).expect("retention");
-    assert!(engine.debug_history_count() > 0);
+    tokio::task::block_in_place(|| engine.internals().run_retention()).expect("retention");
+    assert!(engine.internals().history_count() > 0);
     let deleted = to_json(
         engine
             .delete_backup(&ctx(), input(json!({"BackupArn": arn})))
@@ -402,9 +402,9 @@ async fn a_backup_is_its_moment_and_outlives_its_table() {
         .describe_backup(&ctx(), input(json!({"BackupArn": arn})))
         .expect_err("gone");
     assert!(matches!(err, EngineError::BackupNotFound(_)), "{err:?}");
-    tokio::task::block_in_place(|| engine.run_retention()).expect("retention");
+    tokio::task::block_in_place(|| engine.internals().run_retention()).expect("retention");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while engine.debug_history_count() > 0 || engine.debug_item_count() > 300 {
+    while engine.internals().history_count() > 0 || engine.internals().item_count() > 300 {
         assert!(Instant::now() < deadline, "retired table not purged");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -417,7 +417,9 @@ async fn history_stops_when_nothing_needs_it() {
     let engine = engine(clock.clone());
     // The sweeper's first pass runs retention too: let it end before the test's passes,
     // or it may stop the history between the test's steps (the next one is an hour off).
-    assert!(tokio::task::block_in_place(|| engine.sweep_now()));
+    assert!(tokio::task::block_in_place(|| engine
+        .internals()
+        .sweep_now()));
     create(&engine, "Src").await;
     enable_pitr(&engine, "Src").await;
     for i in 0..10 {
@@ -427,11 +429,11 @@ async fn history_stops_when_nothing_needs_it() {
             .await
             .expect("put");
     }
-    assert_eq!(engine.debug_history_count(), 10);
+    assert_eq!(engine.internals().history_count(), 10);
     // Entries older than the recovery window go.
     clock.advance_ms(36 * 86_400_000);
-    tokio::task::block_in_place(|| engine.run_retention()).expect("retention");
-    assert_eq!(engine.debug_history_count(), 0);
+    tokio::task::block_in_place(|| engine.internals().run_retention()).expect("retention");
+    assert_eq!(engine.internals().history_count(), 0);
     engine
         .update_continuous_backups(input(json!({"TableName": "Src",
             "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": false}})))
@@ -442,16 +444,16 @@ async fn history_stops_when_nothing_needs_it() {
             "pk": {"S": "b"}, "sk": {"N": "1"}, "g": {"S": "g"}}})))
         .await
         .expect("put");
-    assert_eq!(engine.debug_history_count(), 1);
-    tokio::task::block_in_place(|| engine.run_retention()).expect("retention");
-    assert_eq!(engine.debug_history_count(), 0);
+    assert_eq!(engine.internals().history_count(), 1);
+    tokio::task::block_in_place(|| engine.internals().run_retention()).expect("retention");
+    assert_eq!(engine.internals().history_count(), 0);
     // No longer recorded.
     engine
         .put_item(input(json!({"TableName": "Src", "Item": {
             "pk": {"S": "b"}, "sk": {"N": "2"}, "g": {"S": "g"}}})))
         .await
         .expect("put");
-    assert_eq!(engine.debug_history_count(), 0);
+    assert_eq!(engine.internals().history_count(), 0);
     engine.shutdown();
 }
 

@@ -51,7 +51,7 @@ async fn tables_past_the_quota_are_refused_until_one_is_deleted() {
         ),
         other => panic!("{other:?}"),
     }
-    assert_eq!(engine.table_designs().len(), 3, "nothing created");
+    assert_eq!(engine.design().table_designs().len(), 3, "nothing created");
 
     // A restore creates a table too.
     let backup = engine

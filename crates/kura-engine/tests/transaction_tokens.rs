@@ -147,7 +147,7 @@ async fn tokens_are_durable_for_ten_minutes() {
     // Once every use is older than 10 minutes the sweeper deletes the records.
     clock.advance_ms(10 * 60 * 1000 + 1);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while engine.debug_meta_count(b"txtok/") > 0 && Instant::now() < deadline {
+    while engine.internals().meta_count(b"txtok/") > 0 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     engine.shutdown();

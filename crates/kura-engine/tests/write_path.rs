@@ -209,7 +209,7 @@ async fn deleted_tables_are_purged_and_names_reused_cleanly() {
     assert_eq!(described.table.item_count, 0);
     // The purge runs in the background; wait for the old items to be gone from storage.
     // The new table is empty, so any stored item is a leftover of the old one.
-    let store_is_clean = || engine.debug_item_count() == 0;
+    let store_is_clean = || engine.internals().item_count() == 0;
     for _ in 0..200 {
         if store_is_clean() {
             break;

@@ -91,7 +91,10 @@ pub(crate) async fn insights(
         return error(StatusCode::NOT_FOUND, &format!("no table {table}"));
     }
     if let Some(index) = index
-        && engine.partition_key_names(&table, Some(index)).is_none()
+        && engine
+            .design()
+            .partition_key_names(&table, Some(index))
+            .is_none()
     {
         return error(
             StatusCode::NOT_FOUND,

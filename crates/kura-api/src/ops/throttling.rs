@@ -23,14 +23,15 @@ pub(crate) fn one(
     key: Option<&ItemJson>,
     access: Access,
 ) -> Result<(), ApiError> {
-    if !call.engine.enforces_capacity() {
+    if !call.engine.capacity().enforced() {
         return Ok(());
     }
     let Some(table) = table else {
         return Ok(());
     };
     call.engine
-        .check_capacity(&call.ctx, table, index, access, key)
+        .capacity()
+        .check(&call.ctx, table, index, access, key)
         .map_err(ApiError::from)
 }
 
@@ -41,7 +42,7 @@ pub(crate) fn statement(
     call: &Call<'_>,
     prepared: Option<&Result<Lowered, kura_engine::EngineError>>,
 ) -> Result<(), ApiError> {
-    if !call.engine.enforces_capacity() {
+    if !call.engine.capacity().enforced() {
         return Ok(());
     }
     let Some(Ok(lowered)) = prepared else {
@@ -49,7 +50,8 @@ pub(crate) fn statement(
     };
     let source = lowered.source();
     call.engine
-        .check_capacity(
+        .capacity()
+        .check(
             &call.ctx,
             &source.table,
             source.index.as_deref(),
@@ -74,7 +76,7 @@ pub(crate) fn statement_transaction(
     call: &Call<'_>,
     prepared: &[Option<&Result<Lowered, kura_engine::EngineError>>],
 ) -> Result<(), ApiError> {
-    if !call.engine.enforces_capacity() {
+    if !call.engine.capacity().enforced() {
         return Ok(());
     }
     let Some(lowered) = prepared
@@ -115,7 +117,7 @@ pub(crate) fn transaction<'a>(
     tables: impl Iterator<Item = &'a str>,
     access: Access,
 ) -> Result<(), ApiError> {
-    if !call.engine.enforces_capacity() {
+    if !call.engine.capacity().enforced() {
         return Ok(());
     }
     let tables: Vec<&str> = tables.collect();
@@ -124,7 +126,8 @@ pub(crate) fn transaction<'a>(
         refused.entry(table).or_insert_with(|| {
             match call
                 .engine
-                .check_capacity(&call.ctx, table, None, access, None)
+                .capacity()
+                .check(&call.ctx, table, None, access, None)
             {
                 Err(kura_engine::EngineError::Throttled(t)) => Some(t.message.to_owned()),
                 _ => None,
@@ -159,13 +162,14 @@ pub(crate) fn batch<'a>(
 ) -> (BTreeSet<String>, Option<ApiError>) {
     let mut throttled = BTreeSet::new();
     let mut first = None;
-    if !call.engine.enforces_capacity() {
+    if !call.engine.capacity().enforced() {
         return (throttled, first);
     }
     for table in tables {
         if let Err(e) = call
             .engine
-            .check_capacity(&call.ctx, table, None, access, None)
+            .capacity()
+            .check(&call.ctx, table, None, access, None)
         {
             throttled.insert(table.clone());
             first.get_or_insert(ApiError::from(e));

@@ -131,7 +131,7 @@ pub(crate) async fn status(State(shared): State<Shared>, request: Request) -> Re
             "clock": clock_json(&controls),
             "snapshots": controls.snapshots(),
             "faults": controls.faults.list(),
-            "enforce_capacity": engine.enforces_capacity(),
+            "enforce_capacity": engine.capacity().enforced(),
         }),
     )
 }

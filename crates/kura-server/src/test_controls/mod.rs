@@ -223,7 +223,7 @@ impl TestControls {
             .try_advance_ms(millis)
             .ok_or("the clock cannot move past the end of year 9999")?;
         let engine = self.engine();
-        if !engine.sweep_now() {
+        if !engine.internals().sweep_now() {
             tracing::warn!("the sweep after a clock move did not finish in 30 s");
         }
         Ok(now)

@@ -38,7 +38,7 @@ pub async fn start_state(
         tracing::info!("the data directory has tables: --schema and --seed are not applied");
         return Ok(());
     }
-    engine.pause_capacity(true);
+    engine.capacity().pause(true);
     let applied = async {
         if let Some(path) = schema {
             let created = apply_schema(engine, path).await?;
@@ -51,7 +51,7 @@ pub async fn start_state(
         Ok::<(), String>(())
     }
     .await;
-    engine.pause_capacity(false);
+    engine.capacity().pause(false);
     applied?;
     if let Some(controls) = controls
         && controls.can_snapshot()
