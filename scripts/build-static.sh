@@ -2,12 +2,12 @@
 # Builds the `kura` binary statically linked (glibc with crt-static: nothing downloaded,
 # no Rust and no shared library needed where it runs) and copies it to target/static/kura.
 # It has every feature (`full`: the SDK-client commands, S3 buckets, jemalloc; ADR 0020).
-#   scripts/build-static.sh            # the release profile: what the tests and image use
+#   scripts/build-static.sh            # the quick profile (release without LTO): what the tests and image use
 #   scripts/build-static.sh dist       # fat LTO, stripped: what a release ships (README)
 # Prints the binary's path on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-profile="${1:-release}"
+profile="${1:-quick}"
 target="$(rustc -vV | sed -n 's/^host: //p')"
 # crt-static only for the target: build scripts and proc macros stay dynamic.
 RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \

@@ -186,7 +186,7 @@ fuzz_smoke() {
 # The static release binary: the one the interop tests run and the image ships. Not
 # through Clippy: the test build has linted the same code.
 static_build() {
-  env -u RUSTC_WORKSPACE_WRAPPER ./scripts/build-static.sh release | tail -n 1 >"$RUN_DIR/kura-bin"
+  env -u RUSTC_WORKSPACE_WRAPPER ./scripts/build-static.sh quick | tail -n 1 >"$RUN_DIR/kura-bin"
 }
 
 summary() {
@@ -237,7 +237,7 @@ export PATH="$PWD/.venv/bin:$PATH"
 # servers, children and disks. (Started at once instead, beside the test build, it pushed
 # the fuzz lane past the end of the tests: the run is bound by its CPU work, not by the
 # order of its builds; docs/testing.md.)
-lane static 10 step static "The static release binary (release profile, every feature)" static_build
+lane static 10 step static "The static release binary (quick profile: release without LTO, every feature)" static_build
 step tests "Rust tests (unit, property, conformance, SDK in-process and over HTTP, kill -9, crash torture; the kura-cqrs suite against Kura in process)" \
   cargo test --workspace --locked --features "$WORKSPACE_FEATURES"
 
@@ -253,7 +253,7 @@ export KURA_BIN
 "$KURA_BIN" --version
 # Its build tree (gigabytes, with line tables) is not used again by this run; a CI machine
 # may need the space.
-if [ -n "${CI:-}" ]; then rm -rf "target/$(rustc -vV | sed -n 's/^host: //p')/release"; fi
+if [ -n "${CI:-}" ]; then rm -rf "target/$(rustc -vV | sed -n 's/^host: //p')/quick"; fi
 
 image_build() { ./scripts/image.sh "$KURA_BIN" | tail -n 1 >"$RUN_DIR/image"; }
 step tests "The container image (Debian's docker.io)" image_build

@@ -16,7 +16,7 @@
 
 WORKSPACE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # kura's SDK-client commands (and with them kura-cqrs's SQLite read model) and the
-# testcontainers module; jemalloc is left to the static binary (scripts/build-static.sh).
+# testcontainers module.
 WORKSPACE_FEATURES="kura/clients,kura-testkit/testcontainers"
 
 # Runs one example of the workspace, built with the workspace's features (a no-op build

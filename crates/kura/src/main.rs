@@ -1,5 +1,7 @@
 //! `kura`: a DynamoDB-compatible database server.
 
+// The binary's allocator (jemalloc): linked by naming the crate.
+use kura_alloc as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -415,7 +417,6 @@ fn engine_options(
             }),
         vector_exact_below: args.vector_exact_below,
         vector_search_expansion: args.vector_search_expansion,
-        on_idle: Some(Arc::new(kura_alloc::give_back)),
         ..EngineOptions::default()
     })
 }
