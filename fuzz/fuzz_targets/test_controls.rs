@@ -3,7 +3,7 @@
 //! panicking. The input is split at the first newline: the text, then a request body.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use kura_server::controls::{faults, seed};
+use kura_server::test_controls::{faults, seed};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
