@@ -214,6 +214,22 @@ impl Op {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// The service prefix of its IAM action: DynamoDB Streams' operations are
+    /// authorized as `dynamodb:` actions ("Using IAM with DynamoDB Streams"), Kinesis's as
+    /// `kinesis:` ones.
+    pub fn iam_service(self) -> &'static str {
+        match self.api() {
+            Api::DynamoDb | Api::Streams => "dynamodb",
+            Api::Kinesis => "kinesis",
+        }
+    }
+
+    /// The IAM action that authorizes it, as policies and AccessDenied messages name it
+    /// (`dynamodb:GetItem`, `kinesis:PutRecord`).
+    pub fn iam_action(self) -> String {
+        format!("{}:{}", self.iam_service(), self.name())
+    }
 }
 
 /// Real DynamoDB operations that a later issue implements: they get a precise
@@ -238,6 +254,30 @@ mod tests {
             }
         }
         assert_eq!(Op::ALL.len(), 80);
+    }
+
+    /// Every operation's IAM action is its service's prefix and its wire name, so a row
+    /// added to the table is authorized under the action AWS documents for it.
+    #[test]
+    fn iam_actions_follow_the_api() {
+        for op in Op::ALL {
+            let (service, action) = op
+                .iam_action()
+                .split_once(':')
+                .map(|(s, a)| (s.to_owned(), a.to_owned()))
+                .expect("service:action");
+            assert_eq!(action, op.name());
+            assert_eq!(
+                service,
+                if op.api() == Api::Kinesis {
+                    "kinesis"
+                } else {
+                    "dynamodb"
+                }
+            );
+        }
+        assert_eq!(Op::GetRecords.iam_action(), "dynamodb:GetRecords");
+        assert_eq!(Op::KinesisGetRecords.iam_action(), "kinesis:GetRecords");
     }
 
     /// CloudTrail's data events for DynamoDB (its "Logging DynamoDB operations by using

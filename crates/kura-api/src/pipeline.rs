@@ -163,7 +163,7 @@ impl Pipeline {
         }
         let principal = request.verified.as_ref().map(|v| &v.principal);
         if op.api() == Api::DynamoDb {
-            crate::authz::accounts::own_account(&request.body, principal, op.name())?;
+            crate::authz::accounts::own_account(&request.body, principal, op)?;
         }
         let call = Call {
             engine: schemas.engine(),
@@ -179,7 +179,7 @@ impl Pipeline {
             regions: self.regions.as_ref(),
         };
         if op.guard() == Guard::Control {
-            crate::authz::control(&call, op.name())?;
+            crate::authz::control(&call, op)?;
         }
         // The console's browsing is the user's, not the application's traffic: the engine
         // counts it apart (advisor, Contributor Insights, consumed capacity; issue 36).

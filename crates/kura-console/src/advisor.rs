@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::layout::{self, Section, Tab, csrf, table_path};
 use super::{Ctx, Fields, Posted, field, raw};
 use kura_advisor::suppressions::{self, Problem, Reported, SuppressionWarning};
+use kura_api::operation::Op;
 
 /// The advisor's last findings, kept a few seconds: it samples every table, and a page
 /// reloaded in a loop should not make it do so each time.
@@ -77,7 +78,7 @@ async fn live(ctx: Ctx, f: Fields) -> Response {
     };
     let mut visible = Vec::new();
     for name in names {
-        if ctx.allowed("Scan", &name) && super::tables::describe(&ctx, &name).await.is_ok() {
+        if ctx.allowed(Op::Scan, &name) && super::tables::describe(&ctx, &name).await.is_ok() {
             visible.push(name);
         }
     }

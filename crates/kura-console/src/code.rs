@@ -13,6 +13,8 @@ use base64::engine::general_purpose::STANDARD;
 use maud::{Markup, html};
 use serde_json::{Map, Value};
 
+use kura_api::operation::Op;
+
 /// One language's code.
 pub struct Snippet {
     pub language: &'static str,
@@ -46,11 +48,11 @@ pub fn snippets(operation: &str, request: &Value, endpoint: &str, region: &str) 
 }
 
 /// The snippets as a closed section under the page's results, each with a copy button.
-pub(crate) fn section(operation: &str, request: &Value, endpoint: &str, region: &str) -> Markup {
+pub(crate) fn section(op: Op, request: &Value, endpoint: &str, region: &str) -> Markup {
     html! {
         details.code {
             summary { "Code for this request" }
-            @for snippet in snippets(operation, request, endpoint, region) {
+            @for snippet in snippets(op.name(), request, endpoint, region) {
                 div.snippet {
                     div.row {
                         h4 { (snippet.language) }

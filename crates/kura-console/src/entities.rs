@@ -19,6 +19,7 @@ use super::Ctx;
 use super::layout::{self, Section, Tab, table_path};
 use super::tables::describe;
 use super::values;
+use kura_api::operation::Op;
 
 /// Items the view reads at most, in Scan pages of [`PAGE`].
 const SAMPLE: usize = 2000;
@@ -143,7 +144,7 @@ async fn sample(
         if let Some(key) = start.take() {
             request["ExclusiveStartKey"] = key;
         }
-        let out = ctx.call("Scan", request).await?;
+        let out = ctx.call(Op::Scan, request).await?;
         items.extend(
             out["Items"]
                 .as_array()

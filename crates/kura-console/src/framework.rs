@@ -19,6 +19,7 @@ use super::Ctx;
 use super::layout::{self, Section, Tab, encode, table_path};
 use super::values;
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// Items a page reads from one table at most.
 const SCAN_LIMIT: u64 = 20_000;
@@ -84,7 +85,7 @@ async fn all_tables(ctx: &Ctx) -> Result<Vec<String>, ApiError> {
         if let Some(last) = start.take() {
             request["ExclusiveStartTableName"] = last;
         }
-        let out = ctx.call("ListTables", request).await?;
+        let out = ctx.call(Op::ListTables, request).await?;
         names.extend(
             out["TableNames"]
                 .as_array()
@@ -119,7 +120,7 @@ async fn scan(
         if let Some(key) = start.take() {
             request["ExclusiveStartKey"] = key;
         }
-        let out = ctx.call("Scan", request).await?;
+        let out = ctx.call(Op::Scan, request).await?;
         read += out["ScannedCount"].as_u64().unwrap_or(0);
         items.extend(
             out["Items"]

@@ -17,6 +17,7 @@ use super::tables::{attribute_type, describe};
 use super::values::{self, pack, unpack};
 use super::{Ctx, Fields, Posted, code, field, grid, paging, raw};
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// Items on a page unless the form says otherwise.
 const PAGE: usize = 25;
@@ -84,7 +85,7 @@ fn object_field(
 }
 
 /// The Scan or Query request the builder describes (without paging).
-fn request(table: &str, t: &Value, f: &Fields) -> Result<(&'static str, Value), ApiError> {
+fn request(table: &str, t: &Value, f: &Fields) -> Result<(Op, Value), ApiError> {
     let index = field(f, "index");
     let mut request = json!({ "TableName": table, "ReturnConsumedCapacity": "TOTAL" });
     if !index.is_empty() {
@@ -125,9 +126,9 @@ fn request(table: &str, t: &Value, f: &Fields) -> Result<(&'static str, Value), 
         if field(f, "order") == "desc" {
             request["ScanIndexForward"] = json!(false);
         }
-        "Query"
+        Op::Query
     } else {
-        "Scan"
+        Op::Scan
     };
     for (member, name) in [
         ("FilterExpression", "filter"),
@@ -258,7 +259,7 @@ pub(crate) async fn browse(
             Ok(Some(page)) => (results(&table, &t, &f, page)),
         }
         @if let Some((operation, request)) = &sent {
-            (code::section(operation, request, &ctx.endpoint(), ctx.region()))
+            (code::section(*operation, request, &ctx.endpoint(), ctx.region()))
         }
     };
     ctx.page(&table, Tab::Table(&table, Section::Items), body)
@@ -437,7 +438,7 @@ pub(crate) async fn edit(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fi
     let (item, failed) = match &key {
         Some(key) => match ctx
             .call(
-                "GetItem",
+                Op::GetItem,
                 json!({ "TableName": table, "Key": key, "ConsistentRead": true }),
             )
             .await
@@ -470,7 +471,7 @@ pub(crate) async fn edit(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fi
     let body = match (&key, item.is_object()) {
         (Some(_), true) => html! {
             (body)
-            (code::section("PutItem", &json!({ "TableName": table, "Item": item }), &ctx.endpoint(), ctx.region()))
+            (code::section(Op::PutItem, &json!({ "TableName": table, "Item": item }), &ctx.endpoint(), ctx.region()))
         },
         _ => body,
     };
@@ -623,7 +624,7 @@ pub(crate) async fn save(Path(table): Path<String>, Posted { ctx, fields: f }: P
         let item = parse_item(text, plain)?;
         let mut request = json!({ "TableName": table, "Item": item });
         add_condition(&t, &f, &mut request)?;
-        ctx.call("PutItem", request).await?;
+        ctx.call(Op::PutItem, request).await?;
         let (pk, sk) = keys_of(&t, "").unwrap_or_default();
         let names = [Some(pk.as_str()), sk.as_deref()];
         // PutItem accepted it, so the key is whole.
@@ -696,7 +697,7 @@ async fn refused(
 /// The stored item under `key`, if any.
 async fn stored(ctx: &Ctx, table: &str, key: &Value) -> Option<Value> {
     ctx.call(
-        "GetItem",
+        Op::GetItem,
         json!({ "TableName": table, "Key": key, "ConsistentRead": true }),
     )
     .await
@@ -754,7 +755,7 @@ pub(crate) async fn delete(
         let t = describe(&ctx, &table).await?;
         let mut request = json!({ "TableName": table, "Key": key });
         add_condition(&t, &f, &mut request)?;
-        ctx.call("DeleteItem", request).await
+        ctx.call(Op::DeleteItem, request).await
     }
     .await;
     match result {

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::Ctx;
 use super::layout::{self, Tab};
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// Most records the page shows.
 const MAX_RECORDS: usize = 100;
@@ -60,7 +61,7 @@ async fn streams(ctx: &Ctx) -> Result<Vec<Value>, ApiError> {
             Some(t) => json!({ "NextToken": t }),
             None => json!({}),
         };
-        let page = ctx.call_kinesis("ListStreams", request).await?;
+        let page = ctx.call(Op::KinesisListStreams, request).await?;
         names.extend(
             page["StreamNames"]
                 .as_array()
@@ -76,7 +77,10 @@ async fn streams(ctx: &Ctx) -> Result<Vec<Value>, ApiError> {
     let mut out = Vec::new();
     for name in names {
         let summary = ctx
-            .call_kinesis("DescribeStreamSummary", json!({ "StreamName": name }))
+            .call(
+                Op::KinesisDescribeStreamSummary,
+                json!({ "StreamName": name }),
+            )
             .await?;
         out.push(summary["StreamDescriptionSummary"].clone());
     }
@@ -104,11 +108,14 @@ pub(crate) async fn show(
 
 async fn stream_page(ctx: &Ctx, name: &str, minutes: u32) -> Result<Markup, ApiError> {
     let summary = ctx
-        .call_kinesis("DescribeStreamSummary", json!({ "StreamName": name }))
+        .call(
+            Op::KinesisDescribeStreamSummary,
+            json!({ "StreamName": name }),
+        )
         .await?;
     let summary = &summary["StreamDescriptionSummary"];
     let shards = ctx
-        .call_kinesis("ListShards", json!({ "StreamName": name }))
+        .call(Op::KinesisListShards, json!({ "StreamName": name }))
         .await?;
     let shards = shards["Shards"].as_array().cloned().unwrap_or_default();
     // The engine's clock, which stamps arrivals (a manual clock in tests).
@@ -183,8 +190,7 @@ async fn shard_records(
     since: f64,
 ) -> Result<Vec<Value>, ApiError> {
     let iterator = ctx
-        .call_kinesis(
-            "GetShardIterator",
+        .call(Op::KinesisGetShardIterator,
             json!({ "StreamName": stream, "ShardId": shard, "ShardIteratorType": "AT_TIMESTAMP", "Timestamp": since }),
         )
         .await?;
@@ -192,7 +198,10 @@ async fn shard_records(
     let mut out: Vec<Value> = Vec::new();
     while let Some(it) = next.take() {
         let page = ctx
-            .call_kinesis("GetRecords", json!({ "ShardIterator": it, "Limit": 1000 }))
+            .call(
+                Op::KinesisGetRecords,
+                json!({ "ShardIterator": it, "Limit": 1000 }),
+            )
             .await?;
         let got = page["Records"].as_array().cloned().unwrap_or_default();
         if got.is_empty() {

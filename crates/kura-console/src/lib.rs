@@ -44,7 +44,7 @@ use maud::Markup;
 use serde_json::Value;
 
 use kura_api::error::ApiError;
-use kura_api::operation::Api;
+use kura_api::operation::Op;
 use kura_api::pipeline::{Origin, Request};
 use kura_server::{FrontEnd, ServerHandle};
 pub(crate) use layout::Tab;
@@ -277,29 +277,15 @@ impl Ctx {
             .unwrap_or_else(|_| self.server.engine())
     }
 
-    /// Runs a DynamoDB operation as the session's principal, through the API's dispatch.
-    pub async fn call(&self, operation: &str, body: Value) -> Result<Value, ApiError> {
-        self.dispatch(operation, body, Api::DynamoDb).await
-    }
-
-    /// [`Ctx::call`] for a DynamoDB Streams operation.
-    pub async fn call_streams(&self, operation: &str, body: Value) -> Result<Value, ApiError> {
-        self.dispatch(operation, body, Api::Streams).await
-    }
-
-    /// [`Ctx::call`] for a Kinesis Data Streams operation.
-    pub async fn call_kinesis(&self, operation: &str, body: Value) -> Result<Value, ApiError> {
-        self.dispatch(operation, body, Api::Kinesis).await
-    }
-
-    /// Runs an operation through the API's pipeline, as this session's user: metered and
+    /// Runs `op` as the session's principal through the API's pipeline: metered and
     /// audited like any other request (fault injection is for the API's clients only).
-    async fn dispatch(&self, operation: &str, body: Value, api: Api) -> Result<Value, ApiError> {
+    /// Typed, so a console call names an operation of the one table and its API.
+    pub async fn call(&self, op: Op, body: Value) -> Result<Value, ApiError> {
         let engine = self.server.engine_for(self.region())?;
         let request_id = kura_api::pipeline::request_id();
         let request = Request {
-            api,
-            operation,
+            api: op.api(),
+            operation: op.name(),
             body: Bytes::from(serde_json::to_vec(&body).unwrap_or_default()),
             verified: self.session.signed_in.clone(),
             region: self.region().to_owned(),
@@ -343,13 +329,13 @@ impl Ctx {
         self.server.regions()
     }
 
-    /// Whether the session's principal may call `operation` on `table` (always, when the
+    /// Whether the session's principal may call `op` on `table` (always, when the
     /// server runs open). For what the console shows from outside the API (hot keys, the
     /// advisor's evidence): key values are data, so they need a read of the table.
-    pub fn allowed(&self, operation: &'static str, table: &str) -> bool {
+    pub fn allowed(&self, op: Op, table: &str) -> bool {
         let verified = self.session.signed_in.as_ref();
         self.server
-            .allows(verified, self.region(), self.source_ip, operation, table)
+            .allows(verified, self.region(), self.source_ip, op, table)
     }
 
     /// Refuses a form whose CSRF token is not this session's.

@@ -12,6 +12,7 @@ use super::tables::describe;
 use super::values;
 use super::{Ctx, Fields, Posted, field, raw};
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// Sends of one batch's unprocessed items before giving up on them.
 const RETRIES: usize = 8;
@@ -199,7 +200,7 @@ async fn write_group(
         let sent = pending.len();
         match ctx
             .call(
-                "BatchWriteItem",
+                Op::BatchWriteItem,
                 json!({ "RequestItems": { table: pending.clone() } }),
             )
             .await

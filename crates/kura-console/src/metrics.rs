@@ -23,6 +23,7 @@ use super::layout::{self, Section, Tab, csrf, table_path};
 use super::{Console, Ctx, Fields};
 use kura_api::EngineSlot;
 use kura_api::metrics::Metrics;
+use kura_api::operation::Op;
 use kura_server::ServerHandle;
 
 /// How often the background task samples.
@@ -334,8 +335,8 @@ async fn insights(ctx: &Ctx, table: &str, index: Option<&str>) -> Markup {
     if let Some(index) = index {
         request["IndexName"] = json!(index);
     }
-    let described = ctx.call("DescribeContributorInsights", request).await;
-    let may_read = ctx.allowed("Scan", table);
+    let described = ctx.call(Op::DescribeContributorInsights, request).await;
+    let may_read = ctx.allowed(Op::Scan, table);
     let report = match &described {
         Ok(d) if d["ContributorInsightsStatus"] == "ENABLED" && may_read => {
             let engine = ctx.engine();

@@ -10,6 +10,7 @@ use super::layout::{self, Tab, csrf};
 use super::values;
 use super::{Ctx, Fields, Posted, code, field, grid, paging};
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// Separates the NextTokens of the pages before (tokens are base64: no spaces).
 const BACK_SEPARATOR: char = ' ';
@@ -47,7 +48,7 @@ pub(crate) async fn run(Posted { ctx, fields: mut f }: Posted) -> Response {
     }
     let result = match statement_request(&f) {
         Ok(request) => ctx
-            .call("ExecuteStatement", request.clone())
+            .call(Op::ExecuteStatement, request.clone())
             .await
             .map(|out| (out, request)),
         Err(e) => Err(e),
@@ -124,7 +125,7 @@ fn editor(ctx: &Ctx, f: &Fields, result: Option<&Result<(Value, Value), ApiError
             Some(Err(e)) => (layout::error(e)),
             Some(Ok((out, request))) => {
                 (items(out))
-                (code::section("ExecuteStatement", request, &ctx.endpoint(), ctx.region()))
+                (code::section(Op::ExecuteStatement, request, &ctx.endpoint(), ctx.region()))
             }
         }
     }

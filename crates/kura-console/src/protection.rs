@@ -12,6 +12,7 @@ use super::tables::describe;
 use super::values::time_text;
 use super::{Ctx, Fields, Posted, field};
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// `GET /console/tables/{table}/protection`.
 pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>, Query(q): Query<Fields>) -> Response {
@@ -30,12 +31,14 @@ async fn render(
     };
     let arn = t["TableArn"].as_str().unwrap_or("").to_owned();
     let pitr = ctx
-        .call("DescribeContinuousBackups", json!({ "TableName": table }))
+        .call(Op::DescribeContinuousBackups, json!({ "TableName": table }))
         .await
         .map(|o| o["ContinuousBackupsDescription"]["PointInTimeRecoveryDescription"].clone());
-    let backups = ctx.call("ListBackups", json!({ "TableName": table })).await;
-    let exports = ctx.call("ListExports", json!({ "TableArn": arn })).await;
-    let imports = ctx.call("ListImports", json!({ "TableArn": arn })).await;
+    let backups = ctx
+        .call(Op::ListBackups, json!({ "TableName": table }))
+        .await;
+    let exports = ctx.call(Op::ListExports, json!({ "TableArn": arn })).await;
+    let imports = ctx.call(Op::ListImports, json!({ "TableArn": arn })).await;
     let path = table_path(table, Section::Protection);
     let body = html! {
         (layout::notice(notice))
@@ -168,7 +171,7 @@ async fn exports_list(ctx: &Ctx, list: &Value) -> Markup {
     for summary in list.as_array().into_iter().flatten() {
         let arn = summary["ExportArn"].as_str().unwrap_or("").to_owned();
         let described = ctx
-            .call("DescribeExport", json!({ "ExportArn": arn }))
+            .call(Op::DescribeExport, json!({ "ExportArn": arn }))
             .await
             .map(|d| d["ExportDescription"].clone())
             .unwrap_or_else(|_| summary.clone());
@@ -204,7 +207,7 @@ async fn imports_list(ctx: &Ctx, list: &Value) -> Markup {
     for summary in list.as_array().into_iter().flatten() {
         let arn = summary["ImportArn"].as_str().unwrap_or("").to_owned();
         let described = ctx
-            .call("DescribeImport", json!({ "ImportArn": arn }))
+            .call(Op::DescribeImport, json!({ "ImportArn": arn }))
             .await
             .map(|d| d["ImportTableDescription"].clone())
             .unwrap_or_else(|_| summary.clone());
@@ -244,7 +247,7 @@ async fn action(ctx: &Ctx, table: &str, f: &Fields) -> Result<(String, Section),
     match field(f, "action") {
         "pitr" => {
             ctx.call(
-                "UpdateContinuousBackups",
+                Op::UpdateContinuousBackups,
                 json!({ "TableName": table, "PointInTimeRecoverySpecification": {
                     "PointInTimeRecoveryEnabled": enable } }),
             )
@@ -257,7 +260,7 @@ async fn action(ctx: &Ctx, table: &str, f: &Fields) -> Result<(String, Section),
         "backup" => {
             let out = ctx
                 .call(
-                    "CreateBackup",
+                    Op::CreateBackup,
                     json!({ "TableName": table, "BackupName": field(f, "name") }),
                 )
                 .await?;
@@ -265,13 +268,13 @@ async fn action(ctx: &Ctx, table: &str, f: &Fields) -> Result<(String, Section),
             Ok((format!("Backup {} {status}", field(f, "name")), here))
         }
         "delete_backup" => {
-            ctx.call("DeleteBackup", json!({ "BackupArn": field(f, "arn") }))
+            ctx.call(Op::DeleteBackup, json!({ "BackupArn": field(f, "arn") }))
                 .await?;
             Ok(("Deleted the backup".to_owned(), here))
         }
         "restore_backup" => {
             ctx.call(
-                "RestoreTableFromBackup",
+                Op::RestoreTableFromBackup,
                 json!({ "BackupArn": field(f, "arn"), "TargetTableName": field(f, "target") }),
             )
             .await?;
@@ -293,7 +296,7 @@ async fn action(ctx: &Ctx, table: &str, f: &Fields) -> Result<(String, Section),
                         })?;
                 request["RestoreDateTime"] = json!(parsed.unix_timestamp());
             }
-            ctx.call("RestoreTableToPointInTime", request).await?;
+            ctx.call(Op::RestoreTableToPointInTime, request).await?;
             Ok((format!("Restoring into table {}", field(f, "target")), here))
         }
         "export" => {
@@ -303,7 +306,7 @@ async fn action(ctx: &Ctx, table: &str, f: &Fields) -> Result<(String, Section),
             if !field(f, "prefix").is_empty() {
                 request["S3Prefix"] = json!(field(f, "prefix"));
             }
-            ctx.call("ExportTableToPointInTime", request).await?;
+            ctx.call(Op::ExportTableToPointInTime, request).await?;
             Ok(("Export started".to_owned(), here))
         }
         "insights" => {
@@ -312,7 +315,7 @@ async fn action(ctx: &Ctx, table: &str, f: &Fields) -> Result<(String, Section),
             if !index.is_empty() {
                 request["IndexName"] = json!(index);
             }
-            ctx.call("UpdateContributorInsights", request).await?;
+            ctx.call(Op::UpdateContributorInsights, request).await?;
             let notice = if index.is_empty() {
                 "Turned Contributor Insights on".to_owned()
             } else {

@@ -17,6 +17,7 @@ use super::tables::describe;
 use super::values::{self, pack, unpack};
 use super::{Ctx, Fields, Posted, field};
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// Records one poll returns at most (GetRecords' own most per call). A poll that fills it
 /// is followed at once by the next, so a replay from the oldest record catches up at
@@ -142,7 +143,7 @@ async fn all_shards(ctx: &Ctx, arn: &str) -> Result<Vec<Value>, ApiError> {
         if let Some(s) = &start {
             request["ExclusiveStartShardId"] = json!(s);
         }
-        let out = ctx.call_streams("DescribeStream", request).await?;
+        let out = ctx.call(Op::DescribeStream, request).await?;
         let page = out["StreamDescription"]["Shards"]
             .as_array()
             .cloned()
@@ -307,8 +308,8 @@ async fn read_shard(
     };
     let limit = (MAX_RECORDS - records.len()).max(1);
     let mut out = match ctx
-        .call_streams(
-            "GetRecords",
+        .call(
+            Op::GetRecords,
             json!({ "ShardIterator": iterator, "Limit": limit }),
         )
         .await
@@ -334,8 +335,8 @@ async fn read_shard(
                 }
                 other => other?,
             };
-            ctx.call_streams(
-                "GetRecords",
+            ctx.call(
+                Op::GetRecords,
                 json!({ "ShardIterator": iterator, "Limit": limit }),
             )
             .await?
@@ -441,7 +442,7 @@ async fn fresh_iterator(
         }
         None => request["ShardIteratorType"] = json!(position.start),
     }
-    let out = ctx.call_streams("GetShardIterator", request).await?;
+    let out = ctx.call(Op::GetShardIterator, request).await?;
     Ok(out["ShardIterator"].as_str().unwrap_or("").to_owned())
 }
 

@@ -11,6 +11,7 @@ use super::layout::{self, Section, Tab, csrf, table_path};
 use super::values::time_text;
 use super::{Ctx, Fields, Posted, field};
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// Every table name, through ListTables' pages.
 pub(crate) async fn table_names(ctx: &Ctx) -> Result<Vec<String>, ApiError> {
@@ -21,7 +22,7 @@ pub(crate) async fn table_names(ctx: &Ctx) -> Result<Vec<String>, ApiError> {
         if let Some(s) = &start {
             body["ExclusiveStartTableName"] = json!(s);
         }
-        let page = ctx.call("ListTables", body).await?;
+        let page = ctx.call(Op::ListTables, body).await?;
         for name in page["TableNames"].as_array().into_iter().flatten() {
             names.extend(name.as_str().map(str::to_owned));
         }
@@ -34,7 +35,7 @@ pub(crate) async fn table_names(ctx: &Ctx) -> Result<Vec<String>, ApiError> {
 
 pub(crate) async fn describe(ctx: &Ctx, table: &str) -> Result<Value, ApiError> {
     let out = ctx
-        .call("DescribeTable", json!({ "TableName": table }))
+        .call(Op::DescribeTable, json!({ "TableName": table }))
         .await?;
     Ok(out["Table"].clone())
 }
@@ -411,7 +412,7 @@ fn tags(text: &str) -> Vec<Value> {
 /// `POST /console/tables`.
 pub(crate) async fn create(Posted { ctx, fields: f }: Posted) -> Response {
     let result = match create_request(&f) {
-        Ok(request) => ctx.call("CreateTable", request).await,
+        Ok(request) => ctx.call(Op::CreateTable, request).await,
         Err(e) => Err(e),
     };
     match result {
@@ -453,18 +454,18 @@ async fn overview(
         }
     };
     let ttl = ctx
-        .call("DescribeTimeToLive", json!({ "TableName": table }))
+        .call(Op::DescribeTimeToLive, json!({ "TableName": table }))
         .await
         .map(|o| o["TimeToLiveDescription"].clone())
         .unwrap_or(Value::Null);
     let pitr = ctx
-        .call("DescribeContinuousBackups", json!({ "TableName": table }))
+        .call(Op::DescribeContinuousBackups, json!({ "TableName": table }))
         .await
         .map(|o| o["ContinuousBackupsDescription"]["PointInTimeRecoveryDescription"].clone())
         .unwrap_or(Value::Null);
     let arn = t["TableArn"].as_str().unwrap_or("").to_owned();
     let tags = ctx
-        .call("ListTagsOfResource", json!({ "ResourceArn": arn }))
+        .call(Op::ListTagsOfResource, json!({ "ResourceArn": arn }))
         .await
         .map(|o| o["Tags"].clone())
         .unwrap_or(Value::Null);
@@ -662,7 +663,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
             if billing == "PROVISIONED" {
                 request["ProvisionedThroughput"] = throughput(f)?;
             }
-            ctx.call("UpdateTable", request).await?;
+            ctx.call(Op::UpdateTable, request).await?;
             Ok("Updated the capacity".to_owned())
         }
         "stream" => {
@@ -673,7 +674,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
                 json!({ "StreamEnabled": true, "StreamViewType": view })
             };
             ctx.call(
-                "UpdateTable",
+                Op::UpdateTable,
                 json!({ "TableName": table, "StreamSpecification": spec }),
             )
             .await?;
@@ -681,7 +682,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
         }
         "ttl" => {
             ctx.call(
-                "UpdateTimeToLive",
+                Op::UpdateTimeToLive,
                 json!({ "TableName": table, "TimeToLiveSpecification": {
                     "AttributeName": field(f, "ttl_attribute"), "Enabled": enable } }),
             )
@@ -690,7 +691,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
         }
         "protection" => {
             ctx.call(
-                "UpdateTable",
+                Op::UpdateTable,
                 json!({ "TableName": table, "DeletionProtectionEnabled": enable }),
             )
             .await?;
@@ -703,7 +704,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
             let arn = describe(ctx, table).await?["TableArn"].clone();
             let add = tags(field(f, "tags"));
             if !add.is_empty() {
-                ctx.call("TagResource", json!({ "ResourceArn": arn, "Tags": add }))
+                ctx.call(Op::TagResource, json!({ "ResourceArn": arn, "Tags": add }))
                     .await?;
             }
             let remove: Vec<&str> = field(f, "untag")
@@ -713,7 +714,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
                 .collect();
             if !remove.is_empty() {
                 ctx.call(
-                    "UntagResource",
+                    Op::UntagResource,
                     json!({ "ResourceArn": arn, "TagKeys": remove }),
                 )
                 .await?;
@@ -754,7 +755,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
                 .map(|(n, t)| json!({ "AttributeName": n, "AttributeType": t }))
                 .collect();
             ctx.call(
-                "UpdateTable",
+                Op::UpdateTable,
                 json!({ "TableName": table, "AttributeDefinitions": definitions,
                         "GlobalSecondaryIndexUpdates": [{ "Create": create }] }),
             )
@@ -763,7 +764,7 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
         }
         "delete_gsi" => {
             ctx.call(
-                "UpdateTable",
+                Op::UpdateTable,
                 json!({ "TableName": table,
                         "GlobalSecondaryIndexUpdates": [{ "Delete": { "IndexName": field(f, "index") } }] }),
             )
@@ -785,7 +786,10 @@ pub(crate) async fn delete(
         let e = ApiError::validation("Type the table's name to confirm the deletion".to_owned());
         return overview(ctx, &table, None, Some(&e)).await;
     }
-    match ctx.call("DeleteTable", json!({ "TableName": table })).await {
+    match ctx
+        .call(Op::DeleteTable, json!({ "TableName": table }))
+        .await
+    {
         Ok(_) => ctx.redirect_notice("/console/tables", &format!("Deleted table {table}")),
         Err(e) => overview(ctx, &table, None, Some(&e)).await,
     }

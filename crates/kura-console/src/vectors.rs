@@ -12,11 +12,12 @@ use serde_json::{Map, Value, json};
 use super::layout::{self, Section, Tab, table_path};
 use super::{Ctx, Fields, code, field, grid, values};
 use kura_api::error::ApiError;
+use kura_api::operation::Op;
 
 /// `GET /console/tables/{table}/vectors`: the form, and its search when `run` is set.
 pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fields>) -> Response {
     let t = match ctx
-        .call("DescribeTable", json!({ "TableName": table }))
+        .call(Op::DescribeTable, json!({ "TableName": table }))
         .await
     {
         Ok(out) => out["Table"].clone(),
@@ -44,7 +45,7 @@ pub(crate) async fn page(ctx: Ctx, Path(table): Path<String>, Query(f): Query<Fi
             Some(Err(e)) => (layout::error(e)),
             Some(Ok((out, request))) => {
                 (results(&t, out))
-                (code::section("SearchVectors", request, &ctx.endpoint(), ctx.region()))
+                (code::section(Op::SearchVectors, request, &ctx.endpoint(), ctx.region()))
             }
         }
     };
@@ -93,7 +94,7 @@ async fn search(
             }
         }
     }
-    let out = ctx.call("SearchVectors", request.clone()).await?;
+    let out = ctx.call(Op::SearchVectors, request.clone()).await?;
     Ok((out, request))
 }
 
@@ -147,7 +148,7 @@ async fn vector_of_item(
         .unwrap_or_default();
     let out = ctx
         .call(
-            "GetItem",
+            Op::GetItem,
             json!({ "TableName": table, "Key": values::to_typed_map(&key) }),
         )
         .await?;

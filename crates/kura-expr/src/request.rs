@@ -6,13 +6,13 @@
 //! themselves; each expression (update, condition, filter, projection, key condition);
 //! then unused names and values. Legacy parameters are translated last.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use kura_model::messages;
 use kura_model::wire::AttributeValueJson;
 use serde::Deserialize;
 
-use crate::ast::{Condition, Projection, Update};
+use crate::ast::{Condition, Path, Projection, Update};
 use crate::bindings::Bindings;
 use crate::error::{ExprError, Result};
 use crate::legacy::{self, AttributeValueUpdateJson, ConditionJson, ExpectedJson};
@@ -205,6 +205,24 @@ pub struct Compiled {
     pub projection: Option<Projection>,
     pub filter: Option<Condition>,
     pub key_condition: Option<Condition>,
+}
+
+impl Compiled {
+    /// The top-level attributes the request returns: its projection's (`AttributesToGet`
+    /// compiles into one), each once, in name order. Empty when it projects nothing.
+    pub fn returned_attributes(&self) -> BTreeSet<&str> {
+        self.projection.iter().flatten().map(Path::top).collect()
+    }
+
+    /// The top-level attributes its update writes: the targets of SET, REMOVE, ADD and
+    /// DELETE (`AttributeUpdates` compiles into one), each once, in name order.
+    pub fn written_attributes(&self) -> BTreeSet<&str> {
+        self.update
+            .iter()
+            .flat_map(Update::target_paths)
+            .map(Path::top)
+            .collect()
+    }
 }
 
 /// How a request reports the errors DynamoDB's 2026 validation framework wraps.

@@ -464,3 +464,36 @@ fn values_for(expr: &str) -> String {
         .collect();
     format!("{{{}}}", used.join(","))
 }
+
+/// What authorization's `dynamodb:Attributes` reads: the top-level names a request
+/// returns and writes, with `#names` substituted and legacy parameters translated.
+#[test]
+fn returned_and_written_attributes_are_top_level_names() {
+    let update = params(
+        r##"{"UpdateExpression": "SET a = list_append(b, :v), #n.x = :w REMOVE c[0], d ADD e :one DELETE f :s",
+             "ConditionExpression": "attribute_exists(g)",
+             "ExpressionAttributeNames": {"#n": "name"},
+             "ExpressionAttributeValues": {":v": {"L": []}, ":w": {"S": "x"}, ":one": {"N": "1"}, ":s": {"SS": ["q"]}}}"##,
+    );
+    let compiled = compile(Operation::UpdateItem, update).expect("compiles");
+    let written: Vec<&str> = compiled.written_attributes().into_iter().collect();
+    assert_eq!(written, ["a", "c", "d", "e", "f", "name"]);
+    assert!(compiled.returned_attributes().is_empty());
+
+    let legacy =
+        params(r#"{"AttributeUpdates": {"z": {"Action": "DELETE"}, "y": {"Value": {"N": "1"}}}}"#);
+    let compiled = compile(Operation::UpdateItem, legacy).expect("compiles");
+    let written: Vec<&str> = compiled.written_attributes().into_iter().collect();
+    assert_eq!(written, ["y", "z"]);
+
+    let projection = params(
+        r##"{"ProjectionExpression": "#p.q, r[2], s", "ExpressionAttributeNames": {"#p": "p"}}"##,
+    );
+    let compiled = compile(Operation::GetItem, projection).expect("compiles");
+    let returned: Vec<&str> = compiled.returned_attributes().into_iter().collect();
+    assert_eq!(returned, ["p", "r", "s"]);
+    let legacy = params(r#"{"AttributesToGet": ["k", "j"]}"#);
+    let compiled = compile(Operation::Query, legacy).expect("compiles");
+    let returned: Vec<&str> = compiled.returned_attributes().into_iter().collect();
+    assert_eq!(returned, ["j", "k"]);
+}

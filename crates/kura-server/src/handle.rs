@@ -15,6 +15,7 @@ use kura_api::EngineSlot;
 use kura_api::call::Call;
 use kura_api::error::ApiError;
 use kura_api::metrics::{Metrics, Observation};
+use kura_api::operation::Op;
 use kura_api::pipeline::Request;
 
 /// Builds a front end's routes over its server (called once per router the server
@@ -79,15 +80,14 @@ impl ServerHandle {
         self.shared.pipeline.run(engine, request).await
     }
 
-    /// Whether `verified` (anyone, when the server runs open) may call the control-plane
-    /// `operation` on `table`: for what a front end shows from outside the API (hot keys,
+    /// Whether `verified` (anyone, when the server runs open) may call `op` on `table`: for what a front end shows from outside the API (hot keys,
     /// the advisor's evidence).
     pub fn allows(
         &self,
         verified: Option<&Verified>,
         region: &str,
         source_ip: Option<IpAddr>,
-        operation: &'static str,
+        op: Op,
         table: &str,
     ) -> bool {
         let engine = self.engine();
@@ -106,6 +106,6 @@ impl ServerHandle {
             schemas: &schemas,
             regions: None,
         };
-        kura_api::authz::control(&call, operation).is_ok()
+        kura_api::authz::control(&call, op).is_ok()
     }
 }

@@ -60,7 +60,7 @@ fn file() -> String {
   {{"AccessKeyId": "AKIDCAROL", "SecretAccessKey": "carol-secret", "User": "carol", "Account": "123456789012",
     "Policies": [{{"Statement": {{"Effect": "Allow", "Action": "dynamodb:ListTables", "Resource": "*"}}}}]}},
   {{"AccessKeyId": "AKIDNARROW", "SecretAccessKey": "narrow-secret", "User": "narrow", "Account": "123456789012",
-    "Policies": [{{"Version": "2012-10-17", "Statement": {{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
+    "Policies": [{{"Version": "2012-10-17", "Statement": {{"Effect": "Allow", "Action": ["dynamodb:GetItem", "dynamodb:UpdateItem"], "Resource": "*",
       "Condition": {{"ForAllValues:StringEquals": {{"dynamodb:Attributes": ["pk", "sk", "gpk"]}},
                      "StringEqualsIfExists": {{"dynamodb:ReturnConsumedCapacity": "NONE"}}}}}}}}]}}],
  "Principals": [
@@ -653,6 +653,29 @@ async fn streams_source_ip_and_attributes() {
             .expect_err("refused");
         assert_eq!(message(&err), no_allow("narrow", "GetItem", TABLE_ARN));
     }
+    // An update's attributes are the targets kura-expr compiles: `#g` is gpk, allowed;
+    // `#n.x` writes note, which the policy does not list.
+    narrow
+        .update_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "1")))
+        .update_expression("SET #g = :g")
+        .expression_attribute_names("#g", "gpk")
+        .expression_attribute_values(":g", s("OPEN#acme"))
+        .send()
+        .await
+        .expect("a listed attribute");
+    let err = narrow
+        .update_item()
+        .table_name("app")
+        .set_key(Some(order("acme", "1")))
+        .update_expression("SET gpk = :g REMOVE #n.x")
+        .expression_attribute_names("#n", "note")
+        .expression_attribute_values(":g", s("OPEN#acme"))
+        .send()
+        .await
+        .expect_err("note is not listed");
+    assert_eq!(message(&err), no_allow("narrow", "UpdateItem", TABLE_ARN));
 }
 
 /// A resource-based policy with one statement.

@@ -14,6 +14,7 @@ use kura_model::messages;
 use serde::Deserialize;
 
 use crate::error::ApiError;
+use crate::operation::Op;
 
 /// The members of a request that may hold a table's ARN.
 #[derive(Deserialize, Default)]
@@ -31,7 +32,7 @@ struct Named {
 pub(crate) fn own_account(
     body: &[u8],
     principal: Option<&kura_auth::Principal>,
-    operation: &str,
+    op: Op,
 ) -> Result<(), ApiError> {
     if memchr::memmem::find(body, b"arn:").is_none() {
         return Ok(());
@@ -52,7 +53,7 @@ pub(crate) fn own_account(
         );
         return Err(ApiError::access_denied(messages::auth::cross_account(
             &principal,
-            &format!("dynamodb:{operation}"),
+            &op.iam_action(),
             arn,
         )));
     }

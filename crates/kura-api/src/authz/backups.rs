@@ -23,23 +23,20 @@ use kura_engine::api::{
 };
 
 use super::{Check, Scope};
+use crate::operation::Op;
 
 pub(crate) fn create_backup(scope: &Scope<'_>, input: &CreateBackupInput) -> Vec<Check> {
     let table = input.table_name.as_deref().unwrap_or_default();
-    vec![Check::new("CreateBackup", scope.table(table))]
+    vec![Check::of(Op::CreateBackup, scope.table(table))]
 }
 
-pub(crate) fn on_backup(
-    scope: &Scope<'_>,
-    action: &'static str,
-    input: &BackupArnInput,
-) -> Vec<Check> {
+pub(crate) fn on_backup(scope: &Scope<'_>, op: Op, input: &BackupArnInput) -> Vec<Check> {
     let arn = input.backup_arn.as_deref().unwrap_or_default();
-    vec![Check::new(action, scope.stream(arn))]
+    vec![Check::of(op, scope.stream(arn))]
 }
 
 pub(crate) fn list_backups(scope: &Scope<'_>) -> Vec<Check> {
-    vec![Check::new("ListBackups", scope.any())]
+    vec![Check::of(Op::ListBackups, scope.any())]
 }
 
 pub(crate) fn restore_from_backup(
@@ -49,8 +46,8 @@ pub(crate) fn restore_from_backup(
     let arn = input.backup_arn.as_deref().unwrap_or_default();
     let target = input.target_table_name.as_deref().unwrap_or_default();
     vec![
-        Check::new("RestoreTableFromBackup", scope.stream(arn)),
-        Check::new("PutItem", scope.table(target)),
+        Check::of(Op::RestoreTableFromBackup, scope.stream(arn)),
+        Check::of(Op::PutItem, scope.table(target)),
     ]
 }
 
@@ -65,8 +62,8 @@ pub(crate) fn restore_to_point_in_time(
     };
     let target = input.target_table_name.as_deref().unwrap_or_default();
     vec![
-        Check::new("RestoreTableToPointInTime", source),
-        Check::new("PutItem", scope.table(target)),
+        Check::of(Op::RestoreTableToPointInTime, source),
+        Check::of(Op::PutItem, scope.table(target)),
     ]
 }
 
@@ -75,7 +72,7 @@ pub(crate) fn export(scope: &Scope<'_>, input: &ExportTableToPointInTimeInput) -
     let bucket = input.s3_bucket.as_deref().unwrap_or_default();
     let prefix = kura_engine::export_object_prefix(input.s3_prefix.as_deref());
     vec![
-        Check::new("ExportTableToPointInTime", scope.stream(arn)),
+        Check::of(Op::ExportTableToPointInTime, scope.stream(arn)),
         Check::s3_objects_under("AbortMultipartUpload", bucket, &prefix),
         Check::s3_objects_under("PutObject", bucket, &prefix),
         Check::s3_objects_under("PutObjectAcl", bucket, &prefix),
@@ -84,11 +81,11 @@ pub(crate) fn export(scope: &Scope<'_>, input: &ExportTableToPointInTimeInput) -
 
 pub(crate) fn describe_export(scope: &Scope<'_>, input: &DescribeExportInput) -> Vec<Check> {
     let arn = input.export_arn.as_deref().unwrap_or_default();
-    vec![Check::new("DescribeExport", scope.stream(arn))]
+    vec![Check::of(Op::DescribeExport, scope.stream(arn))]
 }
 
 pub(crate) fn list_exports(scope: &Scope<'_>) -> Vec<Check> {
-    vec![Check::new("ListExports", scope.any())]
+    vec![Check::of(Op::ListExports, scope.any())]
 }
 
 pub(crate) fn import(scope: &Scope<'_>, input: &ImportTableInput) -> Vec<Check> {
@@ -105,7 +102,7 @@ pub(crate) fn import(scope: &Scope<'_>, input: &ImportTableInput) -> Vec<Check> 
         .and_then(|s| s.s3_key_prefix.as_deref())
         .unwrap_or_default();
     vec![
-        Check::new("ImportTable", scope.table(table)),
+        Check::of(Op::ImportTable, scope.table(table)),
         Check::s3("ListBucket", format!("arn:aws:s3:::{bucket}"))
             .opt("s3:prefix", Some(prefix).filter(|p| !p.is_empty())),
         Check::s3_objects_under("GetObject", bucket, prefix),
@@ -114,9 +111,9 @@ pub(crate) fn import(scope: &Scope<'_>, input: &ImportTableInput) -> Vec<Check> 
 
 pub(crate) fn describe_import(scope: &Scope<'_>, input: &DescribeImportInput) -> Vec<Check> {
     let arn = input.import_arn.as_deref().unwrap_or_default();
-    vec![Check::new("DescribeImport", scope.stream(arn))]
+    vec![Check::of(Op::DescribeImport, scope.stream(arn))]
 }
 
 pub(crate) fn list_imports(scope: &Scope<'_>) -> Vec<Check> {
-    vec![Check::new("ListImports", scope.any())]
+    vec![Check::of(Op::ListImports, scope.any())]
 }

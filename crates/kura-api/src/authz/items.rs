@@ -13,11 +13,12 @@ use kura_engine::api::{
 };
 use kura_engine::expr::ast::Comparator;
 use kura_engine::expr::key_condition::{SortCondition, key_parts};
-use kura_engine::expr::request::{Operation, compile};
+use kura_engine::expr::request::{Compiled, Operation, compile};
 use kura_model::AttributeValue;
 use kura_model::wire::ItemJson;
 
-use super::{Check, Scope, split_top_level, top_name};
+use super::{Check, Scope};
+use crate::operation::Op;
 
 const LEADING_KEYS: &str = "dynamodb:LeadingKeys";
 const ATTRIBUTES: &str = "dynamodb:Attributes";
@@ -60,62 +61,23 @@ pub(crate) fn value_text(value: &AttributeValue) -> Option<String> {
     }
 }
 
-/// The top-level names a projection reads (ProjectionExpression or AttributesToGet).
-fn projected(params: &ExpressionParams, out: &mut BTreeSet<String>) {
-    let names = params.expression_attribute_names.as_ref();
-    if let Some(projection) = &params.projection_expression {
-        out.extend(
-            split_top_level(projection)
-                .into_iter()
-                .filter_map(|p| top_name(p, names)),
-        );
-    }
-    if let Some(list) = &params.attributes_to_get {
-        out.extend(list.iter().cloned());
-    }
-}
-
-/// The top-level names an UpdateExpression (or AttributeUpdates) writes.
-fn updated(params: &ExpressionParams, out: &mut BTreeSet<String>) {
-    let names = params.expression_attribute_names.as_ref();
-    if let Some(updates) = &params.attribute_updates {
-        out.extend(updates.keys().cloned());
-    }
-    let Some(expression) = &params.update_expression else {
-        return;
-    };
-    // Clauses start with SET, REMOVE, ADD or DELETE; each action's target comes first.
-    let mut clause = "";
-    let mut text = String::new();
-    let flush = |clause: &str, text: &str, out: &mut BTreeSet<String>| {
-        for action in split_top_level(text) {
-            let target = match clause {
-                "SET" => action.split('=').next().unwrap_or(""),
-                _ => action.split_whitespace().next().unwrap_or(""),
-            };
-            out.extend(top_name(target, names));
-        }
-    };
-    for word in expression.split_inclusive(char::is_whitespace) {
-        let upper = word.trim().to_ascii_uppercase();
-        if matches!(upper.as_str(), "SET" | "REMOVE" | "ADD" | "DELETE") {
-            if !clause.is_empty() {
-                flush(clause, &text, out);
-            }
-            clause = match upper.as_str() {
-                "SET" => "SET",
-                "REMOVE" => "REMOVE",
-                "ADD" => "ADD",
-                _ => "DELETE",
-            };
-            text.clear();
-        } else {
-            text.push_str(word);
-        }
-    }
-    if !clause.is_empty() {
-        flush(clause, &text, out);
-    }
+/// The top-level names `params` return and write (projection, AttributesToGet, update
+/// targets, AttributeUpdates), as kura-expr compiles them for `operation`. Expressions that
+/// do not compile name nothing here: the engine compiles the same members the same way
+/// and refuses the request before it reads or writes anything.
+fn expression_attributes(
+    operation: Operation,
+    params: &ExpressionParams,
+    out: &mut BTreeSet<String>,
+) -> Option<Compiled> {
+    let compiled = compile(operation, params.clone()).ok()?;
+    let returned = compiled.returned_attributes().into_iter();
+    out.extend(
+        returned
+            .chain(compiled.written_attributes())
+            .map(str::to_owned),
+    );
+    Some(compiled)
 }
 
 fn names_of<'a>(items: impl IntoIterator<Item = &'a ItemJson>, out: &mut BTreeSet<String>) {
@@ -133,24 +95,24 @@ fn table_of(name: &Option<String>) -> &str {
 /// besides.
 fn one_item(
     scope: &Scope<'_>,
-    action: &'static str,
+    op: Op,
     table: &Option<String>,
     item: &Option<ItemJson>,
     mut attributes: BTreeSet<String>,
 ) -> Check {
     let table = table_of(table);
     names_of(item, &mut attributes);
-    Check::new(action, scope.table(table))
+    Check::of(op, scope.table(table))
         .key(LEADING_KEYS, leading_keys(scope, table, item))
         .key(ATTRIBUTES, attributes.into_iter().collect())
 }
 
 pub(crate) fn get_item(scope: &Scope<'_>, input: &GetItemInput) -> Vec<Check> {
     let mut read = BTreeSet::new();
-    projected(&input.expressions, &mut read);
+    expression_attributes(Operation::GetItem, &input.expressions, &mut read);
     let capacity = input.return_consumed_capacity.as_deref();
     vec![
-        one_item(scope, "GetItem", &input.table_name, &input.key, read)
+        one_item(scope, Op::GetItem, &input.table_name, &input.key, read)
             .opt(RETURN_CONSUMED_CAPACITY, capacity),
     ]
 }
@@ -160,7 +122,7 @@ pub(crate) fn put_item(scope: &Scope<'_>, input: &PutItemInput) -> Vec<Check> {
     vec![
         one_item(
             scope,
-            "PutItem",
+            Op::PutItem,
             &input.table_name,
             &input.item,
             BTreeSet::new(),
@@ -175,7 +137,7 @@ pub(crate) fn delete_item(scope: &Scope<'_>, input: &DeleteItemInput) -> Vec<Che
     vec![
         one_item(
             scope,
-            "DeleteItem",
+            Op::DeleteItem,
             &input.table_name,
             &input.key,
             BTreeSet::new(),
@@ -187,18 +149,28 @@ pub(crate) fn delete_item(scope: &Scope<'_>, input: &DeleteItemInput) -> Vec<Che
 
 pub(crate) fn update_item(scope: &Scope<'_>, input: &UpdateItemInput) -> Vec<Check> {
     let mut written = BTreeSet::new();
-    updated(&input.expressions, &mut written);
+    expression_attributes(Operation::UpdateItem, &input.expressions, &mut written);
     let capacity = input.return_consumed_capacity.as_deref();
     vec![
-        one_item(scope, "UpdateItem", &input.table_name, &input.key, written)
-            .opt(RETURN_VALUES, input.return_values.as_deref())
-            .opt(RETURN_CONSUMED_CAPACITY, capacity),
+        one_item(
+            scope,
+            Op::UpdateItem,
+            &input.table_name,
+            &input.key,
+            written,
+        )
+        .opt(RETURN_VALUES, input.return_values.as_deref())
+        .opt(RETURN_CONSUMED_CAPACITY, capacity),
     ]
 }
 
 /// The partition key values a Query's key condition names (equalities on the table's or
 /// the index's partition key attributes).
-fn query_leading_keys(scope: &Scope<'_>, input: &QueryInput) -> Vec<String> {
+fn query_leading_keys(
+    scope: &Scope<'_>,
+    input: &QueryInput,
+    compiled: Option<Compiled>,
+) -> Vec<String> {
     let table = table_of(&input.table_name);
     let Some(names) = scope
         .schemas
@@ -206,10 +178,7 @@ fn query_leading_keys(scope: &Scope<'_>, input: &QueryInput) -> Vec<String> {
     else {
         return Vec::new();
     };
-    let Ok(compiled) = compile(Operation::Query, input.expressions.clone()) else {
-        return Vec::new();
-    };
-    let Some(condition) = compiled.key_condition else {
+    let Some(condition) = compiled.and_then(|c| c.key_condition) else {
         return Vec::new();
     };
     let Ok(parts) = key_parts(&condition) else {
@@ -230,8 +199,8 @@ fn query_leading_keys(scope: &Scope<'_>, input: &QueryInput) -> Vec<String> {
 /// whose condition names one does not match, as AWS documents.
 pub(crate) fn search_vectors(scope: &Scope<'_>, input: &SearchVectorsInput) -> Vec<Check> {
     let table = table_of(&input.table_name);
-    vec![Check::new(
-        "SearchVectors",
+    vec![Check::of(
+        Op::SearchVectors,
         scope.target(table, input.index_name.as_deref()),
     )]
 }
@@ -239,10 +208,10 @@ pub(crate) fn search_vectors(scope: &Scope<'_>, input: &SearchVectorsInput) -> V
 pub(crate) fn query(scope: &Scope<'_>, input: &QueryInput) -> Vec<Check> {
     let table = table_of(&input.table_name);
     let mut attributes = BTreeSet::new();
-    projected(&input.expressions, &mut attributes);
+    let compiled = expression_attributes(Operation::Query, &input.expressions, &mut attributes);
     vec![
-        Check::new("Query", scope.target(table, input.index_name.as_deref()))
-            .key(LEADING_KEYS, query_leading_keys(scope, input))
+        Check::of(Op::Query, scope.target(table, input.index_name.as_deref()))
+            .key(LEADING_KEYS, query_leading_keys(scope, input, compiled))
             .key(ATTRIBUTES, attributes.into_iter().collect())
             .opt(SELECT, input.select.as_deref())
             .opt(
@@ -256,9 +225,9 @@ pub(crate) fn query(scope: &Scope<'_>, input: &QueryInput) -> Vec<Check> {
 pub(crate) fn scan(scope: &Scope<'_>, input: &ScanInput) -> Vec<Check> {
     let table = table_of(&input.table_name);
     let mut attributes = BTreeSet::new();
-    projected(&input.expressions, &mut attributes);
+    expression_attributes(Operation::Scan, &input.expressions, &mut attributes);
     vec![
-        Check::new("Scan", scope.target(table, input.index_name.as_deref()))
+        Check::of(Op::Scan, scope.target(table, input.index_name.as_deref()))
             .key(ATTRIBUTES, attributes.into_iter().collect())
             .opt(SELECT, input.select.as_deref())
             .opt(
@@ -278,8 +247,8 @@ pub(crate) fn batch_get_item(scope: &Scope<'_>, input: &BatchGetItemInput) -> Ve
             let keys = request.keys.as_deref().unwrap_or_default();
             let mut attributes = BTreeSet::new();
             names_of(keys, &mut attributes);
-            projected(&request.expressions, &mut attributes);
-            Check::new("BatchGetItem", scope.table(table))
+            expression_attributes(Operation::GetItem, &request.expressions, &mut attributes);
+            Check::of(Op::BatchGetItem, scope.table(table))
                 .key(LEADING_KEYS, leading_keys(scope, table, keys))
                 .key(ATTRIBUTES, attributes.into_iter().collect())
                 .opt(
@@ -308,7 +277,7 @@ pub(crate) fn batch_write_item(scope: &Scope<'_>, input: &BatchWriteItemInput) -
                 .collect();
             let mut attributes = BTreeSet::new();
             names_of(items.iter().copied(), &mut attributes);
-            Check::new("BatchWriteItem", scope.table(table))
+            Check::of(Op::BatchWriteItem, scope.table(table))
                 .key(LEADING_KEYS, leading_keys(scope, table, items))
                 .key(ATTRIBUTES, attributes.into_iter().collect())
                 .opt(
@@ -319,9 +288,11 @@ pub(crate) fn batch_write_item(scope: &Scope<'_>, input: &BatchWriteItemInput) -
         .collect()
 }
 
+/// One action of a transaction as `action`, its expressions compiled as the engine
+/// compiles them (`operation`).
 fn transact_action(
     scope: &Scope<'_>,
-    action: &'static str,
+    (action, operation): (&'static str, Operation),
     a: &TransactAction,
     enclosing: &'static str,
 ) -> Check {
@@ -329,8 +300,7 @@ fn transact_action(
     let keys: Vec<&ItemJson> = a.key.iter().chain(&a.item).collect();
     let mut attributes = BTreeSet::new();
     names_of(keys.iter().copied(), &mut attributes);
-    projected(&a.expressions, &mut attributes);
-    updated(&a.expressions, &mut attributes);
+    expression_attributes(operation, &a.expressions, &mut attributes);
     Check::new(action, scope.table(table))
         .key(LEADING_KEYS, leading_keys(scope, table, keys))
         .key(ATTRIBUTES, attributes.into_iter().collect())
@@ -348,16 +318,36 @@ pub(crate) fn transact_write_items(
     let mut checks = Vec::new();
     for item in input.transact_items.iter().flatten() {
         if let Some(a) = &item.condition_check {
-            checks.push(transact_action(scope, "ConditionCheckItem", a, ENCLOSING));
+            checks.push(transact_action(
+                scope,
+                ("ConditionCheckItem", Operation::DeleteItem),
+                a,
+                ENCLOSING,
+            ));
         }
         if let Some(a) = &item.put {
-            checks.push(transact_action(scope, "PutItem", a, ENCLOSING));
+            checks.push(transact_action(
+                scope,
+                ("PutItem", Operation::PutItem),
+                a,
+                ENCLOSING,
+            ));
         }
         if let Some(a) = &item.delete {
-            checks.push(transact_action(scope, "DeleteItem", a, ENCLOSING));
+            checks.push(transact_action(
+                scope,
+                ("DeleteItem", Operation::DeleteItem),
+                a,
+                ENCLOSING,
+            ));
         }
         if let Some(a) = &item.update {
-            checks.push(transact_action(scope, "UpdateItem", a, ENCLOSING));
+            checks.push(transact_action(
+                scope,
+                ("UpdateItem", Operation::UpdateItem),
+                a,
+                ENCLOSING,
+            ));
         }
     }
     checks
@@ -379,33 +369,16 @@ pub(crate) fn transact_get_items(scope: &Scope<'_>, input: &TransactGetItemsInpu
         .flatten()
         .filter_map(|item| item.get.as_ref())
         .map(|a| {
-            transact_action(scope, "GetItem", a, "TransactGetItems").opt(
+            transact_action(
+                scope,
+                ("GetItem", Operation::GetItem),
+                a,
+                "TransactGetItems",
+            )
+            .opt(
                 RETURN_CONSUMED_CAPACITY,
                 input.return_consumed_capacity.as_deref(),
             )
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn update_targets() {
-        let params = ExpressionParams {
-            update_expression: Some(
-                "SET a = list_append(b, :v), #n.x = :w REMOVE c[0], d ADD e :one DELETE f :s"
-                    .into(),
-            ),
-            expression_attribute_names: Some(
-                [("#n".to_owned(), "name".to_owned())].into_iter().collect(),
-            ),
-            ..Default::default()
-        };
-        let mut out = BTreeSet::new();
-        updated(&params, &mut out);
-        let got: Vec<&str> = out.iter().map(String::as_str).collect();
-        assert_eq!(got, ["a", "c", "d", "e", "f", "name"]);
-    }
 }

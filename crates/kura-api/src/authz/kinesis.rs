@@ -6,25 +6,22 @@ use kura_engine::RequestContext;
 use kura_engine::api::kinesis::{GetRecordsInput, NamesStream};
 
 use super::{Check, Scope};
+use crate::operation::Op;
 
 /// The check of an operation on the stream `input` names. A request that names none is
 /// checked on every stream, and the engine then reports what is missing.
-pub(crate) fn on_stream(
-    scope: &Scope<'_>,
-    action: &'static str,
-    input: &impl NamesStream,
-) -> Vec<Check> {
+pub(crate) fn on_stream(scope: &Scope<'_>, op: Op, input: &impl NamesStream) -> Vec<Check> {
     let named = input.stream();
     let name = named
         .stream_arn
         .and_then(|arn| arn.split_once(":stream/").map(|(_, name)| name))
         .or(named.stream_name)
         .unwrap_or("*");
-    vec![Check::kinesis(action, scope.kinesis_stream(name))]
+    vec![Check::of(op, scope.kinesis_stream(name))]
 }
 
 pub(crate) fn list_streams(scope: &Scope<'_>) -> Vec<Check> {
-    vec![Check::kinesis("ListStreams", scope.any())]
+    vec![Check::of(Op::KinesisListStreams, scope.any())]
 }
 
 pub(crate) fn get_records(
@@ -38,5 +35,5 @@ pub(crate) fn get_records(
         .and_then(|it| scope.engine.kinesis_iterator_stream_arn(ctx, it))
         .and_then(|arn| arn.split_once(":stream/").map(|(_, n)| n.to_owned()))
         .unwrap_or_else(|| "*".to_owned());
-    vec![Check::kinesis("GetRecords", scope.kinesis_stream(&arn))]
+    vec![Check::of(Op::KinesisGetRecords, scope.kinesis_stream(&arn))]
 }

@@ -33,6 +33,7 @@ use serde::Deserialize;
 
 use crate::call::Call;
 use crate::error::ApiError;
+use crate::operation::Op;
 
 /// One action on one resource, with the request's condition keys for it.
 #[derive(Debug, Clone)]
@@ -59,6 +60,14 @@ impl Check {
         }
     }
 
+    /// The IAM action of `op` itself (the operation table's column) on `resource`.
+    pub fn of(op: Op, resource: String) -> Check {
+        Check {
+            service: op.iam_service(),
+            ..Check::new(op.name(), resource)
+        }
+    }
+
     /// An S3 action, as IAM asks it of the caller of an export or an import.
     pub fn s3(action: &'static str, resource: String) -> Check {
         Check {
@@ -72,14 +81,6 @@ impl Check {
         Check {
             every_key_under: true,
             ..Check::s3(action, format!("arn:aws:s3:::{bucket}/{prefix}*"))
-        }
-    }
-
-    /// A Kinesis Data Streams action, on a stream ARN or `*`.
-    pub fn kinesis(action: &'static str, resource: String) -> Check {
-        Check {
-            service: "kinesis",
-            ..Check::new(action, resource)
         }
     }
 
@@ -253,7 +254,7 @@ struct Named {
 
 /// The control-plane operations: the operation name as the action, on the table the
 /// request names (TableName, or ResourceArn for tags), or `*` for the account-wide ones.
-pub fn control(call: &Call<'_>, operation: &'static str) -> Result<(), ApiError> {
+pub fn control(call: &Call<'_>, op: Op) -> Result<(), ApiError> {
     authorize(call, |scope| {
         let named: Named = serde_json::from_slice(&call.body).unwrap_or_default();
         let resource = match (named.table_name, named.resource_arn) {
@@ -264,61 +265,6 @@ pub fn control(call: &Call<'_>, operation: &'static str) -> Result<(), ApiError>
             (None, Some(arn)) => scope.stream(&arn),
             (None, None) => scope.any(),
         };
-        vec![Check::new(operation, resource)]
+        vec![Check::of(op, resource)]
     })
-}
-
-/// The top-level attribute name of a document path as written in an expression
-/// (`a.b[1]` → `a`, `#n.x` → the name `#n` stands for).
-pub(crate) fn top_name(
-    path: &str,
-    names: Option<&std::collections::BTreeMap<String, String>>,
-) -> Option<String> {
-    let path = path.trim();
-    let end = path.find(['.', '[']).unwrap_or(path.len());
-    let top = path[..end].trim();
-    if top.is_empty() {
-        return None;
-    }
-    if top.starts_with('#') {
-        return names.and_then(|n| n.get(top)).cloned();
-    }
-    Some(top.to_owned())
-}
-
-/// Splits `text` at the commas outside parentheses.
-pub(crate) fn split_top_level(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    parts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn top_names_and_splitting() {
-        let mut names = std::collections::BTreeMap::new();
-        names.insert("#n".to_owned(), "name".to_owned());
-        assert_eq!(top_name(" a.b[1]", None).as_deref(), Some("a"));
-        assert_eq!(top_name("#n.x", Some(&names)).as_deref(), Some("name"));
-        assert_eq!(top_name("#m", Some(&names)), None);
-        assert_eq!(
-            split_top_level("a = list_append(b, c), d"),
-            vec!["a = list_append(b, c)", " d"]
-        );
-    }
 }

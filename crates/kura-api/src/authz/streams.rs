@@ -5,19 +5,20 @@ use kura_engine::RequestContext;
 use kura_engine::api::{DescribeStreamInput, GetRecordsInput, GetShardIteratorInput};
 
 use super::{Check, Scope};
+use crate::operation::Op;
 
 pub(crate) fn list_streams(scope: &Scope<'_>) -> Vec<Check> {
-    vec![Check::new("ListStreams", scope.any())]
+    vec![Check::of(Op::ListStreams, scope.any())]
 }
 
 pub(crate) fn describe_stream(scope: &Scope<'_>, input: &DescribeStreamInput) -> Vec<Check> {
     let arn = input.stream_arn.as_deref().unwrap_or_default();
-    vec![Check::new("DescribeStream", scope.stream(arn))]
+    vec![Check::of(Op::DescribeStream, scope.stream(arn))]
 }
 
 pub(crate) fn get_shard_iterator(scope: &Scope<'_>, input: &GetShardIteratorInput) -> Vec<Check> {
     let arn = input.stream_arn.as_deref().unwrap_or_default();
-    vec![Check::new("GetShardIterator", scope.stream(arn))]
+    vec![Check::of(Op::GetShardIterator, scope.stream(arn))]
 }
 
 /// An iterator that names no live stream is checked on `table/*/stream/*`, so a policy
@@ -33,5 +34,5 @@ pub(crate) fn get_records(
         .and_then(|it| scope.engine.shard_iterator_stream_arn(ctx, it))
         .map(|arn| scope.stream(&arn))
         .unwrap_or_else(|| scope.stream("arn:aws:dynamodb:::table/*/stream/*"));
-    vec![Check::new("GetRecords", arn)]
+    vec![Check::of(Op::GetRecords, arn)]
 }

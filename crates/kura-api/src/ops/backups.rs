@@ -12,6 +12,7 @@ use kura_engine::api::{
 use super::{Call, json};
 use crate::authz::{self, backups as checks};
 use crate::error::ApiError;
+use crate::operation::Op;
 
 pub async fn create_backup(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: CreateBackupInput = call.input()?;
@@ -21,13 +22,13 @@ pub async fn create_backup(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 
 pub fn describe_backup(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: BackupArnInput = call.input()?;
-    authz::authorize(&call, |s| checks::on_backup(s, "DescribeBackup", &input))?;
+    authz::authorize(&call, |s| checks::on_backup(s, Op::DescribeBackup, &input))?;
     json(&call.engine.describe_backup(&call.ctx, input)?)
 }
 
 pub async fn delete_backup(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: BackupArnInput = call.input()?;
-    authz::authorize(&call, |s| checks::on_backup(s, "DeleteBackup", &input))?;
+    authz::authorize(&call, |s| checks::on_backup(s, Op::DeleteBackup, &input))?;
     json(&call.engine.delete_backup(&call.ctx, input).await?)
 }
 

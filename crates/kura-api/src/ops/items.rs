@@ -159,47 +159,44 @@ async fn write_batch(call: &Call<'_>, input: BatchWriteItemInput) -> Result<Vec<
 
 pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: TransactWriteItemsInput = call.input()?;
-    let actions = input.transact_items.iter().flatten();
-    let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
-    observe_tables(
-        &call,
-        tables.flatten().filter_map(|a| a.table_name.as_deref()),
-    );
+    let tables = write_action_tables(&input);
+    observe_tables(&call, &tables);
     authz::authorize(&call, |s| checks::transact_write_items(s, &input))?;
-    let actions = input.transact_items.iter().flatten();
-    let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
-    let tables = tables.flatten().filter_map(|a| a.table_name.as_deref());
-    strong::no_transaction(&call, "TransactWriteItems", tables)?;
-    let actions = input.transact_items.iter().flatten();
-    let tables = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
-    let tables = tables.flatten().filter_map(|a| a.table_name.as_deref());
-    throttling::transaction(&call, tables, Access::Write)?;
+    strong::no_transaction(&call, "TransactWriteItems", tables.iter().copied())?;
+    throttling::transaction(&call, tables.iter().copied(), Access::Write)?;
     json(&call.engine.transact_write_items(input).await?)
 }
 
 pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let input: TransactGetItemsInput = call.input()?;
-    let actions = input.transact_items.iter().flatten();
-    observe_tables(
-        &call,
-        actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref()),
-    );
+    let tables: Vec<&str> = input
+        .transact_items
+        .iter()
+        .flatten()
+        .filter_map(|a| a.get.as_ref()?.table_name.as_deref())
+        .collect();
+    observe_tables(&call, &tables);
     authz::authorize(&call, |s| checks::transact_get_items(s, &input))?;
-    let actions = input.transact_items.iter().flatten();
-    let tables = actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref());
-    strong::no_transaction(&call, "TransactGetItems", tables)?;
-    let actions = input.transact_items.iter().flatten();
-    let tables = actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref());
-    throttling::transaction(&call, tables, Access::Read)?;
+    strong::no_transaction(&call, "TransactGetItems", tables.iter().copied())?;
+    throttling::transaction(&call, tables.iter().copied(), Access::Read)?;
     json(&call.engine.transact_get_items(input)?)
 }
 
+/// The table of each action of a TransactWriteItems, in order (a table once per action:
+/// a cancellation gives a reason per action), read once for every step.
+fn write_action_tables(input: &TransactWriteItemsInput) -> Vec<&str> {
+    let actions = input.transact_items.iter().flatten();
+    let actions = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
+    actions
+        .flatten()
+        .filter_map(|a| a.table_name.as_deref())
+        .collect()
+}
+
 /// Labels a transaction's metrics with each table it names, once.
-fn observe_tables<'a>(call: &Call<'_>, tables: impl Iterator<Item = &'a str>) {
-    let mut seen: Vec<&str> = Vec::new();
-    for table in tables {
-        if !seen.contains(&table) {
-            seen.push(table);
+fn observe_tables(call: &Call<'_>, tables: &[&str]) {
+    for (i, table) in tables.iter().enumerate() {
+        if !tables[..i].contains(table) {
             call.observation.table(table);
         }
     }

@@ -17,11 +17,10 @@ fn empty() -> Result<Vec<u8>, ApiError> {
 
 pub async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     let engine = call.engine;
-    let name = op.name();
     macro_rules! on_stream {
         ($input:ty) => {{
             let input: $input = call.input()?;
-            authz::authorize(&call, |s| checks::on_stream(s, name, &input))?;
+            authz::authorize(&call, |s| checks::on_stream(s, op, &input))?;
             input
         }};
     }
@@ -29,7 +28,7 @@ pub async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
         Op::KinesisCreateStream => {
             let input: CreateStreamInput = call.input()?;
             let stream = StreamRefOf(input.stream_name.clone());
-            authz::authorize(&call, |s| checks::on_stream(s, name, &stream))?;
+            authz::authorize(&call, |s| checks::on_stream(s, op, &stream))?;
             engine.kinesis_create_stream(input).await?;
             empty()
         }
