@@ -290,7 +290,7 @@ fn metrics(c: &mut Criterion) {
         "metrics/engine counters of one GetItem (capacity, traffic, recent reads and writes)",
         |b| {
             b.iter(|| {
-                let table = engine.counters().table(black_box("prod-shop-order"));
+                let table = engine.telemetry().table(black_box("prod-shop-order"));
                 table.consume(&consumed, false);
                 table.traffic.read(false);
                 let now = engine.now_ms();
@@ -304,7 +304,7 @@ fn metrics(c: &mut Criterion) {
         "metrics/advisor additions to one GetItem (read-after-write check)",
         |b| {
             b.iter(|| {
-                let table = engine.counters().table(black_box("prod-shop-order"));
+                let table = engine.telemetry().table(black_box("prod-shop-order"));
                 table.eventual_read(black_box(&storage_key), 0);
             })
         },
@@ -316,7 +316,7 @@ fn metrics(c: &mut Criterion) {
         "metrics/hot-key count of one access (one in 8 counted, Space-Saving of 16)",
         |b| {
             b.iter(|| {
-                let table = engine.counters().table(black_box("prod-shop-order"));
+                let table = engine.telemetry().table(black_box("prod-shop-order"));
                 table
                     .hot
                     .accessed(None, std::slice::from_ref(black_box(&partition)));
@@ -332,7 +332,7 @@ fn metrics(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 next = (next + 1) % many.len();
-                let table = engine.counters().table(black_box("prod-shop-order"));
+                let table = engine.telemetry().table(black_box("prod-shop-order"));
                 table
                     .hot
                     .accessed(None, std::slice::from_ref(black_box(&many[next])));
@@ -353,7 +353,7 @@ fn metrics(c: &mut Criterion) {
                     .keys()
                     .find(|name| !black_box(&new).contains_key(*name))
                     .cloned();
-                let table = engine.counters().table(black_box("prod-shop-order"));
+                let table = engine.telemetry().table(black_box("prod-shop-order"));
                 table.consume(&consumed, true);
                 table.traffic.put(false, false);
                 let now = engine.now_ms();

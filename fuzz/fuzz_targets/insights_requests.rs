@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(get) = serde_json::from_value::<GetItemInput>(key) {
         let _ = engine.get_item(get);
     }
-    let counters = engine.counters().existing("Watched");
+    let counters = engine.telemetry().existing("Watched");
     if let Some(report) = counters.and_then(|c| c.insights.report(None, engine.now_ms(), 60, 5)) {
         assert!(report.most_accessed_items.keys.len() <= 5);
     }

@@ -61,7 +61,7 @@ pub fn advise_with(engine: &Engine, options: &Options) -> Advice {
     let mut findings = Vec::new();
     let mut zones = BTreeSet::new();
     let mut samples = Vec::new();
-    let since = rfc3339(engine.counters().since_ms());
+    let since = rfc3339(engine.telemetry().since_ms());
     for table in &tables {
         let size = table.size.as_ref();
         let sample = design
@@ -73,7 +73,7 @@ pub fn advise_with(engine: &Engine, options: &Options) -> Advice {
             sampled: sample.len(),
             items: size.map_or(sample.len() as u64, |s| s.item_count),
         });
-        let counters = engine.counters().existing(&table.name);
+        let counters = engine.telemetry().existing(&table.name);
         let traffic = counters
             .as_ref()
             .map(|c| c.traffic.snapshot())

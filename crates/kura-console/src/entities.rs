@@ -168,7 +168,7 @@ fn view(ctx: &Ctx, table: &str, t: &Value, items: &[Map<String, Value>], complet
     // traffic; the console's own is counted apart).
     let engine = ctx.server.slot().current();
     let pages: BTreeMap<String, u64> = engine
-        .counters()
+        .telemetry()
         .existing(table)
         .map(|c| {
             c.index_consumption()

@@ -58,7 +58,7 @@ pub(crate) struct Sampler {
 
 fn take(metrics: &Metrics, slot: &EngineSlot) -> Sample {
     let engine = slot.current();
-    let counters = engine.counters();
+    let counters = engine.telemetry();
     let mut tables: HashMap<String, TableSample> = HashMap::new();
     for (table, totals) in metrics.table_totals() {
         let t = tables.entry(table).or_default();
@@ -302,7 +302,7 @@ pub(crate) async fn table_page(
         sections.push(insights(&ctx, &table, index.as_deref()).await);
     }
     // The console's own requests, counted apart from the application's (docs/console.md).
-    let console = ctx.server.slot().current().counters().console(&table);
+    let console = ctx.server.slot().current().telemetry().console(&table);
     let body = html! {
         (layout::notice(q.get("notice").map(String::as_str)))
         h2 { "Traffic" }
@@ -342,7 +342,7 @@ async fn insights(ctx: &Ctx, table: &str, index: Option<&str>) -> Markup {
             let engine = ctx.engine();
             let now = engine.now_ms();
             engine
-                .counters()
+                .telemetry()
                 .existing(table)
                 .and_then(|c| c.insights.report(index, now, 60, 10))
         }

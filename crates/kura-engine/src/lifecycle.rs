@@ -187,11 +187,6 @@ impl Engine {
         Ok(engine)
     }
 
-    /// What the engine counted so far (the server's `/metrics` reads it).
-    pub fn counters(&self) -> &counters::Counters {
-        &self.counters
-    }
-
     /// The engine's clock (what Contributor Insights' windows are cut by).
     pub fn now_ms(&self) -> i64 {
         self.clock.now_ms()

@@ -102,7 +102,7 @@ pub(crate) async fn insights(
         );
     }
     let report = engine
-        .counters()
+        .telemetry()
         .existing(&table)
         .and_then(|c| c.insights.report(index, engine.now_ms(), minutes, top));
     match report {

@@ -47,7 +47,7 @@ impl Collector for EngineCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let engine = &self.engine.current();
         engine.prune_counters();
-        let tables = engine.counters().tables();
+        let tables = engine.telemetry().tables();
         encode_capacity(&mut encoder, &tables)?;
         encode_table_activity(&mut encoder, engine, &tables)?;
         encode_vector_indexes(&mut encoder, engine)?;
@@ -345,7 +345,7 @@ fn encode_kinesis(
         &rows(&|_, open| open as f64),
         gauge,
     )?;
-    let reads = engine.counters().kinesis.streams();
+    let reads = engine.telemetry().kinesis.streams();
     let read_rows = |f: &dyn Fn(&kura_engine::counters::kinesis::StreamReads) -> f64| {
         reads
             .iter()
@@ -383,7 +383,7 @@ fn encode_writer_and_store(
     encoder: &mut DescriptorEncoder,
     engine: &kura_engine::Engine,
 ) -> Result<(), std::fmt::Error> {
-    let writer = &engine.counters().writer;
+    let writer = &engine.telemetry().writer;
     let none: [(Vec<(String, String)>, HistogramSnapshot); 1] =
         [(Vec::new(), writer.group_size.snapshot())];
     family(

@@ -5,6 +5,8 @@
 //! - [`Design`](crate::design::Design): what the advisor, the audit log and authorization
 //!   read about tables (key names, designs, samples);
 //! - [`Capacity`]: capacity emulation's switch and its check at the door;
+//! - [`Counters`]: what the engine counted (Prometheus metrics, the console's charts, the
+//!   advisor's traffic evidence, Contributor Insights), through [`Engine::telemetry`];
 //! - [`Internals`]: counts and passes run now, for tests, benchmarks and diagnostics.
 
 mod capacity;
@@ -13,6 +15,7 @@ mod internals;
 pub use capacity::Capacity;
 pub use internals::Internals;
 
+use crate::counters::Counters;
 use crate::design::Design;
 use crate::engine::Engine;
 
@@ -25,6 +28,12 @@ impl Engine {
     /// Capacity emulation (`--enforce-capacity`).
     pub fn capacity(&self) -> Capacity<'_> {
         Capacity { engine: self }
+    }
+
+    /// What the engine counted so far: every table's traffic, the writer's groups and
+    /// syncs, Kinesis reads (the server's `/metrics`, the console, the advisor).
+    pub fn telemetry(&self) -> &Counters {
+        &self.counters
     }
 
     /// Counts and passes for tests, benchmarks and diagnostics.

@@ -238,7 +238,7 @@ impl Engine {
             .map(|(applied, conflicts)| {
                 let Conflicts { count, example } = conflicts;
                 if count > 0 {
-                    self.counters()
+                    self.telemetry()
                         .application(&table_name)
                         .traffic
                         .replica_conflicts(count, || example.unwrap_or_default());

@@ -256,7 +256,7 @@ mod tests {
         let loaded = load_seed(&engine, &dir).await.expect("seeded");
         let _cleanup = std::fs::remove_dir_all(&dir);
         assert_eq!(loaded.get("seeded"), Some(&30));
-        let counted = engine.counters().existing("seeded");
+        let counted = engine.telemetry().existing("seeded");
         let requests = counted.map_or(0, |c| c.requests.load(std::sync::atomic::Ordering::Relaxed));
         assert_eq!(requests, 0, "seeding is counted apart");
         let scan = call(
@@ -268,7 +268,7 @@ mod tests {
         .expect("scan");
         assert_eq!(scan["Count"], 30);
         let counted = engine
-            .counters()
+            .telemetry()
             .existing("seeded")
             .expect("the scan counts");
         assert_eq!(
