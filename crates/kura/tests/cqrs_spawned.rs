@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::KuraProcess;
@@ -92,34 +92,45 @@ async fn projector_survives_kill9() {
     let sqlite = dir.path().join("read-model.db");
 
     // Publishers keep publishing new versions while the projector is killed and restarted.
+    // Each cycle kills the projector only after a whole round was published while it ran,
+    // so the kills land mid-stream however slow the machine's fsync is.
     let stop = Arc::new(AtomicBool::new(false));
+    let rounds = Arc::new(AtomicU64::new(0));
     let publisher = {
         let service = service.clone();
         let stop = stop.clone();
+        let rounds = rounds.clone();
         tokio::spawn(async move {
-            let mut round = 0u64;
             while !stop.load(Ordering::SeqCst) {
+                let round = rounds.load(Ordering::SeqCst);
                 for entity in 0..ENTITIES {
                     service
                         .publish_async(&command(entity, round), &Invoker::default())
                         .await
                         .expect("publish");
                 }
-                round += 1;
+                rounds.fetch_add(1, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            round
         })
     };
     for cycle in 0..4u64 {
         let mut projector = start_projector(&server.endpoint, &sqlite);
+        let started_at_round = rounds.load(Ordering::SeqCst);
         tokio::time::sleep(Duration::from_millis(150 + cycle * 120)).await;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while rounds.load(Ordering::SeqCst) < started_at_round + 2 {
+            assert!(
+                Instant::now() < deadline,
+                "the publishers finished no whole round in 60 s while the projector ran"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         projector.kill().expect("kill -9");
         projector.wait().expect("wait");
     }
     stop.store(true, Ordering::SeqCst);
-    let rounds = publisher.await.expect("publisher");
-    assert!(rounds > 3, "the publishers made progress ({rounds} rounds)");
+    publisher.await.expect("publisher");
 
     // A last run catches up; then the tables must match the command log.
     let mut projector = start_projector(&server.endpoint, &sqlite);
