@@ -42,6 +42,7 @@ mod engine;
 pub mod error;
 mod exports;
 mod facets;
+mod group_commit;
 pub mod imports;
 mod indexes;
 mod items;

@@ -8,7 +8,7 @@ use crate::catalog::Catalog;
 use crate::engine::{Engine, EngineOptions, Health};
 use crate::error::{EngineError, Result};
 use crate::sweeper::Sweeper;
-use crate::writer::Writer;
+use crate::writer::{WriteEnv, Writer};
 use crate::{
     backups, counters, exports, imports, indexes, objects, open, purge, throttle, transactions,
     vectors,
@@ -101,10 +101,12 @@ impl Engine {
         ));
         let writer = Arc::new(Writer::start(
             store.clone(),
-            limits,
+            WriteEnv {
+                limits,
+                vectors: vectors.clone(),
+            },
             clock.clone(),
             counters.clone(),
-            vectors.clone(),
             first_writes,
         ));
         let purger = Arc::new(purge::start(store.clone(), writer.clone()));
