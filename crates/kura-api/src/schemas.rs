@@ -1,28 +1,26 @@
-//! The key attribute names of the tables one request names, read from the engine's
-//! catalog once per table and request, by whichever step asks first: fault injection,
-//! authorization (`dynamodb:LeadingKeys`) and the audit record ask the same [`Schemas`].
+//! The tables one request names, read from the engine's catalog once per table and
+//! request, by whichever step asks first: fault injection, authorization (key names for
+//! `dynamodb:LeadingKeys`, the resource-based policy), admission and the audit record ask
+//! the same [`Schemas`]. The engine's own call reads the table once more, for itself.
+
+use std::sync::Arc;
 
 use kura_engine::Engine;
+use kura_engine::catalog::TableRecord;
 use parking_lot::Mutex;
 
-/// A table, and one of its indexes or none.
-type Target = (String, Option<String>);
-
-/// One request's view of the key schemas it needs.
+/// One request's copies of the tables it names.
 pub struct Schemas<'a> {
     engine: &'a Engine,
-    /// (table, index) → the partition key attribute names (None: no such table or index).
-    partition: Mutex<Vec<(Target, Option<Vec<String>>)>>,
-    /// table → the primary key attribute names, partition key first.
-    primary: Mutex<Vec<(String, Option<Vec<String>>)>>,
+    /// table → its record (None: no such table), in the order first asked.
+    tables: Mutex<Vec<(String, Option<Arc<TableRecord>>)>>,
 }
 
 impl<'a> Schemas<'a> {
     pub fn new(engine: &'a Engine) -> Schemas<'a> {
         Schemas {
             engine,
-            partition: Mutex::new(Vec::new()),
-            primary: Mutex::new(Vec::new()),
+            tables: Mutex::new(Vec::new()),
         }
     }
 
@@ -31,67 +29,77 @@ impl<'a> Schemas<'a> {
         self.engine
     }
 
+    /// The record of `table` as this request first saw it (None: no such table).
+    pub fn table(&self, table: &str) -> Option<Arc<TableRecord>> {
+        let mut seen = self.tables.lock();
+        if let Some((_, record)) = seen.iter().find(|(name, _)| name == table) {
+            return record.clone();
+        }
+        let record = self.engine.design().table(table);
+        seen.push((table.to_owned(), record.clone()));
+        record
+    }
+
     /// The partition key attribute names of `table`, or of its `index`.
     pub fn partition_keys(&self, table: &str, index: Option<&str>) -> Option<Vec<String>> {
-        let mut seen = self.partition.lock();
-        let found = seen
-            .iter()
-            .find(|((t, i), _)| t == table && i.as_deref() == index);
-        if let Some((_, names)) = found {
-            return names.clone();
-        }
-        let names = self.engine.design().partition_key_names(table, index);
-        let key = (table.to_owned(), index.map(str::to_owned));
-        seen.push((key, names.clone()));
-        names
+        self.table(table)?.partition_key_names(index)
     }
 
     /// The primary key attribute names of `table`: partition key, then sort key.
     pub fn primary_keys(&self, table: &str) -> Option<Vec<String>> {
-        let mut seen = self.primary.lock();
-        if let Some((_, names)) = seen.iter().find(|(t, _)| t == table) {
-            return names.clone();
-        }
-        let names = self.engine.design().key_names(table);
-        seen.push((table.to_owned(), names.clone()));
-        names
+        Some(self.table(table)?.primary_key_names())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use kura_engine::catalog::reads;
+    use kura_engine::{Engine, RequestContext};
 
-    /// A request reads each schema once: what it read stays its answer for the rest of
-    /// the request, even if the table goes meanwhile.
+    use super::Schemas;
+
+    /// Key names, the partition key of an index and the resource policy of one table, asked
+    /// over and over by a request's steps, read the catalog once (debug builds count reads).
     #[tokio::test]
-    async fn a_schema_is_read_once_per_request() {
+    async fn every_step_of_a_request_shares_one_read_of_each_table() {
         let engine = Engine::in_memory();
-        let create = br#"{"TableName":"tab","BillingMode":"PAY_PER_REQUEST",
-            "AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},
-                                    {"AttributeName":"sk","AttributeType":"S"}],
-            "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},
-                         {"AttributeName":"sk","KeyType":"RANGE"}]}"#;
-        // The engine directly: these tests are about the schemas, not the pipeline.
-        let ctx = kura_engine::RequestContext::default();
-        let input = serde_json::from_slice(create).expect("input");
-        engine.create_table(&ctx, input).await.expect("create");
+        let create = serde_json::json!({
+            "TableName": "orders",
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                          {"AttributeName": "sk", "KeyType": "RANGE"}],
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                     {"AttributeName": "sk", "AttributeType": "S"}],
+            "BillingMode": "PAY_PER_REQUEST"
+        });
+        engine
+            .create_table(
+                &RequestContext::default(),
+                serde_json::from_value(create).expect("input"),
+            )
+            .await
+            .expect("create");
         let schemas = Schemas::new(&engine);
-        assert_eq!(
-            schemas.partition_keys("tab", None),
-            Some(vec!["pk".to_owned()])
-        );
-        assert_eq!(
-            schemas.primary_keys("tab"),
-            Some(vec!["pk".to_owned(), "sk".to_owned()])
-        );
-        assert_eq!(schemas.partition_keys("tab", Some("nope")), None);
-        let input = serde_json::from_slice(br#"{"TableName":"tab"}"#).expect("input");
-        engine.delete_table(&ctx, input).await.expect("delete");
-        assert_eq!(
-            schemas.partition_keys("tab", None),
-            Some(vec!["pk".to_owned()])
-        );
-        assert_eq!(Schemas::new(&engine).partition_keys("tab", None), None);
+        let before = reads::on_this_thread();
+        for _ in 0..3 {
+            assert_eq!(
+                schemas.primary_keys("orders"),
+                Some(vec!["pk".into(), "sk".into()])
+            );
+            assert_eq!(
+                schemas.partition_keys("orders", None),
+                Some(vec!["pk".into()])
+            );
+            assert_eq!(schemas.partition_keys("orders", Some("nope")), None);
+            assert!(
+                schemas
+                    .table("orders")
+                    .is_some_and(|t| t.resource_policy.is_none())
+            );
+        }
+        assert_eq!(schemas.primary_keys("absent"), None);
+        assert_eq!(schemas.table("absent"), None);
+        if cfg!(debug_assertions) {
+            assert_eq!(reads::on_this_thread() - before, 2, "one read per table");
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! depends on how a table record is stored, and none can change one.
 
 use std::ops::Bound;
+use std::sync::Arc;
 
 use kura_model::keycode::ScalarType;
 use kura_model::{Item, KeySchema};
@@ -126,34 +127,23 @@ pub struct Design<'a> {
 }
 
 impl Design<'_> {
+    /// The table's record as the catalog publishes it now: what a front end reads once per
+    /// table and request (authorization, audit and admission all ask the same copy).
+    pub fn table(&self, table: &str) -> Option<Arc<TableRecord>> {
+        self.engine.catalog.get(table)
+    }
+
     /// The primary key attribute names of a table (partition key, then sort key): what the
     /// audit log splits a Put's key out of its item with. None for an unknown table.
     pub fn key_names(&self, table: &str) -> Option<Vec<String>> {
-        let record = self.engine.catalog.get(table)?;
-        let schema = &record.key_schema;
-        Some(
-            std::iter::once(&schema.hash)
-                .chain(schema.range.as_ref())
-                .map(|a| a.name.clone())
-                .collect(),
-        )
+        Some(self.table(table)?.primary_key_names())
     }
 
     /// The partition key attribute names of a table, or of one of its indexes: what the
     /// server's authorization step reads `dynamodb:LeadingKeys` from. None for an unknown
     /// table or index.
     pub fn partition_key_names(&self, table: &str, index: Option<&str>) -> Option<Vec<String>> {
-        let record = self.engine.catalog.get(table)?;
-        match index {
-            None => Some(vec![record.key_schema.hash.name.clone()]),
-            Some(name) => Some(
-                record
-                    .index(name)?
-                    .hash_attributes()
-                    .map(|a| a.name.clone())
-                    .collect(),
-            ),
-        }
+        self.table(table)?.partition_key_names(index)
     }
 
     /// Every table's design, in name order.

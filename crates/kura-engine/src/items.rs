@@ -238,15 +238,15 @@ impl Engine {
     /// Contributor Insights when the table has it enabled.
     fn count_item_request(
         &self,
-        table: &str,
+        table: &TableRecord,
         consumed: &Consumed,
         written_size: Option<usize>,
         key: &PrimaryKey,
     ) -> Arc<crate::counters::TableCounters> {
-        let stats = self.counters.table(table);
+        let stats = self.counters.table(&table.name);
         stats.consume(consumed, written_size.is_some());
         self.counters
-            .charge(table, consumed, written_size.is_some(), Some(&key.hash));
+            .charge_table(table, consumed, written_size.is_some(), Some(&key.hash));
         if let Some(size) = written_size {
             stats
                 .traffic
@@ -328,7 +328,7 @@ impl Engine {
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size).max(size));
-        let counters = self.count_item_request(&table_name, &consumed, Some(size), &key);
+        let counters = self.count_item_request(&table, &consumed, Some(size), &key);
         let now = self.clock.now_ms();
         if !conditional {
             counters.traffic.single_write(now);
@@ -383,7 +383,7 @@ impl Engine {
         };
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let consumed = Consumed::table(units);
-        let counters = self.count_item_request(&table_name, &consumed, None, &key);
+        let counters = self.count_item_request(&table, &consumed, None, &key);
         counters.traffic.read(consistent);
         if !consistent {
             counters.eventual_read(&storage_key, self.clock.now_ms());
@@ -436,7 +436,7 @@ impl Engine {
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
         let mut consumed = written.indexes.clone();
         consumed.table = write_units(old.as_ref().map_or(0, item_size));
-        let counters = self.count_item_request(&table_name, &consumed, Some(0), &key);
+        let counters = self.count_item_request(&table, &consumed, Some(0), &key);
         counters.traffic.deleted();
         if old.is_some() {
             counters.traffic.changed();
@@ -530,7 +530,7 @@ impl Engine {
                 .max(new.as_ref().map_or(0, item_size)),
         );
         let new_size = new.as_ref().map_or(0, item_size);
-        let counters = self.count_item_request(&table_name, &consumed, Some(new_size), &key);
+        let counters = self.count_item_request(&table, &consumed, Some(new_size), &key);
         counters.traffic.update(guarded, appends);
         let changed = match (&old, &new) {
             (None, None) => false,
@@ -567,11 +567,16 @@ fn returns_item_on_failure(option: &Option<String>) -> bool {
 
 /// The table as the writer sees it now. A write raced a DeleteTable (or delete and
 /// re-create) must not land in a table that no longer exists, and index changes published
-/// since the request was validated (a GSI created or deleted) must be honoured.
+/// since the request was validated (a GSI created or deleted) must be honoured. The
+/// request's record is still the catalog's unless it was superseded since; only then is
+/// the catalog read again.
 pub(crate) fn current_table(
     catalog: &crate::catalog::Catalog,
-    table: &TableRecord,
+    table: &Arc<TableRecord>,
 ) -> Result<Arc<TableRecord>> {
+    if table.publication.is_live() {
+        return Ok(table.clone());
+    }
     match catalog.get(&table.name) {
         Some(current) if current.id == table.id => Ok(current),
         _ => Err(EngineError::ResourceNotFound(

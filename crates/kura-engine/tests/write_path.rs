@@ -332,3 +332,66 @@ async fn the_format_marker_comes_with_the_first_write() {
         .expect("another format");
     assert!(refused.to_string().contains("store format"), "{refused}");
 }
+
+/// Issue 51: an item request reads its table from the catalog once, with every option that
+/// reads the table on (capacity emulation, condition, return values, consumed capacity,
+/// item collection metrics). The write job's last-moment check that the table is still the
+/// same costs no read while the request's copy is the published one. Counted on this
+/// thread, where the in-memory engine runs each write job, in debug builds.
+#[tokio::test]
+async fn an_item_request_reads_its_table_from_the_catalog_once() {
+    use kura_engine::catalog::reads;
+    let engine = Engine::in_memory_with_options(kura_engine::EngineOptions {
+        throttle: Some(kura_engine::throttle::ThrottleOptions::default()),
+        ..Default::default()
+    });
+    create(&engine, "orders").await;
+    let options = r#""ReturnConsumedCapacity":"TOTAL","ReturnItemCollectionMetrics":"SIZE""#;
+    let reads_of = |before: u64| reads::on_this_thread() - before;
+
+    let before = reads::on_this_thread();
+    engine
+        .put_item(input(&format!(
+            r#"{{"TableName":"orders","Item":{{"pk":{{"S":"a"}},"n":{{"N":"1"}}}},
+                "ConditionExpression":"attribute_not_exists(pk)","ReturnValues":"ALL_OLD",{options}}}"#
+        )))
+        .await
+        .expect("put");
+    let put = reads_of(before);
+
+    let before = reads::on_this_thread();
+    engine
+        .update_item(input(&format!(
+            r#"{{"TableName":"orders","Key":{{"pk":{{"S":"a"}}}},"UpdateExpression":"ADD n :one",
+                "ExpressionAttributeValues":{{":one":{{"N":"1"}}}},"ReturnValues":"ALL_NEW",{options}}}"#
+        )))
+        .await
+        .expect("update");
+    let update = reads_of(before);
+
+    let before = reads::on_this_thread();
+    let got = engine
+        .get_item(input(
+            r#"{"TableName":"orders","Key":{"pk":{"S":"a"}},"ReturnConsumedCapacity":"TOTAL"}"#,
+        ))
+        .expect("get");
+    let get = reads_of(before);
+    assert!(got.item.is_some());
+
+    let before = reads::on_this_thread();
+    engine
+        .delete_item(input(&format!(
+            r#"{{"TableName":"orders","Key":{{"pk":{{"S":"a"}}}},"ReturnValues":"ALL_OLD",{options}}}"#
+        )))
+        .await
+        .expect("delete");
+    let delete = reads_of(before);
+
+    if cfg!(debug_assertions) {
+        assert_eq!(
+            (put, update, get, delete),
+            (1, 1, 1, 1),
+            "catalog reads of PutItem, UpdateItem, GetItem, DeleteItem"
+        );
+    }
+}

@@ -185,7 +185,7 @@ pub(crate) fn authorize(
             _ => Resource::One(&check.resource),
         };
         let identity = evaluate_on(policies, &action, on, &ctx);
-        let resource = match resource_policy(call.engine, &check.resource) {
+        let resource = match resource_policy(call.schemas, &check.resource) {
             Some(policy) => evaluate_on(&[policy], &action, on, &ctx),
             None => Decision::ImplicitDeny,
         };
@@ -213,8 +213,10 @@ pub(crate) fn authorize(
 /// The resource-based policy that governs `arn` (a table's also governs its indexes), if
 /// the table or stream exists and has one. Stored policies were checked when they were
 /// put, so one that no longer parses is treated as absent.
-fn resource_policy(engine: &Engine, arn: &str) -> Option<Policy> {
-    let record = engine.resource_policy(arn).ok().flatten()?;
+fn resource_policy(schemas: &crate::schemas::Schemas<'_>, arn: &str) -> Option<Policy> {
+    let record = Engine::resource_policy_with(arn, |table| schemas.table(table))
+        .ok()
+        .flatten()?;
     Policy::resource_from_json(&record.policy).ok()
 }
 

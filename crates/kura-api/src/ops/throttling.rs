@@ -29,10 +29,25 @@ pub(crate) fn one(
     let Some(table) = table else {
         return Ok(());
     };
-    call.engine
-        .capacity()
-        .check(&call.ctx, table, index, access, key)
-        .map_err(ApiError::from)
+    check(call, table, index, access, key).map_err(ApiError::from)
+}
+
+/// The engine's check on `table`, with the request's copy of its record (unknown tables
+/// pass: the operation reports them).
+fn check(
+    call: &Call<'_>,
+    table: &str,
+    index: Option<&str>,
+    access: Access,
+    key: Option<&ItemJson>,
+) -> Result<(), kura_engine::EngineError> {
+    match call.schemas.table(table) {
+        Some(record) => call
+            .engine
+            .capacity()
+            .check_on(&call.ctx, &record, index, access, key),
+        None => Ok(()),
+    }
 }
 
 /// Admits a PartiQL statement (as the handler prepared it) on the table or index it names:
@@ -49,16 +64,14 @@ pub(crate) fn statement(
         return Ok(());
     };
     let source = lowered.source();
-    call.engine
-        .capacity()
-        .check(
-            &call.ctx,
-            &source.table,
-            source.index.as_deref(),
-            statement_access(lowered),
-            None,
-        )
-        .map_err(ApiError::from)
+    check(
+        call,
+        &source.table,
+        source.index.as_deref(),
+        statement_access(lowered),
+        None,
+    )
+    .map_err(ApiError::from)
 }
 
 /// What a PartiQL statement takes capacity for.
@@ -123,16 +136,12 @@ pub(crate) fn transaction<'a>(
     let tables: Vec<&str> = tables.collect();
     let mut refused: BTreeMap<&str, Option<String>> = BTreeMap::new();
     for table in &tables {
-        refused.entry(table).or_insert_with(|| {
-            match call
-                .engine
-                .capacity()
-                .check(&call.ctx, table, None, access, None)
-            {
+        refused
+            .entry(table)
+            .or_insert_with(|| match check(call, table, None, access, None) {
                 Err(kura_engine::EngineError::Throttled(t)) => Some(t.message.to_owned()),
                 _ => None,
-            }
-        });
+            });
     }
     if refused.values().all(Option::is_none) {
         return Ok(());
@@ -166,11 +175,7 @@ pub(crate) fn batch<'a>(
         return (throttled, first);
     }
     for table in tables {
-        if let Err(e) = call
-            .engine
-            .capacity()
-            .check(&call.ctx, table, None, access, None)
-        {
+        if let Err(e) = check(call, table, None, access, None) {
             throttled.insert(table.clone());
             first.get_or_insert(ApiError::from(e));
         }

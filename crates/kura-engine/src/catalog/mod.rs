@@ -13,6 +13,7 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 
 pub use self::projection::IndexProjection;
+use self::publication::Publication;
 pub use self::replica::{IndexOverride, ReplicaOverrides, ReplicaRecord, ReplicationRecord};
 pub use self::vector::VectorIndexRecord;
 use crate::error::EngineError;
@@ -20,6 +21,7 @@ pub use crate::resource_policy::ResourcePolicyRecord;
 use crate::streams::meta::StreamSpec;
 
 mod projection;
+mod publication;
 mod replica;
 mod stage;
 pub mod vector;
@@ -133,6 +135,9 @@ pub struct TableRecord {
     /// The global table this table is a replica of; absent (and not stored) otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replication: Option<ReplicationRecord>,
+    /// Whether this record is the one the catalog publishes now (not stored).
+    #[serde(skip)]
+    pub(crate) publication: Publication,
 }
 
 /// A Kinesis streaming destination of a table.
@@ -355,14 +360,42 @@ pub struct Catalog {
 /// A snapshot of the catalog.
 pub type Tables = imbl::OrdMap<String, Arc<TableRecord>>;
 
+impl TableRecord {
+    /// The primary key attribute names, partition key first.
+    pub fn primary_key_names(&self) -> Vec<String> {
+        std::iter::once(&self.key_schema.hash)
+            .chain(self.key_schema.range.as_ref())
+            .map(|a| a.name.clone())
+            .collect()
+    }
+
+    /// The partition key attribute names of the table, or of its `index` (None: no such
+    /// index).
+    pub fn partition_key_names(&self, index: Option<&str>) -> Option<Vec<String>> {
+        match index {
+            None => Some(vec![self.key_schema.hash.name.clone()]),
+            Some(name) => Some(
+                self.index(name)?
+                    .hash_attributes()
+                    .map(|a| a.name.clone())
+                    .collect(),
+            ),
+        }
+    }
+}
+
 impl Catalog {
     pub fn new(tables: BTreeMap<String, Arc<TableRecord>>) -> Self {
+        for record in tables.values() {
+            record.publication.go_live();
+        }
         Catalog {
             tables: RwLock::new(tables.into_iter().collect()),
         }
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<TableRecord>> {
+        reads::count();
         self.tables.read().get(name).cloned()
     }
 
@@ -379,10 +412,40 @@ impl Catalog {
     /// Replaces one table's record (`None` removes it), after the commit that wrote it.
     pub(super) fn publish(&self, name: &str, record: Option<Arc<TableRecord>>) {
         let mut tables = self.tables.write();
-        match record {
-            Some(r) => tables.insert(name.to_owned(), r),
+        let previous = match &record {
+            Some(r) => {
+                r.publication.go_live();
+                tables.insert(name.to_owned(), r.clone())
+            }
             None => tables.remove(name),
         };
+        if let Some(previous) = previous
+            && !record.as_ref().is_some_and(|r| Arc::ptr_eq(r, &previous))
+        {
+            previous.publication.supersede();
+        }
+    }
+}
+
+/// How many times this thread read a table from the catalog, in debug builds: what tests
+/// count the reads of one request with (issue 51). Release builds count nothing.
+pub mod reads {
+    #[cfg(debug_assertions)]
+    thread_local! {
+        static READS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    pub(super) fn count() {
+        #[cfg(debug_assertions)]
+        READS.with(|reads| reads.set(reads.get() + 1));
+    }
+
+    /// Reads on this thread so far (always 0 in release builds).
+    pub fn on_this_thread() -> u64 {
+        #[cfg(debug_assertions)]
+        return READS.with(std::cell::Cell::get);
+        #[cfg(not(debug_assertions))]
+        0
     }
 }
 
@@ -403,5 +466,54 @@ impl VectorIndexRecord {
             IndexProjection::KeysOnly => false,
             IndexProjection::Include(names) => names.iter().any(|n| n == name),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use super::{Catalog, TableRecord};
+
+    fn record(id: u64) -> TableRecord {
+        serde_json::from_value(serde_json::json!({
+            "v": 1, "name": "t", "id": id, "uuid": "u",
+            "key_schema": {"hash": {"name": "pk", "ty": "S"}, "range": null},
+            "attribute_definitions": [], "created_ms": 0,
+            "billing_mode": "PayPerRequest", "billing_mode_explicit": true,
+            "pay_per_request_since_ms": null,
+            "throughput": {"read": 0, "write": 0, "last_increase_ms": null,
+                           "last_decrease_ms": null, "decreases_today": 0},
+            "deletion_protection": false, "table_class": null, "tags": []
+        }))
+        .expect("a table record")
+    }
+
+    #[test]
+    fn a_record_is_live_from_its_publication_until_it_is_replaced_or_removed() {
+        let first = Arc::new(record(1));
+        assert!(
+            !first.publication.is_live(),
+            "read from disk, not yet published"
+        );
+        let catalog = Catalog::new(BTreeMap::from([("t".to_owned(), first.clone())]));
+        assert!(first.publication.is_live());
+        assert!(
+            !(*first).clone().publication.is_live(),
+            "a copy is not published"
+        );
+
+        catalog.publish("t", Some(first.clone()));
+        assert!(first.publication.is_live(), "published again as it is");
+
+        let second = Arc::new(record(1));
+        catalog.publish("t", Some(second.clone()));
+        assert!(!first.publication.is_live());
+        assert!(second.publication.is_live());
+
+        catalog.publish("t", None);
+        assert!(!second.publication.is_live(), "a deleted table's record");
+        assert!(catalog.get("t").is_none());
     }
 }

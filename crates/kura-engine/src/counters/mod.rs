@@ -344,15 +344,29 @@ impl Counters {
             return;
         };
         if let Some(record) = charge.catalog.get(table) {
-            let partition = partition.map(key_text);
-            charge.throttle.consume(
-                &record,
-                consumed,
-                crate::throttle::Access::of(is_write),
-                partition.as_deref(),
-                charge.clock.now_ms(),
-            );
+            self.charge_table(&record, consumed, is_write, partition);
         }
+    }
+
+    /// [`Counters::charge`] on a table record the request already holds.
+    pub(crate) fn charge_table(
+        &self,
+        table: &crate::catalog::TableRecord,
+        consumed: &Consumed,
+        is_write: bool,
+        partition: Option<&AttributeValue>,
+    ) {
+        let Some(charge) = &self.charge else {
+            return;
+        };
+        let partition = partition.map(key_text);
+        charge.throttle.consume(
+            table,
+            consumed,
+            crate::throttle::Access::of(is_write),
+            partition.as_deref(),
+            charge.clock.now_ms(),
+        );
     }
 
     /// Records capacity consumed on several tables (batches, transactions).

@@ -1,5 +1,6 @@
 //! Capacity emulation's doors: [`Engine::capacity`].
 
+use crate::catalog::TableRecord;
 use crate::context::RequestContext;
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
@@ -35,12 +36,28 @@ impl Capacity<'_> {
         access: throttle::Access,
         key: Option<&kura_model::wire::ItemJson>,
     ) -> Result<()> {
-        let Some(throttle) = &self.engine.throttle else {
+        if self.engine.throttle.is_none() {
             return Ok(());
-        };
+        }
         let Some(record) = self.engine.catalog.get(table) else {
             return Ok(());
         };
+        self.check_on(ctx, &record, index, access, key)
+    }
+
+    /// [`Capacity::check`] on a table record the request already holds.
+    pub fn check_on(
+        &self,
+        ctx: &RequestContext,
+        record: &TableRecord,
+        index: Option<&str>,
+        access: throttle::Access,
+        key: Option<&kura_model::wire::ItemJson>,
+    ) -> Result<()> {
+        let Some(throttle) = &self.engine.throttle else {
+            return Ok(());
+        };
+        let table = record.name.as_str();
         // The partition key value in Contributor Insights' text: a string as sent, any
         // other type once validated.
         let partition = key
@@ -54,7 +71,7 @@ impl Capacity<'_> {
                     .map(|v| counters::key_text(&v)),
             });
         let request = throttle::CapacityRequest {
-            table: &record,
+            table: record,
             index,
             access,
             partition,

@@ -566,7 +566,8 @@ impl Engine {
         let units = read_units(bytes_read, page.consistent);
         let consumed = target.consumed(units, fetched_units);
         counters.consume(&consumed, false);
-        self.counters.charge(table_name, &consumed, false, None);
+        self.counters
+            .charge_table(&target.table, &consumed, false, None);
         let traffic = &counters.traffic;
         if page.scan {
             traffic.scan(out.scanned_count, out.count);

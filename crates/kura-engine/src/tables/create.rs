@@ -183,6 +183,7 @@ pub(crate) fn new_table_record(
         vector_indexes,
         kinesis_destinations: Vec::new(),
         replication: None,
+        publication: Default::default(),
     };
     Ok((record, stream_change))
 }

@@ -202,14 +202,20 @@ impl Engine {
     /// table's, as DynamoDB applies a table's policy to its indexes). Ok(None) when there
     /// is none; ResourceNotFound for an unknown table or stream.
     pub fn resource_policy(&self, arn: &str) -> Result<Option<ResourcePolicyRecord>> {
+        Engine::resource_policy_with(arn, |table| self.catalog.get(table))
+    }
+
+    /// [`Engine::resource_policy`] with the table's record from `read` (a front end that
+    /// holds the request's copy of the table passes it, instead of reading it again).
+    pub fn resource_policy_with(
+        arn: &str,
+        read: impl FnOnce(&str) -> Option<Arc<TableRecord>>,
+    ) -> Result<Option<ResourcePolicyRecord>> {
         let target = match arn.split_once("/index/") {
             Some((table_arn, _)) => target(table_arn)?,
             None => target(arn)?,
         };
-        let record = self
-            .catalog
-            .get(table_of(&target))
-            .ok_or_else(|| resource_arn_not_found(arn))?;
+        let record = read(table_of(&target)).ok_or_else(|| resource_arn_not_found(arn))?;
         match &target {
             Target::Table(_) => Ok(record.resource_policy.clone()),
             Target::Stream(_, label) => match &record.stream {

@@ -155,5 +155,6 @@ pub(crate) fn restored_record(
         vector_indexes,
         kinesis_destinations: Vec::new(),
         replication: None,
+        publication: Default::default(),
     })
 }
