@@ -3,17 +3,15 @@
 //! `dynamodb:LeadingKeys`, the resource-based policy), admission and the audit record ask
 //! the same [`Schemas`]. The engine's own call reads the table once more, for itself.
 
-use std::sync::Arc;
-
 use kura_engine::Engine;
-use kura_engine::catalog::TableRecord;
+use kura_engine::design::PublishedTable;
 use parking_lot::Mutex;
 
 /// One request's copies of the tables it names.
 pub struct Schemas<'a> {
     engine: &'a Engine,
-    /// table → its record (None: no such table), in the order first asked.
-    tables: Mutex<Vec<(String, Option<Arc<TableRecord>>)>>,
+    /// table → the table as first seen (None: no such table), in the order first asked.
+    tables: Mutex<Vec<(String, Option<PublishedTable>)>>,
 }
 
 impl<'a> Schemas<'a> {
@@ -29,8 +27,8 @@ impl<'a> Schemas<'a> {
         self.engine
     }
 
-    /// The record of `table` as this request first saw it (None: no such table).
-    pub fn table(&self, table: &str) -> Option<Arc<TableRecord>> {
+    /// `table` as this request first saw it (None: no such table).
+    pub fn table(&self, table: &str) -> Option<PublishedTable> {
         let mut seen = self.tables.lock();
         if let Some((_, record)) = seen.iter().find(|(name, _)| name == table) {
             return record.clone();
@@ -90,16 +88,23 @@ mod tests {
                 Some(vec!["pk".into()])
             );
             assert_eq!(schemas.partition_keys("orders", Some("nope")), None);
-            assert!(
-                schemas
-                    .table("orders")
-                    .is_some_and(|t| t.resource_policy.is_none())
-            );
+            assert!(schemas.table("orders").is_some());
         }
         assert_eq!(schemas.primary_keys("absent"), None);
-        assert_eq!(schemas.table("absent"), None);
+        assert!(schemas.table("absent").is_none());
         if cfg!(debug_assertions) {
             assert_eq!(reads::on_this_thread() - before, 2, "one read per table");
         }
+        // What a request read stays its answer, even if the table goes meanwhile.
+        let input = serde_json::from_value(serde_json::json!({"TableName": "orders"}));
+        engine
+            .delete_table(&RequestContext::default(), input.expect("input"))
+            .await
+            .expect("delete");
+        assert_eq!(
+            schemas.partition_keys("orders", None),
+            Some(vec!["pk".into()])
+        );
+        assert_eq!(Schemas::new(&engine).partition_keys("orders", None), None);
     }
 }

@@ -3,7 +3,6 @@
 //! depends on how a table record is stored, and none can change one.
 
 use std::ops::Bound;
-use std::sync::Arc;
 
 use kura_model::keycode::ScalarType;
 use kura_model::{Item, KeySchema};
@@ -120,6 +119,8 @@ impl TableDesign {
 /// The slices of the partition-hash space the advisor's sample is taken from in turns.
 pub const SAMPLE_SLICES: u64 = 16;
 
+pub use crate::catalog::PublishedTable;
+
 /// What the design advisor, the audit log and authorization read about tables:
 /// [`Engine::design`].
 pub struct Design<'a> {
@@ -127,23 +128,17 @@ pub struct Design<'a> {
 }
 
 impl Design<'_> {
-    /// The table's record as the catalog publishes it now: what a front end reads once per
-    /// table and request (authorization, audit and admission all ask the same copy).
-    pub fn table(&self, table: &str) -> Option<Arc<TableRecord>> {
-        self.engine.catalog.get(table)
-    }
-
-    /// The primary key attribute names of a table (partition key, then sort key): what the
-    /// audit log splits a Put's key out of its item with. None for an unknown table.
-    pub fn key_names(&self, table: &str) -> Option<Vec<String>> {
-        Some(self.table(table)?.primary_key_names())
+    /// The table as the catalog publishes it now: what a front end reads once per table and
+    /// request (authorization, audit and admission all ask the same copy).
+    pub fn table(&self, table: &str) -> Option<PublishedTable> {
+        self.engine.catalog.get(table).map(PublishedTable)
     }
 
     /// The partition key attribute names of a table, or of one of its indexes: what the
     /// server's authorization step reads `dynamodb:LeadingKeys` from. None for an unknown
     /// table or index.
     pub fn partition_key_names(&self, table: &str, index: Option<&str>) -> Option<Vec<String>> {
-        self.table(table)?.partition_key_names(index)
+        self.engine.catalog.get(table)?.partition_key_names(index)
     }
 
     /// Every table's design, in name order.

@@ -32,7 +32,7 @@ pub(crate) fn one(
     check(call, table, index, access, key).map_err(ApiError::from)
 }
 
-/// The engine's check on `table`, with the request's copy of its record (unknown tables
+/// The engine's check on `table`, with the request's copy of it (unknown tables
 /// pass: the operation reports them).
 fn check(
     call: &Call<'_>,
@@ -42,10 +42,10 @@ fn check(
     key: Option<&ItemJson>,
 ) -> Result<(), kura_engine::EngineError> {
     match call.schemas.table(table) {
-        Some(record) => call
+        Some(published) => call
             .engine
             .capacity()
-            .check_on(&call.ctx, &record, index, access, key),
+            .check_on(&call.ctx, &published, index, access, key),
         None => Ok(()),
     }
 }

@@ -362,7 +362,7 @@ pub type Tables = imbl::OrdMap<String, Arc<TableRecord>>;
 
 impl TableRecord {
     /// The primary key attribute names, partition key first.
-    pub fn primary_key_names(&self) -> Vec<String> {
+    pub(crate) fn primary_key_names(&self) -> Vec<String> {
         std::iter::once(&self.key_schema.hash)
             .chain(self.key_schema.range.as_ref())
             .map(|a| a.name.clone())
@@ -371,7 +371,7 @@ impl TableRecord {
 
     /// The partition key attribute names of the table, or of its `index` (None: no such
     /// index).
-    pub fn partition_key_names(&self, index: Option<&str>) -> Option<Vec<String>> {
+    pub(crate) fn partition_key_names(&self, index: Option<&str>) -> Option<Vec<String>> {
         match index {
             None => Some(vec![self.key_schema.hash.name.clone()]),
             Some(name) => Some(
@@ -381,6 +381,28 @@ impl TableRecord {
                     .collect(),
             ),
         }
+    }
+}
+
+/// One table as the catalog published it when a front end asked
+/// ([`Design::table`](crate::design::Design::table)): the copy a request keeps for all its
+/// steps and hands back to the engine's checks
+/// ([`Capacity::check_on`](crate::Capacity::check_on),
+/// [`Engine::resource_policy_with`](crate::Engine::resource_policy_with)). Opaque, so the
+/// catalog's stored form stays the engine's own.
+#[derive(Clone)]
+pub struct PublishedTable(pub(crate) Arc<TableRecord>);
+
+impl PublishedTable {
+    /// The primary key attribute names, partition key first.
+    pub fn primary_key_names(&self) -> Vec<String> {
+        self.0.primary_key_names()
+    }
+
+    /// The partition key attribute names of the table, or of its `index` (None: no such
+    /// index).
+    pub fn partition_key_names(&self, index: Option<&str>) -> Option<Vec<String>> {
+        self.0.partition_key_names(index)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Capacity emulation's doors: [`Engine::capacity`].
 
-use crate::catalog::TableRecord;
+use crate::catalog::PublishedTable;
 use crate::context::RequestContext;
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
@@ -24,32 +24,15 @@ impl Capacity<'_> {
         self.engine.throttle.is_some()
     }
 
-    /// Lets a request on `table` (and `index`) through, or refuses it with DynamoDB's
-    /// throttling error when capacity is emulated and the table, an index or the partition
-    /// key value of `key` (a key or a whole item) is out of capacity. Unknown tables pass
-    /// (the operation reports them).
-    pub fn check(
-        &self,
-        ctx: &RequestContext,
-        table: &str,
-        index: Option<&str>,
-        access: throttle::Access,
-        key: Option<&kura_model::wire::ItemJson>,
-    ) -> Result<()> {
-        if self.engine.throttle.is_none() {
-            return Ok(());
-        }
-        let Some(record) = self.engine.catalog.get(table) else {
-            return Ok(());
-        };
-        self.check_on(ctx, &record, index, access, key)
-    }
-
-    /// [`Capacity::check`] on a table record the request already holds.
+    /// Lets a request on `table` (and `index`) through, or refuses it with
+    /// DynamoDB's throttling error when capacity is emulated and the table, an index or the
+    /// partition key value of `key` (a key or a whole item) is out of capacity. The caller
+    /// passes the request's copy of the table; an unknown table has none and passes (the
+    /// operation reports it).
     pub fn check_on(
         &self,
         ctx: &RequestContext,
-        record: &TableRecord,
+        table: &PublishedTable,
         index: Option<&str>,
         access: throttle::Access,
         key: Option<&kura_model::wire::ItemJson>,
@@ -57,6 +40,7 @@ impl Capacity<'_> {
         let Some(throttle) = &self.engine.throttle else {
             return Ok(());
         };
+        let record = table.0.as_ref();
         let table = record.name.as_str();
         // The partition key value in Contributor Insights' text: a string as sent, any
         // other type once validated.

@@ -9,7 +9,7 @@ use kura_model::{limits, messages};
 
 use crate::Engine;
 use crate::api::*;
-use crate::catalog::{ResourcePolicyRecord, TableRecord};
+use crate::catalog::{PublishedTable, ResourcePolicyRecord, TableRecord};
 use crate::error::{EngineError, Result};
 
 use super::tags::resource_arn_not_found;
@@ -202,27 +202,35 @@ impl Engine {
     /// table's, as DynamoDB applies a table's policy to its indexes). Ok(None) when there
     /// is none; ResourceNotFound for an unknown table or stream.
     pub fn resource_policy(&self, arn: &str) -> Result<Option<ResourcePolicyRecord>> {
-        Engine::resource_policy_with(arn, |table| self.catalog.get(table))
+        policy_of(arn, |table| self.catalog.get(table))
     }
 
-    /// [`Engine::resource_policy`] with the table's record from `read` (a front end that
-    /// holds the request's copy of the table passes it, instead of reading it again).
+    /// [`Engine::resource_policy`] with the table from `read` (a front end that holds the
+    /// request's copy of the table passes it, instead of reading it again).
     pub fn resource_policy_with(
         arn: &str,
-        read: impl FnOnce(&str) -> Option<Arc<TableRecord>>,
+        read: impl FnOnce(&str) -> Option<PublishedTable>,
     ) -> Result<Option<ResourcePolicyRecord>> {
-        let target = match arn.split_once("/index/") {
-            Some((table_arn, _)) => target(table_arn)?,
-            None => target(arn)?,
-        };
-        let record = read(table_of(&target)).ok_or_else(|| resource_arn_not_found(arn))?;
-        match &target {
-            Target::Table(_) => Ok(record.resource_policy.clone()),
-            Target::Stream(_, label) => match &record.stream {
-                Some(spec) if &spec.label == label => Ok(spec.policy.clone()),
-                _ => Err(resource_arn_not_found(arn)),
-            },
-        }
+        policy_of(arn, |table| read(table).map(|published| published.0))
+    }
+}
+
+/// The policy `arn` names, in the record `read` finds for its table.
+fn policy_of(
+    arn: &str,
+    read: impl FnOnce(&str) -> Option<Arc<TableRecord>>,
+) -> Result<Option<ResourcePolicyRecord>> {
+    let target = match arn.split_once("/index/") {
+        Some((table_arn, _)) => target(table_arn)?,
+        None => target(arn)?,
+    };
+    let record = read(table_of(&target)).ok_or_else(|| resource_arn_not_found(arn))?;
+    match &target {
+        Target::Table(_) => Ok(record.resource_policy.clone()),
+        Target::Stream(_, label) => match &record.stream {
+            Some(spec) if &spec.label == label => Ok(spec.policy.clone()),
+            _ => Err(resource_arn_not_found(arn)),
+        },
     }
 }
 
