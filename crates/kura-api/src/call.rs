@@ -12,6 +12,8 @@ use crate::error::ApiError;
 
 /// What a handler needs besides its body.
 pub struct Call<'a> {
+    /// The operation the request was sent as.
+    pub op: crate::operation::Op,
     pub engine: &'a Engine,
     pub ctx: RequestContext,
     /// The `Host` the client used (DescribeEndpoints answers with it).
@@ -27,16 +29,12 @@ pub struct Call<'a> {
     pub schemas: &'a crate::schemas::Schemas<'a>,
     /// Every region's engine, when regions are kept apart (global tables need them).
     pub regions: Option<&'a Arc<kura_engine::replication::Regions>>,
+    /// The hook that may delay or answer the request (fault injection), when one is set
+    /// and armed and the request is the API's own traffic.
+    pub interceptor: Option<&'a dyn crate::intercept::Interceptor>,
 }
 
 impl Call<'_> {
-    /// Labels the request's metrics with the table it names (when it names one).
-    pub fn observe_table(&self, table: Option<&str>) {
-        if let Some(table) = table {
-            self.observation.table(table);
-        }
-    }
-
     /// Parses the body as the operation's input. Shape errors are SerializationException.
     pub fn input<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         require_object(&self.body)?;

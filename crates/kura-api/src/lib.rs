@@ -30,5 +30,5 @@ pub mod schemas;
 mod slot;
 
 pub use embedded::{invoke, invoke_streams};
-pub use intercept::{Interception, Interceptor};
+pub use intercept::{Interception, Interceptor, Named};
 pub use slot::EngineSlot;

@@ -1,9 +1,9 @@
 //! The one table of the operations Kura serves. Everything that lists operations derives
 //! from it: parsing `X-Amz-Target`, the dispatch (an exhaustive `match` on [`Op`], so an
 //! operation added here does not compile until it has a handler), the metric label set,
-//! the control-plane operations authorized on the table they name (ADR 0019), and what
-//! the audit log and the console's charts need to know of each: its plane and whether
-//! it writes. A new operation is placed in each column or does not compile.
+//! the IAM action, and what the audit log and the console's charts need to know of each:
+//! its plane and whether it writes. A new operation is placed in each column or does not
+//! compile; how it is authorized is its input's (`ops::input::Input`, ADR 0019).
 
 /// Which API of the shared port an operation belongs to (the `X-Amz-Target` prefix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,16 +14,6 @@ pub enum Api {
     Streams,
     /// `Kinesis_20131202.<Op>`: Kinesis Data Streams, JSON 1.1.
     Kinesis,
-}
-
-/// How the pipeline authorizes an operation before its handler runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Guard {
-    /// Control plane: authorized on the table it names (or `*`) from its raw body.
-    Control,
-    /// Items, PartiQL, backups, streams: the handler authorizes from its parsed input
-    /// (condition keys need the keys and attributes it names).
-    Input,
 }
 
 /// CloudTrail's split: data events are item-level operations, PartiQL and the Streams
@@ -56,7 +46,7 @@ macro_rules! wire_name {
 }
 
 macro_rules! operations {
-    ($($op:ident $($wire:literal)?: $api:ident, $guard:ident, $plane:ident, $access:ident;)*) => {
+    ($($op:ident $($wire:literal)?: $api:ident, $plane:ident, $access:ident;)*) => {
         /// An operation Kura serves. The variants are in name order, so `op as usize` is
         /// its place in [`Op::ALL`] and the metrics' series come out sorted.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,12 +79,6 @@ macro_rules! operations {
                 }
             }
 
-            pub fn guard(self) -> Guard {
-                match self {
-                    $(Op::$op => Guard::$guard,)*
-                }
-            }
-
             pub fn plane(self) -> Plane {
                 match self {
                     $(Op::$op => Plane::$plane,)*
@@ -111,86 +95,86 @@ macro_rules! operations {
 }
 
 operations! {
-    BatchExecuteStatement: DynamoDb, Input, Data, Write;
-    BatchGetItem: DynamoDb, Input, Data, Read;
-    BatchWriteItem: DynamoDb, Input, Data, Write;
-    CreateBackup: DynamoDb, Input, Management, Write;
-    CreateGlobalTable: DynamoDb, Control, Management, Write;
-    CreateTable: DynamoDb, Control, Management, Write;
-    DeleteBackup: DynamoDb, Input, Management, Write;
-    DeleteItem: DynamoDb, Input, Data, Write;
-    DeleteResourcePolicy: DynamoDb, Control, Management, Write;
-    DeleteTable: DynamoDb, Control, Management, Write;
-    DescribeBackup: DynamoDb, Input, Management, Read;
-    DescribeContinuousBackups: DynamoDb, Control, Management, Read;
-    DescribeContributorInsights: DynamoDb, Control, Management, Read;
-    DescribeEndpoints: DynamoDb, Control, Management, Read;
-    DescribeExport: DynamoDb, Input, Management, Read;
-    DescribeGlobalTable: DynamoDb, Control, Management, Read;
-    DescribeGlobalTableSettings: DynamoDb, Control, Management, Read;
-    DescribeImport: DynamoDb, Input, Management, Read;
-    DescribeKinesisStreamingDestination: DynamoDb, Control, Management, Read;
-    DescribeLimits: DynamoDb, Control, Management, Read;
-    DescribeStream: Streams, Input, Management, Read;
-    DescribeTable: DynamoDb, Control, Management, Read;
-    DescribeTableReplicaAutoScaling: DynamoDb, Control, Management, Read;
-    DescribeTimeToLive: DynamoDb, Control, Management, Read;
-    DisableKinesisStreamingDestination: DynamoDb, Control, Management, Write;
-    EnableKinesisStreamingDestination: DynamoDb, Control, Management, Write;
-    ExecuteStatement: DynamoDb, Input, Data, Statement;
-    ExecuteTransaction: DynamoDb, Input, Data, Write;
-    ExportTableToPointInTime: DynamoDb, Input, Management, Write;
-    GetItem: DynamoDb, Input, Data, Read;
-    GetRecords: Streams, Input, Data, Read;
-    GetResourcePolicy: DynamoDb, Control, Management, Read;
-    GetShardIterator: Streams, Input, Data, Read;
-    ImportTable: DynamoDb, Input, Management, Write;
-    KinesisAddTagsToStream "AddTagsToStream": Kinesis, Input, Management, Write;
-    KinesisCreateStream "CreateStream": Kinesis, Input, Management, Write;
-    KinesisDecreaseStreamRetentionPeriod "DecreaseStreamRetentionPeriod": Kinesis, Input, Management, Write;
-    KinesisDeleteStream "DeleteStream": Kinesis, Input, Management, Write;
-    KinesisDescribeStream "DescribeStream": Kinesis, Input, Management, Read;
-    KinesisDescribeStreamSummary "DescribeStreamSummary": Kinesis, Input, Management, Read;
-    KinesisGetRecords "GetRecords": Kinesis, Input, Data, Read;
-    KinesisGetShardIterator "GetShardIterator": Kinesis, Input, Data, Read;
-    KinesisIncreaseStreamRetentionPeriod "IncreaseStreamRetentionPeriod": Kinesis, Input, Management, Write;
-    KinesisListShards "ListShards": Kinesis, Input, Management, Read;
-    KinesisListStreams "ListStreams": Kinesis, Input, Management, Read;
-    KinesisListTagsForStream "ListTagsForStream": Kinesis, Input, Management, Read;
-    KinesisMergeShards "MergeShards": Kinesis, Input, Management, Write;
-    KinesisPutRecord "PutRecord": Kinesis, Input, Data, Write;
-    KinesisPutRecords "PutRecords": Kinesis, Input, Data, Write;
-    KinesisRemoveTagsFromStream "RemoveTagsFromStream": Kinesis, Input, Management, Write;
-    KinesisSplitShard "SplitShard": Kinesis, Input, Management, Write;
-    KinesisUpdateShardCount "UpdateShardCount": Kinesis, Input, Management, Write;
-    ListBackups: DynamoDb, Input, Management, Read;
-    ListContributorInsights: DynamoDb, Control, Management, Read;
-    ListExports: DynamoDb, Input, Management, Read;
-    ListGlobalTables: DynamoDb, Control, Management, Read;
-    ListImports: DynamoDb, Input, Management, Read;
-    ListStreams: Streams, Input, Management, Read;
-    ListTables: DynamoDb, Control, Management, Read;
-    ListTagsOfResource: DynamoDb, Control, Management, Read;
-    PutItem: DynamoDb, Input, Data, Write;
-    PutResourcePolicy: DynamoDb, Control, Management, Write;
-    Query: DynamoDb, Input, Data, Read;
-    RestoreTableFromBackup: DynamoDb, Input, Management, Write;
-    RestoreTableToPointInTime: DynamoDb, Input, Management, Write;
-    Scan: DynamoDb, Input, Data, Read;
-    SearchVectors: DynamoDb, Input, Data, Read;
-    TagResource: DynamoDb, Control, Management, Write;
-    TransactGetItems: DynamoDb, Input, Data, Read;
-    TransactWriteItems: DynamoDb, Input, Data, Write;
-    UntagResource: DynamoDb, Control, Management, Write;
-    UpdateContinuousBackups: DynamoDb, Control, Management, Write;
-    UpdateContributorInsights: DynamoDb, Control, Management, Write;
-    UpdateGlobalTable: DynamoDb, Control, Management, Write;
-    UpdateGlobalTableSettings: DynamoDb, Control, Management, Write;
-    UpdateItem: DynamoDb, Input, Data, Write;
-    UpdateKinesisStreamingDestination: DynamoDb, Control, Management, Write;
-    UpdateTable: DynamoDb, Control, Management, Write;
-    UpdateTableReplicaAutoScaling: DynamoDb, Control, Management, Write;
-    UpdateTimeToLive: DynamoDb, Control, Management, Write;
+    BatchExecuteStatement: DynamoDb, Data, Write;
+    BatchGetItem: DynamoDb, Data, Read;
+    BatchWriteItem: DynamoDb, Data, Write;
+    CreateBackup: DynamoDb, Management, Write;
+    CreateGlobalTable: DynamoDb, Management, Write;
+    CreateTable: DynamoDb, Management, Write;
+    DeleteBackup: DynamoDb, Management, Write;
+    DeleteItem: DynamoDb, Data, Write;
+    DeleteResourcePolicy: DynamoDb, Management, Write;
+    DeleteTable: DynamoDb, Management, Write;
+    DescribeBackup: DynamoDb, Management, Read;
+    DescribeContinuousBackups: DynamoDb, Management, Read;
+    DescribeContributorInsights: DynamoDb, Management, Read;
+    DescribeEndpoints: DynamoDb, Management, Read;
+    DescribeExport: DynamoDb, Management, Read;
+    DescribeGlobalTable: DynamoDb, Management, Read;
+    DescribeGlobalTableSettings: DynamoDb, Management, Read;
+    DescribeImport: DynamoDb, Management, Read;
+    DescribeKinesisStreamingDestination: DynamoDb, Management, Read;
+    DescribeLimits: DynamoDb, Management, Read;
+    DescribeStream: Streams, Management, Read;
+    DescribeTable: DynamoDb, Management, Read;
+    DescribeTableReplicaAutoScaling: DynamoDb, Management, Read;
+    DescribeTimeToLive: DynamoDb, Management, Read;
+    DisableKinesisStreamingDestination: DynamoDb, Management, Write;
+    EnableKinesisStreamingDestination: DynamoDb, Management, Write;
+    ExecuteStatement: DynamoDb, Data, Statement;
+    ExecuteTransaction: DynamoDb, Data, Write;
+    ExportTableToPointInTime: DynamoDb, Management, Write;
+    GetItem: DynamoDb, Data, Read;
+    GetRecords: Streams, Data, Read;
+    GetResourcePolicy: DynamoDb, Management, Read;
+    GetShardIterator: Streams, Data, Read;
+    ImportTable: DynamoDb, Management, Write;
+    KinesisAddTagsToStream "AddTagsToStream": Kinesis, Management, Write;
+    KinesisCreateStream "CreateStream": Kinesis, Management, Write;
+    KinesisDecreaseStreamRetentionPeriod "DecreaseStreamRetentionPeriod": Kinesis, Management, Write;
+    KinesisDeleteStream "DeleteStream": Kinesis, Management, Write;
+    KinesisDescribeStream "DescribeStream": Kinesis, Management, Read;
+    KinesisDescribeStreamSummary "DescribeStreamSummary": Kinesis, Management, Read;
+    KinesisGetRecords "GetRecords": Kinesis, Data, Read;
+    KinesisGetShardIterator "GetShardIterator": Kinesis, Data, Read;
+    KinesisIncreaseStreamRetentionPeriod "IncreaseStreamRetentionPeriod": Kinesis, Management, Write;
+    KinesisListShards "ListShards": Kinesis, Management, Read;
+    KinesisListStreams "ListStreams": Kinesis, Management, Read;
+    KinesisListTagsForStream "ListTagsForStream": Kinesis, Management, Read;
+    KinesisMergeShards "MergeShards": Kinesis, Management, Write;
+    KinesisPutRecord "PutRecord": Kinesis, Data, Write;
+    KinesisPutRecords "PutRecords": Kinesis, Data, Write;
+    KinesisRemoveTagsFromStream "RemoveTagsFromStream": Kinesis, Management, Write;
+    KinesisSplitShard "SplitShard": Kinesis, Management, Write;
+    KinesisUpdateShardCount "UpdateShardCount": Kinesis, Management, Write;
+    ListBackups: DynamoDb, Management, Read;
+    ListContributorInsights: DynamoDb, Management, Read;
+    ListExports: DynamoDb, Management, Read;
+    ListGlobalTables: DynamoDb, Management, Read;
+    ListImports: DynamoDb, Management, Read;
+    ListStreams: Streams, Management, Read;
+    ListTables: DynamoDb, Management, Read;
+    ListTagsOfResource: DynamoDb, Management, Read;
+    PutItem: DynamoDb, Data, Write;
+    PutResourcePolicy: DynamoDb, Management, Write;
+    Query: DynamoDb, Data, Read;
+    RestoreTableFromBackup: DynamoDb, Management, Write;
+    RestoreTableToPointInTime: DynamoDb, Management, Write;
+    Scan: DynamoDb, Data, Read;
+    SearchVectors: DynamoDb, Data, Read;
+    TagResource: DynamoDb, Management, Write;
+    TransactGetItems: DynamoDb, Data, Read;
+    TransactWriteItems: DynamoDb, Data, Write;
+    UntagResource: DynamoDb, Management, Write;
+    UpdateContinuousBackups: DynamoDb, Management, Write;
+    UpdateContributorInsights: DynamoDb, Management, Write;
+    UpdateGlobalTable: DynamoDb, Management, Write;
+    UpdateGlobalTableSettings: DynamoDb, Management, Write;
+    UpdateItem: DynamoDb, Data, Write;
+    UpdateKinesisStreamingDestination: DynamoDb, Management, Write;
+    UpdateTable: DynamoDb, Management, Write;
+    UpdateTableReplicaAutoScaling: DynamoDb, Management, Write;
+    UpdateTimeToLive: DynamoDb, Management, Write;
 }
 
 impl Op {
@@ -350,17 +334,5 @@ mod tests {
         assert_eq!(Op::parse(Api::Kinesis, "GetItem"), None);
         assert_eq!(Op::parse(Api::DynamoDb, "PutRecord"), None);
         assert_eq!(Op::parse(Api::DynamoDb, "KinesisPutRecord"), None);
-    }
-
-    #[test]
-    fn control_operations_are_the_table_and_account_ones() {
-        let control: Vec<&str> = Op::ALL
-            .iter()
-            .filter(|op| op.guard() == Guard::Control)
-            .map(|op| op.name())
-            .collect();
-        assert_eq!(control.len(), 32);
-        assert!(control.contains(&"CreateTable"));
-        assert!(!control.contains(&"PutItem"));
     }
 }

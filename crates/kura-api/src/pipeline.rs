@@ -3,11 +3,11 @@
 //! [`Pipeline::run`], which takes it through
 //!
 //! 1. the operation table (unknown names are UnknownOperationException),
-//! 2. the interceptor, if the server has one (the test controls' fault injection; the
-//!    API's own traffic only),
-//! 3. the account check of ARNs and the control-plane authorization,
-//! 4. the operation's handler (parse, authorize from the input, admit, engine),
-//! 5. the record: metrics, then the audit line, whose failure fails the request.
+//! 2. the account check of ARNs,
+//! 3. the operation's handler: the steps every operation takes before the engine, written
+//!    once (`ops::input::begin`: parse, label the metrics, the interceptor if the server
+//!    has one, authorize, admit), then its engine call,
+//! 4. the record: metrics, then the audit line, whose failure fails the request.
 //!
 //! What comes before (reading the body, SigV4) belongs to the HTTP edge (kura-server); a
 //! request it refuses is still recorded here ([`Pipeline::record`]), as every answered
@@ -28,7 +28,7 @@ use crate::call::Call;
 use crate::error::ApiError;
 use crate::intercept::Interceptor;
 use crate::metrics::{Metrics, Observation};
-use crate::operation::{Api, Guard, LATER, Op};
+use crate::operation::{Api, LATER, Op};
 use crate::schemas::Schemas;
 
 /// What a server turns on around the handlers; [`Pipeline::bare`] for none of it.
@@ -147,25 +147,17 @@ impl Pipeline {
         request: &Request<'_>,
         observation: &Observation,
     ) -> Result<Vec<u8>, ApiError> {
-        if request.origin == Origin::Api
-            && let Some(interceptor) = &self.interceptor
-            && interceptor.armed()
-            && let Some(error) = intercept(
-                interceptor.as_ref(),
-                schemas,
-                op,
-                &request.body,
-                observation,
-            )
-            .await
-        {
-            return Err(error);
-        }
         let principal = request.verified.as_ref().map(|v| &v.principal);
         if op.api() == Api::DynamoDb {
             crate::authz::accounts::own_account(&request.body, principal, op)?;
         }
+        // The interceptor sees the API's own traffic only, and only while a rule is set.
+        let interceptor = self
+            .interceptor
+            .as_deref()
+            .filter(|i| request.origin == Origin::Api && i.armed());
         let call = Call {
+            op,
             engine: schemas.engine(),
             ctx: RequestContext {
                 region: request.region.clone(),
@@ -177,10 +169,8 @@ impl Pipeline {
             observation,
             schemas,
             regions: self.regions.as_ref(),
+            interceptor,
         };
-        if op.guard() == Guard::Control {
-            crate::authz::control(&call, op)?;
-        }
         // The console's browsing is the user's, not the application's traffic: the engine
         // counts it apart (advisor, Contributor Insights, consumed capacity; issue 36).
         if request.origin == Origin::Console {
@@ -239,31 +229,191 @@ impl Pipeline {
     }
 }
 
-/// Asks the interceptor about the request: waits the latency it sets, then answers its
-/// error (None: the request runs).
-async fn intercept(
-    interceptor: &dyn Interceptor,
-    schemas: &Schemas<'_>,
-    op: Op,
-    body: &[u8],
-    observation: &Observation,
-) -> Option<ApiError> {
-    let partition_key = |table: &str| schemas.partition_keys(table, None)?.into_iter().next();
-    let interception = interceptor.intercept(op.name(), body, &partition_key)?;
-    if !interception.latency.is_zero() {
-        tokio::time::sleep(interception.latency).await;
-    }
-    if interception.error.is_some() {
-        for table in &interception.tables {
-            observation.table(table);
-        }
-    }
-    interception.error
-}
-
 /// A new request id, as DynamoDB writes them (32 upper-case hex digits). From a
 /// thread-local generator seeded once: an id names a request in logs, it guards nothing,
 /// and a `getrandom` system call per request was a measurable part of a small request.
 pub fn request_id() -> String {
     format!("{:032X}", fastrand::u128(..))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use kura_auth::{Principal, PrincipalKind};
+
+    use super::*;
+    use crate::intercept::{Interception, Named};
+
+    /// A body for `op` that names table `tbl` wherever the operation names tables.
+    fn body_for(op: Op) -> &'static str {
+        match op {
+            Op::BatchGetItem => r#"{"RequestItems":{"tbl":{"Keys":[{"pk":{"S":"a"}}]}}}"#,
+            Op::BatchWriteItem => {
+                r#"{"RequestItems":{"tbl":[{"PutRequest":{"Item":{"pk":{"S":"a"}}}}]}}"#
+            }
+            Op::TransactWriteItems => {
+                r#"{"TransactItems":[{"Put":{"TableName":"tbl","Item":{"pk":{"S":"a"}}}}]}"#
+            }
+            Op::TransactGetItems => {
+                r#"{"TransactItems":[{"Get":{"TableName":"tbl","Key":{"pk":{"S":"a"}}}}]}"#
+            }
+            Op::ExecuteStatement => r#"{"Statement":"SELECT * FROM tbl"}"#,
+            Op::BatchExecuteStatement => r#"{"Statements":[{"Statement":"SELECT * FROM tbl"}]}"#,
+            Op::ExecuteTransaction => {
+                r#"{"TransactStatements":[{"Statement":"SELECT * FROM tbl WHERE pk = 'a'"}]}"#
+            }
+            _ => r#"{"TableName":"tbl","Key":{"pk":{"S":"a"}},"Item":{"pk":{"S":"a"}}}"#,
+        }
+    }
+
+    fn request(op: Op, verified: Option<Verified>) -> Request<'static> {
+        request_with(op, body_for(op), verified)
+    }
+
+    fn request_with(op: Op, body: &'static str, verified: Option<Verified>) -> Request<'static> {
+        Request {
+            api: op.api(),
+            operation: op.name(),
+            body: Bytes::from_static(body.as_bytes()),
+            verified,
+            region: "us-east-1".into(),
+            source_ip: None,
+            host: "localhost",
+            user_agent: None,
+            request_id: "test",
+            origin: Origin::Api,
+            received: None,
+        }
+    }
+
+    async fn engine_with_table() -> Arc<Engine> {
+        let engine = Engine::in_memory();
+        let create = r#"{"TableName":"tbl","BillingMode":"PAY_PER_REQUEST",
+            "AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],
+            "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}"#;
+        Pipeline::bare()
+            .run(&engine, request_with(Op::CreateTable, create, None))
+            .await
+            .expect("table");
+        engine
+    }
+
+    /// Every operation of the table passes its authorization step: a principal whose
+    /// policies allow nothing is refused each one, so no handler can skip `begin`. Each
+    /// is refused as its own IAM action; the PartiQL operations and the transactions as
+    /// their statements' and actions' (`PartiQLSelect`, `GetItem`), as IAM authorizes them.
+    #[tokio::test]
+    async fn every_operation_is_authorized() {
+        let engine = engine_with_table().await;
+        let denied = Verified {
+            principal: Principal {
+                kind: PrincipalKind::User,
+                name: "nobody".into(),
+                account: kura_engine::ACCOUNT_ID.into(),
+                tags: BTreeMap::new(),
+                policies: Some(Arc::from(Vec::new())),
+            },
+            access_key_id: "AKIDNOBODY".into(),
+            region: "us-east-1".into(),
+        };
+        for op in Op::ALL {
+            let answer = Pipeline::bare()
+                .run(&engine, request(*op, Some(denied.clone())))
+                .await;
+            let error = answer.expect_err(op.name());
+            assert_eq!(error.name(), "AccessDeniedException", "{op:?}: {error:?}");
+            let action = match op {
+                Op::ExecuteStatement | Op::BatchExecuteStatement | Op::ExecuteTransaction => {
+                    "dynamodb:PartiQLSelect".to_owned()
+                }
+                // A transaction is authorized action by action.
+                Op::TransactGetItems => "dynamodb:GetItem".to_owned(),
+                Op::TransactWriteItems => "dynamodb:PutItem".to_owned(),
+                _ => op.iam_action(),
+            };
+            let perform = format!("perform: {action} on");
+            assert!(
+                error
+                    .message
+                    .as_deref()
+                    .is_some_and(|m| m.contains(&perform)),
+                "{op:?} is refused as {action}: {error:?}"
+            );
+        }
+    }
+
+    /// What one request named: its operation, tables and partition key value.
+    type Seen = (String, Vec<String>, Option<String>);
+
+    /// Records what each request named and refuses it.
+    #[derive(Default)]
+    struct Recorder {
+        seen: Mutex<Vec<Seen>>,
+    }
+
+    impl Interceptor for Recorder {
+        fn armed(&self) -> bool {
+            true
+        }
+
+        fn intercept(&self, operation: &str, named: &Named<'_>) -> Option<Interception> {
+            let tables = named.tables.iter().map(|t| t.to_string()).collect();
+            let partition = named.partition.map(str::to_owned);
+            let mut seen = self.seen.lock().expect("recorder");
+            seen.push((operation.to_owned(), tables, partition));
+            Some(Interception {
+                latency: std::time::Duration::ZERO,
+                error: Some(ApiError::internal("intercepted")),
+            })
+        }
+    }
+
+    /// Every operation is offered to the interceptor once its input is read, with the
+    /// tables it names: what fault rules match on is what authorization and the metrics
+    /// read, not a second reading of the body.
+    #[tokio::test]
+    async fn every_operation_meets_the_interceptor_with_what_it_names() {
+        let engine = engine_with_table().await;
+        let recorder = Arc::new(Recorder::default());
+        let pipeline = Pipeline {
+            interceptor: Some(recorder.clone()),
+            ..Pipeline::bare()
+        };
+        for op in Op::ALL {
+            let error = pipeline
+                .run(&engine, request(*op, None))
+                .await
+                .expect_err(op.name());
+            assert_eq!(error.message.as_deref(), Some("intercepted"), "{op:?}");
+        }
+        let seen = recorder.seen.lock().expect("recorder");
+        assert_eq!(seen.len(), Op::ALL.len());
+        let named = |name: &str| {
+            let (_, tables, partition) = seen.iter().find(|(o, ..)| o == name).expect(name);
+            (tables.clone(), partition.clone())
+        };
+        let tbl = vec!["tbl".to_owned()];
+        for op in ["PutItem", "GetItem", "DeleteItem", "UpdateItem"] {
+            assert_eq!(named(op), (tbl.clone(), Some("a".into())), "{op}");
+        }
+        for op in [
+            "Query",
+            "Scan",
+            "BatchGetItem",
+            "BatchWriteItem",
+            "TransactWriteItems",
+            "TransactGetItems",
+            "ExecuteStatement",
+            "BatchExecuteStatement",
+            "ExecuteTransaction",
+            "CreateTable",
+            "DescribeTable",
+            "UpdateTimeToLive",
+        ] {
+            assert_eq!(named(op), (tbl.clone(), None), "{op}");
+        }
+        assert_eq!(named("ListTables"), (Vec::new(), None));
+    }
 }

@@ -94,18 +94,20 @@ impl ServerHandle {
         let observation = Observation::default();
         let schemas = kura_api::schemas::Schemas::new(&engine);
         let call = Call {
+            op,
             engine: &engine,
             ctx: RequestContext {
                 region: region.to_owned(),
             },
             host: String::new(),
-            body: bytes::Bytes::from(serde_json::json!({ "TableName": table }).to_string()),
+            body: bytes::Bytes::new(),
             principal: verified.map(|v| v.principal.clone()),
             source_ip,
             observation: &observation,
             schemas: &schemas,
             regions: None,
+            interceptor: None,
         };
-        kura_api::authz::control(&call, op).is_ok()
+        kura_api::authz::authorize_on_table(&call, op, table).is_ok()
     }
 }

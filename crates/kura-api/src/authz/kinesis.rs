@@ -2,7 +2,6 @@
 //! ARN in the signer's region and account (ListStreams on `*`; GetRecords on the stream
 //! its shard iterator reads).
 
-use kura_engine::RequestContext;
 use kura_engine::api::kinesis::{GetRecordsInput, NamesStream};
 
 use super::{Check, Scope};
@@ -24,15 +23,11 @@ pub(crate) fn list_streams(scope: &Scope<'_>) -> Vec<Check> {
     vec![Check::of(Op::KinesisListStreams, scope.any())]
 }
 
-pub(crate) fn get_records(
-    scope: &Scope<'_>,
-    ctx: &RequestContext,
-    input: &GetRecordsInput,
-) -> Vec<Check> {
+pub(crate) fn get_records(scope: &Scope<'_>, input: &GetRecordsInput) -> Vec<Check> {
     let arn = input
         .shard_iterator
         .as_deref()
-        .and_then(|it| scope.engine.kinesis_iterator_stream_arn(ctx, it))
+        .and_then(|it| scope.engine.kinesis_iterator_stream_arn(scope.ctx, it))
         .and_then(|arn| arn.split_once(":stream/").map(|(_, n)| n.to_owned()))
         .unwrap_or_else(|| "*".to_owned());
     vec![Check::of(Op::KinesisGetRecords, scope.kinesis_stream(&arn))]

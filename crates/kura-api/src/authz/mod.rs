@@ -29,7 +29,6 @@ use kura_auth::{
 };
 use kura_engine::Engine;
 use kura_model::messages;
-use serde::Deserialize;
 
 use crate::call::Call;
 use crate::error::ApiError;
@@ -107,7 +106,8 @@ pub(crate) struct Scope<'a> {
     pub engine: &'a Engine,
     /// Key schemas, looked up once per request.
     pub schemas: &'a crate::schemas::Schemas<'a>,
-    region: &'a str,
+    /// The request's region (resources are named in it).
+    pub ctx: &'a kura_engine::RequestContext,
     account: &'a str,
 }
 
@@ -117,7 +117,7 @@ impl Scope<'_> {
     pub fn table(&self, table: &str) -> String {
         format!(
             "arn:aws:dynamodb:{}:{}:table/{table}",
-            self.region, self.account
+            self.ctx.region, self.account
         )
     }
 
@@ -145,7 +145,7 @@ impl Scope<'_> {
     pub fn kinesis_stream(&self, name: &str) -> String {
         format!(
             "arn:aws:kinesis:{}:{}:stream/{name}",
-            self.region, self.account
+            self.ctx.region, self.account
         )
     }
 
@@ -170,7 +170,7 @@ pub(crate) fn authorize(
     let scope = Scope {
         engine: call.engine,
         schemas: call.schemas,
-        region: &call.ctx.region,
+        ctx: &call.ctx,
         account: &principal.account,
     };
     let base = global_keys(principal, call.source_ip);
@@ -246,27 +246,26 @@ pub fn global_keys(principal: &Principal, source_ip: Option<IpAddr>) -> RequestC
     ctx
 }
 
-/// The table (or resource ARN) a control-plane request names.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "PascalCase", default)]
-struct Named {
-    table_name: Option<String>,
-    resource_arn: Option<String>,
+/// The control plane's check: the operation itself on the table a request names (a
+/// `TableName`, or the table or stream of its `ResourceArn`), or on `*` for the
+/// account-wide operations and those that name no table.
+pub(crate) fn control(
+    scope: &Scope<'_>,
+    op: Op,
+    table: Option<&str>,
+    resource_arn: Option<&str>,
+) -> Vec<Check> {
+    let resource = match (table, resource_arn) {
+        // A table's ARN is read as its name.
+        (Some(table), _) => scope.table(table.split_once(":table/").map_or(table, |(_, t)| t)),
+        (None, Some(arn)) => scope.stream(arn),
+        (None, None) => scope.any(),
+    };
+    vec![Check::of(op, resource)]
 }
 
-/// The control-plane operations: the operation name as the action, on the table the
-/// request names (TableName, or ResourceArn for tags), or `*` for the account-wide ones.
-pub fn control(call: &Call<'_>, op: Op) -> Result<(), ApiError> {
-    authorize(call, |scope| {
-        let named: Named = serde_json::from_slice(&call.body).unwrap_or_default();
-        let resource = match (named.table_name, named.resource_arn) {
-            (Some(table), _) => match table.split_once(":table/") {
-                Some((_, name)) => scope.table(name),
-                None => scope.table(&table),
-            },
-            (None, Some(arn)) => scope.stream(&arn),
-            (None, None) => scope.any(),
-        };
-        vec![Check::of(op, resource)]
-    })
+/// Whether the caller of `call` may perform `op` on `table`, as the control plane asks:
+/// for what a front end shows from outside the API (hot keys, the advisor's evidence).
+pub fn authorize_on_table(call: &Call<'_>, op: Op, table: &str) -> Result<(), ApiError> {
+    authorize(call, |scope| control(scope, op, Some(table), None))
 }

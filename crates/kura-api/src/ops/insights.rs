@@ -5,20 +5,27 @@ use kura_engine::api::{
     DescribeContributorInsightsInput, ListContributorInsightsInput, UpdateContributorInsightsInput,
 };
 
+use super::input::{begin, control_inputs};
 use super::{Call, json};
 use crate::error::ApiError;
 
+control_inputs! {
+    UpdateContributorInsightsInput => table_name;
+    DescribeContributorInsightsInput => table_name;
+    ListContributorInsightsInput => table_name;
+}
+
 pub async fn update_contributor_insights(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: UpdateContributorInsightsInput = call.input()?;
+    let input: UpdateContributorInsightsInput = begin(&call).await?;
     json(&call.engine.update_contributor_insights(input).await?)
 }
 
-pub fn describe_contributor_insights(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: DescribeContributorInsightsInput = call.input()?;
+pub async fn describe_contributor_insights(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: DescribeContributorInsightsInput = begin(&call).await?;
     json(&call.engine.describe_contributor_insights(input)?)
 }
 
-pub fn list_contributor_insights(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: ListContributorInsightsInput = call.input()?;
+pub async fn list_contributor_insights(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: ListContributorInsightsInput = begin(&call).await?;
     json(&call.engine.list_contributor_insights(input)?)
 }

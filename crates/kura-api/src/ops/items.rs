@@ -1,6 +1,7 @@
-//! Item family: PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan, batches,
-//! transactions. Each parses its input once, has it authorized (`crate::authz::items`),
-//! then runs it.
+//! Item family: PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan, SearchVectors,
+//! batches, transactions. What each input names, asks of the policies
+//! (`crate::authz::items`) and of capacity is its [`Input`]; the handlers are the steps
+//! after [`begin`].
 
 use kura_engine::api::{
     BatchGetItemInput, BatchWriteItemInput, DeleteItemInput, GetItemInput, PutItemInput,
@@ -11,94 +12,64 @@ use kura_engine::api::{
 use kura_engine::throttle::Access;
 use kura_model::wire::ItemJson;
 
+use super::input::{Input, begin, once};
 use super::{Call, item_json, json, strong, throttling};
-use crate::authz::{self, items as checks};
+use crate::authz::{Check, Scope, items as checks};
 use crate::error::ApiError;
+use crate::operation::Op;
 
 pub async fn put_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: PutItemInput = call.input()?;
-    call.observe_table(input.table_name.as_deref());
-    authz::authorize(&call, |s| checks::put_item(s, &input))?;
-    let table = input.table_name.as_deref();
-    throttling::one(&call, table, None, input.item.as_ref(), Access::Write)?;
+    let input: PutItemInput = begin(&call).await?;
     let items: Vec<&ItemJson> = input.item.iter().collect();
-    let held = strong::hold(&call, table, Some(&items))?;
+    let held = strong::hold(&call, input.table_name.as_deref(), Some(&items))?;
     json(&strong::run(&call, held, call.engine.put_item(input)).await?)
 }
 
-pub fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: GetItemInput = call.input()?;
-    call.observe_table(input.table_name.as_deref());
-    authz::authorize(&call, |s| checks::get_item(s, &input))?;
-    let table = input.table_name.as_deref();
-    throttling::one(&call, table, None, input.key.as_ref(), Access::Read)?;
-    strong::read(&call, table, input.consistent_read)?;
+pub async fn get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: GetItemInput = begin(&call).await?;
+    strong::read(&call, input.table_name.as_deref(), input.consistent_read)?;
     item_json(&call.engine.get_item(input)?)
 }
 
 pub async fn delete_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: DeleteItemInput = call.input()?;
-    call.observe_table(input.table_name.as_deref());
-    authz::authorize(&call, |s| checks::delete_item(s, &input))?;
-    let table = input.table_name.as_deref();
-    throttling::one(&call, table, None, input.key.as_ref(), Access::Write)?;
+    let input: DeleteItemInput = begin(&call).await?;
     let items: Vec<&ItemJson> = input.key.iter().collect();
-    let held = strong::hold(&call, table, Some(&items))?;
+    let held = strong::hold(&call, input.table_name.as_deref(), Some(&items))?;
     json(&strong::run(&call, held, call.engine.delete_item(input)).await?)
 }
 
 pub async fn update_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: UpdateItemInput = call.input()?;
-    call.observe_table(input.table_name.as_deref());
-    authz::authorize(&call, |s| checks::update_item(s, &input))?;
-    let table = input.table_name.as_deref();
-    throttling::one(&call, table, None, input.key.as_ref(), Access::Write)?;
+    let input: UpdateItemInput = begin(&call).await?;
     let items: Vec<&ItemJson> = input.key.iter().collect();
-    let held = strong::hold(&call, table, Some(&items))?;
+    let held = strong::hold(&call, input.table_name.as_deref(), Some(&items))?;
     json(&strong::run(&call, held, call.engine.update_item(input)).await?)
 }
 
-pub fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: QueryInput = call.input()?;
-    call.observe_table(input.table_name.as_deref());
-    authz::authorize(&call, |s| checks::query(s, &input))?;
-    let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
-    throttling::one(&call, table, index, None, Access::Read)?;
-    strong::read(&call, table, input.consistent_read)?;
+pub async fn query(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: QueryInput = begin(&call).await?;
+    strong::read(&call, input.table_name.as_deref(), input.consistent_read)?;
     let output = call.engine.query(input)?;
     call.observation.returned_items(output.count);
     item_json(&output)
 }
 
-pub fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: ScanInput = call.input()?;
-    call.observe_table(input.table_name.as_deref());
-    authz::authorize(&call, |s| checks::scan(s, &input))?;
-    let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
-    throttling::one(&call, table, index, None, Access::Read)?;
-    strong::read(&call, table, input.consistent_read)?;
+pub async fn scan(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: ScanInput = begin(&call).await?;
+    strong::read(&call, input.table_name.as_deref(), input.consistent_read)?;
     let output = call.engine.scan(input)?;
     call.observation.returned_items(output.count);
     item_json(&output)
 }
 
 pub async fn search_vectors(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: SearchVectorsInput = call.input()?;
-    call.observe_table(input.table_name.as_deref());
-    authz::authorize(&call, |s| checks::search_vectors(s, &input))?;
-    let (table, index) = (input.table_name.as_deref(), input.index_name.as_deref());
-    throttling::one(&call, table, index, None, Access::Read)?;
+    let input: SearchVectorsInput = begin(&call).await?;
     let output = call.engine.search_vectors(input).await?;
     call.observation.returned_items(output.search_results.len());
     json(&output)
 }
 
-pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: BatchGetItemInput = call.input()?;
-    for table in input.request_items.iter().flat_map(|r| r.keys()) {
-        call.observation.table(table);
-    }
-    authz::authorize(&call, |s| checks::batch_get_item(s, &input))?;
+pub async fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: BatchGetItemInput = begin(&call).await?;
     for (table, keys) in input.request_items.iter().flatten() {
         strong::read(&call, Some(table), keys.consistent_read)?;
     }
@@ -119,11 +90,7 @@ pub fn batch_get_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
 }
 
 pub async fn batch_write_item(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: BatchWriteItemInput = call.input()?;
-    for table in input.request_items.iter().flat_map(|r| r.keys()) {
-        call.observation.table(table);
-    }
-    authz::authorize(&call, |s| checks::batch_write_item(s, &input))?;
+    let input: BatchWriteItemInput = begin(&call).await?;
     let mut held = Vec::new();
     for (table, requests) in input.request_items.iter().flatten() {
         let items: Vec<&ItemJson> = requests
@@ -158,46 +125,135 @@ async fn write_batch(call: &Call<'_>, input: BatchWriteItemInput) -> Result<Vec<
 }
 
 pub async fn transact_write_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: TransactWriteItemsInput = call.input()?;
-    let tables = write_action_tables(&input);
-    observe_tables(&call, &tables);
-    authz::authorize(&call, |s| checks::transact_write_items(s, &input))?;
-    strong::no_transaction(&call, "TransactWriteItems", tables.iter().copied())?;
-    throttling::transaction(&call, tables.iter().copied(), Access::Write)?;
+    let input: TransactWriteItemsInput = begin(&call).await?;
+    let tables = action_tables(&input);
+    strong::no_transaction(&call, "TransactWriteItems", tables)?;
     json(&call.engine.transact_write_items(input).await?)
 }
 
-pub fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let input: TransactGetItemsInput = call.input()?;
-    let tables: Vec<&str> = input
-        .transact_items
-        .iter()
-        .flatten()
-        .filter_map(|a| a.get.as_ref()?.table_name.as_deref())
-        .collect();
-    observe_tables(&call, &tables);
-    authz::authorize(&call, |s| checks::transact_get_items(s, &input))?;
-    strong::no_transaction(&call, "TransactGetItems", tables.iter().copied())?;
-    throttling::transaction(&call, tables.iter().copied(), Access::Read)?;
+pub async fn transact_get_items(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
+    let input: TransactGetItemsInput = begin(&call).await?;
+    strong::no_transaction(&call, "TransactGetItems", get_tables(&input))?;
     json(&call.engine.transact_get_items(input)?)
 }
 
-/// The table of each action of a TransactWriteItems, in order (a table once per action:
-/// a cancellation gives a reason per action), read once for every step.
-fn write_action_tables(input: &TransactWriteItemsInput) -> Vec<&str> {
-    let actions = input.transact_items.iter().flatten();
-    let actions = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
-    actions
-        .flatten()
-        .filter_map(|a| a.table_name.as_deref())
-        .collect()
+/// The single-item operations: one table, one item addressed by its key (a Put's by its
+/// whole item).
+macro_rules! single_item {
+    ($($input:ty => $check:ident, $item:ident, $access:ident;)*) => {$(
+        impl Input for $input {
+            fn tables(&self) -> Vec<&str> {
+                self.table_name.as_deref().into_iter().collect()
+            }
+
+            fn item(&self) -> Option<&ItemJson> {
+                self.$item.as_ref()
+            }
+
+            fn checks(&self, scope: &Scope<'_>, _: Op) -> Vec<Check> {
+                checks::$check(scope, self)
+            }
+
+            fn admit(&self, call: &Call<'_>) -> Result<(), ApiError> {
+                let table = self.table_name.as_deref();
+                throttling::one(call, table, None, self.$item.as_ref(), Access::$access)
+            }
+        }
+    )*};
 }
 
-/// Labels a transaction's metrics with each table it names, once.
-fn observe_tables(call: &Call<'_>, tables: &[&str]) {
-    for (i, table) in tables.iter().enumerate() {
-        if !tables[..i].contains(table) {
-            call.observation.table(table);
+single_item! {
+    PutItemInput => put_item, item, Write;
+    GetItemInput => get_item, key, Read;
+    DeleteItemInput => delete_item, key, Write;
+    UpdateItemInput => update_item, key, Write;
+}
+
+/// The reads of a table or one of its indexes.
+macro_rules! index_read {
+    ($($input:ty => $check:ident;)*) => {$(
+        impl Input for $input {
+            fn tables(&self) -> Vec<&str> {
+                self.table_name.as_deref().into_iter().collect()
+            }
+
+            fn checks(&self, scope: &Scope<'_>, _: Op) -> Vec<Check> {
+                checks::$check(scope, self)
+            }
+
+            fn admit(&self, call: &Call<'_>) -> Result<(), ApiError> {
+                let (table, index) = (self.table_name.as_deref(), self.index_name.as_deref());
+                throttling::one(call, table, index, None, Access::Read)
+            }
         }
+    )*};
+}
+
+index_read! {
+    QueryInput => query;
+    ScanInput => scan;
+    SearchVectorsInput => search_vectors;
+}
+
+/// Batches admit table by table as they run (`Input::admit`).
+macro_rules! batch {
+    ($($input:ty => $check:ident;)*) => {$(
+        impl Input for $input {
+            fn tables(&self) -> Vec<&str> {
+                let tables = self.request_items.iter().flat_map(|r| r.keys());
+                tables.map(String::as_str).collect()
+            }
+
+            fn checks(&self, scope: &Scope<'_>, _: Op) -> Vec<Check> {
+                checks::$check(scope, self)
+            }
+        }
+    )*};
+}
+
+batch! {
+    BatchGetItemInput => batch_get_item;
+    BatchWriteItemInput => batch_write_item;
+}
+
+impl Input for TransactWriteItemsInput {
+    fn tables(&self) -> Vec<&str> {
+        once(action_tables(self))
     }
+
+    fn checks(&self, scope: &Scope<'_>, _: Op) -> Vec<Check> {
+        checks::transact_write_items(scope, self)
+    }
+
+    fn admit(&self, call: &Call<'_>) -> Result<(), ApiError> {
+        // A cancellation gives a reason per action: every action's table, in order.
+        throttling::transaction(call, action_tables(self), Access::Write)
+    }
+}
+
+impl Input for TransactGetItemsInput {
+    fn tables(&self) -> Vec<&str> {
+        once(get_tables(self))
+    }
+
+    fn checks(&self, scope: &Scope<'_>, _: Op) -> Vec<Check> {
+        checks::transact_get_items(scope, self)
+    }
+
+    fn admit(&self, call: &Call<'_>) -> Result<(), ApiError> {
+        throttling::transaction(call, get_tables(self), Access::Read)
+    }
+}
+
+/// The table of each action of a TransactWriteItems, in order (a table once per action).
+fn action_tables(input: &TransactWriteItemsInput) -> impl Iterator<Item = &str> {
+    let actions = input.transact_items.iter().flatten();
+    let actions = actions.flat_map(|a| [&a.condition_check, &a.put, &a.delete, &a.update]);
+    actions.flatten().filter_map(|a| a.table_name.as_deref())
+}
+
+/// The table of each Get of a TransactGetItems, in order.
+fn get_tables(input: &TransactGetItemsInput) -> impl Iterator<Item = &str> {
+    let actions = input.transact_items.iter().flatten();
+    actions.filter_map(|a| a.get.as_ref()?.table_name.as_deref())
 }

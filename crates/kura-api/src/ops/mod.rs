@@ -1,10 +1,12 @@
 //! The handlers, grouped by family (`tables`, `items`, ...), and [`dispatch`] from an
-//! [`Op`] of the operation table to its handler. Each parses its input, authorizes and
-//! admits it, calls the engine, and serialises its output; the pipeline does the rest.
+//! [`Op`] of the operation table to its handler. Each takes its input through the steps
+//! every operation shares (`input::begin`: parse, label, intercept, authorize, admit),
+//! calls the engine, and serialises its output; the pipeline does the rest.
 
 mod answer;
 mod backups;
 mod global_tables;
+mod input;
 mod insights;
 mod items;
 mod kinesis;
@@ -20,75 +22,76 @@ use crate::operation::Op;
 
 pub use answer::{item_json, json};
 
-/// Runs `op`'s handler: it parses the input, authorizes it (see [`Guard`]), admits it,
-/// and calls the engine. Exhaustive over the operation table.
-///
-/// [`Guard`]: crate::operation::Guard
+/// Runs `op`'s handler. Exhaustive over the operation table.
 pub(crate) async fn dispatch(op: Op, call: Call<'_>) -> Result<Vec<u8>, ApiError> {
     match op {
         Op::CreateTable => tables::create_table(call).await,
         Op::DescribeTable => tables::describe_table(call).await,
-        Op::ListTables => tables::list_tables(call),
+        Op::ListTables => tables::list_tables(call).await,
         Op::UpdateTable => tables::update_table(call).await,
         Op::CreateGlobalTable => global_tables::create_global_table(call).await,
-        Op::DescribeGlobalTable => global_tables::describe_global_table(call),
-        Op::ListGlobalTables => global_tables::list_global_tables(call),
+        Op::DescribeGlobalTable => global_tables::describe_global_table(call).await,
+        Op::ListGlobalTables => global_tables::list_global_tables(call).await,
         Op::UpdateGlobalTable => global_tables::update_global_table(call).await,
-        Op::DescribeGlobalTableSettings => global_tables::describe_global_table_settings(call),
-        Op::UpdateGlobalTableSettings => global_tables::update_global_table_settings(call),
-        Op::DescribeTableReplicaAutoScaling => {
-            global_tables::describe_table_replica_auto_scaling(call)
+        Op::DescribeGlobalTableSettings => {
+            global_tables::describe_global_table_settings(call).await
         }
-        Op::UpdateTableReplicaAutoScaling => global_tables::update_table_replica_auto_scaling(call),
+        Op::UpdateGlobalTableSettings => global_tables::update_global_table_settings(call).await,
+        Op::DescribeTableReplicaAutoScaling => {
+            global_tables::describe_table_replica_auto_scaling(call).await
+        }
+        Op::UpdateTableReplicaAutoScaling => {
+            global_tables::update_table_replica_auto_scaling(call).await
+        }
         Op::DeleteTable => tables::delete_table(call).await,
         Op::TagResource => tables::tag_resource(call).await,
         Op::UntagResource => tables::untag_resource(call).await,
-        Op::ListTagsOfResource => tables::list_tags_of_resource(call),
-        Op::DescribeLimits => tables::describe_limits(call),
-        Op::DescribeEndpoints => tables::describe_endpoints(call),
+        Op::ListTagsOfResource => tables::list_tags_of_resource(call).await,
+        Op::DescribeLimits => tables::describe_limits(call).await,
+        Op::DescribeEndpoints => tables::describe_endpoints(call).await,
         Op::PutItem => items::put_item(call).await,
-        Op::GetItem => items::get_item(call),
+        Op::GetItem => items::get_item(call).await,
         Op::DeleteItem => items::delete_item(call).await,
         Op::UpdateItem => items::update_item(call).await,
-        Op::Query => items::query(call),
-        Op::Scan => items::scan(call),
+        Op::Query => items::query(call).await,
+        Op::Scan => items::scan(call).await,
         Op::SearchVectors => items::search_vectors(call).await,
-        Op::BatchGetItem => items::batch_get_item(call),
+        Op::BatchGetItem => items::batch_get_item(call).await,
         Op::BatchWriteItem => items::batch_write_item(call).await,
         Op::TransactWriteItems => items::transact_write_items(call).await,
-        Op::TransactGetItems => items::transact_get_items(call),
+        Op::TransactGetItems => items::transact_get_items(call).await,
         Op::ExecuteStatement => partiql::execute_statement(call).await,
         Op::BatchExecuteStatement => partiql::batch_execute_statement(call).await,
         Op::ExecuteTransaction => partiql::execute_transaction(call).await,
         Op::UpdateTimeToLive => tables::update_time_to_live(call).await,
-        Op::DescribeTimeToLive => tables::describe_time_to_live(call),
-        Op::DescribeContinuousBackups => backups::describe_continuous_backups(call),
+        Op::DescribeTimeToLive => tables::describe_time_to_live(call).await,
+        Op::DescribeContinuousBackups => backups::describe_continuous_backups(call).await,
         Op::UpdateContinuousBackups => backups::update_continuous_backups(call).await,
         Op::CreateBackup => backups::create_backup(call).await,
-        Op::DescribeBackup => backups::describe_backup(call),
-        Op::ListBackups => backups::list_backups(call),
+        Op::DescribeBackup => backups::describe_backup(call).await,
+        Op::ListBackups => backups::list_backups(call).await,
         Op::DeleteBackup => backups::delete_backup(call).await,
         Op::RestoreTableFromBackup => backups::restore_table_from_backup(call).await,
         Op::RestoreTableToPointInTime => backups::restore_table_to_point_in_time(call).await,
         Op::ExportTableToPointInTime => backups::export_table_to_point_in_time(call).await,
-        Op::DescribeExport => backups::describe_export(call),
-        Op::ListExports => backups::list_exports(call),
+        Op::DescribeExport => backups::describe_export(call).await,
+        Op::ListExports => backups::list_exports(call).await,
         Op::ImportTable => backups::import_table(call).await,
-        Op::DescribeImport => backups::describe_import(call),
-        Op::ListImports => backups::list_imports(call),
+        Op::DescribeImport => backups::describe_import(call).await,
+        Op::ListImports => backups::list_imports(call).await,
         Op::PutResourcePolicy => tables::put_resource_policy(call).await,
-        Op::GetResourcePolicy => tables::get_resource_policy(call),
+        Op::GetResourcePolicy => tables::get_resource_policy(call).await,
         Op::DeleteResourcePolicy => tables::delete_resource_policy(call).await,
         Op::UpdateContributorInsights => insights::update_contributor_insights(call).await,
-        Op::DescribeContributorInsights => insights::describe_contributor_insights(call),
-        Op::ListContributorInsights => insights::list_contributor_insights(call),
-        Op::ListStreams => streams::list_streams(call),
-        Op::DescribeStream => streams::describe_stream(call),
-        Op::GetShardIterator => streams::get_shard_iterator(call),
-        Op::GetRecords => streams::get_records(call),
+        Op::DescribeContributorInsights => insights::describe_contributor_insights(call).await,
+        Op::ListContributorInsights => insights::list_contributor_insights(call).await,
+        Op::ListStreams => streams::list_streams(call).await,
+        Op::DescribeStream => streams::describe_stream(call).await,
+        Op::GetShardIterator => streams::get_shard_iterator(call).await,
+        Op::GetRecords => streams::get_records(call).await,
         Op::EnableKinesisStreamingDestination => kinesis::enable_destination(call).await,
         Op::DisableKinesisStreamingDestination => kinesis::disable_destination(call).await,
-        Op::DescribeKinesisStreamingDestination => kinesis::describe_destination(call),
+        Op::DescribeKinesisStreamingDestination => kinesis::describe_destination(call).await,
         Op::UpdateKinesisStreamingDestination => kinesis::update_destination(call).await,
         Op::KinesisAddTagsToStream
         | Op::KinesisCreateStream

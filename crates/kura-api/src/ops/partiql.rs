@@ -8,30 +8,24 @@ use kura_engine::api::{
     ExecuteTransactionInput, Statement,
 };
 
-use super::{Call, json, strong};
-use crate::authz::{self, partiql as checks};
+use super::input::{Input, begin, once, statement_table};
+use super::{Call, json, strong, throttling};
+use crate::authz::{Check, Scope, partiql as checks};
 use crate::error::ApiError;
+use crate::operation::Op;
 
 pub async fn execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let mut input: ExecuteStatementInput = call.input()?;
-    // Parsed and bound once: authorization, throttling and the engine read the same.
-    input.prepare();
-    authz::authorize(&call, |s| checks::execute_statement(s, &input))?;
-    super::throttling::statement(&call, input.prepared.as_ref())?;
+    // Parsed and bound once (`begin`): authorization, throttling and the engine read the
+    // same statement.
+    let input: ExecuteStatementInput = begin(&call).await?;
     let held = strong::statement(&call, input.prepared.as_ref(), input.consistent_read)?;
     let output = strong::run(&call, held, call.engine.execute_statement(input)).await?;
-    // ReturnedItemCount; the statement's table is inside the PartiQL, so the series has
-    // no table label.
     call.observation.returned_items(output.items.len());
     json(&output)
 }
 
 pub async fn batch_execute_statement(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let mut input: BatchExecuteStatementInput = call.input()?;
-    input.statements.iter_mut().flatten().for_each(|s| {
-        s.prepare();
-    });
-    authz::authorize(&call, |s| checks::batch_execute_statement(s, &input))?;
+    let input: BatchExecuteStatementInput = begin(&call).await?;
     let mut held = Vec::new();
     for s in input.statements.iter().flatten() {
         held.extend(strong::statement(
@@ -50,7 +44,7 @@ async fn run_batch(
 ) -> Result<Vec<u8>, ApiError> {
     let statements = input.statements.as_deref().unwrap_or_default();
     let prepared: Vec<_> = statements.iter().map(|s| s.prepared.as_ref()).collect();
-    let refused = super::throttling::statement_batch(call, &prepared);
+    let refused = throttling::statement_batch(call, &prepared);
     // Out of the API's 1-25 the engine answers the ValidationException, admitted or not.
     if refused.iter().all(Option::is_none) || !(1..=25).contains(&refused.len()) {
         return json(&call.engine.batch_execute_statement(input).await?);
@@ -109,22 +103,71 @@ async fn run_admitted(
 }
 
 pub async fn execute_transaction(call: Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let mut input: ExecuteTransactionInput = call.input()?;
-    input
-        .transact_statements
-        .iter_mut()
-        .flatten()
-        .for_each(|s| {
+    let input: ExecuteTransactionInput = begin(&call).await?;
+    let statements = input.transact_statements.iter().flatten();
+    let tables = statements.filter_map(|s| statement_table(s.prepared.as_ref()));
+    strong::no_transaction(&call, "ExecuteTransaction", tables)?;
+    json(&call.engine.execute_transaction(input).await?)
+}
+
+impl Input for ExecuteStatementInput {
+    fn prepare(&mut self) {
+        Statement::prepare(self);
+    }
+
+    fn tables(&self) -> Vec<&str> {
+        statement_table(self.prepared.as_ref())
+            .into_iter()
+            .collect()
+    }
+
+    fn checks(&self, scope: &Scope<'_>, _: Op) -> Vec<Check> {
+        checks::execute_statement(scope, self)
+    }
+
+    fn admit(&self, call: &Call<'_>) -> Result<(), ApiError> {
+        throttling::statement(call, self.prepared.as_ref())
+    }
+}
+
+/// Each statement of a batch is admitted as the batch runs (`run_batch`): one out of
+/// capacity is answered in place.
+impl Input for BatchExecuteStatementInput {
+    fn prepare(&mut self) {
+        self.statements.iter_mut().flatten().for_each(|s| {
             s.prepare();
         });
-    authz::authorize(&call, |s| checks::execute_transaction(s, &input))?;
-    let statements = input.transact_statements.as_deref().unwrap_or_default();
-    let tables = statements.iter().filter_map(|s| match &s.prepared {
-        Some(Ok(lowered)) => Some(lowered.source().table.as_str()),
-        _ => None,
-    });
-    strong::no_transaction(&call, "ExecuteTransaction", tables)?;
-    let prepared: Vec<_> = statements.iter().map(|s| s.prepared.as_ref()).collect();
-    super::throttling::statement_transaction(&call, &prepared)?;
-    json(&call.engine.execute_transaction(input).await?)
+    }
+
+    fn tables(&self) -> Vec<&str> {
+        let statements = self.statements.iter().flatten();
+        once(statements.filter_map(|s| statement_table(s.prepared.as_ref())))
+    }
+
+    fn checks(&self, scope: &Scope<'_>, _: Op) -> Vec<Check> {
+        checks::batch_execute_statement(scope, self)
+    }
+}
+
+impl Input for ExecuteTransactionInput {
+    fn prepare(&mut self) {
+        self.transact_statements.iter_mut().flatten().for_each(|s| {
+            s.prepare();
+        });
+    }
+
+    fn tables(&self) -> Vec<&str> {
+        let statements = self.transact_statements.iter().flatten();
+        once(statements.filter_map(|s| statement_table(s.prepared.as_ref())))
+    }
+
+    fn checks(&self, scope: &Scope<'_>, _: Op) -> Vec<Check> {
+        checks::execute_transaction(scope, self)
+    }
+
+    fn admit(&self, call: &Call<'_>) -> Result<(), ApiError> {
+        let statements = self.transact_statements.as_deref().unwrap_or_default();
+        let prepared: Vec<_> = statements.iter().map(|s| s.prepared.as_ref()).collect();
+        throttling::statement_transaction(call, &prepared)
+    }
 }

@@ -119,9 +119,8 @@ impl Rule {
 /// What a request is, as rules match it.
 pub struct Request<'a> {
     pub operation: &'a str,
-    pub tables: Vec<String>,
-    /// The partition key value of the request's `Key` or `Item`, in text.
-    pub partition: Option<String>,
+    /// What the request names, as kura-api reads it off the request's typed input.
+    pub named: &'a kura_api::Named<'a>,
 }
 
 /// An injection decided for one request.
@@ -247,7 +246,7 @@ impl Faults {
         tracing::warn!(
             rule = rule.listed.id,
             operation = request.operation,
-            tables = ?request.tables,
+            tables = ?request.named.tables,
             error = spec.error.as_deref().unwrap_or("none"),
             latency_ms = spec.latency_ms.unwrap_or(0),
             "fault injected"
@@ -266,61 +265,13 @@ fn matches(spec: &FaultSpec, request: &Request<'_>) -> bool {
         && spec
             .table
             .as_deref()
-            .is_none_or(|t| request.tables.iter().any(|n| n == t))
+            .is_none_or(|t| request.named.tables.contains(&t))
         && spec.key_prefix.as_deref().is_none_or(|prefix| {
             request
+                .named
                 .partition
-                .as_deref()
                 .is_some_and(|p| p.starts_with(prefix))
         })
-}
-
-/// The tables a request body names: `TableName`, or the keys of `RequestItems`, or the
-/// tables of `TransactItems`; and the partition key value of its `Key` or `Item` (read
-/// with `partition_key`, which names a table's partition key attribute).
-pub fn describe<'a>(
-    operation: &'a str,
-    body: &[u8],
-    partition_key: impl Fn(&str) -> Option<String>,
-) -> Request<'a> {
-    let value: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
-    let mut tables = Vec::new();
-    let name_of = |v: &serde_json::Value| {
-        v.as_str()
-            .map(|t| t.rsplit('/').next().unwrap_or(t).to_owned())
-    };
-    if let Some(t) = value.get("TableName").and_then(name_of) {
-        tables.push(t);
-    }
-    if let Some(items) = value.get("RequestItems").and_then(|r| r.as_object()) {
-        tables.extend(
-            items
-                .keys()
-                .map(|k| k.rsplit('/').next().unwrap_or(k).to_owned()),
-        );
-    }
-    if let Some(actions) = value.get("TransactItems").and_then(|t| t.as_array()) {
-        for action in actions.iter().filter_map(|a| a.as_object()) {
-            for inner in action.values() {
-                if let Some(t) = inner.get("TableName").and_then(name_of)
-                    && !tables.contains(&t)
-                {
-                    tables.push(t);
-                }
-            }
-        }
-    }
-    let partition = tables.first().and_then(|table| {
-        let attribute = partition_key(table)?;
-        let key = value.get("Key").or_else(|| value.get("Item"))?;
-        let typed = key.get(&attribute)?.as_object()?;
-        typed.values().next()?.as_str().map(str::to_owned)
-    });
-    Request {
-        operation,
-        tables,
-        partition,
-    }
 }
 
 #[cfg(test)]
@@ -331,27 +282,37 @@ mod tests {
         serde_json::from_value(json).unwrap()
     }
 
+    /// Whether `faults` injects into `operation` on table `t` with partition key `key`.
+    fn decide(faults: &Faults, operation: &str, key: &str) -> Option<Injection> {
+        let named = kura_api::Named {
+            tables: &["t"],
+            partition: Some(key),
+        };
+        faults.decide(&Request {
+            operation,
+            named: &named,
+        })
+    }
+
     #[test]
     fn nothing_is_injected_without_a_rule_and_a_rule_ends_after_its_count() {
         let faults = Faults::default();
-        let request = describe(
-            "PutItem",
-            br#"{"TableName":"t","Item":{"pk":{"S":"user#1"}}}"#,
-            |_| Some("pk".into()),
-        );
         assert!(!faults.armed());
-        assert!(faults.decide(&request).is_none());
+        assert!(decide(&faults, "PutItem", "user#1").is_none());
         faults
             .add(spec(serde_json::json!({"error": "throttling", "table": "t", "key_prefix": "user#", "count": 2})))
             .unwrap();
         for _ in 0..2 {
-            let injected = faults.decide(&request).expect("a fault");
+            let injected = decide(&faults, "PutItem", "user#1").expect("a fault");
             assert_eq!(
                 injected.error.unwrap().name(),
                 "ProvisionedThroughputExceededException"
             );
         }
-        assert!(faults.decide(&request).is_none(), "the count is spent");
+        assert!(
+            decide(&faults, "PutItem", "user#1").is_none(),
+            "the count is spent"
+        );
         assert!(faults.list().is_empty());
     }
 
@@ -361,19 +322,9 @@ mod tests {
         faults
             .add(spec(serde_json::json!({"error": "InternalServerError", "operation": "GetItem", "key_prefix": "a"})))
             .unwrap();
-        let get = |key: &str| {
-            let body = format!(r#"{{"TableName":"t","Key":{{"pk":{{"S":"{key}"}}}}}}"#);
-            let request = describe("GetItem", body.as_bytes(), |_| Some("pk".into()));
-            faults.decide(&request).is_some()
-        };
-        assert!(get("abc"));
-        assert!(!get("bcd"));
-        let put = describe(
-            "PutItem",
-            br#"{"TableName":"t","Item":{"pk":{"S":"a"}}}"#,
-            |_| Some("pk".into()),
-        );
-        assert!(faults.decide(&put).is_none());
+        assert!(decide(&faults, "GetItem", "abc").is_some());
+        assert!(decide(&faults, "GetItem", "bcd").is_none());
+        assert!(decide(&faults, "PutItem", "a").is_none());
     }
 
     #[test]
@@ -388,13 +339,8 @@ mod tests {
             .add(spec(serde_json::json!({"error": "throttling"})))
             .expect_err("past the bound");
         assert!(refused.contains("at most 256"), "{refused}");
-        let request = describe(
-            "GetItem",
-            br#"{"TableName":"t","Key":{"pk":{"S":"a"}}}"#,
-            |_| Some("pk".into()),
-        );
         assert!(
-            faults.decide(&request).is_some(),
+            decide(&faults, "GetItem", "a").is_some(),
             "one rule spends its count"
         );
         faults

@@ -257,15 +257,12 @@ impl kura_api::Interceptor for TestControls {
     fn intercept(
         &self,
         operation: &str,
-        body: &[u8],
-        partition_key: &dyn Fn(&str) -> Option<String>,
+        named: &kura_api::Named<'_>,
     ) -> Option<kura_api::Interception> {
-        let request = faults::describe(operation, body, partition_key);
-        let injection = self.faults.decide(&request)?;
+        let injection = self.faults.decide(&faults::Request { operation, named })?;
         Some(kura_api::Interception {
             latency: injection.latency,
             error: injection.error,
-            tables: request.tables,
         })
     }
 }
