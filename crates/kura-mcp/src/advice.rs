@@ -1,12 +1,18 @@
 //! The design advisor's findings for an assistant. A Kura server answers them itself
 //! (`GET /kura/advise`, traffic included); any other endpoint, or Kura with `--auth`
 //! (whose `/kura/` endpoints are off), gets them from the tables' definitions and a
-//! sample of their items, read through the signed DynamoDB API and advised on here.
+//! sample of their items, read through the signed DynamoDB API and advised on here by the
+//! advisor the binary hands in.
 
 use serde_json::{Value, json};
 
 use crate::McpError;
 use kura_client::Endpoint;
+
+/// The design advisor's findings on the tables of an engine, as JSON. kura-mcp runs it on
+/// a local copy of a remote endpoint's tables; the binary hands kura-advisor's in, so no
+/// crate but the binary and the console depends on the advisor (ADR 0033).
+pub type Advisor = fn(&kura_engine::Engine) -> serde_json::Value;
 
 /// Tables advised on when no table is named.
 const MAX_TABLES: usize = 100;
@@ -14,14 +20,19 @@ const MAX_TABLES: usize = 100;
 const SAMPLE_ITEMS: u32 = 100;
 
 /// The findings on `table`, or on every table.
-pub async fn advise(endpoint: &Endpoint, table: Option<&str>) -> Result<Value, McpError> {
-    let mut advice = match endpoint.get_kura("/kura/advise").await {
-        Ok(advice) if advice["findings"].is_array() => {
+pub async fn advise(
+    endpoint: &Endpoint,
+    table: Option<&str>,
+    advisor: Option<Advisor>,
+) -> Result<Value, McpError> {
+    let mut advice = match (endpoint.get_kura("/kura/advise").await, advisor) {
+        (Ok(advice), _) if advice["findings"].is_array() => {
             let mut advice = advice;
             advice["source"] = "the server's advisor: definitions, items and traffic".into();
             advice
         }
-        _ => from_definitions(endpoint, table).await?,
+        (_, Some(advisor)) => from_definitions(endpoint, table, advisor).await?,
+        (_, None) => return Err(McpError::NoAdvisor),
     };
     if let (Some(table), Some(findings)) = (table, advice["findings"].as_array_mut()) {
         findings.retain(|f| f["table"] == table || f["table"].is_null());
@@ -29,7 +40,11 @@ pub async fn advise(endpoint: &Endpoint, table: Option<&str>) -> Result<Value, M
     Ok(advice)
 }
 
-async fn from_definitions(endpoint: &Endpoint, table: Option<&str>) -> Result<Value, McpError> {
+async fn from_definitions(
+    endpoint: &Endpoint,
+    table: Option<&str>,
+    advisor: Advisor,
+) -> Result<Value, McpError> {
     let names = match table {
         Some(name) => vec![name.to_owned()],
         None => table_names(endpoint).await?,
@@ -67,10 +82,9 @@ async fn from_definitions(endpoint: &Endpoint, table: Option<&str>) -> Result<Va
             .await;
         }
     }
-    let advice = tokio::task::spawn_blocking(move || kura_advisor::advise(&engine))
+    let mut advice = tokio::task::spawn_blocking(move || advisor(&engine))
         .await
         .map_err(|e| McpError::Transport(format!("the advisor stopped: {e}")))?;
-    let mut advice = serde_json::to_value(&advice).map_err(|e| McpError::Invalid(e.to_string()))?;
     advice["source"] = format!(
         "the tables' definitions and up to {SAMPLE_ITEMS} items of each, read through the DynamoDB API (the server's traffic is not visible this way)"
     )

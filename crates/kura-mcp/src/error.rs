@@ -16,6 +16,11 @@ pub enum McpError {
         "{0} writes, and this MCP server is read-only: start `kura mcp` with --allow-writes to let assistants write"
     )]
     WritesOff(String),
+    /// The endpoint has no advisor of its own (`/kura/advise`) and none was handed in.
+    #[error(
+        "the endpoint does not answer /kura/advise, and this MCP server has no design advisor of its own"
+    )]
+    NoAdvisor,
     /// A tool's arguments that cannot make a request.
     #[error("{0}")]
     Invalid(String),

@@ -24,6 +24,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
+pub use advice::Advisor;
 pub use error::McpError;
 pub use kura_auth::sign::SigningKey;
 pub use kura_client::{ClientError, Endpoint};
@@ -40,12 +41,15 @@ pub struct McpConfig {
     pub key: SigningKey,
     /// Offer the write tools and PartiQL writes.
     pub allow_writes: bool,
+    /// The design advisor, for endpoints that do not answer `/kura/advise` themselves;
+    /// None: the advise tool answers only from such an endpoint.
+    pub advisor: Option<Advisor>,
 }
 
 impl McpConfig {
     pub fn tools(&self) -> Result<KuraTools, McpError> {
         let endpoint = Endpoint::new(&self.endpoint, self.key.clone(), &self.region)?;
-        Ok(KuraTools::new(endpoint, self.allow_writes))
+        Ok(KuraTools::new(endpoint, self.allow_writes, self.advisor))
     }
 }
 

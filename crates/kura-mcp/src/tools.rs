@@ -29,11 +29,16 @@ fn answer<E: std::fmt::Display>(result: Result<Value, E>) -> Answer {
 pub struct KuraTools {
     endpoint: Endpoint,
     allow_writes: bool,
+    advisor: Option<advice::Advisor>,
     tool_router: ToolRouter<Self>,
 }
 
 impl KuraTools {
-    pub fn new(endpoint: Endpoint, allow_writes: bool) -> KuraTools {
+    pub fn new(
+        endpoint: Endpoint,
+        allow_writes: bool,
+        advisor: Option<advice::Advisor>,
+    ) -> KuraTools {
         let mut tool_router = Self::read_tools();
         if allow_writes {
             tool_router += Self::write_tools();
@@ -41,6 +46,7 @@ impl KuraTools {
         KuraTools {
             endpoint,
             allow_writes,
+            advisor,
             tool_router,
         }
     }
@@ -119,7 +125,7 @@ impl KuraTools {
         annotations(read_only_hint = true)
     )]
     async fn advise(&self, Parameters(p): Parameters<OptionalTable>) -> Answer {
-        answer(advice::advise(&self.endpoint, p.table.as_deref()).await)
+        answer(advice::advise(&self.endpoint, p.table.as_deref(), self.advisor).await)
     }
 
     #[tool(

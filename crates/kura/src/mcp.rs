@@ -54,6 +54,7 @@ pub async fn run(args: McpArgs) -> Result<(), String> {
             session_token: args.session_token,
         },
         allow_writes: args.allow_writes,
+        advisor: Some(advise),
     };
     let served = match args.http {
         None => kura_mcp::serve_stdio(&config).await,
@@ -76,4 +77,11 @@ pub async fn run(args: McpArgs) -> Result<(), String> {
         }
     };
     served.map_err(|e| e.to_string())
+}
+
+/// kura-advisor's findings as the MCP server hands them to an assistant.
+fn advise(engine: &kura_engine::Engine) -> serde_json::Value {
+    serde_json::to_value(kura_advisor::advise(engine)).unwrap_or_else(|e| {
+        serde_json::json!({ "findings": [], "error": format!("the advice did not serialise: {e}") })
+    })
 }
