@@ -32,6 +32,7 @@ use crate::indexes::entries::{check_index_keys, check_updated_index_keys, update
 use crate::keys::{self, TableStats};
 use crate::replication::time::{self as replica_time, ReplicaTime};
 use crate::streams::record::Origin;
+use crate::write_evidence::PutEvidence;
 use crate::writer::WriteContext;
 use crate::{streams, ttl};
 use kura_store::{Snapshot, Space};
@@ -306,23 +307,15 @@ impl Engine {
         let return_on_failure =
             returns_item_on_failure(&input.return_values_on_condition_check_failure);
         let metrics = asks_metrics(&input.return_item_collection_metrics);
-        let (old, written, table, dropped, unchanged) = self
+        let (old, written, table, evidence) = self
             .writer
             .submit(false, move |w| {
                 let table = current_table(&catalog, &table)?;
                 let current = read_current(w, &storage_key)?;
                 check_condition(condition.as_ref(), current.as_ref(), return_on_failure)?;
-                // An attribute the old item had and the new one lacks (the advisor's
-                // `api.put-drops-attributes`): looked for here, before the item moves.
-                let dropped = current
-                    .as_ref()
-                    .and_then(|old| old.keys().find(|name| !item.contains_key(*name)).cloned());
-                // A replacement that changes nothing writes no stream record
-                // (`streams.noop-put`); compared only where a stream is on.
-                let unchanged = table.stream.as_ref().is_some_and(|s| s.enabled)
-                    && current.as_ref().is_some_and(|old| items_equal(old, &item));
+                let evidence = PutEvidence::of(&table, current.as_ref(), &item);
                 let written = write_item(w, &table, storage_key, current.as_ref(), Some(item))?;
-                Ok((current, written, table, dropped, unchanged))
+                Ok((current, written, table, evidence))
             })
             .await?;
         let capacity = ReturnConsumedCapacity::parse(input.return_consumed_capacity.as_deref());
@@ -339,12 +332,7 @@ impl Engine {
         if old.is_some() {
             counters.key_replaced(slot, now);
         }
-        if let Some(name) = dropped {
-            counters.traffic.dropped(|| name);
-        }
-        if unchanged {
-            counters.traffic.unchanged_put();
-        }
+        evidence.count(&counters.traffic);
         Ok(PutItemOutput {
             attributes: if return_old { old } else { None },
             consumed_capacity: ConsumedCapacity::report(capacity, &table_name, &consumed, true),

@@ -67,6 +67,7 @@ mod transactions;
 mod ttl;
 mod vectors;
 mod workers;
+mod write_evidence;
 pub mod writer;
 
 pub use arn::ACCOUNT_ID;

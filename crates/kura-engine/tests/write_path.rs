@@ -395,3 +395,55 @@ async fn an_item_request_reads_its_table_from_the_catalog_once() {
         );
     }
 }
+
+async fn put_item(engine: &Engine, table: &str, item: &str) {
+    engine
+        .put_item(input(&format!(
+            r#"{{"TableName":"{table}","Item":{item}}}"#
+        )))
+        .await
+        .expect("put");
+}
+
+/// A replacement that changes nothing, then one that drops an attribute.
+async fn replace_twice(engine: &Engine, table: &str, pk: &str) {
+    let full = format!(r#"{{"pk":{{"S":"{pk}"}},"v":{{"S":"1"}}}}"#);
+    put_item(engine, table, &full).await;
+    put_item(engine, table, &full).await;
+    put_item(engine, table, &format!(r#"{{"pk":{{"S":"{pk}"}}}}"#)).await;
+}
+
+/// What only the write job sees, the item a PutItem replaces, reaches the design advisor's
+/// figures through the request that made the write (`write_evidence.rs`): a replacement
+/// that changes nothing on a table with a stream, and one that drops an attribute, are
+/// counted as the application's, and the same Puts made for the console
+/// (`counted_apart`) are counted apart, though the durable write job runs on the writer
+/// thread.
+#[tokio::test]
+async fn a_puts_evidence_is_counted_by_the_request_that_made_it() {
+    let store = Arc::new(Instrumented::default());
+    let engine = Engine::with_store(store.clone()).expect("open");
+    let json = r#"{"TableName":"Evidence","BillingMode":"PAY_PER_REQUEST",
+        "AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],
+        "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],
+        "StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NEW_IMAGE"}}"#;
+    engine
+        .create_table(&RequestContext::default(), input(json))
+        .await
+        .expect("create");
+    let figures = |counters: Option<Arc<kura_engine::counters::TableCounters>>| {
+        let traffic = counters.expect("figures").traffic.snapshot();
+        (traffic.unchanged_puts, traffic.dropping_puts)
+    };
+    replace_twice(&engine, "Evidence", "app").await;
+    assert!(store.commits.load(Ordering::SeqCst) >= 3, "durable commits");
+    let application = || figures(engine.telemetry().existing("Evidence"));
+    assert_eq!(application(), (1, 1));
+    kura_engine::counters::counted_apart(replace_twice(&engine, "Evidence", "console")).await;
+    assert_eq!(
+        application(),
+        (1, 1),
+        "the console's Puts are not the application's"
+    );
+    assert_eq!(figures(engine.telemetry().console("Evidence")), (1, 1));
+}
