@@ -149,6 +149,31 @@ fn all_digits(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// Numbers that sort wrongly as text in `values` (a sort key's whole values, and any
+/// key's `#` segments at each position, among values with as many segments).
+fn padding_problem(values: &[String], is_sort: bool) -> Option<String> {
+    let whole: Vec<&str> = values.iter().map(String::as_str).collect();
+    let mut problem = if is_sort { unpadded(&whole) } else { None };
+    let mut by_shape: BTreeMap<usize, Vec<Vec<&str>>> = BTreeMap::new();
+    for v in values {
+        let parts: Vec<&str> = v.split('#').collect();
+        if parts.len() > 1 {
+            by_shape.entry(parts.len()).or_default().push(parts);
+        }
+    }
+    for (count, rows) in &by_shape {
+        for position in 0..*count {
+            let column: Vec<&str> = rows.iter().map(|r| r[position]).collect();
+            if problem.is_none()
+                && let Some(p) = unpadded(&column)
+            {
+                problem = Some(format!("segment {} of {count}: {p}", position + 1));
+            }
+        }
+    }
+    problem
+}
+
 /// Digit strings of more than one length among at least 20: numbers that do not sort as
 /// strings. None when they do (or there are too few to say).
 fn unpadded(values: &[&str]) -> Option<String> {
@@ -420,16 +445,16 @@ impl Check<'_> {
         None
     }
 
-    pub(super) fn key_values(&mut self, sample: &[Item]) {
+    /// Single-table design: several entity types share the partition key. Or the sort key
+    /// does (`USER#1` holding `PROFILE#` and `ORDER#…` items): prefixes that share
+    /// partitions and hold different attributes, so not one entity's composite sort key
+    /// (`PENDING#…`, `SHIPPED#…`), which the guideline recommends. Or an attribute tells
+    /// them apart.
+    fn single_table_design(&mut self, sample: &[Item], partitions: &[String]) {
         let table: &TableDesign = self.table;
         let hash = &table.key_schema.hash;
-        let partitions = key_values(sample, &hash.name);
-        // Single-table design: several entity types share the partition key.
-        // Or the sort key does (`USER#1` holding `PROFILE#` and `ORDER#…` items): prefixes
-        // that share partitions and hold different attributes, so not one entity's composite
-        // sort key (`PENDING#…`, `SHIPPED#…`), which the guideline recommends.
         let partitioned = (hash.ty == ScalarType::S && sample.len() >= 100)
-            .then(|| mixed_prefixes(&partitions, sample.len()))
+            .then(|| mixed_prefixes(partitions, sample.len()))
             .flatten()
             .map(|prefixes| ("partition", &hash.name, prefixes));
         let sorted = table
@@ -465,6 +490,13 @@ impl Check<'_> {
                 );
             }
         }
+    }
+
+    pub(super) fn key_values(&mut self, sample: &[Item]) {
+        let table: &TableDesign = self.table;
+        let hash = &table.key_schema.hash;
+        let partitions = key_values(sample, &hash.name);
+        self.single_table_design(sample, &partitions);
         // A composite partition key: two or more parts that vary, past an entity prefix.
         if hash.ty == ScalarType::S
             && let Some(evidence) = composite_partition(&partitions)
@@ -539,7 +571,6 @@ impl Check<'_> {
 
     /// Zero padding of S sort keys and of key segments; separators other than `#`.
     fn padding_and_separators(&mut self, sample: &[Item]) {
-        // Long: one pass over the sampled keys feeds three rules.
         let table = self.table;
         let mut keys: Vec<(Option<&str>, &kura_model::schema::KeyAttribute, bool)> = Vec::new();
         keys.push((None, &table.key_schema.hash, false));
@@ -562,55 +593,13 @@ impl Check<'_> {
                 continue;
             }
             let values = key_values(sample, &attribute.name);
-            let whole: Vec<&str> = values.iter().map(String::as_str).collect();
-            let mut problem = if is_sort { unpadded(&whole) } else { None };
-            // Segment positions, among values with the same number of segments.
-            let mut by_shape: BTreeMap<usize, Vec<Vec<&str>>> = BTreeMap::new();
-            for v in &values {
-                let parts: Vec<&str> = v.split('#').collect();
-                if parts.len() > 1 {
-                    by_shape.entry(parts.len()).or_default().push(parts);
-                }
-            }
-            for (count, rows) in &by_shape {
-                for position in 0..*count {
-                    let column: Vec<&str> = rows.iter().map(|r| r[position]).collect();
-                    if problem.is_none()
-                        && let Some(p) = unpadded(&column)
-                    {
-                        problem = Some(format!("segment {} of {count}: {p}", position + 1));
-                    }
-                }
-            }
-            if let Some(problem) = problem {
+            if let Some(problem) = padding_problem(&values, is_sort) {
                 padding.push(format!("{:?}: {problem}", attribute.name));
             }
             if let Some(found) = self.composite_sources(sample, &attribute.name) {
                 sources.push(found);
             }
-            // Date-time shapes of the whole values, and of each segment position.
-            let mut shapes: BTreeMap<String, BTreeSet<DateShape>> = BTreeMap::new();
-            for v in &values {
-                if let Some(shape) = date_shape(v) {
-                    shapes.entry(String::new()).or_default().insert(shape);
-                    if shape.time {
-                        self.zones.insert(shape.zone);
-                    }
-                }
-                let parts: Vec<&str> = v.split('#').collect();
-                if parts.len() > 1 {
-                    for (i, part) in parts.iter().enumerate() {
-                        if let Some(shape) = date_shape(part) {
-                            let at = format!(" segment {} of {}", i + 1, parts.len());
-                            shapes.entry(at).or_default().insert(shape);
-                            if shape.time {
-                                self.zones.insert(shape.zone);
-                            }
-                        }
-                    }
-                }
-            }
-            for (at, kinds) in shapes {
+            for (at, kinds) in self.date_shapes(&values) {
                 if kinds.len() > 1 {
                     mixed_dates.push(format!("{:?}{at}: {} shapes", attribute.name, kinds.len()));
                 }
@@ -646,6 +635,33 @@ impl Check<'_> {
                 ),
             );
         }
+    }
+
+    /// The date-time shapes of `values`, whole (at `""`) and at each segment position (at
+    /// `" segment i of n"`); the time zones of those with a time are noted on the way.
+    fn date_shapes(&mut self, values: &[String]) -> BTreeMap<String, BTreeSet<DateShape>> {
+        let mut shapes: BTreeMap<String, BTreeSet<DateShape>> = BTreeMap::new();
+        for v in values {
+            if let Some(shape) = date_shape(v) {
+                shapes.entry(String::new()).or_default().insert(shape);
+                if shape.time {
+                    self.zones.insert(shape.zone);
+                }
+            }
+            let parts: Vec<&str> = v.split('#').collect();
+            if parts.len() > 1 {
+                for (i, part) in parts.iter().enumerate() {
+                    if let Some(shape) = date_shape(part) {
+                        let at = format!(" segment {} of {}", i + 1, parts.len());
+                        shapes.entry(at).or_default().insert(shape);
+                        if shape.time {
+                            self.zones.insert(shape.zone);
+                        }
+                    }
+                }
+            }
+        }
+        shapes
     }
 
     /// GSIs whose keys are generic names or hold several entity types.

@@ -43,41 +43,7 @@ async fn render(
     let body = html! {
         (layout::notice(notice))
         @if let Some(e) = failed { (layout::error(e)) }
-        section {
-            h2 { "Point-in-time recovery" }
-            @match &pitr {
-                Err(e) => (layout::error(e)),
-                Ok(p) => {
-                    @let on = p["PointInTimeRecoveryStatus"] == "ENABLED";
-                    dl.facts {
-                        dt { "Status" } dd { (p["PointInTimeRecoveryStatus"].as_str().unwrap_or("DISABLED")) }
-                        @if on {
-                            dt { "Earliest restorable" } dd { (time_text(&p["EarliestRestorableDateTime"])) }
-                            dt { "Latest restorable" } dd { (time_text(&p["LatestRestorableDateTime"])) }
-                            dt { "Recovery period" } dd { (p["RecoveryPeriodInDays"]) " days" }
-                        }
-                    }
-                    form.inline method="post" action=(path)
-                        data-confirm=[on.then_some("Turn point-in-time recovery off? The restorable period ends: restores to any time before now are no longer possible.")] {
-                        (csrf(&ctx))
-                        input type="hidden" name="action" value="pitr";
-                        input type="hidden" name="enable" value=(if on { "false" } else { "true" });
-                        button type="submit" { @if on { "Turn PITR off" } @else { "Turn PITR on" } }
-                    }
-                    @if on {
-                        form method="post" action=(path) {
-                            (csrf(&ctx))
-                            input type="hidden" name="action" value="restore_pitr";
-                            div.row {
-                                label { "New table name" input name="target" required; }
-                                label { "Restore to (UTC, empty for the latest)" input name="time" placeholder="2026-11-27T10:00:00Z"; }
-                            }
-                            button type="submit" { "Restore to a point in time" }
-                        }
-                    }
-                }
-            }
-        }
+        (pitr_section(&ctx, &path, &pitr))
         section {
             h2 { "Backups" }
             form method="post" action=(path) {
@@ -121,6 +87,47 @@ async fn render(
         }
     };
     ctx.page(table, Tab::Table(table, Section::Protection), body)
+}
+
+/// Point-in-time recovery: its status and window, the switch, and a restore.
+fn pitr_section(ctx: &Ctx, path: &str, pitr: &Result<Value, ApiError>) -> Markup {
+    html! {
+        section {
+            h2 { "Point-in-time recovery" }
+            @match pitr {
+                Err(e) => (layout::error(e)),
+                Ok(p) => {
+                    @let on = p["PointInTimeRecoveryStatus"] == "ENABLED";
+                    dl.facts {
+                        dt { "Status" } dd { (p["PointInTimeRecoveryStatus"].as_str().unwrap_or("DISABLED")) }
+                        @if on {
+                            dt { "Earliest restorable" } dd { (time_text(&p["EarliestRestorableDateTime"])) }
+                            dt { "Latest restorable" } dd { (time_text(&p["LatestRestorableDateTime"])) }
+                            dt { "Recovery period" } dd { (p["RecoveryPeriodInDays"]) " days" }
+                        }
+                    }
+                    form.inline method="post" action=(path)
+                        data-confirm=[on.then_some("Turn point-in-time recovery off? The restorable period ends: restores to any time before now are no longer possible.")] {
+                        (csrf(ctx))
+                        input type="hidden" name="action" value="pitr";
+                        input type="hidden" name="enable" value=(if on { "false" } else { "true" });
+                        button type="submit" { @if on { "Turn PITR off" } @else { "Turn PITR on" } }
+                    }
+                    @if on {
+                        form method="post" action=(path) {
+                            (csrf(ctx))
+                            input type="hidden" name="action" value="restore_pitr";
+                            div.row {
+                                label { "New table name" input name="target" required; }
+                                label { "Restore to (UTC, empty for the latest)" input name="time" placeholder="2026-11-27T10:00:00Z"; }
+                            }
+                            button type="submit" { "Restore to a point in time" }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn backup_list(ctx: &Ctx, path: &str, list: &Value) -> Markup {

@@ -586,15 +586,23 @@ impl Projector {
             tokio::time::sleep(backoff).await;
             backoff = backoff.saturating_mul(2).min(self.options.max_backoff);
         };
+        self.give_up(&command, &failure).await?;
+        self.note_time(created_at);
+        Ok(Some(true))
+    }
+
+    /// Parks a command whose projection failed for good: in the dead-letter table, in
+    /// history too when the data table never got its version, and marks it FAILED.
+    async fn give_up(&self, command: &CommandModel, failure: &Failure) -> Result<()> {
         let last_error = failure.message();
-        let handler = match &failure {
+        let handler = match failure {
             Failure::Handler { handler, .. } => Some(handler.as_str()),
             _ => None,
         };
         crate::dead_letters::park(
             &self.client,
             &self.tables.dead_letter,
-            &command,
+            command,
             &last_error,
             handler,
         )
@@ -609,17 +617,16 @@ impl Projector {
             crate::dead_letters::park_in_history(
                 &self.client,
                 &self.tables.history,
-                &command,
+                command,
                 &last_error,
                 &ttl.await?,
             )
             .await?;
         }
-        mark(&self.client, &self.tables.command, &command, status::FAILED).await?;
-        self.notify(&command, status::FAILED, Some(&last_error));
+        mark(&self.client, &self.tables.command, command, status::FAILED).await?;
+        self.notify(command, status::FAILED, Some(&last_error));
         self.stats.dead_lettered.fetch_add(1, Ordering::Relaxed);
-        self.note_time(created_at);
-        Ok(Some(true))
+        Ok(())
     }
 
     fn note_time(&self, created_at: Option<i64>) {

@@ -29,6 +29,46 @@ const MAX_GET_KEYS: usize = 100;
 /// BatchGetItem answers at most this many bytes of items.
 const MAX_GET_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
+/// The number of write requests of a batch, refused when one is neither a put nor a
+/// delete, or when there are more than BatchWriteItem takes.
+fn write_request_count(request_items: &BTreeMap<String, Vec<WriteRequest>>) -> Result<usize> {
+    for requests in request_items.values() {
+        if requests
+            .iter()
+            .any(|r| r.put_request.is_none() && r.delete_request.is_none())
+        {
+            return Err(EngineError::validation(messages::WRITE_REQUEST_EMPTY));
+        }
+    }
+    let total: usize = request_items.values().map(Vec::len).sum();
+    if total > MAX_WRITE_REQUESTS {
+        return Err(EngineError::validation(messages::too_many_batch_items(
+            "BatchWriteItem",
+        )));
+    }
+    Ok(total)
+}
+
+/// One table's write requests as changes, each item's values checked.
+fn changes(requests: Vec<WriteRequest>) -> Result<Vec<Change>> {
+    let mut pending = Vec::with_capacity(requests.len());
+    for request in requests {
+        let change = match (request.put_request, request.delete_request) {
+            (Some(put), None) => {
+                let item = item_from_json(put.item.unwrap_or_default())?;
+                if item_size(&item) > limits::MAX_ITEM_SIZE {
+                    return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
+                }
+                Change::Put(item)
+            }
+            (None, Some(delete)) => Change::Delete(item_from_json(delete.key.unwrap_or_default())?),
+            _ => return Err(EngineError::validation(messages::WRITE_REQUEST_EMPTY)),
+        };
+        pending.push(change);
+    }
+    Ok(pending)
+}
+
 /// One request of a batch, before its table is known.
 enum Change {
     Put(Item),
@@ -267,46 +307,17 @@ impl Engine {
         &self,
         input: BatchWriteItemInput,
     ) -> Result<BatchWriteItemOutput> {
-        // Long: BatchWriteItem's checks in DynamoDB's order, then one write.
+        // BatchWriteItem's checks in DynamoDB's order, then one write.
         write_constraints(&input)?;
         let request_items = input.request_items.unwrap_or_default();
-        for requests in request_items.values() {
-            if requests
-                .iter()
-                .any(|r| r.put_request.is_none() && r.delete_request.is_none())
-            {
-                return Err(EngineError::validation(messages::WRITE_REQUEST_EMPTY));
-            }
-        }
-        let total: usize = request_items.values().map(Vec::len).sum();
-        if total > MAX_WRITE_REQUESTS {
-            return Err(EngineError::validation(messages::too_many_batch_items(
-                "BatchWriteItem",
-            )));
-        }
+        let total = write_request_count(&request_items)?;
         let mut writes = Vec::with_capacity(total);
         // Keys for Contributor Insights, recorded once the batch is durable.
         let mut noted = Vec::new();
         let mut deleting = Vec::new();
         for (table_name, requests) in request_items {
             let mut seen = BTreeSet::new();
-            let mut pending = Vec::new();
-            for request in requests {
-                let change = match (request.put_request, request.delete_request) {
-                    (Some(put), None) => {
-                        let item = item_from_json(put.item.unwrap_or_default())?;
-                        if item_size(&item) > limits::MAX_ITEM_SIZE {
-                            return Err(EngineError::validation(messages::ITEM_TOO_LARGE));
-                        }
-                        Change::Put(item)
-                    }
-                    (None, Some(delete)) => {
-                        Change::Delete(item_from_json(delete.key.unwrap_or_default())?)
-                    }
-                    _ => return Err(EngineError::validation(messages::WRITE_REQUEST_EMPTY)),
-                };
-                pending.push(change);
-            }
+            let pending = changes(requests)?;
             let table = self.table_for_items(&table_name)?;
             for change in pending {
                 let (key, item) = match change {

@@ -123,6 +123,17 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
             }
         }
     };
+    answer(result, &request_id, kinesis, cbor)
+}
+
+/// The HTTP answer to a request's result: in CBOR when it came in CBOR, with Kinesis's
+/// content type and error names for a Kinesis operation.
+fn answer(
+    result: Result<Vec<u8>, ApiError>,
+    request_id: &str,
+    kinesis: bool,
+    cbor: bool,
+) -> Response {
     let content_type = if cbor {
         crate::cbor::CONTENT_TYPE
     } else if kinesis {
@@ -138,19 +149,14 @@ pub(crate) async fn handle(State(shared): State<Shared>, request: Request) -> Re
         }
     };
     match result {
-        Ok(body) => respond(StatusCode::OK, encode(body), &request_id, content_type),
+        Ok(body) => respond(StatusCode::OK, encode(body), request_id, content_type),
         Err(mut error) => {
             tracing::debug!(error = error.name(), message = ?error.message, "request failed");
             // Kinesis names its errors without the coral namespace.
             if kinesis {
                 error.type_name = error.name().to_owned();
             }
-            respond(
-                error.status,
-                encode(error.body()),
-                &request_id,
-                content_type,
-            )
+            respond(error.status, encode(error.body()), request_id, content_type)
         }
     }
 }

@@ -199,10 +199,9 @@ fn invalid(message: impl Into<String>) -> TriggerError {
 }
 
 impl TriggerInput {
-    /// Checks the definition as Lambda checks CreateEventSourceMapping, and fills in its
-    /// defaults.
-    pub fn validate(self) -> Result<Trigger, TriggerError> {
-        // Long: Lambda's CreateEventSourceMapping checks in its order, one per field.
+    /// Lambda's CreateEventSourceMapping member checks, in its order, one per field, with
+    /// its messages.
+    fn check_members(&self) -> Result<(), TriggerError> {
         let mut f = Failures::default();
         f.required("name", self.name.as_ref());
         if self.kinesis_stream.is_none() {
@@ -243,7 +242,13 @@ impl TriggerInput {
                 ));
             }
         }
-        f.finish()?;
+        f.finish()
+    }
+
+    /// Checks the definition as Lambda checks CreateEventSourceMapping, and fills in its
+    /// defaults.
+    pub fn validate(self) -> Result<Trigger, TriggerError> {
+        self.check_members()?;
         let name = self.name.unwrap_or_default();
         let source = match (self.table, self.kinesis_stream) {
             (Some(_), Some(_)) => {

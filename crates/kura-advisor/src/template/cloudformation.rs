@@ -109,28 +109,8 @@ fn global_table(properties: &Value, name: &str) -> Declared {
         .unwrap_or_default();
     let first = replicas.first().cloned().unwrap_or(Value::Null);
     // CloudFormation's default for a global table is PROVISIONED.
-    let provisioned = properties["BillingMode"].as_str() != Some("PAY_PER_REQUEST");
-    if provisioned {
-        create["BillingMode"] = json!("PROVISIONED");
-        create["ProvisionedThroughput"] = json!({
-            "ReadCapacityUnits": read_capacity(&first["ReadProvisionedThroughputSettings"]),
-            "WriteCapacityUnits": write_capacity(&properties["WriteProvisionedThroughputSettings"]),
-        });
-        if let Some(gsis) = create["GlobalSecondaryIndexes"].as_array_mut() {
-            for gsi in gsis.iter_mut().filter(|g| g.is_object()) {
-                let replica_gsi = first["GlobalSecondaryIndexes"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .find(|r| r["IndexName"] == gsi["IndexName"])
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                gsi["ProvisionedThroughput"] = json!({
-                    "ReadCapacityUnits": read_capacity(&replica_gsi["ReadProvisionedThroughputSettings"]),
-                    "WriteCapacityUnits": write_capacity(&gsi["WriteProvisionedThroughputSettings"]),
-                });
-            }
-        }
+    if properties["BillingMode"].as_str() != Some("PAY_PER_REQUEST") {
+        provision(&mut create, properties, &first);
     }
     let every = |member: &str, flag: &str| {
         !replicas.is_empty() && replicas.iter().all(|r| r[member][flag] == json!(true))
@@ -201,6 +181,32 @@ fn global_table(properties: &Value, name: &str) -> Declared {
         }
     }
     declared
+}
+
+/// A provisioned global table's capacity, as CreateTable takes it: writes from the write
+/// auto scaling's minimum, reads from the first replica's (the table's and each GSI's).
+fn provision(create: &mut Value, properties: &Value, first: &Value) {
+    create["BillingMode"] = json!("PROVISIONED");
+    create["ProvisionedThroughput"] = json!({
+        "ReadCapacityUnits": read_capacity(&first["ReadProvisionedThroughputSettings"]),
+        "WriteCapacityUnits": write_capacity(&properties["WriteProvisionedThroughputSettings"]),
+    });
+    let Some(gsis) = create["GlobalSecondaryIndexes"].as_array_mut() else {
+        return;
+    };
+    for gsi in gsis.iter_mut().filter(|g| g.is_object()) {
+        let replica_gsi = first["GlobalSecondaryIndexes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["IndexName"] == gsi["IndexName"])
+            .cloned()
+            .unwrap_or(Value::Null);
+        gsi["ProvisionedThroughput"] = json!({
+            "ReadCapacityUnits": read_capacity(&replica_gsi["ReadProvisionedThroughputSettings"]),
+            "WriteCapacityUnits": write_capacity(&gsi["WriteProvisionedThroughputSettings"]),
+        });
+    }
 }
 
 fn simple_table(properties: &Value, name: &str) -> Declared {

@@ -128,38 +128,75 @@ fn without_index(address: &str) -> String {
 }
 
 /// Terraform's `aws_dynamodb_table` resources of a module and its children.
+/// A key schema from a plan's `hash_key` and `range_key`.
+fn schema(hash: &Value, range: &Value) -> Vec<Value> {
+    let key = |name: &Value, kind: &str| {
+        name.as_str()
+            .map(|n| json!({"AttributeName": n, "KeyType": kind}))
+    };
+    key(hash, "HASH")
+        .into_iter()
+        .chain(key(range, "RANGE"))
+        .collect()
+}
+
+fn projection(index: &Value) -> Value {
+    let mut p = json!({"ProjectionType": index["projection_type"].as_str().unwrap_or("ALL")});
+    if let Some(attributes) = index["non_key_attributes"]
+        .as_array()
+        .filter(|a| !a.is_empty())
+    {
+        p["NonKeyAttributes"] = json!(attributes);
+    }
+    p
+}
+
+fn throughput(x: &Value) -> Value {
+    json!({"ReadCapacityUnits": x["read_capacity"].as_i64().unwrap_or(1),
+           "WriteCapacityUnits": x["write_capacity"].as_i64().unwrap_or(1)})
+}
+
+/// A table's GSIs and LSIs (`v` its plan values), into its CreateTable input.
+fn secondary_indexes(v: &Value, provisioned: bool, create: &mut Value) {
+    let gsis: Vec<Value> = v["global_secondary_index"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|g| {
+            let mut gsi = json!({"IndexName": g["name"],
+                "KeySchema": schema(&g["hash_key"], &g["range_key"]),
+                "Projection": projection(g)});
+            if provisioned {
+                gsi["ProvisionedThroughput"] = throughput(g);
+            }
+            gsi
+        })
+        .collect();
+    if !gsis.is_empty() {
+        create["GlobalSecondaryIndexes"] = json!(gsis);
+    }
+    let lsis: Vec<Value> = v["local_secondary_index"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|l| {
+            json!({"IndexName": l["name"],
+            "KeySchema": schema(&v["hash_key"], &l["range_key"]),
+            "Projection": projection(l)})
+        })
+        .collect();
+    if !lsis.is_empty() {
+        create["LocalSecondaryIndexes"] = json!(lsis);
+    }
+}
+
 fn module_tables(module: &Value, tables: &mut Vec<Declared>) {
     for resource in module["resources"].as_array().into_iter().flatten() {
         if resource["type"] != "aws_dynamodb_table" {
             continue;
         }
         let v = &resource["values"];
-        let key = |name: &Value, kind: &str| {
-            name.as_str()
-                .map(|n| json!({"AttributeName": n, "KeyType": kind}))
-        };
-        let schema = |hash: &Value, range: &Value| -> Vec<Value> {
-            key(hash, "HASH")
-                .into_iter()
-                .chain(key(range, "RANGE"))
-                .collect()
-        };
-        let projection = |index: &Value| {
-            let mut p =
-                json!({"ProjectionType": index["projection_type"].as_str().unwrap_or("ALL")});
-            if let Some(attributes) = index["non_key_attributes"]
-                .as_array()
-                .filter(|a| !a.is_empty())
-            {
-                p["NonKeyAttributes"] = json!(attributes);
-            }
-            p
-        };
         let provisioned = v["billing_mode"].as_str() == Some("PROVISIONED");
-        let throughput = |x: &Value| {
-            json!({"ReadCapacityUnits": x["read_capacity"].as_i64().unwrap_or(1),
-                   "WriteCapacityUnits": x["write_capacity"].as_i64().unwrap_or(1)})
-        };
         let mut create = json!({
             "TableName": v["name"],
             "KeySchema": schema(&v["hash_key"], &v["range_key"]),
@@ -171,36 +208,7 @@ fn module_tables(module: &Value, tables: &mut Vec<Declared>) {
         if provisioned {
             create["ProvisionedThroughput"] = throughput(v);
         }
-        let gsis: Vec<Value> = v["global_secondary_index"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|g| {
-                let mut gsi = json!({"IndexName": g["name"],
-                    "KeySchema": schema(&g["hash_key"], &g["range_key"]),
-                    "Projection": projection(g)});
-                if provisioned {
-                    gsi["ProvisionedThroughput"] = throughput(g);
-                }
-                gsi
-            })
-            .collect();
-        if !gsis.is_empty() {
-            create["GlobalSecondaryIndexes"] = json!(gsis);
-        }
-        let lsis: Vec<Value> = v["local_secondary_index"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|l| {
-                json!({"IndexName": l["name"],
-                "KeySchema": schema(&v["hash_key"], &l["range_key"]),
-                "Projection": projection(l)})
-            })
-            .collect();
-        if !lsis.is_empty() {
-            create["LocalSecondaryIndexes"] = json!(lsis);
-        }
+        secondary_indexes(v, provisioned, &mut create);
         if v["stream_enabled"] == json!(true) {
             create["StreamSpecification"] =
                 json!({"StreamEnabled": true, "StreamViewType": v["stream_view_type"]});

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::operation::{Op, Plane};
 use crate::slot::EngineSlot;
-use kura_engine::counters::histogram::LATENCY_BUCKETS;
+use kura_engine::counters::histogram::{HistogramSnapshot, LATENCY_BUCKETS};
 use std::collections::{BTreeMap, HashMap};
 
 use parking_lot::RwLock;
@@ -257,19 +257,33 @@ impl Metrics {
     }
 }
 
-impl Collector for Requests {
-    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        // Long: one pass over every operation's figures feeds six metric families.
-        let mut latency = Vec::new();
-        let mut returned = Vec::new();
-        let mut throttled = Vec::new();
-        let mut system = Vec::new();
-        let mut user = Vec::new();
-        let mut failed_conditions: BTreeMap<String, f64> = BTreeMap::new();
-        let mut conflicts: BTreeMap<String, f64> = BTreeMap::new();
+/// Every operation's figures, gathered in one pass for a scrape: the rows of each family.
+#[derive(Default)]
+struct Gathered {
+    latency: Vec<(OperationTable, HistogramSnapshot)>,
+    returned: Vec<(OperationTable, f64)>,
+    throttled: Vec<(OperationTable, f64)>,
+    system: Vec<(OperationTable, f64)>,
+    user: Vec<(Operation, f64)>,
+    failed_conditions: BTreeMap<String, f64>,
+    conflicts: BTreeMap<String, f64>,
+}
+
+impl Requests {
+    /// One pass over every operation's figures; deleted tables' figures go on the way (a
+    /// table created again under the name starts anew).
+    fn gather(&self) -> Gathered {
+        let Gathered {
+            mut latency,
+            mut returned,
+            mut throttled,
+            mut system,
+            mut user,
+            mut failed_conditions,
+            mut conflicts,
+        } = Gathered::default();
         let engine = self.engine.current();
         for (operation, per) in Op::ALL.iter().map(|op| op.label()).zip(&self.operations) {
-            // Deleted tables' figures go (a table created again under the name starts anew).
             per.tables
                 .write()
                 .retain(|table, _| table.is_empty() || engine.has_table(table));
@@ -317,6 +331,29 @@ impl Collector for Requests {
                 }
             }
         }
+        Gathered {
+            latency,
+            returned,
+            throttled,
+            system,
+            user,
+            failed_conditions,
+            conflicts,
+        }
+    }
+}
+
+impl Collector for Requests {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let Gathered {
+            latency,
+            returned,
+            throttled,
+            system,
+            user,
+            failed_conditions,
+            conflicts,
+        } = self.gather();
         let by_table = |map: BTreeMap<String, f64>| {
             map.into_iter()
                 .map(|(table_name, v)| (Table { table_name }, v))

@@ -183,7 +183,6 @@ impl Policy {
 
 impl Statement {
     fn parse(value: &Value, resource_based: bool) -> Result<Statement, PolicyError> {
-        // Long: IAM's statement grammar, element by element, each with its own error.
         let Value::Object(s) = value else {
             return err("a Statement must be an object");
         };
@@ -230,42 +229,7 @@ impl Statement {
                         patterns: strings(v, name)?,
                     });
                 }
-                "Condition" => {
-                    let Value::Object(ops) = v else {
-                        return err("Condition must be an object");
-                    };
-                    for (op_name, keys) in ops {
-                        let (set, rest) = if let Some(r) = op_name.strip_prefix("ForAllValues:") {
-                            (SetOp::ForAllValues, r)
-                        } else if let Some(r) = op_name.strip_prefix("ForAnyValue:") {
-                            (SetOp::ForAnyValue, r)
-                        } else {
-                            (SetOp::None, op_name.as_str())
-                        };
-                        let (if_exists, base) = match rest.strip_suffix("IfExists") {
-                            Some(base) => (true, base),
-                            None => (false, rest),
-                        };
-                        let Some(op) = Op::parse(base) else {
-                            return err(format!("unknown condition operator {op_name:?}"));
-                        };
-                        if op == Op::Null && (if_exists || set != SetOp::None) {
-                            return err(format!("unknown condition operator {op_name:?}"));
-                        }
-                        let Value::Object(keys) = keys else {
-                            return err(format!("{op_name} must map condition keys to values"));
-                        };
-                        for (key, values) in keys {
-                            conditions.push(Condition {
-                                op,
-                                set,
-                                if_exists,
-                                key: key.to_lowercase(),
-                                values: strings(values, key)?,
-                            });
-                        }
-                    }
-                }
+                "Condition" => parse_conditions(v, &mut conditions)?,
                 "Principal" if resource_based => principals = Some(parse_principal(v)?),
                 "NotPrincipal" if resource_based => {
                     return err("NotPrincipal is not supported; name the Principal");
@@ -461,6 +425,46 @@ pub fn evaluate_on(
     } else {
         Decision::ImplicitDeny
     }
+}
+
+/// A statement's `Condition`: operator (with its set and `IfExists` qualifiers) to keys to
+/// values, each key's values a condition of its own.
+fn parse_conditions(v: &Value, conditions: &mut Vec<Condition>) -> Result<(), PolicyError> {
+    let Value::Object(ops) = v else {
+        return err("Condition must be an object");
+    };
+    for (op_name, keys) in ops {
+        let (set, rest) = if let Some(r) = op_name.strip_prefix("ForAllValues:") {
+            (SetOp::ForAllValues, r)
+        } else if let Some(r) = op_name.strip_prefix("ForAnyValue:") {
+            (SetOp::ForAnyValue, r)
+        } else {
+            (SetOp::None, op_name.as_str())
+        };
+        let (if_exists, base) = match rest.strip_suffix("IfExists") {
+            Some(base) => (true, base),
+            None => (false, rest),
+        };
+        let Some(op) = Op::parse(base) else {
+            return err(format!("unknown condition operator {op_name:?}"));
+        };
+        if op == Op::Null && (if_exists || set != SetOp::None) {
+            return err(format!("unknown condition operator {op_name:?}"));
+        }
+        let Value::Object(keys) = keys else {
+            return err(format!("{op_name} must map condition keys to values"));
+        };
+        for (key, values) in keys {
+            conditions.push(Condition {
+                op,
+                set,
+                if_exists,
+                key: key.to_lowercase(),
+                values: strings(values, key)?,
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -159,77 +159,12 @@ impl<'a> Reader<'a> {
     }
 
     fn bare_value(&mut self, depth: usize) -> Result<Value, Error> {
-        // Long: one arm per Ion value type.
         let json = |v: serde_json::Value| Ok(Value::Json(v));
         match self.peek() {
             None => Err(self.error("unexpected end")),
-            Some(b'{') if self.text.get(self.pos + 1) == Some(&b'{') => {
-                self.pos += 2;
-                let start = self.pos;
-                while self.pos < self.text.len() && !self.text[self.pos..].starts_with(b"}}") {
-                    self.pos += 1;
-                }
-                if self.pos >= self.text.len() {
-                    return Err(self.error("unterminated blob"));
-                }
-                let raw: String = self.text[start..self.pos]
-                    .iter()
-                    .filter(|b| !b.is_ascii_whitespace())
-                    .map(|b| *b as char)
-                    .collect();
-                self.pos += 2;
-                if raw.starts_with('"') {
-                    return Err(self.error("clobs have no DynamoDB type"));
-                }
-                BASE64
-                    .decode(raw.as_bytes())
-                    .map_err(|_| self.error("a blob that is not base64"))?;
-                json(serde_json::json!({ "B": raw }))
-            }
-            Some(b'{') => {
-                self.pos += 1;
-                let mut fields = Vec::new();
-                loop {
-                    self.skip_space();
-                    if self.peek() == Some(b'}') {
-                        self.pos += 1;
-                        return Ok(Value::Struct(fields));
-                    }
-                    let name = match self.peek() {
-                        Some(b'\'') => self.quoted(b'\'')?,
-                        Some(b'"') => self.quoted(b'"')?,
-                        Some(b) if is_symbol_start(b) => self.identifier().to_owned(),
-                        _ => return Err(self.error("expected a field name")),
-                    };
-                    self.expect(b':')?;
-                    let value = self.value(depth + 1)?;
-                    fields.push((name, value));
-                    self.skip_space();
-                    match self.peek() {
-                        Some(b',') => self.pos += 1,
-                        Some(b'}') => {}
-                        _ => return Err(self.error("expected ',' or '}'")),
-                    }
-                }
-            }
-            Some(b'[') => {
-                self.pos += 1;
-                let mut items = Vec::new();
-                loop {
-                    self.skip_space();
-                    if self.peek() == Some(b']') {
-                        self.pos += 1;
-                        return json(serde_json::json!({ "L": items }));
-                    }
-                    items.push(to_json(self.value(depth + 1)?));
-                    self.skip_space();
-                    match self.peek() {
-                        Some(b',') => self.pos += 1,
-                        Some(b']') => {}
-                        _ => return Err(self.error("expected ',' or ']'")),
-                    }
-                }
-            }
+            Some(b'{') if self.text.get(self.pos + 1) == Some(&b'{') => self.blob(),
+            Some(b'{') => self.structure(depth),
+            Some(b'[') => self.list(depth),
             Some(b'"') => {
                 let s = self.quoted(b'"')?;
                 json(serde_json::json!({ "S": s }))
@@ -262,6 +197,79 @@ impl<'a> Reader<'a> {
                 }
             }
             Some(_) => Err(self.error("unexpected character")),
+        }
+    }
+
+    /// `{{ base64 }}`: a blob (a clob, `{{ "text" }}`, has no DynamoDB type).
+    fn blob(&mut self) -> Result<Value, Error> {
+        self.pos += 2;
+        let start = self.pos;
+        while self.pos < self.text.len() && !self.text[self.pos..].starts_with(b"}}") {
+            self.pos += 1;
+        }
+        if self.pos >= self.text.len() {
+            return Err(self.error("unterminated blob"));
+        }
+        let raw: String = self.text[start..self.pos]
+            .iter()
+            .filter(|b| !b.is_ascii_whitespace())
+            .map(|b| *b as char)
+            .collect();
+        self.pos += 2;
+        if raw.starts_with('"') {
+            return Err(self.error("clobs have no DynamoDB type"));
+        }
+        BASE64
+            .decode(raw.as_bytes())
+            .map_err(|_| self.error("a blob that is not base64"))?;
+        Ok(Value::Json(serde_json::json!({ "B": raw })))
+    }
+
+    /// `{ name: value, ... }`.
+    fn structure(&mut self, depth: usize) -> Result<Value, Error> {
+        self.pos += 1;
+        let mut fields = Vec::new();
+        loop {
+            self.skip_space();
+            if self.peek() == Some(b'}') {
+                self.pos += 1;
+                return Ok(Value::Struct(fields));
+            }
+            let name = match self.peek() {
+                Some(b'\'') => self.quoted(b'\'')?,
+                Some(b'"') => self.quoted(b'"')?,
+                Some(b) if is_symbol_start(b) => self.identifier().to_owned(),
+                _ => return Err(self.error("expected a field name")),
+            };
+            self.expect(b':')?;
+            let value = self.value(depth + 1)?;
+            fields.push((name, value));
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {}
+                _ => return Err(self.error("expected ',' or '}'")),
+            }
+        }
+    }
+
+    /// `[ value, ... ]`: a DynamoDB list.
+    fn list(&mut self, depth: usize) -> Result<Value, Error> {
+        self.pos += 1;
+        let mut items = Vec::new();
+        loop {
+            self.skip_space();
+            if self.peek() == Some(b']') {
+                self.pos += 1;
+                return Ok(Value::Json(serde_json::json!({ "L": items })));
+            }
+            items.push(to_json(self.value(depth + 1)?));
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {}
+                _ => return Err(self.error("expected ',' or ']'")),
+            }
         }
     }
 

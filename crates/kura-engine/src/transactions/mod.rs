@@ -131,6 +131,63 @@ fn required_members(c: &mut Constraints, at: &str, member: &str, action: &Transa
     }
 }
 
+/// TransactWriteItems' request checks, in DynamoDB's order (dynalite
+/// `validations/transactWriteItems.js`, `types`): ReturnConsumedCapacity,
+/// ReturnItemCollectionMetrics, ClientRequestToken, TransactItems, then each entry's
+/// actions; then the members each action requires.
+fn validate_transact_write(input: &TransactWriteItemsInput) -> Result<()> {
+    let mut c = Constraints::new();
+    c.one_of(
+        "returnConsumedCapacity",
+        input.return_consumed_capacity.as_deref(),
+        &ReturnConsumedCapacity::VALUES,
+    );
+    c.one_of(
+        "returnItemCollectionMetrics",
+        input.return_item_collection_metrics.as_deref(),
+        &["SIZE", "NONE"],
+    );
+    if let Some(token) = &input.client_request_token {
+        c.length("clientRequestToken", token, token.len(), 1, 36);
+    }
+    match &input.transact_items {
+        None => c.not_null::<()>("transactItems", None),
+        Some(items) => {
+            transact_items_length(&mut c, items.len());
+            for (i, entry) in items.iter().enumerate() {
+                let at = format!("transactItems.{}.member", i + 1);
+                for (member, action) in [
+                    ("put", &entry.put),
+                    ("update", &entry.update),
+                    ("delete", &entry.delete),
+                    ("conditionCheck", &entry.condition_check),
+                ] {
+                    if let Some(action) = action {
+                        action_constraints(&mut c, &format!("{at}.{member}"), member, action);
+                    }
+                }
+            }
+        }
+    }
+    c.finish()?;
+    let mut c = Constraints::new();
+    for (i, entry) in input.transact_items.iter().flatten().enumerate() {
+        for (member, action) in [
+            ("put", &entry.put),
+            ("update", &entry.update),
+            ("delete", &entry.delete),
+            ("conditionCheck", &entry.condition_check),
+        ] {
+            if let Some(action) = action {
+                let at = format!("transactItems.{}.member.{member}", i + 1);
+                required_members(&mut c, &at, member, action);
+            }
+        }
+    }
+    c.finish()?;
+    Ok(())
+}
+
 impl Engine {
     /// One action, checked as DynamoDB checks it before the transaction runs. A key that
     /// does not match the table's schema (a key attribute missing or of another type)
@@ -214,59 +271,7 @@ impl Engine {
         &self,
         input: TransactWriteItemsInput,
     ) -> Result<TransactWriteItemsOutput> {
-        // Long: TransactWriteItems' checks in DynamoDB's order, then its two phases.
-        // DynamoDB's order (dynalite `validations/transactWriteItems.js`, `types`):
-        // ReturnConsumedCapacity, ReturnItemCollectionMetrics, ClientRequestToken,
-        // TransactItems, then each entry's actions.
-        let mut c = Constraints::new();
-        c.one_of(
-            "returnConsumedCapacity",
-            input.return_consumed_capacity.as_deref(),
-            &ReturnConsumedCapacity::VALUES,
-        );
-        c.one_of(
-            "returnItemCollectionMetrics",
-            input.return_item_collection_metrics.as_deref(),
-            &["SIZE", "NONE"],
-        );
-        if let Some(token) = &input.client_request_token {
-            c.length("clientRequestToken", token, token.len(), 1, 36);
-        }
-        match &input.transact_items {
-            None => c.not_null::<()>("transactItems", None),
-            Some(items) => {
-                transact_items_length(&mut c, items.len());
-                for (i, entry) in items.iter().enumerate() {
-                    let at = format!("transactItems.{}.member", i + 1);
-                    for (member, action) in [
-                        ("put", &entry.put),
-                        ("update", &entry.update),
-                        ("delete", &entry.delete),
-                        ("conditionCheck", &entry.condition_check),
-                    ] {
-                        if let Some(action) = action {
-                            action_constraints(&mut c, &format!("{at}.{member}"), member, action);
-                        }
-                    }
-                }
-            }
-        }
-        c.finish()?;
-        let mut c = Constraints::new();
-        for (i, entry) in input.transact_items.iter().flatten().enumerate() {
-            for (member, action) in [
-                ("put", &entry.put),
-                ("update", &entry.update),
-                ("delete", &entry.delete),
-                ("conditionCheck", &entry.condition_check),
-            ] {
-                if let Some(action) = action {
-                    let at = format!("transactItems.{}.member.{member}", i + 1);
-                    required_members(&mut c, &at, member, action);
-                }
-            }
-        }
-        c.finish()?;
+        validate_transact_write(&input)?;
         // Only a request with a token is ever compared with another (formatting the whole
         // request was a twentieth of a 4-put transaction's server CPU).
         let fingerprint = input.client_request_token.as_ref().map(|_| {
