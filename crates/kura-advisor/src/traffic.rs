@@ -87,8 +87,14 @@ impl Check<'_> {
         }
     }
 
+    /// The API-use rules, one finding each, over the table's traffic snapshot.
     pub(super) fn traffic(&mut self, t: &TrafficSnapshot, size_bytes: u64) {
-        // Long: one finding per API-use rule, each a few lines over the same traffic snapshot.
+        self.page_habits(t, size_bytes);
+        self.item_habits(t);
+    }
+
+    /// How pages are read: unprocessed keys, Scans, pagination, filters, projections.
+    fn page_habits(&mut self, t: &TrafficSnapshot, size_bytes: u64) {
         let waiting = t.unprocessed_returned.saturating_sub(t.unprocessed_retried);
         if waiting > 0 {
             self.found(
@@ -175,6 +181,11 @@ impl Check<'_> {
                 ),
             );
         }
+    }
+
+    /// How items are written and read back: unguarded updates, read-modify-write, bulk
+    /// writes one by one, reads after writes, consistent reads.
+    fn item_habits(&mut self, t: &TrafficSnapshot) {
         if t.unguarded_updates > 0 {
             self.found(
                 "api.update-existence-condition",

@@ -654,7 +654,6 @@ pub(crate) async fn update(
 
 /// Makes the change; Ok is the notice to show.
 async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiError> {
-    // Long: one UpdateTable request built from the form's optional sections.
     let enable = field(f, "enable") == "true";
     match field(f, "action") {
         "capacity" => {
@@ -700,68 +699,8 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
                 if enable { "on" } else { "off" }
             ))
         }
-        "tag" => {
-            let arn = describe(ctx, table).await?["TableArn"].clone();
-            let add = tags(field(f, "tags"));
-            if !add.is_empty() {
-                ctx.call(Op::TagResource, json!({ "ResourceArn": arn, "Tags": add }))
-                    .await?;
-            }
-            let remove: Vec<&str> = field(f, "untag")
-                .split(',')
-                .map(str::trim)
-                .filter(|k| !k.is_empty())
-                .collect();
-            if !remove.is_empty() {
-                ctx.call(
-                    Op::UntagResource,
-                    json!({ "ResourceArn": arn, "TagKeys": remove }),
-                )
-                .await?;
-            }
-            Ok("Updated the tags".to_owned())
-        }
-        "create_gsi" => {
-            let t = describe(ctx, table).await?;
-            let mut definitions: Map<String, Value> = Map::new();
-            for d in t["AttributeDefinitions"].as_array().into_iter().flatten() {
-                if let Some(n) = d["AttributeName"].as_str() {
-                    definitions.insert(n.to_owned(), d["AttributeType"].clone());
-                }
-            }
-            let mut schema =
-                vec![json!({ "AttributeName": field(f, "gsi_pk"), "KeyType": "HASH" })];
-            definitions.insert(
-                field(f, "gsi_pk").to_owned(),
-                json!(field(f, "gsi_pk_type")),
-            );
-            if !field(f, "gsi_sk").is_empty() {
-                schema.push(json!({ "AttributeName": field(f, "gsi_sk"), "KeyType": "RANGE" }));
-                definitions.insert(
-                    field(f, "gsi_sk").to_owned(),
-                    json!(field(f, "gsi_sk_type")),
-                );
-            }
-            let mut create = json!({
-                "IndexName": field(f, "gsi_name"),
-                "KeySchema": schema,
-                "Projection": projection(field(f, "gsi_projection"), field(f, "gsi_include")),
-            });
-            if f.contains_key("rcu") {
-                create["ProvisionedThroughput"] = throughput(f)?;
-            }
-            let definitions: Vec<Value> = definitions
-                .into_iter()
-                .map(|(n, t)| json!({ "AttributeName": n, "AttributeType": t }))
-                .collect();
-            ctx.call(
-                Op::UpdateTable,
-                json!({ "TableName": table, "AttributeDefinitions": definitions,
-                        "GlobalSecondaryIndexUpdates": [{ "Create": create }] }),
-            )
-            .await?;
-            Ok(format!("Creating index {}", field(f, "gsi_name")))
-        }
+        "tag" => update_tags(ctx, table, f).await,
+        "create_gsi" => create_gsi(ctx, table, f).await,
         "delete_gsi" => {
             ctx.call(
                 Op::UpdateTable,
@@ -775,6 +714,71 @@ async fn update_call(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiEr
             "unknown console action {other:?}"
         ))),
     }
+}
+
+/// The tags the form adds, then those it removes.
+async fn update_tags(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiError> {
+    let arn = describe(ctx, table).await?["TableArn"].clone();
+    let add = tags(field(f, "tags"));
+    if !add.is_empty() {
+        ctx.call(Op::TagResource, json!({ "ResourceArn": arn, "Tags": add }))
+            .await?;
+    }
+    let remove: Vec<&str> = field(f, "untag")
+        .split(',')
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .collect();
+    if !remove.is_empty() {
+        ctx.call(
+            Op::UntagResource,
+            json!({ "ResourceArn": arn, "TagKeys": remove }),
+        )
+        .await?;
+    }
+    Ok("Updated the tags".to_owned())
+}
+
+/// A new GSI from the form: keys, projection, and capacity on a provisioned table.
+async fn create_gsi(ctx: &Ctx, table: &str, f: &Fields) -> Result<String, ApiError> {
+    let t = describe(ctx, table).await?;
+    let mut definitions: Map<String, Value> = Map::new();
+    for d in t["AttributeDefinitions"].as_array().into_iter().flatten() {
+        if let Some(n) = d["AttributeName"].as_str() {
+            definitions.insert(n.to_owned(), d["AttributeType"].clone());
+        }
+    }
+    let mut schema = vec![json!({ "AttributeName": field(f, "gsi_pk"), "KeyType": "HASH" })];
+    definitions.insert(
+        field(f, "gsi_pk").to_owned(),
+        json!(field(f, "gsi_pk_type")),
+    );
+    if !field(f, "gsi_sk").is_empty() {
+        schema.push(json!({ "AttributeName": field(f, "gsi_sk"), "KeyType": "RANGE" }));
+        definitions.insert(
+            field(f, "gsi_sk").to_owned(),
+            json!(field(f, "gsi_sk_type")),
+        );
+    }
+    let mut create = json!({
+        "IndexName": field(f, "gsi_name"),
+        "KeySchema": schema,
+        "Projection": projection(field(f, "gsi_projection"), field(f, "gsi_include")),
+    });
+    if f.contains_key("rcu") {
+        create["ProvisionedThroughput"] = throughput(f)?;
+    }
+    let definitions: Vec<Value> = definitions
+        .into_iter()
+        .map(|(n, t)| json!({ "AttributeName": n, "AttributeType": t }))
+        .collect();
+    ctx.call(
+        Op::UpdateTable,
+        json!({ "TableName": table, "AttributeDefinitions": definitions,
+                "GlobalSecondaryIndexUpdates": [{ "Create": create }] }),
+    )
+    .await?;
+    Ok(format!("Creating index {}", field(f, "gsi_name")))
 }
 
 /// `POST /console/tables/{table}/delete`: only when the name was typed to confirm.

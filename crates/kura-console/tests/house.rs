@@ -22,7 +22,7 @@ fn the_house_rules_hold() {
                 "tables",
                 "vectors",
             ],
-            long_functions: 3,
+            long_functions: 2,
         },
     );
 }

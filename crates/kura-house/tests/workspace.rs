@@ -1,17 +1,21 @@
-//! The whole workspace's long functions (issue 51): the goal is at most
-//! [`GOAL`] non-test functions over 100 lines in all, and until it is reached the count
-//! may only fall. Each crate's own `tests/house.rs` pins its
-//! share; this pins the sum, so a split in one crate cannot pay for a new long function in
-//! another.
+//! The whole workspace's long functions (issue 51): at most [`GOAL`] non-test functions
+//! over 100 lines in all, and the count may only fall. Each crate's own `tests/house.rs`
+//! pins its share; this pins the sum, so a split in one crate cannot pay for a new long
+//! function in another.
 
 use std::path::Path;
 
 /// Non-test functions over 100 lines in every crate of the workspace, exactly: lower it
 /// with the change that shortens one.
-const WORKSPACE_LONG_FUNCTIONS: usize = 20;
+const WORKSPACE_LONG_FUNCTIONS: usize = 12;
 
-/// Where the count is going (issue 51).
+/// The most the workspace may have (issue 51).
 const GOAL: usize = 12;
+
+const _: () = assert!(
+    WORKSPACE_LONG_FUNCTIONS <= GOAL,
+    "split functions, not the bound"
+);
 
 #[test]
 fn the_workspace_long_functions_only_fall() {
@@ -37,7 +41,7 @@ fn the_workspace_long_functions_only_fall() {
     assert_eq!(
         found.len(),
         WORKSPACE_LONG_FUNCTIONS,
-        "non-test functions over 100 lines in the workspace (goal {}; lower the constant \
+        "non-test functions over 100 lines in the workspace (at most {}; lower the constant \
          when one is shortened, split a function instead of raising it):\n{}",
         GOAL,
         listed.join("\n")

@@ -459,8 +459,8 @@ impl Runner {
         batch: Vec<Pending>,
         stop: &watch::Receiver<bool>,
     ) -> bool {
-        // Long: Lambda's retry rules (bisection, attempts, record age, failure destination) act on one batch's state.
-        // (records, failed invocations so far); the first half of a split goes first.
+        // Lambda's retry rules act on one batch's state: (records, failed invocations so
+        // far). The first half of a split goes first.
         let mut work: Vec<(Vec<Pending>, u64)> = vec![(batch, 0)];
         while let Some((mut batch, failures)) = work.pop() {
             if batch.is_empty() {
@@ -469,30 +469,13 @@ impl Runner {
             if *stop.borrow() || self.stopped.load(Ordering::SeqCst) {
                 return false;
             }
-            if let Some(max_age) = self.trigger.maximum_record_age_seconds {
-                let now = now_ms();
-                let too_old = batch
-                    .iter()
-                    .take_while(|p| now - p.created_ms > (max_age * 1000) as i64)
-                    .count();
-                if too_old > 0 {
-                    let old: Vec<Pending> = batch.drain(..too_old).collect();
-                    if !self
-                        .give_up(
-                            arn,
-                            shard_id,
-                            &old,
-                            Condition::RecordAgeExceeded,
-                            failures,
-                            None,
-                        )
-                        .await
-                    {
-                        return false;
-                    }
+            match self.expire_old(arn, shard_id, &mut batch, failures).await {
+                None => return false,
+                Some(true) => {
                     work.push((batch, failures));
                     continue;
                 }
+                Some(false) => {}
             }
             let records: Vec<Value> = batch.iter().map(|p| p.record.clone()).collect();
             let sequence_numbers: Vec<String> = batch
@@ -534,10 +517,7 @@ impl Runner {
                 .maximum_retry_attempts
                 .is_some_and(|max| failures > max);
             if out_of_retries {
-                let kind = error.as_ref().map(|e| match e {
-                    TriggerError::FunctionFailed(_) => "Unhandled".to_owned(),
-                    other => other.to_string(),
-                });
+                let kind = error.as_ref().map(function_error_kind);
                 if !self
                     .give_up(
                         arn,
@@ -554,16 +534,10 @@ impl Runner {
                 continue;
             }
             self.stats.retries.fetch_add(1, Ordering::Relaxed);
-            let shift = failures.min(16) as u32 - 1;
-            let backoff = self
-                .options
-                .first_backoff
-                .saturating_mul(1u32 << shift.min(16))
-                .min(self.options.max_backoff);
             let mut stop = stop.clone();
             tokio::select! {
                 _ = stop.changed() => return false,
-                () = tokio::time::sleep(backoff) => {}
+                () = tokio::time::sleep(self.backoff(failures)) => {}
             }
             if self.trigger.bisect_batch_on_function_error && failed.len() > 1 && retry_from == 0 {
                 // Each half gets its own retries, so that halving can isolate a bad
@@ -577,6 +551,45 @@ impl Runner {
             }
         }
         true
+    }
+
+    /// Parks the records at the head of `batch` that are past the trigger's maximum record
+    /// age (Lambda's `RecordAgeExceeded`): whether there were any, or None when they could
+    /// not be parked.
+    async fn expire_old(
+        &self,
+        arn: &str,
+        shard_id: &str,
+        batch: &mut Vec<Pending>,
+        failures: u64,
+    ) -> Option<bool> {
+        let Some(max_age) = self.trigger.maximum_record_age_seconds else {
+            return Some(false);
+        };
+        let now = now_ms();
+        let too_old = batch
+            .iter()
+            .take_while(|p| now - p.created_ms > (max_age * 1000) as i64)
+            .count();
+        if too_old == 0 {
+            return Some(false);
+        }
+        let old: Vec<Pending> = batch.drain(..too_old).collect();
+        let condition = Condition::RecordAgeExceeded;
+        let parked = self
+            .give_up(arn, shard_id, &old, condition, failures, None)
+            .await;
+        parked.then_some(true)
+    }
+
+    /// The wait before the retry after `failures` failed invocations: doubling from the
+    /// first backoff, up to the most.
+    fn backoff(&self, failures: u64) -> Duration {
+        let shift = failures.min(16) as u32 - 1;
+        self.options
+            .first_backoff
+            .saturating_mul(1u32 << shift.min(16))
+            .min(self.options.max_backoff)
     }
 
     fn delivered(&self, records: &[Pending]) {
@@ -654,4 +667,13 @@ fn listed_and_unfinished(
     finished: &dyn Fn(&str) -> bool,
 ) -> bool {
     shards.iter().any(|s| s.id == parent) && !finished(parent)
+}
+
+/// How a failure destination names a failed invocation's error (`Unhandled` for the
+/// function's own failure, as Lambda does).
+fn function_error_kind(error: &TriggerError) -> String {
+    match error {
+        TriggerError::FunctionFailed(_) => "Unhandled".to_owned(),
+        other => other.to_string(),
+    }
 }

@@ -502,6 +502,42 @@ async fn export_at(
     Ok(None)
 }
 
+/// The ImportTable request: the new table (on demand, keyed by `--key`s), the source and
+/// its format.
+fn import_request(
+    args: &ImportArgs,
+    format: &str,
+    compression: &str,
+    prefix: &str,
+) -> Result<serde_json::Value, String> {
+    let mut definitions = Vec::new();
+    let mut schema = Vec::new();
+    for (i, key) in args.keys.iter().enumerate() {
+        let (name, ty) = key_attribute(key)?;
+        definitions.push(json!({"AttributeName": name, "AttributeType": ty}));
+        let key_type = if i == 0 { "HASH" } else { "RANGE" };
+        schema.push(json!({"AttributeName": name, "KeyType": key_type}));
+    }
+    let mut request = json!({
+        "S3BucketSource": {"S3Bucket": args.bucket, "S3KeyPrefix": prefix},
+        "InputFormat": format,
+        "InputCompressionType": compression,
+        "TableCreationParameters": {"TableName": args.table, "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": definitions, "KeySchema": schema},
+    });
+    if args.csv_delimiter.is_some() || args.csv_header.is_some() {
+        let mut csv = json!({});
+        if let Some(delimiter) = &args.csv_delimiter {
+            csv["Delimiter"] = json!(delimiter);
+        }
+        if let Some(header) = &args.csv_header {
+            csv["HeaderList"] = json!(header);
+        }
+        request["InputFormatOptions"] = json!({"Csv": csv});
+    }
+    Ok(request)
+}
+
 pub async fn import(args: ImportArgs) -> Result<(), String> {
     let client = args.endpoint.client()?;
     // Kura's (and DynamoDB's) exports are gzipped files in a format their description
@@ -529,31 +565,7 @@ pub async fn import(args: ImportArgs) -> Result<(), String> {
             args.prefix.clone(),
         ),
     };
-    let mut definitions = Vec::new();
-    let mut schema = Vec::new();
-    for (i, key) in args.keys.iter().enumerate() {
-        let (name, ty) = key_attribute(key)?;
-        definitions.push(json!({"AttributeName": name, "AttributeType": ty}));
-        let key_type = if i == 0 { "HASH" } else { "RANGE" };
-        schema.push(json!({"AttributeName": name, "KeyType": key_type}));
-    }
-    let mut request = json!({
-        "S3BucketSource": {"S3Bucket": args.bucket, "S3KeyPrefix": prefix},
-        "InputFormat": format,
-        "InputCompressionType": compression,
-        "TableCreationParameters": {"TableName": args.table, "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": definitions, "KeySchema": schema},
-    });
-    if args.csv_delimiter.is_some() || args.csv_header.is_some() {
-        let mut csv = json!({});
-        if let Some(delimiter) = &args.csv_delimiter {
-            csv["Delimiter"] = json!(delimiter);
-        }
-        if let Some(header) = &args.csv_header {
-            csv["HeaderList"] = json!(header);
-        }
-        request["InputFormatOptions"] = json!({"Csv": csv});
-    }
+    let request = import_request(&args, &format, &compression, &prefix)?;
     let started = call(&client, "ImportTable", request).await?;
     let import_arn = started["ImportTableDescription"]["ImportArn"]
         .as_str()

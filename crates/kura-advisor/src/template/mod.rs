@@ -250,6 +250,43 @@ fn not_literal_note(table: &str, parts: &[NotLiteral], unjudged: &[&str], whole:
     note
 }
 
+/// An in-memory engine to create a template's tables in. A template may declare more
+/// tables than an account's quota: each is checked.
+fn scratch_engine() -> Result<std::sync::Arc<kura_engine::Engine>, String> {
+    let unbounded = kura_engine::EngineOptions {
+        limits: kura_engine::writer::WriteLimits {
+            max_tables: usize::MAX,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    kura_engine::Engine::with_options(
+        std::sync::Arc::new(kura_engine::storage::MemoryStore::new()),
+        unbounded,
+    )
+    .map_err(|e| format!("cannot start the scratch engine: {e}"))
+}
+
+/// A finding placed in the template: its resource, and its line (a replica's, for a rule
+/// a replica falls behind on), or why it has none.
+fn place(mut finding: Value, declared: &Declared, lines: &MemberLines) -> Value {
+    finding["resource"] = json!(declared.resource);
+    let rule = finding["rule"].as_str().unwrap_or_default().to_owned();
+    if let Some((_, region)) = declared.replica_behind.iter().find(|(r, _)| *r == rule) {
+        let evidence = finding["evidence"].as_str().unwrap_or_default();
+        finding["evidence"] = json!(format!("{evidence} (the replica in {region})"));
+        if let Some(line) = replica_line(&rule, region, declared, lines) {
+            finding["line"] = json!(line);
+            return finding;
+        }
+    }
+    match finding_line(&finding, declared, lines) {
+        Some(line) => finding["line"] = json!(line),
+        None => finding["noLine"] = json!(declared.no_line),
+    }
+    finding
+}
+
 /// The advisor's answer on the tables `text` declares, each finding with its `resource`
 /// and `line`; a table CreateTable (or UpdateTimeToLive, UpdateContinuousBackups) refuses
 /// is an error finding of its own (`template.create-table`), a table with parts only the
@@ -261,19 +298,7 @@ pub async fn advise(
 ) -> Result<Value, String> {
     let tables = declared(text, parameters)?;
     let lines = MemberLines::of(text);
-    // A template may declare more tables than an account's quota: each is checked.
-    let unbounded = kura_engine::EngineOptions {
-        limits: kura_engine::writer::WriteLimits {
-            max_tables: usize::MAX,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let engine = kura_engine::Engine::with_options(
-        std::sync::Arc::new(kura_engine::storage::MemoryStore::new()),
-        unbounded,
-    )
-    .map_err(|e| format!("cannot start the scratch engine: {e}"))?;
+    let engine = scratch_engine()?;
     let mut own = Vec::new();
     // The declaration each created table's findings belong to (a second table of the
     // same name is refused, and its refusal is its own).
@@ -347,32 +372,15 @@ pub async fn advise(
         .as_array_mut()
         .map(std::mem::take)
         .unwrap_or_default();
-    let place = |mut finding: Value, declared: &Declared| {
-        finding["resource"] = json!(declared.resource);
-        let rule = finding["rule"].as_str().unwrap_or_default().to_owned();
-        if let Some((_, region)) = declared.replica_behind.iter().find(|(r, _)| *r == rule) {
-            let evidence = finding["evidence"].as_str().unwrap_or_default();
-            finding["evidence"] = json!(format!("{evidence} (the replica in {region})"));
-            if let Some(line) = replica_line(&rule, region, declared, &lines) {
-                finding["line"] = json!(line);
-                return finding;
-            }
-        }
-        match finding_line(&finding, declared, &lines) {
-            Some(line) => finding["line"] = json!(line),
-            None => finding["noLine"] = json!(declared.no_line),
-        }
-        finding
-    };
     let mut located: Vec<Value> = own
         .into_iter()
-        .map(|(declared, finding)| place(finding, declared))
+        .map(|(declared, finding)| place(finding, declared, &lines))
         .collect();
     for finding in findings {
         let rule = finding["rule"].as_str().unwrap_or_default();
         match finding["table"].as_str().and_then(|t| by_name.get(t)) {
             Some((_, unjudged)) if unjudged.iter().any(|prefix| rule.starts_with(prefix)) => {}
-            Some((declared, _)) => located.push(place(finding, declared)),
+            Some((declared, _)) => located.push(place(finding, declared, &lines)),
             None => located.push(finding),
         }
     }

@@ -12,7 +12,8 @@ use kura_model::constraint::Constraints;
 use kura_model::messages;
 
 use super::stream::{
-    KinesisStream, StoredRecord, epoch_seconds, hash_key, parse_sequence, sequence_string, shard_id,
+    KinesisShard, KinesisStream, StoredRecord, epoch_seconds, hash_key, parse_sequence,
+    sequence_string, shard_id,
 };
 use super::stream_admin::not_found;
 use super::{invalid_argument, resolve, stream_by_id};
@@ -294,18 +295,8 @@ impl Engine {
         c.at_most("limit", input.limit, MAX_GET_RECORDS);
         c.finish()?;
         let text = input.shard_iterator.as_deref().unwrap_or_default();
-        let iterator = ShardIterator::decode(text, &self.iterator_key)
-            .ok_or_else(|| invalid_argument("Invalid ShardIterator."))?;
         let now = self.clock.now_ms();
-        if now.saturating_sub(iterator.issued_ms) > ITERATOR_LIFETIME_MS {
-            return Err(EngineError::ExpiredIterator(format!(
-                "Iterator expired. The iterator was created at time {} while right now it is \
-                 {} which is further in the future than the tolerated delay of \
-                 {ITERATOR_LIFETIME_MS} milliseconds.",
-                http_time(iterator.issued_ms),
-                http_time(now)
-            )));
-        }
+        let iterator = self.live_iterator(text, now)?;
         let snapshot = self.store.snapshot()?;
         let stream = stream_by_id(snapshot.as_ref(), iterator.stream_id)?.ok_or_else(|| {
             EngineError::ResourceNotFound(format!(
@@ -374,25 +365,7 @@ impl Engine {
         }
         // A closed shard read to its end has no next iterator: its children follow it.
         let finished = shard.last_seq.is_some_and(|last| next_seq > last);
-        let child_shards = finished.then(|| {
-            stream
-                .shards
-                .iter()
-                .filter(|s| {
-                    s.parent == Some(shard.number) || s.adjacent_parent == Some(shard.number)
-                })
-                .map(|s| ChildShard {
-                    shard_id: s.id(),
-                    parent_shards: s
-                        .parent
-                        .iter()
-                        .chain(&s.adjacent_parent)
-                        .map(|p| shard_id(*p))
-                        .collect(),
-                    hash_key_range: s.wire().hash_key_range,
-                })
-                .collect()
-        });
+        let child_shards = finished.then(|| child_shards(&stream, shard));
         let next_shard_iterator = (!finished).then(|| {
             ShardIterator {
                 next_seq,
@@ -408,6 +381,43 @@ impl Engine {
             child_shards,
         })
     }
+
+    /// The iterator `text` encodes, refused when it is not one of this engine's or has
+    /// outlived Kinesis's five minutes.
+    fn live_iterator(&self, text: &str, now: i64) -> Result<ShardIterator> {
+        let iterator = ShardIterator::decode(text, &self.iterator_key)
+            .ok_or_else(|| invalid_argument("Invalid ShardIterator."))?;
+        if now.saturating_sub(iterator.issued_ms) > ITERATOR_LIFETIME_MS {
+            return Err(EngineError::ExpiredIterator(format!(
+                "Iterator expired. The iterator was created at time {} while right now it is \
+                 {} which is further in the future than the tolerated delay of \
+                 {ITERATOR_LIFETIME_MS} milliseconds.",
+                http_time(iterator.issued_ms),
+                http_time(now)
+            )));
+        }
+        Ok(iterator)
+    }
+}
+
+/// The shards a split or merge of `shard` made: where a reader goes once it is read to its
+/// end.
+fn child_shards(stream: &KinesisStream, shard: &KinesisShard) -> Vec<ChildShard> {
+    stream
+        .shards
+        .iter()
+        .filter(|s| s.parent == Some(shard.number) || s.adjacent_parent == Some(shard.number))
+        .map(|s| ChildShard {
+            shard_id: s.id(),
+            parent_shards: s
+                .parent
+                .iter()
+                .chain(&s.adjacent_parent)
+                .map(|p| shard_id(*p))
+                .collect(),
+            hash_key_range: s.wire().hash_key_range,
+        })
+        .collect()
 }
 
 /// Checks one record's members (`prefix` names it inside PutRecords) and decodes it.

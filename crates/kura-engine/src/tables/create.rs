@@ -57,13 +57,9 @@ impl Engine {
     }
 }
 
-/// CreateTable's checks, in DynamoDB's order, and the record they give (its id still
-/// 0), with the stream to enable once the id is known. ImportTable shares them.
-pub(crate) fn new_table_record(
-    ctx: &RequestContext,
-    input: CreateTableInput,
-) -> Result<(TableRecord, Option<stream_spec::StreamChange>)> {
-    // Long: CreateTable's checks in DynamoDB's order, which decides the error a bad request gets.
+/// CreateTable's member checks, in DynamoDB's order, which decides the error a bad
+/// request gets.
+fn check_create_table_members(input: &CreateTableInput) -> Result<()> {
     let mut c = Constraints::new();
     c.name("tableName", input.table_name.as_deref());
     c.not_null("attributeDefinitions", input.attribute_definitions.as_ref());
@@ -94,12 +90,21 @@ pub(crate) fn new_table_record(
         "provisionedThroughput",
         input.provisioned_throughput.as_ref(),
     );
-    definition::create_table_constraints(&mut c, &input);
-    crate::vectors::definition::create_table_constraints(&mut c, &input);
+    definition::create_table_constraints(&mut c, input);
+    crate::vectors::definition::create_table_constraints(&mut c, input);
     stream_spec::constraints(&mut c, input.stream_specification.as_ref());
     sse::constraints(&mut c, input.sse_specification.as_ref());
     c.finish()?;
+    Ok(())
+}
 
+/// CreateTable's checks, in DynamoDB's order, and the record they give (its id still
+/// 0), with the stream to enable once the id is known. ImportTable shares them.
+pub(crate) fn new_table_record(
+    ctx: &RequestContext,
+    input: CreateTableInput,
+) -> Result<(TableRecord, Option<stream_spec::StreamChange>)> {
+    check_create_table_members(&input)?;
     refuse_unsupported(&[
         (input.on_demand_throughput.is_some(), "OnDemandThroughput"),
         (input.warm_throughput.is_some(), "WarmThroughput"),

@@ -83,39 +83,7 @@ pub(crate) fn restored_record(
                 .or_else(|| Some(throughput.clone())),
         };
     }
-    // The source's vector indexes, or the override's (checked as CreateTable checks them);
-    // either way the restored table must be on demand, as vector indexes require.
-    let vector_indexes = match &overrides.vector_index_override {
-        Some(wanted) => {
-            let as_created = CreateTableInput {
-                vector_indexes: Some(wanted.clone()),
-                ..CreateTableInput::default()
-            };
-            vector_definition::create_table_vector_indexes(
-                &as_created,
-                &source.key_schema,
-                &source.attribute_definitions,
-                &indexes,
-                billing_mode,
-            )?
-        }
-        None => {
-            let kept: Vec<_> = source
-                .vector_indexes
-                .iter()
-                .map(|v| crate::catalog::VectorIndexRecord {
-                    backfilling: false,
-                    ..v.clone()
-                })
-                .collect();
-            if !kept.is_empty() && billing_mode != BillingMode::PayPerRequest {
-                return Err(crate::error::EngineError::validation(
-                    kura_model::messages::vectors::PAY_PER_REQUEST_ONLY,
-                ));
-            }
-            kept
-        }
-    };
+    let vector_indexes = restored_vector_indexes(source, overrides, &indexes, billing_mode)?;
     let sse = match &overrides.sse_specification_override {
         Some(spec) => sse::requested(spec, &ctx.region),
         None => source.sse.clone(),
@@ -156,5 +124,46 @@ pub(crate) fn restored_record(
         kinesis_destinations: Vec::new(),
         replication: None,
         publication: Default::default(),
+    })
+}
+
+/// The source's vector indexes, or the override's (checked as CreateTable checks them);
+/// either way the restored table must be on demand, as vector indexes require.
+fn restored_vector_indexes(
+    source: &TableRecord,
+    overrides: &RestoreOverrides,
+    indexes: &[crate::catalog::IndexRecord],
+    billing_mode: BillingMode,
+) -> Result<Vec<crate::catalog::VectorIndexRecord>> {
+    Ok(match &overrides.vector_index_override {
+        Some(wanted) => {
+            let as_created = CreateTableInput {
+                vector_indexes: Some(wanted.clone()),
+                ..CreateTableInput::default()
+            };
+            vector_definition::create_table_vector_indexes(
+                &as_created,
+                &source.key_schema,
+                &source.attribute_definitions,
+                indexes,
+                billing_mode,
+            )?
+        }
+        None => {
+            let kept: Vec<_> = source
+                .vector_indexes
+                .iter()
+                .map(|v| crate::catalog::VectorIndexRecord {
+                    backfilling: false,
+                    ..v.clone()
+                })
+                .collect();
+            if !kept.is_empty() && billing_mode != BillingMode::PayPerRequest {
+                return Err(crate::error::EngineError::validation(
+                    kura_model::messages::vectors::PAY_PER_REQUEST_ONLY,
+                ));
+            }
+            kept
+        }
     })
 }
