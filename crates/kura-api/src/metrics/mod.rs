@@ -273,15 +273,7 @@ impl Requests {
     /// One pass over every operation's figures; deleted tables' figures go on the way (a
     /// table created again under the name starts anew).
     fn gather(&self) -> Gathered {
-        let Gathered {
-            mut latency,
-            mut returned,
-            mut throttled,
-            mut system,
-            mut user,
-            mut failed_conditions,
-            mut conflicts,
-        } = Gathered::default();
+        let mut g = Gathered::default();
         let engine = self.engine.current();
         for (operation, per) in Op::ALL.iter().map(|op| op.label()).zip(&self.operations) {
             per.tables
@@ -289,7 +281,7 @@ impl Requests {
                 .retain(|table, _| table.is_empty() || engine.has_table(table));
             let errors = per.user_errors.load(Ordering::Relaxed);
             if errors > 0 {
-                user.push((
+                g.user.push((
                     Operation {
                         operation: operation.to_owned(),
                     },
@@ -310,20 +302,20 @@ impl Requests {
                 let get = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64;
                 let snapshot = f.latency.snapshot();
                 if snapshot.count > 0 {
-                    latency.push((labels.clone(), snapshot));
+                    g.latency.push((labels.clone(), snapshot));
                 }
                 for (list, value) in [
-                    (&mut returned, get(&f.returned_items)),
-                    (&mut throttled, get(&f.throttled)),
-                    (&mut system, get(&f.system_errors)),
+                    (&mut g.returned, get(&f.returned_items)),
+                    (&mut g.throttled, get(&f.throttled)),
+                    (&mut g.system, get(&f.system_errors)),
                 ] {
                     if value > 0.0 {
                         list.push((labels.clone(), value));
                     }
                 }
                 for (map, value) in [
-                    (&mut failed_conditions, get(&f.conditional_check_failed)),
-                    (&mut conflicts, get(&f.transaction_conflict)),
+                    (&mut g.failed_conditions, get(&f.conditional_check_failed)),
+                    (&mut g.conflicts, get(&f.transaction_conflict)),
                 ] {
                     if value > 0.0 {
                         *map.entry(table.clone()).or_default() += value;
@@ -331,29 +323,13 @@ impl Requests {
                 }
             }
         }
-        Gathered {
-            latency,
-            returned,
-            throttled,
-            system,
-            user,
-            failed_conditions,
-            conflicts,
-        }
+        g
     }
 }
 
 impl Collector for Requests {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let Gathered {
-            latency,
-            returned,
-            throttled,
-            system,
-            user,
-            failed_conditions,
-            conflicts,
-        } = self.gather();
+        let g = self.gather();
         let by_table = |map: BTreeMap<String, f64>| {
             map.into_iter()
                 .map(|(table_name, v)| (Table { table_name }, v))
@@ -364,7 +340,7 @@ impl Collector for Requests {
             "successful_request_latency_seconds",
             "SuccessfulRequestLatency: time to answer successful requests, by table and operation",
             MetricType::Histogram,
-            &latency,
+            &g.latency,
             histogram,
         )?;
         family(
@@ -372,7 +348,7 @@ impl Collector for Requests {
             "returned_item_count",
             "ReturnedItemCount: items returned by Query, Scan and ExecuteStatement",
             MetricType::Counter,
-            &returned,
+            &g.returned,
             counter,
         )?;
         family(
@@ -380,7 +356,7 @@ impl Collector for Requests {
             "throttled_requests",
             "ThrottledRequests: requests refused for capacity",
             MetricType::Counter,
-            &throttled,
+            &g.throttled,
             counter,
         )?;
         family(
@@ -388,7 +364,7 @@ impl Collector for Requests {
             "system_errors",
             "SystemErrors: requests answered with HTTP 500",
             MetricType::Counter,
-            &system,
+            &g.system,
             counter,
         )?;
         family(
@@ -396,7 +372,7 @@ impl Collector for Requests {
             "user_errors",
             "UserErrors: requests answered with HTTP 400, except failed conditions, throttling and transaction conflicts",
             MetricType::Counter,
-            &user,
+            &g.user,
             counter,
         )?;
         family(
@@ -404,7 +380,7 @@ impl Collector for Requests {
             "conditional_check_failed_requests",
             "ConditionalCheckFailedRequests: PutItem, UpdateItem and DeleteItem whose condition failed",
             MetricType::Counter,
-            &by_table(failed_conditions),
+            &by_table(g.failed_conditions),
             counter,
         )?;
         family(
@@ -412,7 +388,7 @@ impl Collector for Requests {
             "transaction_conflict",
             "TransactionConflict: item-level requests refused for a conflicting transaction",
             MetricType::Counter,
-            &by_table(conflicts),
+            &by_table(g.conflicts),
             counter,
         )?;
         Ok(())

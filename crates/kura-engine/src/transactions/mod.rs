@@ -131,6 +131,23 @@ fn required_members(c: &mut Constraints, at: &str, member: &str, action: &Transa
     }
 }
 
+/// Each action of each entry, with the entry's place and the action's member name, in the
+/// order DynamoDB checks them (an entry's put, update, delete, then condition check).
+fn members(
+    items: &[TransactWriteItem],
+) -> impl Iterator<Item = (usize, &'static str, &TransactAction)> {
+    items.iter().enumerate().flat_map(|(i, entry)| {
+        [
+            ("put", &entry.put),
+            ("update", &entry.update),
+            ("delete", &entry.delete),
+            ("conditionCheck", &entry.condition_check),
+        ]
+        .into_iter()
+        .filter_map(move |(member, action)| Some((i, member, action.as_ref()?)))
+    })
+}
+
 /// TransactWriteItems' request checks, in DynamoDB's order (dynalite
 /// `validations/transactWriteItems.js`, `types`): ReturnConsumedCapacity,
 /// ReturnItemCollectionMetrics, ClientRequestToken, TransactItems, then each entry's
@@ -154,35 +171,17 @@ fn validate_transact_write(input: &TransactWriteItemsInput) -> Result<()> {
         None => c.not_null::<()>("transactItems", None),
         Some(items) => {
             transact_items_length(&mut c, items.len());
-            for (i, entry) in items.iter().enumerate() {
-                let at = format!("transactItems.{}.member", i + 1);
-                for (member, action) in [
-                    ("put", &entry.put),
-                    ("update", &entry.update),
-                    ("delete", &entry.delete),
-                    ("conditionCheck", &entry.condition_check),
-                ] {
-                    if let Some(action) = action {
-                        action_constraints(&mut c, &format!("{at}.{member}"), member, action);
-                    }
-                }
+            for (i, member, action) in members(items) {
+                let at = format!("transactItems.{}.member.{member}", i + 1);
+                action_constraints(&mut c, &at, member, action);
             }
         }
     }
     c.finish()?;
     let mut c = Constraints::new();
-    for (i, entry) in input.transact_items.iter().flatten().enumerate() {
-        for (member, action) in [
-            ("put", &entry.put),
-            ("update", &entry.update),
-            ("delete", &entry.delete),
-            ("conditionCheck", &entry.condition_check),
-        ] {
-            if let Some(action) = action {
-                let at = format!("transactItems.{}.member.{member}", i + 1);
-                required_members(&mut c, &at, member, action);
-            }
-        }
+    for (i, member, action) in members(input.transact_items.as_deref().unwrap_or_default()) {
+        let at = format!("transactItems.{}.member.{member}", i + 1);
+        required_members(&mut c, &at, member, action);
     }
     c.finish()?;
     Ok(())
